@@ -1,0 +1,224 @@
+/* ovtrace stats: the overlap figures, as a table or as JSON (docs/stats-json.md). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ovtrace/jsonout.h"
+#include "ovtrace/overlap.h"
+#include "ovtrace/timeunits.h"
+
+void help_stats(FILE *out) {
+    fprintf(out,
+            "usage: ovtrace stats [OPTIONS] FILE...\n\n"
+            "Per rank and GPU device: compute, communication, their overlap, exposed communication,\n"
+            "memory, busy and idle time (exact unions of intervals), busy time per stream, and the\n"
+            "top kernels by total time.\n\n"
+            "options:\n"
+            "  --json            machine-readable output (schema: docs/stats-json.md)\n"
+            "  --range A:B       only [A, B), relative to the trace start, with units\n"
+            "                    (ns, us, ms, s; bare numbers are us); '@' marks absolute times;\n"
+            "                    either side may be empty, e.g. 10ms:  or  :2.5ms\n"
+            "  --rank N          only rank N\n"
+            "  --device N        only GPU device N\n"
+            "  --stream N        only stream N\n"
+            "  --top N           top kernels to list (default 10, 0 for none)\n");
+    InputOptions_help(out);
+}
+
+static void us(char *buf, size_t n, int64_t ns) { Time_formatUs(buf, n, ns); }
+
+static void print_ratio(FILE *out, const DeviceFigures *d, int width) {
+    if (d->has_comm) fprintf(out, "%*.4f", width, d->ratio);
+    else fprintf(out, "%*s", width, "no comm");
+}
+
+static void print_table(FILE *out, const Trace *t, const OverlapReport *R, int64_t t0, int64_t t1) {
+    for (size_t i = 0; i < t->n_sources; i++) {
+        const TraceSource *s = &t->sources[i];
+        fprintf(out, "file %s: rank %d", s->path, s->rank);
+        if (s->world_size > 0) fprintf(out, " of %d", s->world_size);
+        fprintf(out, ", %s\n", s->compression == 1 ? "gzip" : s->compression == 2 ? "zstd" : "plain JSON");
+    }
+    char a[32], b[32], span[32];
+    Time_format(span, sizeof span, t->t_max - t->t_min);
+    fprintf(out, "%zu events, %zu lanes, trace span %s\n", t->n_events, t->n_lanes, span);
+    if (t0 != INT64_MIN || t1 != INT64_MAX) {
+        Time_format(a, sizeof a, t0 == INT64_MIN ? 0 : t0 - t->t_min);
+        Time_format(b, sizeof b, t1 == INT64_MAX ? t->t_max - t->t_min : t1 - t->t_min);
+        fprintf(out, "range %s .. %s (relative to trace start)\n", a, b);
+    }
+    if (R->n_devices == 0) {
+        fprintf(out, "\nno GPU activity in the selection\n");
+        return;
+    }
+    fprintf(out, "\noverlap per device (us)\n");
+    fprintf(out, "%4s %4s %10s %10s %9s %10s %10s %10s %10s %9s %8s\n", "rank", "dev", "window", "busy", "idle",
+            "compute", "comm", "overlap", "exposed", "memory", "ratio");
+    char c[11][32];
+    for (size_t i = 0; i <= R->n_devices; i++) {
+        if (i == R->n_devices && R->n_devices < 2) break;
+        const DeviceFigures *d = i < R->n_devices ? &R->devices[i] : &R->total;
+        us(c[0], 32, d->window);
+        us(c[1], 32, d->busy);
+        us(c[2], 32, d->idle);
+        us(c[3], 32, d->compute);
+        us(c[4], 32, d->comm);
+        us(c[5], 32, d->overlap);
+        us(c[6], 32, d->exposed);
+        us(c[7], 32, d->memory);
+        if (i < R->n_devices) fprintf(out, "%4d %4" PRId64, d->rank, d->device);
+        else fprintf(out, "%9s", "all");
+        fprintf(out, " %10s %10s %9s %10s %10s %10s %10s %9s", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
+        print_ratio(out, d, 9);
+        fputc('\n', out);
+    }
+    for (size_t i = 0; i < R->n_devices; i++)
+        if (!R->devices[i].has_comm)
+            fprintf(out, "(rank %d device %" PRId64 ": no communication kernels; overlap ratio undefined)\n",
+                    R->devices[i].rank, R->devices[i].device);
+    fprintf(out, "\nbusy per stream (us)\n%4s %4s %8s %-20s %8s %10s\n", "rank", "dev", "stream", "name", "events",
+            "busy");
+    for (size_t i = 0; i < R->n_devices; i++) {
+        const DeviceFigures *d = &R->devices[i];
+        for (size_t k = 0; k < d->n_streams; k++) {
+            const StreamFigures *s = &d->streams[k];
+            us(c[0], 32, s->busy);
+            fprintf(out, "%4d %4" PRId64 " %8" PRId64 " %-20.20s %8zu %10s\n", d->rank, d->device, s->stream,
+                    StrTab_get(t->strings, t->lanes[s->lane].name), s->n_events, c[0]);
+        }
+    }
+    if (R->n_kernels) {
+        fprintf(out, "\ntop kernels by total time\n%7s %11s %9s  %-8s %s\n", "count", "total us", "mean us", "class",
+                "name");
+        for (size_t i = 0; i < R->n_kernels; i++) {
+            const KernelFigures *k = &R->kernels[i];
+            us(c[0], 32, k->total);
+            us(c[1], 32, k->total / (int64_t)k->count);
+            fprintf(out, "%7zu %11s %9s  %-8s %.100s\n", k->count, c[0], c[1], EventClass_name(k->cls),
+                    StrTab_get(t->strings, k->name));
+        }
+    }
+}
+
+static void json_fig(FILE *out, const DeviceFigures *d) {
+    fprintf(out,
+            "\"window_ns\": %" PRId64 ", \"busy_ns\": %" PRId64 ", \"idle_ns\": %" PRId64 ", \"compute_ns\": %" PRId64
+            ", \"comm_ns\": %" PRId64 ", \"overlap_ns\": %" PRId64 ", \"exposed_comm_ns\": %" PRId64
+            ", \"memory_ns\": %" PRId64 ", \"events\": %zu, \"overlap_ratio\": ",
+            d->window, d->busy, d->idle, d->compute, d->comm, d->overlap, d->exposed, d->memory, d->n_events);
+    if (d->has_comm) fprintf(out, "%.6f", d->ratio);
+    else fputs("null", out);
+}
+
+static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_t t0, int64_t t1) {
+    fprintf(out, "{\n  \"ovtrace_stats_version\": 1,\n  \"files\": [");
+    for (size_t i = 0; i < t->n_sources; i++) {
+        const TraceSource *s = &t->sources[i];
+        fprintf(out, "%s\n    {\"path\": ", i ? "," : "");
+        JsonOut_string(out, s->path);
+        fprintf(out, ", \"rank\": %d, \"world_size\": %d, \"compression\": \"%s\"}", s->rank, s->world_size,
+                s->compression == 1 ? "gzip" : s->compression == 2 ? "zstd" : "none");
+    }
+    fprintf(out,
+            "\n  ],\n  \"events\": %zu,\n  \"trace_start_ns\": %" PRId64 ",\n  \"trace_end_ns\": %" PRId64
+            ",\n  \"range\": {\"start_ns\": ",
+            t->n_events, t->t_min, t->t_max);
+    if (t0 == INT64_MIN) fputs("null", out);
+    else fprintf(out, "%" PRId64, t0);
+    fputs(", \"end_ns\": ", out);
+    if (t1 == INT64_MAX) fputs("null", out);
+    else fprintf(out, "%" PRId64, t1);
+    fprintf(out, "},\n  \"warnings\": {\"truncated\": %s, \"skipped_events\": %zu},\n  \"devices\": [",
+            t->diag.truncated ? "true" : "false", t->diag.skipped);
+    for (size_t i = 0; i < R->n_devices; i++) {
+        const DeviceFigures *d = &R->devices[i];
+        fprintf(out, "%s\n    {\"rank\": %d, \"device\": %" PRId64 ", \"window_start_ns\": %" PRId64 ", ", i ? "," : "",
+                d->rank, d->device, d->window_start);
+        json_fig(out, d);
+        fputs(",\n     \"streams\": [", out);
+        for (size_t k = 0; k < d->n_streams; k++) {
+            const StreamFigures *s = &d->streams[k];
+            fprintf(out, "%s{\"stream\": %" PRId64 ", \"name\": ", k ? ", " : "", s->stream);
+            JsonOut_string(out, StrTab_get(t->strings, t->lanes[s->lane].name));
+            fprintf(out, ", \"events\": %zu, \"busy_ns\": %" PRId64 "}", s->n_events, s->busy);
+        }
+        fputs("]}", out);
+    }
+    fputs("\n  ],\n  \"total\": {", out);
+    json_fig(out, &R->total);
+    fputs("},\n  \"top_kernels\": [", out);
+    for (size_t i = 0; i < R->n_kernels; i++) {
+        const KernelFigures *k = &R->kernels[i];
+        fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+        JsonOut_string(out, StrTab_get(t->strings, k->name));
+        fprintf(out, ", \"class\": \"%s\", \"count\": %zu, \"total_ns\": %" PRId64 ", \"mean_ns\": %" PRId64 "}",
+                EventClass_name(k->cls), k->count, k->total, k->total / (int64_t)k->count);
+    }
+    fputs(R->n_kernels ? "\n  ]\n}\n" : "]\n}\n", out);
+}
+
+static bool parse_i64(const char *s, int64_t *v) {
+    char *end;
+    long long x = strtoll(s, &end, 10);
+    if (!*s || *end) return false;
+    *v = x;
+    return true;
+}
+
+int cmd_stats(int argc, char **argv) {
+    InputOptions in;
+    InputOptions_init(&in);
+    OverlapFilter f = OverlapFilter_all();
+    const char *range = NULL;
+    bool json = false;
+    int rc = 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int64_t n;
+        if (!strcmp(a, "--json")) {
+            json = true;
+        } else if (!strcmp(a, "--range")) {
+            if (!(range = cli_value(argc, argv, &i))) goto out;
+        } else if (!strcmp(a, "--rank") || !strcmp(a, "--device") || !strcmp(a, "--stream") || !strcmp(a, "--top")) {
+            if (!(v = cli_value(argc, argv, &i))) goto out;
+            if (!parse_i64(v, &n) || n < 0) {
+                cli_error("%s needs a non-negative integer, got '%s'", a, v);
+                goto out;
+            }
+            if (a[2] == 'r') f.rank = (int32_t)n;
+            else if (a[2] == 'd') f.device = n;
+            else if (a[2] == 's') f.stream = n;
+            else f.top_n = (size_t)n;
+        } else {
+            int r = InputOptions_parse(&in, argc, argv, &i);
+            if (r < 0) goto out;
+            if (r == 0) {
+                cli_error("unknown option '%s' for stats (see 'ovtrace stats --help')", a);
+                goto out;
+            }
+        }
+    }
+    Trace *t = InputOptions_load(&in);
+    if (!t) {
+        rc = 1;
+        goto out;
+    }
+    if (range) {
+        char err[256];
+        if (!Time_parseRange(range, t->t_min, &f.t0, &f.t1, err, sizeof err)) {
+            cli_error("--range: %s", err);
+            Trace_free(t);
+            goto out;
+        }
+    }
+    OverlapReport *R = Overlap_compute(t, &f);
+    if (json) print_json(stdout, t, R, f.t0, f.t1);
+    else print_table(stdout, t, R, f.t0, f.t1);
+    OverlapReport_free(R);
+    Trace_free(t);
+    rc = 0;
+out:
+    InputOptions_free(&in);
+    return rc;
+}

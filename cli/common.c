@@ -1,0 +1,116 @@
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void cli_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("ovtrace: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+const char *cli_value(int argc, char **argv, int *i) {
+    if (*i + 1 >= argc) {
+        cli_error("option %s needs a value", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+void InputOptions_init(InputOptions *o) {
+    memset(o, 0, sizeof *o);
+    o->rules = CommRules_default();
+    char err[512];
+    if (!CommRules_loadUserConfig(o->rules, err, sizeof err)) fprintf(stderr, "ovtrace: warning: %s\n", err);
+}
+
+void InputOptions_free(InputOptions *o) { CommRules_free(o->rules); }
+
+void InputOptions_help(FILE *out) {
+    fprintf(out,
+            "input options:\n"
+            "  --comm REGEX          also count kernels whose name matches as communication\n"
+            "  --not-comm REGEX      never count kernels whose name matches as communication\n"
+            "  --comm-stream REGEX   count every kernel on matching stream ids as communication\n"
+            "  --rules FILE          read rules ('comm RE', 'not-comm RE', 'comm-stream RE' per line)\n"
+            "                        (also read: $OVTRACE_RULES or ~/.config/ovtrace/rules)\n"
+            "  -q, --quiet           no progress bar or warnings\n"
+            "FILE may be plain JSON, .gz or .zst (detected by content), or a directory of traces;\n"
+            "several files become one model with lanes grouped by rank.\n");
+}
+
+int InputOptions_parse(InputOptions *o, int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    char err[512];
+    const char *kw = !strcmp(a, "--comm") ? "comm" : !strcmp(a, "--not-comm") ? "not-comm"
+                   : !strcmp(a, "--comm-stream") ? "comm-stream" : NULL;
+    if (kw) {
+        const char *v = cli_value(argc, argv, i);
+        if (!v) return -1;
+        char line[1024];
+        snprintf(line, sizeof line, "%s %s", kw, v);
+        if (!CommRules_addLine(o->rules, line, err, sizeof err)) {
+            cli_error("%s", err);
+            return -1;
+        }
+        return 1;
+    }
+    if (!strcmp(a, "--rules")) {
+        const char *v = cli_value(argc, argv, i);
+        if (!v) return -1;
+        if (!CommRules_loadFile(o->rules, v, err, sizeof err)) {
+            cli_error("%s", err);
+            return -1;
+        }
+        return 1;
+    }
+    if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+        o->quiet = true;
+        return 1;
+    }
+    if (a[0] == '-' && a[1]) return 0;
+    if (o->n_files == sizeof o->files / sizeof o->files[0]) {
+        cli_error("too many input files");
+        return -1;
+    }
+    o->files[o->n_files++] = a;
+    return 1;
+}
+
+static void progress_bar(void *ctx, const char *path, uint64_t done, uint64_t total, size_t events) {
+    (void)ctx;
+    if (!total) return;
+    int pct = (int)(done * 100 / total);
+    if (pct > 100) pct = 100;
+    char bar[31];
+    int fill = pct * 30 / 100;
+    for (int i = 0; i < 30; i++) bar[i] = i < fill ? '#' : '.';
+    bar[30] = '\0';
+    const char *base = strrchr(path, '/');
+    fprintf(stderr, "\r\033[Kloading %.40s [%s] %3d%%  %.1f/%.1f MB  %zu events", base ? base + 1 : path, bar, pct,
+            (double)done / 1e6, (double)total / 1e6, events);
+}
+
+Trace *InputOptions_load(InputOptions *o) {
+    if (o->n_files == 0) {
+        cli_error("no trace file given");
+        return NULL;
+    }
+    LoadOptions lo = {.rules = o->rules};
+    bool tty = !o->quiet && isatty(STDERR_FILENO);
+    if (tty) lo.progress = progress_bar;
+    char err[1024];
+    Trace *t = Load_files(o->files, o->n_files, &lo, err, sizeof err);
+    if (tty) fprintf(stderr, "\r\033[K");
+    if (!t) {
+        cli_error("%s", err);
+        return NULL;
+    }
+    if (!o->quiet) Load_printWarnings(t, stderr);
+    return t;
+}

@@ -1,0 +1,64 @@
+/* ovtrace: one binary, one subcommand per file. `ovtrace FILE...` means view. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const Command COMMANDS[] = {
+    {"view", "open traces in the terminal timeline", cmd_view, help_view},
+    {"stats", "compute/communication overlap figures", cmd_stats, help_stats},
+    {"export", "write a filtered trace that Perfetto opens", cmd_export, help_export},
+    {"live", "watch a running workload (CUPTI or simulator)", cmd_live, help_live},
+    {"record", "record a workload headless to a trace file", cmd_record, help_record},
+    {"workload", "run the built-in CUDA MoE overlap workload", cmd_workload, help_workload},
+};
+#define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "ovtrace %s: terminal trace viewer and live GPU profiler\n\n"
+            "usage: ovtrace COMMAND [OPTIONS] ...\n"
+            "       ovtrace FILE...            (same as: ovtrace view FILE...)\n\ncommands:\n",
+            OVTRACE_VERSION);
+    for (size_t i = 0; i < N_COMMANDS; i++) fprintf(out, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(out, "\n'ovtrace COMMAND --help' describes a command.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *a = argv[1];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "help")) {
+        if (argc > 2)
+            for (size_t i = 0; i < N_COMMANDS; i++)
+                if (!strcmp(argv[2], COMMANDS[i].name)) {
+                    COMMANDS[i].help(stdout);
+                    return 0;
+                }
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(a, "--version")) {
+        printf("ovtrace %s\n", OVTRACE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(a, COMMANDS[i].name)) continue;
+        for (int k = 2; k < argc; k++) {
+            if (!strcmp(argv[k], "--")) break;
+            if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
+                COMMANDS[i].help(stdout);
+                return 0;
+            }
+        }
+        return COMMANDS[i].run(argc - 1, argv + 1);
+    }
+    if (a[0] == '-') {
+        cli_error("unknown option '%s' (try 'ovtrace --help')", a);
+        return 2;
+    }
+    /* ovtrace FILE... */
+    return cmd_view(argc, argv);
+}

@@ -1,0 +1,31 @@
+/* A byte source for the loaders: plain files are memory-mapped; gzip and zstd are
+ * recognised by their magic bytes (not the extension) and decompressed as a stream,
+ * so memory stays bounded whatever the decompressed size. */
+#ifndef OVTRACE_INPUT_H
+#define OVTRACE_INPUT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef enum { COMP_NONE, COMP_GZIP, COMP_ZSTD } InputCompression;
+
+typedef struct Input Input;
+
+Input *Input_open(const char *path, char *err, size_t errlen);
+void Input_close(Input *in);
+InputCompression Input_compression(const Input *in);
+const char *Input_compressionName(InputCompression c);
+uint64_t Input_fileSize(const Input *in);
+/* Compressed bytes consumed so far (for progress on compressed input). */
+uint64_t Input_fileOffset(const Input *in);
+/* Plain files: the whole content, mapped. NULL for compressed input. */
+const char *Input_map(const Input *in, size_t *len);
+/* Reads up to n decompressed bytes. Returns the count, 0 at end of stream, -1 on a
+ * corrupt stream (message in Input_error). */
+ssize_t Input_read(Input *in, void *buf, size_t n);
+/* True when a compressed stream ended before its end marker (a truncated file). */
+bool Input_truncated(const Input *in);
+const char *Input_error(const Input *in);
+
+#endif

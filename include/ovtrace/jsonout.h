@@ -1,0 +1,10 @@
+/* Minimal JSON output helpers: exact int64 numbers (a double cannot hold epoch ns) and
+ * correctly escaped strings. */
+#ifndef OVTRACE_JSONOUT_H
+#define OVTRACE_JSONOUT_H
+#include <stdio.h>
+
+/* Writes s as a JSON string literal (quotes included). */
+void JsonOut_string(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,270 @@
+#include "jsonscan.h"
+
+#include <string.h>
+
+#include "ovtrace/timeunits.h"
+#include "util.h"
+
+void Js_free(JsCtx *c) {
+    free(c->stack);
+    c->stack = NULL;
+    c->stack_cap = 0;
+}
+
+static JsStatus fail(JsCtx *c, const char *at, const char *expected) {
+    c->err_at = at;
+    c->expected = expected;
+    return JS_ERR;
+}
+
+static int hexv(char ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+JsStatus Js_string(JsCtx *c, const char **pp, Tok *t) {
+    const char *p = *pp + 1, *end = c->end;
+    bool esc = false;
+    for (;;) {
+        /* fast skip over plain bytes */
+        while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20) p++;
+        if (p >= end) return JS_MORE;
+        if (*p == '"') break;
+        if (*p == '\\') {
+            esc = true;
+            if (p + 1 >= end) return JS_MORE;
+            char e = p[1];
+            if (e == 'u') {
+                if (p + 6 > end) return JS_MORE;
+                for (int i = 2; i < 6; i++)
+                    if (hexv(p[i]) < 0) return fail(c, p + i, "4 hex digits after \\u");
+                p += 6;
+            } else if (strchr("\"\\/bfnrt", e) && e) {
+                p += 2;
+            } else {
+                return fail(c, p + 1, "a valid escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+            }
+            continue;
+        }
+        return fail(c, p, "no control characters inside a string (use \\n, \\t, ...)");
+    }
+    t->p = *pp + 1;
+    t->n = (uint32_t)(p - (*pp + 1));
+    t->type = TOK_STRING;
+    t->esc = esc;
+    *pp = p + 1;
+    return JS_OK;
+}
+
+static inline bool isdig(char ch) { return ch >= '0' && ch <= '9'; }
+
+JsStatus Js_number(JsCtx *c, const char **pp, Tok *t) {
+    const char *s = *pp, *p = s, *end = c->end;
+    if (p < end && *p == '-') p++;
+    if (p >= end) return JS_MORE;
+    if (*p == '0') {
+        p++;
+    } else if (isdig(*p)) {
+        while (p < end && isdig(*p)) p++;
+    } else {
+        return fail(c, p, "a digit");
+    }
+    if (p < end && *p == '.') {
+        p++;
+        if (p >= end) return JS_MORE;
+        if (!isdig(*p)) return fail(c, p, "a digit after '.'");
+        while (p < end && isdig(*p)) p++;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-')) p++;
+        if (p >= end) return JS_MORE;
+        if (!isdig(*p)) return fail(c, p, "a digit in the exponent");
+        while (p < end && isdig(*p)) p++;
+    }
+    /* a number that touches the window end may continue in the next chunk */
+    if (p >= end) return JS_MORE;
+    t->p = s;
+    t->n = (uint32_t)(p - s);
+    t->type = TOK_NUMBER;
+    t->esc = false;
+    *pp = p;
+    return JS_OK;
+}
+
+static JsStatus literal(JsCtx *c, const char **pp, const char *word, size_t n) {
+    const char *p = *pp;
+    for (size_t i = 0; i < n; i++) {
+        if (p + i >= c->end) return JS_MORE;
+        if (p[i] != word[i]) return fail(c, p + i, word[0] == 't' ? "true" : word[0] == 'f' ? "false" : "null");
+    }
+    *pp = p + n;
+    return JS_OK;
+}
+
+static JsStatus scalar(JsCtx *c, const char **pp, Tok *t) {
+    const char *p = *pp;
+    switch (*p) {
+    case '"': return Js_string(c, pp, t);
+    case 't': t->type = TOK_TRUE; return literal(c, pp, "true", 4);
+    case 'f': t->type = TOK_FALSE; return literal(c, pp, "false", 5);
+    case 'n': t->type = TOK_NULL; return literal(c, pp, "null", 4);
+    default:
+        if (*p == '-' || isdig(*p)) return Js_number(c, pp, t);
+        return fail(c, p, "a JSON value (object, array, string, number, true, false or null)");
+    }
+}
+
+/* Iterative: a container is walked with an explicit stack so 20,000 levels of
+ * nesting cost memory, not C stack. */
+JsStatus Js_value(JsCtx *c, const char **pp, Tok *t) {
+    const char *p = Js_ws(*pp, c->end), *start = p, *end = c->end;
+    if (p >= end) return JS_MORE;
+    if (*p != '{' && *p != '[') {
+        JsStatus st = scalar(c, &p, t);
+        if (st == JS_OK) *pp = p;
+        return st;
+    }
+    size_t depth = 0;
+    Tok tmp;
+    for (;;) {
+        /* p is at an opening bracket */
+        if (depth == c->stack_cap) GROW(c->stack, c->stack_cap, depth + 1);
+        c->stack[depth++] = (uint8_t)*p;
+        p = Js_ws(p + 1, end);
+        if (p >= end) return JS_MORE;
+        bool in_obj = c->stack[depth - 1] == '{';
+        if (*p == (in_obj ? '}' : ']')) goto close;
+        for (;;) { /* one member/element */
+            if (in_obj) {
+                if (*p != '"') return fail(c, p, "a string key or '}'");
+                JsStatus st = Js_string(c, &p, &tmp);
+                if (st != JS_OK) return st;
+                p = Js_ws(p, end);
+                if (p >= end) return JS_MORE;
+                if (*p != ':') return fail(c, p, "':' after object key");
+                p = Js_ws(p + 1, end);
+                if (p >= end) return JS_MORE;
+            }
+            if (*p == '{' || *p == '[') goto open; /* descend */
+            {
+                JsStatus st = scalar(c, &p, &tmp);
+                if (st != JS_OK) return st;
+            }
+        after_value:
+            p = Js_ws(p, end);
+            if (p >= end) return JS_MORE;
+            if (*p == ',') {
+                p = Js_ws(p + 1, end);
+                if (p >= end) return JS_MORE;
+                continue;
+            }
+            if (*p == (in_obj ? '}' : ']')) goto close;
+            return fail(c, p, in_obj ? "',' or '}' after object member" : "',' or ']' after array element");
+        close:
+            p++;
+            if (--depth == 0) {
+                t->p = start;
+                t->n = (uint32_t)(p - start);
+                t->type = *start == '{' ? TOK_OBJECT : TOK_ARRAY;
+                t->esc = false;
+                *pp = p;
+                return JS_OK;
+            }
+            in_obj = c->stack[depth - 1] == '{';
+            goto after_value;
+        }
+    open:;
+    }
+}
+
+static void put_utf8(char **o, uint32_t cp) {
+    char *q = *o;
+    if (cp < 0x80) {
+        *q++ = (char)cp;
+    } else if (cp < 0x800) {
+        *q++ = (char)(0xc0 | (cp >> 6));
+        *q++ = (char)(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+        *q++ = (char)(0xe0 | (cp >> 12));
+        *q++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+        *q++ = (char)(0x80 | (cp & 0x3f));
+    } else {
+        *q++ = (char)(0xf0 | (cp >> 18));
+        *q++ = (char)(0x80 | ((cp >> 12) & 0x3f));
+        *q++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+        *q++ = (char)(0x80 | (cp & 0x3f));
+    }
+    *o = q;
+}
+
+/* Length of a valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, const unsigned char *end) {
+    unsigned char b = s[0];
+    size_t n = b < 0xc2 ? 0 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : b < 0xf5 ? 4 : 0;
+    if (!n || s + n > end) return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    if (b == 0xe0 && s[1] < 0xa0) return 0; /* overlong */
+    if (b == 0xf0 && s[1] < 0x90) return 0;
+    if (b == 0xf4 && s[1] > 0x8f) return 0;
+    if (b == 0xed && s[1] > 0x9f) return 0; /* surrogates */
+    return n;
+}
+
+size_t Js_decode(const Tok *t, char *out) {
+    const unsigned char *s = (const unsigned char *)t->p, *end = s + t->n;
+    char *o = out;
+    while (s < end) {
+        if (*s == '\\') {
+            char e = (char)s[1];
+            s += 2;
+            switch (e) {
+            case 'b': *o++ = '\b'; break;
+            case 'f': *o++ = '\f'; break;
+            case 'n': *o++ = '\n'; break;
+            case 'r': *o++ = '\r'; break;
+            case 't': *o++ = '\t'; break;
+            case 'u': {
+                uint32_t cp = (uint32_t)(hexv((char)s[0]) << 12 | hexv((char)s[1]) << 8 | hexv((char)s[2]) << 4 |
+                                         hexv((char)s[3]));
+                s += 4;
+                if (cp >= 0xd800 && cp < 0xdc00 && s + 6 <= end && s[0] == '\\' && s[1] == 'u') {
+                    uint32_t lo = (uint32_t)(hexv((char)s[2]) << 12 | hexv((char)s[3]) << 8 |
+                                             hexv((char)s[4]) << 4 | hexv((char)s[5]));
+                    if (lo >= 0xdc00 && lo < 0xe000) {
+                        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                        s += 6;
+                    }
+                }
+                if (cp >= 0xd800 && cp < 0xe000) cp = '?'; /* lone surrogate */
+                if (cp == 0) cp = '?';                     /* keep C strings intact */
+                put_utf8(&o, cp);
+                break;
+            }
+            default: *o++ = e; break; /* \" \\ \/ */
+            }
+        } else if (*s < 0x80) {
+            *o++ = (char)*s++;
+        } else {
+            size_t n = utf8_len(s, end);
+            if (n) {
+                memcpy(o, s, n);
+                o += n;
+                s += n;
+            } else {
+                *o++ = '?';
+                s++;
+            }
+        }
+    }
+    *o = '\0';
+    return (size_t)(o - out);
+}
+
+bool Js_int(const Tok *t, int64_t *v) {
+    /* the exact decimal parser also accepts integral spellings like 7.0 or 1e3 */
+    return t->type == TOK_NUMBER && Time_parseDecimal(t->p, t->n, 0, v);
+}

@@ -1,0 +1,822 @@
+/* Chrome Trace Event Format loader. The input is scanned once, event by event, by
+ * the validating scanner in jsonscan.c; only the fields the model needs are
+ * extracted. Compressed input is decompressed into a sliding window, so memory
+ * beyond the model stays bounded by the largest single event. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jsonscan.h"
+#include "ovtrace/input.h"
+#include "ovtrace/load.h"
+#include "ovtrace/timeunits.h"
+#include "util.h"
+
+#define WINDOW_MIN (4u << 20)
+#define PROGRESS_EVERY (8u << 20)
+#define MAX_SERIES 16
+
+typedef struct {
+    Tok ph, cat, name, pid, tid, ts, dur, id, bp, args;
+    Tok a_device, a_stream, a_corr, a_name, a_labels, a_sort;
+    int n_series;
+    Tok series_key[MAX_SERIES], series_val[MAX_SERIES];
+} RawEvent;
+
+typedef struct {
+    size_t *ev; /* open B events (indices into t->events) */
+    size_t n, cap;
+} OpenStack;
+
+typedef struct {
+    Trace *t;
+    const char *path;
+    uint32_t source;
+    Input *in;
+    JsCtx js;
+    /* window */
+    const char *buf;
+    size_t len;
+    uint64_t base; /* stream offset of buf[0] */
+    bool eof;
+    char *own;
+    size_t cap;
+    uint64_t lines_before; /* newlines in data already dropped from the window */
+    /* scratch */
+    char *scratch;
+    size_t scratch_cap;
+    OpenStack *stacks;
+    size_t n_stacks;
+    size_t n_loaded;
+    uint64_t next_progress;
+    const LoadOptions *opt;
+    /* top-level metadata, accumulated as the text of one JSON object */
+    char *meta;
+    size_t meta_len, meta_cap;
+    uint32_t cat_ac2g;
+} Loader;
+
+/* ---------- window management ---------- */
+
+/* Keeps bytes from keep onward and appends more input. Returns false at end of input. */
+static bool window_refill(Loader *L, const char **keep_ptr, const char **other) {
+    if (L->eof) return false;
+    size_t keep = (size_t)(*keep_ptr - L->buf);
+    for (size_t i = 0; i < keep; i++) L->lines_before += L->buf[i] == '\n';
+    size_t tail = L->len - keep;
+    if (L->own != L->buf) abort(); /* refill only happens on owned windows */
+    memmove(L->own, L->own + keep, tail);
+    L->base += keep;
+    if (tail + WINDOW_MIN / 2 > L->cap) { /* one event bigger than the window: grow */
+        L->cap = L->cap * 2;
+        L->own = xrealloc(L->own, L->cap);
+    }
+    size_t got = tail;
+    while (got < L->cap) {
+        ssize_t r = Input_read(L->in, L->own + got, L->cap - got);
+        if (r < 0) return false;
+        if (r == 0) {
+            L->eof = true;
+            break;
+        }
+        got += (size_t)r;
+    }
+    ptrdiff_t delta_other = other ? *other - *keep_ptr : 0;
+    L->buf = L->own;
+    L->len = got;
+    L->js.end = L->buf + L->len;
+    *keep_ptr = L->buf;
+    if (other) *other = L->buf + delta_other;
+    return true;
+}
+
+static void line_col(Loader *L, uint64_t off, uint64_t *line, uint64_t *col) {
+    /* off is inside the current window (errors are found there) */
+    uint64_t ln = L->lines_before + 1, c = 1;
+    size_t upto = off >= L->base ? (size_t)(off - L->base) : 0;
+    if (upto > L->len) upto = L->len;
+    for (size_t i = 0; i < upto; i++) {
+        if (L->buf[i] == '\n') {
+            ln++;
+            c = 1;
+        } else {
+            c++;
+        }
+    }
+    *line = ln;
+    *col = c;
+}
+
+static bool syntax_error(Loader *L, char *err, size_t errlen) {
+    uint64_t off = L->base + (uint64_t)(L->js.err_at - L->buf), line, col;
+    line_col(L, off, &line, &col);
+    const char *p = L->js.err_at;
+    char got[16];
+    if (p >= L->buf + L->len)
+        snprintf(got, sizeof got, "end of data");
+    else if ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f)
+        snprintf(got, sizeof got, "'%c'", *p);
+    else
+        snprintf(got, sizeof got, "byte 0x%02x", (unsigned char)*p);
+    snprintf(err, errlen, "%s: byte %" PRIu64 " (line %" PRIu64 ", column %" PRIu64 "): expected %s, found %s",
+             L->path, off, line, col, L->js.expected, got);
+    return false;
+}
+
+/* ---------- small field helpers ---------- */
+
+static bool tok_eq(const Tok *t, const char *s) {
+    size_t n = strlen(s);
+    return t->type == TOK_STRING && t->n == n && memcmp(t->p, s, n) == 0;
+}
+
+static char *scratch(Loader *L, size_t n) {
+    GROW(L->scratch, L->scratch_cap, n + 1);
+    return L->scratch;
+}
+
+static uint32_t intern_tok(Loader *L, const Tok *t) {
+    if (t->type != TOK_STRING) return 0;
+    bool plain = !t->esc;
+    for (uint32_t i = 0; plain && i < t->n; i++) plain = (unsigned char)t->p[i] < 0x80;
+    if (plain) return StrTab_intern(L->t->strings, t->p, t->n);
+    char *s = scratch(L, t->n);
+    size_t n = Js_decode(t, s);
+    return StrTab_intern(L->t->strings, s, n);
+}
+
+static void skip_event(Loader *L, uint64_t off, const char *reason) {
+    TraceDiag *d = &L->t->diag;
+    if (d->skipped++ == 0) {
+        d->first_skip_offset = off;
+        d->first_skip_path = xstrdup(L->path);
+        snprintf(d->first_skip_reason, sizeof d->first_skip_reason, "%s", reason);
+    }
+}
+
+/* pid/tid: numbers as-is, strings become stable negative keys. */
+static bool id_key(Loader *L, const Tok *t, int64_t *out) {
+    if (t->type == TOK_NONE) {
+        *out = 0;
+        return true;
+    }
+    if (t->type == TOK_NUMBER) {
+        if (Js_int(t, out)) return true;
+        *out = Trace_stringKey(L->t, t->p, t->n); /* beyond int64: keep it distinct */
+        return true;
+    }
+    if (t->type == TOK_STRING) {
+        *out = Trace_stringKey(L->t, t->p, t->n);
+        return true;
+    }
+    return false;
+}
+
+/* Trailing integer of "stream 7", "GPU 3"; or the number itself. */
+static bool id_number(const Tok *t, int64_t *out) {
+    if (t->type == TOK_NUMBER) return Js_int(t, out);
+    if (t->type != TOK_STRING) return false;
+    uint32_t e = t->n;
+    while (e && t->p[e - 1] == ' ') e--;
+    uint32_t b = e;
+    while (b && t->p[b - 1] >= '0' && t->p[b - 1] <= '9') b--;
+    if (b == e || e - b > 18) return false;
+    return Time_parseDecimal(t->p + b, e - b, 0, out);
+}
+
+static EventKind kind_of(const Tok *cat, char ph) {
+    if (ph == 'i' || ph == 'I' || ph == 'R' || ph == 'n') return KIND_INSTANT;
+    if (ph == 'C') return KIND_COUNTER;
+    static const struct { const char *cat; EventKind k; } M[] = {
+        {"kernel", KIND_KERNEL},         {"Kernel", KIND_KERNEL},
+        {"gpu_memcpy", KIND_MEMCPY},     {"Memcpy", KIND_MEMCPY},
+        {"gpu_memset", KIND_MEMSET},     {"Memset", KIND_MEMSET},
+        {"cuda_sync", KIND_SYNC},        {"gpu_user_annotation", KIND_GPU_ANNOTATION},
+        {"cpu_op", KIND_CPU_OP},         {"Operator", KIND_CPU_OP},
+        {"operator", KIND_CPU_OP},       {"cuda_runtime", KIND_RUNTIME},
+        {"Runtime", KIND_RUNTIME},       {"cuda_driver", KIND_DRIVER},
+        {"python_function", KIND_PYTHON}, {"user_annotation", KIND_ANNOTATION},
+        {"Trace", KIND_ANNOTATION},      {"gpu_op", KIND_KERNEL},
+    };
+    for (size_t i = 0; i < sizeof M / sizeof M[0]; i++)
+        if (tok_eq(cat, M[i].cat)) return M[i].k;
+    return KIND_OTHER;
+}
+
+static bool kind_is_gpu(EventKind k) {
+    return k == KIND_KERNEL || k == KIND_MEMCPY || k == KIND_MEMSET || k == KIND_SYNC || k == KIND_GPU_ANNOTATION;
+}
+
+static bool is_p2p(const Trace *t, uint32_t name) {
+    const char *s = StrTab_get(t->strings, name);
+    return strstr(s, "PtoP") || strstr(s, "Peer") || strstr(s, "P2P");
+}
+
+/* ---------- event object ---------- */
+
+static void set_tok(Tok *dst, const Tok *src) {
+    if (dst->type == TOK_NONE) *dst = *src; /* first key wins, as with cJSON_GetObjectItem */
+}
+
+/* Compares a key token with a literal, decoding escapes when present. */
+static bool key_is(const Tok *k, const char *lit, char *tmp) {
+    if (!k->esc) return tok_eq(k, lit);
+    if (k->n > 63) return false;
+    size_t n = Js_decode(k, tmp);
+    return n == strlen(lit) && memcmp(tmp, lit, n) == 0;
+}
+
+static JsStatus parse_args(Loader *L, const char **pp, RawEvent *ev, bool counter) {
+    const char *p = *pp, *end = L->js.end;
+    char tmp[64];
+    p = Js_ws(p + 1, end);
+    if (p >= end) return JS_MORE;
+    if (*p == '}') {
+        *pp = p + 1;
+        return JS_OK;
+    }
+    for (;;) {
+        Tok k, v;
+        if (*p != '"') {
+            L->js.err_at = p;
+            L->js.expected = "a string key or '}'";
+            return JS_ERR;
+        }
+        JsStatus st = Js_string(&L->js, &p, &k);
+        if (st) return st;
+        p = Js_ws(p, end);
+        if (p >= end) return JS_MORE;
+        if (*p != ':') {
+            L->js.err_at = p;
+            L->js.expected = "':' after object key";
+            return JS_ERR;
+        }
+        p = Js_ws(p + 1, end);
+        st = Js_value(&L->js, &p, &v);
+        if (st) return st;
+        if (key_is(&k, "device", tmp)) set_tok(&ev->a_device, &v);
+        else if (key_is(&k, "stream", tmp)) set_tok(&ev->a_stream, &v);
+        else if (key_is(&k, "correlation", tmp)) set_tok(&ev->a_corr, &v);
+        else if (key_is(&k, "name", tmp)) set_tok(&ev->a_name, &v);
+        else if (key_is(&k, "labels", tmp)) set_tok(&ev->a_labels, &v);
+        else if (key_is(&k, "sort_index", tmp)) set_tok(&ev->a_sort, &v);
+        if (counter && v.type == TOK_NUMBER && ev->n_series < MAX_SERIES) {
+            ev->series_key[ev->n_series] = k;
+            ev->series_val[ev->n_series++] = v;
+        }
+        p = Js_ws(p, end);
+        if (p >= end) return JS_MORE;
+        if (*p == ',') {
+            p = Js_ws(p + 1, end);
+            if (p >= end) return JS_MORE;
+            continue;
+        }
+        if (*p == '}') {
+            *pp = p + 1;
+            return JS_OK;
+        }
+        L->js.err_at = p;
+        L->js.expected = "',' or '}' after object member";
+        return JS_ERR;
+    }
+}
+
+/* Parses the event object at *pp ('{'). Top-level keys only; args one level deep. */
+static JsStatus parse_event(Loader *L, const char **pp, RawEvent *ev) {
+    const char *p = *pp, *end = L->js.end;
+    char tmp[64];
+    memset(ev, 0, offsetof(RawEvent, series_key));
+    p = Js_ws(p + 1, end);
+    if (p >= end) return JS_MORE;
+    if (*p == '}') {
+        *pp = p + 1;
+        return JS_OK;
+    }
+    for (;;) {
+        Tok k, v;
+        if (*p != '"') {
+            L->js.err_at = p;
+            L->js.expected = "a string key or '}'";
+            return JS_ERR;
+        }
+        JsStatus st = Js_string(&L->js, &p, &k);
+        if (st) return st;
+        p = Js_ws(p, end);
+        if (p >= end) return JS_MORE;
+        if (*p != ':') {
+            L->js.err_at = p;
+            L->js.expected = "':' after object key";
+            return JS_ERR;
+        }
+        p = Js_ws(p + 1, end);
+        if (p >= end) return JS_MORE;
+        if (*p == '{' && ev->args.type == TOK_NONE && key_is(&k, "args", tmp)) {
+            const char *a = p;
+            bool counter = ev->ph.type == TOK_STRING && ev->ph.n == 1 && ev->ph.p[0] == 'C';
+            st = parse_args(L, &p, ev, counter);
+            if (st) return st;
+            ev->args = (Tok){a, (uint32_t)(p - a), TOK_OBJECT, false};
+            /* args may precede ph; counters then need a second look at args */
+            if (!counter) ev->n_series = -1;
+        } else {
+            st = Js_value(&L->js, &p, &v);
+            if (st) return st;
+            switch (k.n ? k.p[0] : 0) {
+            case 'p':
+                if (key_is(&k, "ph", tmp)) set_tok(&ev->ph, &v);
+                else if (key_is(&k, "pid", tmp)) set_tok(&ev->pid, &v);
+                break;
+            case 't':
+                if (key_is(&k, "ts", tmp)) set_tok(&ev->ts, &v);
+                else if (key_is(&k, "tid", tmp)) set_tok(&ev->tid, &v);
+                break;
+            case 'n':
+                if (key_is(&k, "name", tmp)) set_tok(&ev->name, &v);
+                break;
+            case 'c':
+                if (key_is(&k, "cat", tmp)) set_tok(&ev->cat, &v);
+                break;
+            case 'd':
+                if (key_is(&k, "dur", tmp)) set_tok(&ev->dur, &v);
+                break;
+            case 'i':
+                if (key_is(&k, "id", tmp)) set_tok(&ev->id, &v);
+                break;
+            case 'b':
+                if (key_is(&k, "bp", tmp)) set_tok(&ev->bp, &v);
+                break;
+            default:
+                if (k.esc) { /* an escaped key may still spell a field we need */
+                    if (key_is(&k, "ph", tmp)) set_tok(&ev->ph, &v);
+                    else if (key_is(&k, "ts", tmp)) set_tok(&ev->ts, &v);
+                }
+                break;
+            }
+        }
+        p = Js_ws(p, end);
+        if (p >= end) return JS_MORE;
+        if (*p == ',') {
+            p = Js_ws(p + 1, end);
+            if (p >= end) return JS_MORE;
+            continue;
+        }
+        if (*p == '}') {
+            *pp = p + 1;
+            return JS_OK;
+        }
+        L->js.err_at = p;
+        L->js.expected = "',' or '}' after object member";
+        return JS_ERR;
+    }
+}
+
+/* ---------- turning a parsed event into model events ---------- */
+
+static OpenStack *stack_for(Loader *L, uint32_t lane) {
+    if (lane >= L->n_stacks) {
+        size_t n = L->n_stacks;
+        GROW(L->stacks, L->n_stacks, lane + 1);
+        memset(L->stacks + n, 0, (L->n_stacks - n) * sizeof *L->stacks);
+    }
+    return &L->stacks[lane];
+}
+
+static void meta_append(Loader *L, const char *s, size_t n) {
+    GROW(L->meta, L->meta_cap, L->meta_len + n + 2);
+    memcpy(L->meta + L->meta_len, s, n);
+    L->meta_len += n;
+    L->meta[L->meta_len] = '\0';
+}
+
+static void handle_meta(Loader *L, const RawEvent *ev, int64_t pid, int64_t tid) {
+    static const struct { const char *name; MetaKind k; } M[] = {
+        {"process_name", META_PROCESS_NAME}, {"process_labels", META_PROCESS_LABELS},
+        {"process_sort_index", META_PROCESS_SORT}, {"thread_name", META_THREAD_NAME},
+        {"thread_sort_index", META_THREAD_SORT},
+    };
+    for (size_t i = 0; i < sizeof M / sizeof M[0]; i++) {
+        if (!tok_eq(&ev->name, M[i].name)) continue;
+        const Tok *v = M[i].k == META_PROCESS_LABELS ? &ev->a_labels
+                       : (M[i].k == META_PROCESS_SORT || M[i].k == META_THREAD_SORT) ? &ev->a_sort
+                                                                                      : &ev->a_name;
+        int64_t num = 0;
+        if (v->type == TOK_STRING) {
+            char *s = scratch(L, v->n);
+            size_t n = Js_decode(v, s);
+            Trace_setMeta(L->t, L->source, M[i].k, pid, tid, s, n, 0);
+        } else if (Js_int(v, &num)) {
+            Trace_setMeta(L->t, L->source, M[i].k, pid, tid, NULL, 0, num);
+        }
+        return;
+    }
+}
+
+static uint64_t flow_id(const Tok *t) {
+    int64_t v;
+    if (t->type == TOK_NUMBER && Js_int(t, &v)) return (uint64_t)v;
+    /* string ids ("0x1f" or anything): hash */
+    uint64_t h = 1469598103934665603ULL;
+    for (uint32_t i = 0; i < t->n; i++) h = (h ^ (unsigned char)t->p[i]) * 1099511628211ULL;
+    return h;
+}
+
+static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
+    char ph = ev->ph.type == TOK_STRING && ev->ph.n == 1 ? ev->ph.p[0] : 0;
+    if (!ph) {
+        skip_event(L, off, ev->ph.type == TOK_NONE ? "missing \"ph\"" : "\"ph\" is not a one-letter string");
+        return;
+    }
+    int64_t pid, tid;
+    if (!id_key(L, &ev->pid, &pid)) {
+        skip_event(L, off, "\"pid\" is not a number or string");
+        return;
+    }
+    if (!id_key(L, &ev->tid, &tid)) {
+        skip_event(L, off, "\"tid\" is not a number or string");
+        return;
+    }
+    if (ph == 'M') {
+        handle_meta(L, ev, pid, tid);
+        return;
+    }
+    if (!strchr("XBEiIRnCstf", ph)) {
+        L->t->diag.ignored++;
+        return; /* async (b/e), samples (P), objects (N/O/D): not modelled */
+    }
+    int64_t ts = 0;
+    if (ev->ts.type != TOK_NUMBER) {
+        skip_event(L, off, ev->ts.type == TOK_NONE ? "missing \"ts\"" : "\"ts\" is not a number");
+        return;
+    }
+    if (!Time_parseMicros(ev->ts.p, ev->ts.n, &ts)) {
+        skip_event(L, off, "\"ts\" is out of range");
+        return;
+    }
+    int64_t dur = 0;
+    if (ev->dur.type != TOK_NONE) {
+        if (ev->dur.type != TOK_NUMBER || !Time_parseMicros(ev->dur.p, ev->dur.n, &dur)) {
+            skip_event(L, off, "\"dur\" is not a number");
+            return;
+        }
+        if (dur < 0) {
+            skip_event(L, off, "negative \"dur\"");
+            return;
+        }
+        if (ts > INT64_MAX - dur) {
+            skip_event(L, off, "\"ts\" + \"dur\" is out of range");
+            return;
+        }
+    }
+    if (ph == 's' || ph == 't' || ph == 'f') {
+        if (ev->id.type != TOK_NUMBER && ev->id.type != TOK_STRING) {
+            skip_event(L, off, "flow event without \"id\"");
+            return;
+        }
+        uint32_t cat = intern_tok(L, &ev->cat);
+        bool enclosing = ph != 'f' || tok_eq(&ev->bp, "e");
+        Trace_addFlowPoint(L->t, L->source, pid, tid, ts, flow_id(&ev->id), cat, ph, enclosing);
+        L->n_loaded++;
+        return;
+    }
+    EventKind kind = kind_of(&ev->cat, ph);
+    TraceEvent e = {0};
+    e.ts = ts;
+    e.src = off;
+    e.kind = kind;
+    e.name = intern_tok(L, &ev->name);
+    int64_t corr;
+    if (ev->a_corr.type == TOK_NUMBER && Js_int(&ev->a_corr, &corr) && corr > 0 && corr <= UINT32_MAX)
+        e.corr = (uint32_t)corr;
+    if (kind_is_gpu(kind)) {
+        int64_t device, stream;
+        if (!id_number(&ev->a_device, &device) && !id_number(&ev->pid, &device)) device = pid;
+        if (!id_number(&ev->a_stream, &stream) && !id_number(&ev->tid, &stream)) stream = tid;
+        e.lane = Trace_gpuLane(L->t, L->source, device, stream, pid, tid);
+        if (kind == KIND_MEMCPY && is_p2p(L->t, e.name)) e.flags |= EVF_MEMCPY_P2P;
+    } else {
+        e.lane = Trace_cpuLane(L->t, L->source, pid, tid);
+    }
+    switch (ph) {
+    case 'X': e.dur = dur; break;
+    case 'B': {
+        OpenStack *s = stack_for(L, e.lane);
+        e.flags |= EVF_NO_DUR; /* until its E arrives */
+        GROW(s->ev, s->cap, s->n + 1);
+        s->ev[s->n++] = Trace_append(L->t, &e);
+        L->n_loaded++;
+        return;
+    }
+    case 'E': {
+        OpenStack *s = stack_for(L, e.lane);
+        if (s->n == 0) {
+            skip_event(L, off, "\"E\" without a matching \"B\"");
+            return;
+        }
+        TraceEvent *b = &L->t->events[s->ev[--s->n]];
+        b->dur = ts >= b->ts ? ts - b->ts : 0;
+        b->flags &= ~EVF_NO_DUR;
+        return;
+    }
+    case 'C': {
+        e.kind = KIND_COUNTER;
+        for (int i = 0; i < ev->n_series; i++) {
+            int64_t milli;
+            TraceEvent c = e;
+            /* counters keep 3 decimals exactly; enough for utilisation and bytes */
+            if (!Time_parseDecimal(ev->series_val[i].p, ev->series_val[i].n, 3, &milli)) continue;
+            c.value = (double)milli / 1000.0;
+            if (ev->n_series > 1 || !tok_eq(&ev->series_key[i], StrTab_get(L->t->strings, e.name))) {
+                char *s = scratch(L, ev->name.n + ev->series_key[i].n + 2);
+                size_t n = 0;
+                if (ev->name.type == TOK_STRING) n = Js_decode(&ev->name, s);
+                s[n++] = '.';
+                n += Js_decode(&ev->series_key[i], s + n);
+                c.name = StrTab_intern(L->t->strings, s, n);
+            }
+            Trace_append(L->t, &c);
+            L->n_loaded++;
+        }
+        return;
+    }
+    default: break; /* instants: dur 0 */
+    }
+    Trace_append(L->t, &e);
+    L->n_loaded++;
+}
+
+/* ---------- top level ---------- */
+
+typedef enum { ST_OK, ST_ERR, ST_TRUNC } LoopStatus;
+
+static void progress(Loader *L, const char *p) {
+    if (!L->opt || !L->opt->progress) return;
+    uint64_t done = Input_compression(L->in) == COMP_NONE ? L->base + (uint64_t)(p - L->buf)
+                                                          : Input_fileOffset(L->in);
+    if (done < L->next_progress) return;
+    L->next_progress = done + PROGRESS_EVERY;
+    L->opt->progress(L->opt->progress_ctx, L->path, done, Input_fileSize(L->in), L->t->n_events);
+}
+
+/* *pp is just after '['. */
+static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errlen) {
+    const char *p = *pp;
+    RawEvent ev;
+    bool first = true;
+    for (;;) {
+        const char *q = Js_ws(p, L->js.end);
+        if (q >= L->js.end) {
+            if (!window_refill(L, &p, NULL)) goto trunc;
+            continue;
+        }
+        if (*q == ']') {
+            *pp = q + 1;
+            return ST_OK;
+        }
+        if (!first) {
+            if (*q != ',') {
+                L->js.err_at = q;
+                L->js.expected = "',' or ']' after an event";
+                syntax_error(L, err, errlen);
+                return ST_ERR;
+            }
+            q = Js_ws(q + 1, L->js.end);
+            if (q >= L->js.end) {
+                if (!window_refill(L, &p, NULL)) goto trunc;
+                continue;
+            }
+        }
+        JsStatus st;
+        const char *obj = q;
+        if (*q == '{') {
+            st = parse_event(L, &q, &ev);
+            if (st == JS_OK && ev.n_series == -1 && tok_eq(&ev.ph, "C")) {
+                /* args came before ph: parse args again as a counter */
+                const char *a = ev.args.p;
+                ev.n_series = 0;
+                st = parse_args(L, &a, &ev, true);
+            }
+        } else {
+            Tok v; /* not an object: a bad event, but valid JSON */
+            st = Js_value(&L->js, &q, &v);
+            if (st == JS_OK) skip_event(L, L->base + (uint64_t)(obj - L->buf), "event is not a JSON object");
+        }
+        if (st == JS_MORE) {
+            if (!window_refill(L, &p, NULL)) goto trunc;
+            continue;
+        }
+        if (st == JS_ERR) {
+            syntax_error(L, err, errlen);
+            return ST_ERR;
+        }
+        if (*obj == '{') {
+            if (ev.n_series < 0) ev.n_series = 0;
+            add_event(L, &ev, L->base + (uint64_t)(obj - L->buf));
+        }
+        first = false;
+        p = q;
+        progress(L, p);
+    }
+trunc:
+    if (Input_error(L->in)[0]) {
+        snprintf(err, errlen, "%s: %s", L->path, Input_error(L->in));
+        return ST_ERR;
+    }
+    *pp = p;
+    return ST_TRUNC;
+}
+
+static bool note_truncated(Loader *L, const char *p) {
+    TraceDiag *d = &L->t->diag;
+    if (!d->truncated) {
+        d->truncated = true;
+        d->truncated_path = xstrdup(L->path);
+        d->truncated_offset = L->base + (uint64_t)(p - L->buf);
+    }
+    return true;
+}
+
+static bool parse_top(Loader *L, char *err, size_t errlen) {
+    const char *p = L->buf;
+    /* UTF-8 byte order mark */
+    if (L->len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) p += 3;
+    for (;;) {
+        p = Js_ws(p, L->js.end);
+        if (p < L->js.end) break;
+        if (!window_refill(L, &p, NULL)) {
+            snprintf(err, errlen, "%s: %s", L->path,
+                     L->base + L->len == 0 ? "empty file (expected a Chrome trace JSON)"
+                                          : "no JSON content (only whitespace)");
+            return false;
+        }
+    }
+    if (*p == '[') {
+        p++;
+        LoopStatus st = event_array(L, &p, err, errlen);
+        if (st == ST_ERR) return false;
+        if (st == ST_TRUNC) return note_truncated(L, p);
+    } else if (*p == '{') {
+        p++;
+        bool first = true, saw_events = false;
+        for (;;) {
+            const char *q = Js_ws(p, L->js.end);
+            if (q >= L->js.end) {
+                if (!window_refill(L, &p, NULL)) return note_truncated(L, p);
+                continue;
+            }
+            if (*q == '}') {
+                p = q + 1;
+                break;
+            }
+            if (!first) {
+                if (*q != ',') {
+                    L->js.err_at = q;
+                    L->js.expected = "',' or '}' after a top-level member";
+                    return syntax_error(L, err, errlen);
+                }
+                q = Js_ws(q + 1, L->js.end);
+            }
+            Tok key, val;
+            const char *kstart = q;
+            JsStatus st = JS_MORE;
+            if (q < L->js.end) {
+                if (*q != '"') {
+                    L->js.err_at = q;
+                    L->js.expected = "a string key";
+                    return syntax_error(L, err, errlen);
+                }
+                st = Js_string(&L->js, &q, &key);
+            }
+            if (st == JS_OK) {
+                q = Js_ws(q, L->js.end);
+                if (q >= L->js.end) st = JS_MORE;
+                else if (*q != ':') {
+                    L->js.err_at = q;
+                    L->js.expected = "':' after object key";
+                    return syntax_error(L, err, errlen);
+                } else {
+                    q = Js_ws(q + 1, L->js.end);
+                    if (q >= L->js.end) st = JS_MORE;
+                }
+            }
+            if (st == JS_OK && tok_eq(&key, "traceEvents")) {
+                if (*q != '[') {
+                    L->js.err_at = q;
+                    L->js.expected = "'[' (traceEvents must be an array)";
+                    return syntax_error(L, err, errlen);
+                }
+                q++;
+                saw_events = true;
+                LoopStatus ls = event_array(L, &q, err, errlen);
+                if (ls == ST_ERR) return false;
+                if (ls == ST_TRUNC) return note_truncated(L, q);
+                p = q;
+                first = false;
+                continue;
+            }
+            if (st == JS_OK) st = Js_value(&L->js, &q, &val);
+            if (st == JS_MORE) {
+                if (!window_refill(L, &p, NULL)) return note_truncated(L, p);
+                continue;
+            }
+            if (st == JS_ERR) return syntax_error(L, err, errlen);
+            /* keep other top-level keys verbatim (deviceProperties, distributedInfo, ...) */
+            meta_append(L, L->meta_len ? "," : "{", 1);
+            meta_append(L, kstart, (size_t)(q - kstart));
+            p = q;
+            first = false;
+        }
+        (void)saw_events;
+    } else {
+        L->js.err_at = p;
+        L->js.expected = "'{' or '[' at the start of a Chrome trace";
+        return syntax_error(L, err, errlen);
+    }
+    /* only whitespace may follow */
+    for (;;) {
+        p = Js_ws(p, L->js.end);
+        if (p < L->js.end) {
+            L->js.err_at = p;
+            L->js.expected = "end of file after the trace";
+            return syntax_error(L, err, errlen);
+        }
+        if (!window_refill(L, &p, NULL)) break;
+    }
+    return true;
+}
+
+#include <cjson/cJSON.h>
+
+/* Reads rank, world size, time unit, trace name and base time from the kept
+ * top-level keys with cJSON (small, off the hot path). */
+static void apply_meta(Loader *L) {
+    TraceSource *src = &L->t->sources[L->source];
+    if (!L->meta_len) return;
+    meta_append(L, "}", 1);
+    src->meta_json = xstrdup(L->meta);
+    cJSON *m = cJSON_ParseWithLength(L->meta, L->meta_len);
+    if (!m) return;
+    cJSON *di = cJSON_GetObjectItemCaseSensitive(m, "distributedInfo");
+    cJSON *r = cJSON_GetObjectItemCaseSensitive(di, "rank");
+    if (cJSON_IsNumber(r) && r->valuedouble >= 0 && r->valuedouble < 1e9) src->rank = (int32_t)r->valuedouble;
+    cJSON *ws = cJSON_GetObjectItemCaseSensitive(di, "world_size");
+    if (cJSON_IsNumber(ws) && ws->valuedouble > 0 && ws->valuedouble < 1e9) src->world_size = (int32_t)ws->valuedouble;
+    cJSON *du = cJSON_GetObjectItemCaseSensitive(m, "displayTimeUnit");
+    if (cJSON_IsString(du)) src->display_time_unit = xstrdup(du->valuestring);
+    cJSON *tn = cJSON_GetObjectItemCaseSensitive(m, "traceName");
+    if (cJSON_IsString(tn)) src->trace_name = xstrdup(tn->valuestring);
+    cJSON *bt = cJSON_GetObjectItemCaseSensitive(m, "baseTimeNanoseconds");
+    if (cJSON_IsNumber(bt)) src->base_time_ns = (int64_t)bt->valuedouble;
+    cJSON_Delete(m);
+}
+
+bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *err, size_t errlen) {
+    Input *in = Input_open(path, err, errlen);
+    if (!in) return false;
+    Loader L = {0};
+    L.t = t;
+    L.path = path;
+    L.in = in;
+    L.opt = opt;
+    L.source = Trace_addSource(t, path);
+    t->sources[L.source].compression = Input_compression(in);
+    size_t map_len;
+    const char *map = Input_map(in, &map_len);
+    if (map || Input_compression(in) == COMP_NONE) {
+        L.buf = map ? map : "";
+        L.len = map ? map_len : 0;
+        L.eof = true;
+    } else {
+        L.cap = WINDOW_MIN;
+        L.own = xmalloc(L.cap);
+        L.buf = L.own;
+        L.len = 0;
+    }
+    L.js.end = L.buf + L.len;
+    size_t before = t->n_events, skipped_before = t->diag.skipped;
+    bool ok = parse_top(&L, err, errlen);
+    if (ok && Input_error(in)[0]) {
+        snprintf(err, errlen, "%s: %s", path, Input_error(in));
+        ok = false;
+    }
+    if (ok && Input_truncated(in) && !t->diag.truncated) note_truncated(&L, L.buf + L.len);
+    if (ok && t->n_events == before && L.n_loaded == 0) {
+        if (t->diag.skipped > skipped_before)
+            snprintf(err, errlen, "%s: no valid trace event (%zu skipped; first at byte %" PRIu64 ": %s)", path,
+                     t->diag.skipped - skipped_before, t->diag.first_skip_offset, t->diag.first_skip_reason);
+        else
+            snprintf(err, errlen,
+                     "%s: no trace events found (expected a Chrome trace: {\"traceEvents\": [...]} or [...])", path);
+        ok = false;
+    }
+    if (ok) apply_meta(&L);
+    /* B without E: run to the end of the trace, fixed up in Trace_finish */
+    for (size_t i = 0; i < L.n_stacks; i++) free(L.stacks[i].ev);
+    free(L.stacks);
+    free(L.scratch);
+    free(L.meta);
+    free(L.own);
+    Js_free(&L.js);
+    Input_close(in);
+    return ok;
+}

@@ -1,0 +1,98 @@
+/* String interning with an open-addressing hash table over an append-only arena.
+ * Ids are dense so callers can keep per-name side tables (classification cache,
+ * kernel statistics). */
+#include "ovtrace/strtab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+typedef struct {
+    uint32_t off; /* into arena */
+    uint32_t len;
+} StrRef;
+
+struct StrTab {
+    char *arena;
+    size_t arena_len, arena_cap;
+    StrRef *refs;
+    size_t n, cap_refs;
+    uint32_t *slots; /* id+1, 0 = empty */
+    size_t n_slots;
+};
+
+static uint64_t hash_bytes(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a: names are short, collisions rare */
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h ^ (h >> 29);
+}
+
+StrTab *StrTab_new(void) {
+    StrTab *st = xcalloc(1, sizeof *st);
+    st->n_slots = 1024;
+    st->slots = xcalloc(st->n_slots, sizeof *st->slots);
+    StrTab_intern(st, "", 0);
+    return st;
+}
+
+void StrTab_free(StrTab *st) {
+    if (!st) return;
+    free(st->arena);
+    free(st->refs);
+    free(st->slots);
+    free(st);
+}
+
+static void rehash(StrTab *st) {
+    size_t ns = st->n_slots * 2;
+    uint32_t *slots = xcalloc(ns, sizeof *slots);
+    for (size_t id = 0; id < st->n; id++) {
+        const StrRef *r = &st->refs[id];
+        size_t i = hash_bytes(st->arena + r->off, r->len) & (ns - 1);
+        while (slots[i]) i = (i + 1) & (ns - 1);
+        slots[i] = (uint32_t)id + 1;
+    }
+    free(st->slots);
+    st->slots = slots;
+    st->n_slots = ns;
+}
+
+uint32_t StrTab_intern(StrTab *st, const char *s, size_t len) {
+    size_t mask = st->n_slots - 1;
+    size_t i = hash_bytes(s, len) & mask;
+    for (uint32_t v; (v = st->slots[i]) != 0; i = (i + 1) & mask) {
+        const StrRef *r = &st->refs[v - 1];
+        if (r->len == len && memcmp(st->arena + r->off, s, len) == 0) return v - 1;
+    }
+    if (st->arena_len + len + 1 > st->arena_cap) {
+        size_t cap = st->arena_cap ? st->arena_cap : 4096;
+        while (cap < st->arena_len + len + 1) cap *= 2;
+        st->arena = xrealloc(st->arena, cap);
+        st->arena_cap = cap;
+    }
+    if (st->n == st->cap_refs) {
+        st->cap_refs = st->cap_refs ? st->cap_refs * 2 : 256;
+        st->refs = xrealloc(st->refs, st->cap_refs * sizeof *st->refs);
+    }
+    uint32_t id = (uint32_t)st->n++;
+    st->refs[id] = (StrRef){(uint32_t)st->arena_len, (uint32_t)len};
+    memcpy(st->arena + st->arena_len, s, len);
+    st->arena[st->arena_len + len] = '\0';
+    st->arena_len += len + 1;
+    st->slots[i] = id + 1;
+    if (st->n * 2 > st->n_slots) rehash(st);
+    return id;
+}
+
+const char *StrTab_get(const StrTab *st, uint32_t id) {
+    return id < st->n ? st->arena + st->refs[id].off : "";
+}
+
+size_t StrTab_len(const StrTab *st, uint32_t id) { return id < st->n ? st->refs[id].len : 0; }
+
+size_t StrTab_count(const StrTab *st) { return st->n; }
+
+size_t StrTab_bytes(const StrTab *st) {
+    return st->arena_cap + st->cap_refs * sizeof(StrRef) + st->n_slots * sizeof(uint32_t);
+}
