@@ -1,0 +1,42 @@
+/* Filtered export to Chrome Trace JSON (object form) that Perfetto and
+ * chrome://tracing open. Kept events are copied byte-for-byte from the source, so
+ * args and timestamps stay exactly as they were. Used by `ovtrace export` and the
+ * TUI's `e` key. */
+#ifndef OVTRACE_EXPORT_H
+#define OVTRACE_EXPORT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ovtrace/trace.h"
+
+typedef struct {
+    int64_t t0, t1;         /* absolute ns; events intersecting [t0, t1) are kept; INT64_MIN/MAX = open */
+    int32_t rank;           /* INT32_MIN = any */
+    int64_t device, stream; /* INT64_MIN = any (GPU lanes only when set) */
+    const char *name_re;    /* POSIX ERE over names, NULL = all */
+    const char *exclude_re; /* POSIX ERE over names, NULL = none */
+    uint32_t class_mask;    /* bit (1u << EventClass); 0 = all */
+    int64_t min_dur;        /* ns */
+    bool with_launches;     /* also keep the CPU runtime calls that launched kept GPU ops */
+    bool merge;             /* several ranks into one file (else one file per rank) */
+    const char *description; /* recorded in the output's "ovtrace" key, e.g. the command line */
+} ExportFilter;
+
+ExportFilter ExportFilter_all(void);
+
+typedef struct {
+    size_t events_written; /* trace events (not counting metadata and flow events) */
+    size_t files_written;
+    char first_path[4096];
+} ExportResult;
+
+/* Writes the selection to out_path ("-" = stdout); the compression follows the
+ * extension (.json, .json.gz, .json.zst). Writes a temporary file in the target
+ * directory and renames it, so a failure leaves nothing behind; refuses to overwrite
+ * any input file. With several ranks and !merge, out_path gets a ".rankN" suffix
+ * before the extension. Returns false with a message. */
+bool Export_run(const Trace *t, const ExportFilter *f, const char *out_path, ExportResult *res, char *err,
+                size_t errlen);
+
+#endif
