@@ -1,1 +1,11 @@
-
+# Core library: time parsing, loader, classification, overlap, DeepSeek figures,
+# differential test against cJSON, CLI.
+set(core_dir ${CMAKE_CURRENT_SOURCE_DIR}/core)
+ovtrace_unit_test(test_timeunits SOURCES ${core_dir}/test_timeunits.c LABELS core)
+ovtrace_unit_test(test_loader SOURCES ${core_dir}/test_loader.c LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS core)
+ovtrace_unit_test(test_classify SOURCES ${core_dir}/test_classify.c LABELS core)
+ovtrace_unit_test(test_overlap SOURCES ${core_dir}/test_overlap.c LABELS core)
+ovtrace_unit_test(test_deepseek SOURCES ${core_dir}/test_deepseek.c LABELS core)
+ovtrace_unit_test(test_differential SOURCES ${core_dir}/test_differential.c LIBS PkgConfig::CJSON m LABELS core)
+add_test(NAME test_cli COMMAND bash ${core_dir}/test_cli.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK} ${CMAKE_CURRENT_SOURCE_DIR}/data)
+set_tests_properties(test_cli PROPERTIES LABELS core)

@@ -1,0 +1,95 @@
+#include "testutil.h"
+#include "ovtrace/classify.h"
+
+static void default_rules(void **state) {
+    (void)state;
+    CommRules *r = CommRules_default();
+    const char *comm[] = {
+        "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+        "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+        "void ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
+        "rcclKernel_AllReduce",
+        "void dpsk::ep::internode::dispatch<false, 8, true, 8>(int4*, float*, long*)",
+        "void dpsk::ep::internode::combine<false, 8, __nv_bfloat16, 8, 2, 16, 24>(int4*)",
+        "void dpsk::ep::internode::notify_dispatch<false, 8>(int const*)",
+        "void dpsk::ep::internode::cached_notify<false>(int, int)",
+        "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)",
+        "void deep_ep::internode_ll::dispatch<false, 3, 7168>(void*, float*)",
+        "void deep_ep::internode_ll::combine<3, 7168, 9, 128>(void*, void*)",
+        "void deep_ep::internode_ll::clean_low_latency_buffer<32>(int*, int)",
+        "void deep_ep::intranode::notify_combine<8>(void**, int**)",
+    };
+    for (size_t i = 0; i < sizeof comm / sizeof comm[0]; i++)
+        if (Classify_event(r, KIND_KERNEL, 0, comm[i], 7) != CLASS_COMM) fail_msg("not comm: %s", comm[i]);
+    const char *compute[] = {
+        "void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*, int*)",
+        "void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>(...)",
+        "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)",
+        "my_dispatch_kernel",
+        "combine_logits",
+    };
+    for (size_t i = 0; i < sizeof compute / sizeof compute[0]; i++)
+        if (Classify_event(r, KIND_KERNEL, 0, compute[i], 7) != CLASS_COMPUTE) fail_msg("not compute: %s", compute[i]);
+    assert_int_equal(Classify_event(r, KIND_MEMCPY, EVF_MEMCPY_P2P, "Memcpy PtoP", 1), CLASS_COMM);
+    assert_int_equal(Classify_event(r, KIND_MEMCPY, 0, "Memcpy HtoD", 1), CLASS_MEMORY);
+    assert_int_equal(Classify_event(r, KIND_MEMSET, 0, "Memset", 1), CLASS_MEMORY);
+    assert_int_equal(Classify_event(r, KIND_SYNC, 0, "Stream Sync", 1), CLASS_SYNC);
+    assert_int_equal(Classify_event(r, KIND_RUNTIME, 0, "cudaLaunchKernel", 1), CLASS_CPU);
+    assert_int_equal(Classify_event(r, KIND_ANNOTATION, 0, "ProfilerStep#1", 1), CLASS_ANNOTATION);
+    assert_int_equal(Classify_event(r, KIND_OTHER, 0, "x", 1), CLASS_OTHER);
+    CommRules_free(r);
+}
+
+static void user_rules(void **state) {
+    (void)state;
+    CommRules *r = CommRules_default();
+    char err[256];
+    assert_true(CommRules_addLine(r, "comm ^my_alltoall", err, sizeof err));
+    assert_true(CommRules_addLine(r, "not-comm ncclKernel_Broadcast", err, sizeof err));
+    assert_true(CommRules_addLine(r, "comm-stream ^(27|31)$", err, sizeof err));
+    assert_true(CommRules_addLine(r, "  # a comment", err, sizeof err));
+    assert_int_equal(Classify_event(r, KIND_KERNEL, 0, "my_alltoall_v", 7), CLASS_COMM);
+    assert_int_equal(Classify_event(r, KIND_KERNEL, 0, "ncclKernel_Broadcast_RING", 7), CLASS_COMPUTE);
+    assert_int_equal(Classify_event(r, KIND_KERNEL, 0, "gemm", 27), CLASS_COMM);
+    assert_int_equal(Classify_event(r, KIND_KERNEL, 0, "gemm", 270), CLASS_COMPUTE);
+    assert_false(CommRules_addLine(r, "comm (unclosed", err, sizeof err));
+    assert_non_null(strstr(err, "bad regex"));
+    assert_false(CommRules_addLine(r, "compute foo", err, sizeof err));
+    assert_non_null(strstr(err, "expected"));
+    CommRules_free(r);
+}
+
+static void rules_file_and_trace(void **state) {
+    (void)state;
+    const char *rules = "# team rules\ncomm-stream ^9$\nnot-comm get_dispatch\n";
+    char *p = tu_write(rules, strlen(rules), ".rules");
+    CommRules *r = CommRules_default();
+    char err[256];
+    assert_true(CommRules_loadFile(r, p, err, sizeof err));
+    unlink(p);
+    const char *bad = "comm ok\nfrobnicate\n";
+    p = tu_write(bad, strlen(bad), ".rules");
+    CommRules *r2 = CommRules_empty();
+    assert_false(CommRules_loadFile(r2, p, err, sizeof err));
+    assert_non_null(strstr(err, ":2:")); /* names the line */
+    CommRules_free(r2);
+    unlink(p);
+    Trace *t = tu_load_ok("[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":9,\"ts\":1,\"dur\":1},"
+                          "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":1}]");
+    assert_int_equal(t->events[0].cls + t->events[1].cls, CLASS_COMPUTE + CLASS_COMPUTE);
+    Classify_trace(t, r);
+    for (size_t i = 0; i < t->n_events; i++)
+        assert_int_equal(t->events[i].cls, t->lanes[t->events[i].lane].stream == 9 ? CLASS_COMM : CLASS_COMPUTE);
+    Trace_free(t);
+    CommRules_free(r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(default_rules),
+        cmocka_unit_test(user_rules),
+        cmocka_unit_test(rules_file_and_trace),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,114 @@
+/* The hand-written scanner against cJSON, the reference: every X/i event of each
+ * corpus file must come out of both with the same name, phase and times. cJSON holds
+ * numbers as doubles, so times agree to within the double's precision, which at
+ * epoch-scale microseconds is a few hundred ns: exactly why the loader does not use it
+ * for timestamps. */
+#include <cjson/cJSON.h>
+#include <math.h>
+
+#include "testutil.h"
+
+typedef struct {
+    const char *name;
+    int64_t ts, dur;
+} Ref;
+
+static int cmp_ref(const void *a, const void *b) {
+    const Ref *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c) return c;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return x->dur < y->dur ? -1 : x->dur > y->dur;
+}
+
+static char *slurp(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)len + 1);
+    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    buf[len] = '\0';
+    *n = (size_t)len;
+    return buf;
+}
+
+static int64_t tol(double us) { return (int64_t)(ldexp(1.0, ilogb(us > 1 ? us : 1) - 52) * 1000.0) + 1; }
+
+static void compare_file(const char *path) {
+    size_t n;
+    char *text = slurp(path, &n);
+    cJSON *root = cJSON_ParseWithLength(text, n);
+    assert_non_null(root);
+    cJSON *evs = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    assert_true(cJSON_IsArray(evs));
+    size_t cap = (size_t)cJSON_GetArraySize(evs), nr = 0;
+    Ref *ref = calloc(cap + 1, sizeof *ref);
+    cJSON *e;
+    cJSON_ArrayForEach(e, evs) {
+        cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+        if (!cJSON_IsString(ph) || (strcmp(ph->valuestring, "X") && strcmp(ph->valuestring, "i"))) continue;
+        cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name"), *ts = cJSON_GetObjectItemCaseSensitive(e, "ts"),
+              *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
+        ref[nr].name = cJSON_IsString(name) ? name->valuestring : "";
+        ref[nr].ts = (int64_t)llround(ts->valuedouble * 1000.0);
+        ref[nr].dur = cJSON_IsNumber(dur) ? (int64_t)llround(dur->valuedouble * 1000.0) : 0;
+        nr++;
+    }
+    char err[512];
+    const char *paths[] = {path};
+    Trace *t = Load_files(paths, 1, NULL, err, sizeof err);
+    if (!t) fail_msg("%s", err);
+    Ref *got = calloc(t->n_events + 1, sizeof *got);
+    size_t ng = 0;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const TraceEvent *x = &t->events[i];
+        if (x->kind == KIND_COUNTER) continue;
+        got[ng++] = (Ref){Trace_name(t, x), x->ts, x->dur};
+    }
+    assert_int_equal(ng, nr);
+    qsort(ref, nr, sizeof *ref, cmp_ref);
+    qsort(got, ng, sizeof *got, cmp_ref);
+    for (size_t i = 0; i < nr; i++) {
+        if (strcmp(ref[i].name, got[i].name)) fail_msg("%s: name '%s' vs '%s'", path, ref[i].name, got[i].name);
+        int64_t tt = tol((double)ref[i].ts / 1000.0);
+        if (llabs(ref[i].ts - got[i].ts) > tt || llabs(ref[i].dur - got[i].dur) > tt)
+            fail_msg("%s: %s ts %lld/%lld dur %lld/%lld", path, ref[i].name, (long long)ref[i].ts,
+                     (long long)got[i].ts, (long long)ref[i].dur, (long long)got[i].dur);
+    }
+    free(got);
+    free(ref);
+    Trace_free(t);
+    cJSON_Delete(root);
+    free(text);
+}
+
+static void corpus_agrees(void **state) {
+    (void)state;
+    compare_file(OVTRACE_TESTDATA "/legacy-2021.json");
+    compare_file(OVTRACE_TESTDATA "/kineto-2node.json");
+    if (access(OVTRACE_DEEPSEEK, R_OK) == 0) compare_file(OVTRACE_DEEPSEEK);
+}
+
+static void exact_where_double_is_not(void **state) {
+    (void)state;
+    /* the scanner is exact: 1712195495519689.047 us is ...689047 ns, not the double's ...689000 */
+    char err[256];
+    const char *p[] = {OVTRACE_TESTDATA "/kineto-2node.json"};
+    Trace *t = Load_files(p, 1, NULL, err, sizeof err);
+    assert_non_null(t);
+    long k = tu_find(t, "sm90_xmma_gemm_bf16bf16_bf16f32");
+    assert_int_equal(t->events[k].ts, INT64_C(1712195495519689047));
+    assert_int_equal(t->events[k].dur, 100001);
+    Trace_free(t);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(corpus_agrees),
+        cmocka_unit_test(exact_where_double_is_not),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,183 @@
+/* Overlap math on hand-built traces, checked against a brute-force per-ns count. */
+#include "testutil.h"
+#include "ovtrace/overlap.h"
+
+typedef struct {
+    int64_t s, e;
+    int stream;
+    const char *name;
+} Iv;
+
+/* Builds a 1-device trace; "comm" names go through the DeepEP rule. */
+static Trace *build(const Iv *iv, size_t n) {
+    Trace *t = Trace_new();
+    uint32_t src = Trace_addSource(t, "mem");
+    for (size_t i = 0; i < n; i++) {
+        TraceEvent e = {0};
+        e.ts = iv[i].s;
+        e.dur = iv[i].e - iv[i].s;
+        e.src = TRACE_NO_SRC;
+        bool mem = !strcmp(iv[i].name, "memcpy");
+        e.kind = mem ? KIND_MEMCPY : KIND_KERNEL;
+        e.name = StrTab_intern(t->strings, iv[i].name, strlen(iv[i].name));
+        e.lane = Trace_gpuLane(t, src, 0, iv[i].stream, 0, iv[i].stream);
+        Trace_append(t, &e);
+    }
+    Trace_finish(t);
+    CommRules *r = CommRules_default();
+    Classify_trace(t, r);
+    CommRules_free(r);
+    return t;
+}
+
+#define COMM "dpsk::ep::internode::combine<1>(int)"
+
+static void brute(const Iv *iv, size_t n, int64_t t0, int64_t t1, int64_t out[6]) {
+    /* comm, compute, overlap, memory, busy, window */
+    memset(out, 0, 6 * sizeof *out);
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int64_t x = t0; x < t1; x++) {
+        bool c = false, k = false, m = false;
+        for (size_t i = 0; i < n; i++) {
+            if (x < iv[i].s || x >= iv[i].e) continue;
+            if (!strcmp(iv[i].name, COMM)) c = true;
+            else if (!strcmp(iv[i].name, "memcpy")) m = true;
+            else k = true;
+        }
+        out[0] += c;
+        out[1] += k;
+        out[2] += c && k;
+        out[3] += m;
+        out[4] += c || k || m;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = iv[i].s > t0 ? iv[i].s : t0, e = iv[i].e < t1 ? iv[i].e : t1;
+        if (iv[i].e <= t0 || iv[i].s >= t1) continue;
+        if (s < lo) lo = s;
+        if (e > hi) hi = e;
+    }
+    out[5] = hi > lo ? hi - lo : 0;
+}
+
+static void check(const Iv *iv, size_t n, int64_t t0, int64_t t1) {
+    Trace *t = build(iv, n);
+    OverlapFilter f = OverlapFilter_all();
+    f.t0 = t0;
+    f.t1 = t1;
+    OverlapReport *R = Overlap_compute(t, &f);
+    int64_t want[6];
+    brute(iv, n, t0, t1, want);
+    assert_int_equal(R->n_devices, 1);
+    const DeviceFigures *d = &R->devices[0];
+    assert_int_equal(d->comm, want[0]);
+    assert_int_equal(d->compute, want[1]);
+    assert_int_equal(d->overlap, want[2]);
+    assert_int_equal(d->exposed, want[0] - want[2]);
+    assert_int_equal(d->memory, want[3]);
+    assert_int_equal(d->busy, want[4]);
+    assert_int_equal(d->window, want[5]);
+    assert_int_equal(d->idle, want[5] - want[4]);
+    if (want[0]) assert_true(d->ratio == (double)want[2] / (double)want[0]);
+    assert_int_equal(d->has_comm, want[0] > 0);
+    OverlapReport_free(R);
+    Trace_free(t);
+}
+
+static void nested_touching_disjoint(void **state) {
+    (void)state;
+    const Iv iv[] = {
+        {0, 100, 7, "gemm"},      /* compute */
+        {10, 20, 7, "inner"},     /* nested in gemm on the same stream: a sub-row */
+        {100, 130, 7, "gemm2"},   /* touches gemm */
+        {90, 150, 27, COMM},      /* partly hidden */
+        {150, 160, 27, COMM},     /* touching, fully exposed */
+        {200, 210, 27, COMM},     /* disjoint, exposed */
+        {205, 230, 23, "gemm3"},  /* hides half of it */
+        {240, 250, 7, "memcpy"},  /* memory only */
+        {300, 300, 7, "zero"},    /* zero length */
+    };
+    size_t n = sizeof iv / sizeof iv[0];
+    check(iv, n, 0, 400);
+    check(iv, n, 95, 205);
+    check(iv, n, 125, 126);
+    /* whole trace (open range) equals the covering range */
+    Trace *t = build(iv, n);
+    OverlapFilter f = OverlapFilter_all();
+    OverlapReport *R = Overlap_compute(t, &f);
+    assert_int_equal(R->devices[0].comm, 60 + 10 + 10);
+    assert_int_equal(R->devices[0].overlap, 40 + 5);
+    assert_int_equal(R->devices[0].window, 300);
+    assert_int_equal(R->n_kernels, 6); /* distinct kernel names; memcpy excluded */
+    assert_string_equal(StrTab_get(t->strings, R->kernels[0].name), "gemm");
+    OverlapReport_free(R);
+    Trace_free(t);
+}
+
+static void randomized_against_brute_force(void **state) {
+    (void)state;
+    srand(1234);
+    for (int round = 0; round < 40; round++) {
+        Iv iv[24];
+        size_t n = 1 + (size_t)(rand() % 24);
+        static const char *names[] = {"a", "b", COMM, "memcpy"};
+        for (size_t i = 0; i < n; i++) {
+            int64_t s = rand() % 500, len = rand() % 80;
+            iv[i] = (Iv){s, s + len, (int[]){7, 23, 27}[rand() % 3], names[rand() % 4]};
+        }
+        check(iv, n, 0, 600);
+        check(iv, n, rand() % 200, 300 + rand() % 200);
+    }
+}
+
+static void no_comm_is_not_nan(void **state) {
+    (void)state;
+    const Iv iv[] = {{0, 10, 7, "gemm"}};
+    Trace *t = build(iv, 1);
+    OverlapFilter f = OverlapFilter_all();
+    OverlapReport *R = Overlap_compute(t, &f);
+    assert_false(R->devices[0].has_comm);
+    assert_true(R->devices[0].ratio == 0.0);
+    OverlapReport_free(R);
+    Trace_free(t);
+}
+
+static void band_states(void **state) {
+    (void)state;
+    const Iv iv[] = {
+        {0, 100, 7, "gemm"},  /* cols 0-9 compute */
+        {50, 150, 27, COMM},  /* 50-99 hidden, 100-149 exposed */
+        {160, 170, 7, "memcpy"},
+    };
+    Trace *t = build(iv, 3);
+    int64_t out[20 * BAND__COUNT];
+    Overlap_band(t, 0, 0, 200, 20, out);
+    for (int c = 0; c < 20; c++) {
+        int64_t total = 0;
+        int best = 0;
+        for (int s = 0; s < BAND__COUNT; s++) {
+            total += out[c * BAND__COUNT + s];
+            if (out[c * BAND__COUNT + s] > out[c * BAND__COUNT + best]) best = s;
+        }
+        assert_int_equal(total, 10); /* every ns of the slice is accounted for */
+        int want = c < 5 ? BAND_COMPUTE : c < 10 ? BAND_HIDDEN : c < 15 ? BAND_EXPOSED : c == 16 ? BAND_MEMORY
+                                                                                             : BAND_IDLE;
+        if (best != want) fail_msg("column %d: state %d, want %d", c, best, want);
+    }
+    /* columns narrower than a ns still account exactly */
+    int64_t fine[7 * BAND__COUNT];
+    Overlap_band(t, 0, 48, 52, 7, fine);
+    int64_t sum = 0;
+    for (int i = 0; i < 7 * BAND__COUNT; i++) sum += fine[i];
+    assert_int_equal(sum, 4);
+    Trace_free(t);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(nested_touching_disjoint),
+        cmocka_unit_test(randomized_against_brute_force),
+        cmocka_unit_test(no_comm_is_not_nan),
+        cmocka_unit_test(band_states),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

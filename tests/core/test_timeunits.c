@@ -1,0 +1,84 @@
+#include "testutil.h"
+#include "ovtrace/timeunits.h"
+
+static int64_t us(const char *s) {
+    int64_t v = 0;
+    assert_true(Time_parseMicros(s, strlen(s), &v));
+    return v;
+}
+
+static void exact_epoch_micros(void **state) {
+    (void)state;
+    /* a double would give ...519689047 ± 256 ns here */
+    assert_int_equal(us("1712195495519689.047"), INT64_C(1712195495519689047));
+    assert_int_equal(us("1740461679479712"), INT64_C(1740461679479712000));
+    assert_int_equal(us("0.001"), 1);
+    assert_int_equal(us("0.0004"), 0);
+    assert_int_equal(us("0.0005"), 1); /* half rounds away from zero */
+    assert_int_equal(us("-2.5"), -2500);
+    assert_int_equal(us("1.5e3"), 1500000);
+    assert_int_equal(us("1712195495519689047e-3"), INT64_C(1712195495519689047));
+    assert_int_equal(us("12.3456789"), 12346);
+}
+
+static void rejects_bad_numbers(void **state) {
+    (void)state;
+    int64_t v;
+    const char *bad[] = {"", "-", "1.2.3", "abc", "1e", "99999999999999999999", "1e30"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_false(Time_parseMicros(bad[i], strlen(bad[i]), &v));
+}
+
+static void durations_and_ranges(void **state) {
+    (void)state;
+    char err[128];
+    int64_t ns, a, b;
+    assert_true(Time_parseDuration("10ms", 1000, &ns, err, sizeof err));
+    assert_int_equal(ns, 10000000);
+    assert_true(Time_parseDuration("1.5 us", 1000, &ns, err, sizeof err));
+    assert_int_equal(ns, 1500);
+    assert_true(Time_parseDuration("250", 1000, &ns, err, sizeof err));
+    assert_int_equal(ns, 250000);
+    assert_true(Time_parseDuration("2s", 1000, &ns, err, sizeof err));
+    assert_int_equal(ns, 2000000000);
+    assert_false(Time_parseDuration("3 parsecs", 1000, &ns, err, sizeof err));
+    assert_non_null(strstr(err, "parsecs"));
+    assert_true(Time_parseRange("10ms:20ms", 1000, &a, &b, err, sizeof err));
+    assert_int_equal(a, 1000 + 10000000);
+    assert_int_equal(b, 1000 + 20000000);
+    assert_true(Time_parseRange(":5us", 0, &a, &b, err, sizeof err));
+    assert_int_equal(a, INT64_MIN);
+    assert_int_equal(b, 5000);
+    assert_true(Time_parseRange("@1740461679471346us:", 7, &a, &b, err, sizeof err));
+    assert_int_equal(a, INT64_C(1740461679471346000));
+    assert_int_equal(b, INT64_MAX);
+    assert_false(Time_parseRange("20ms:10ms", 0, &a, &b, err, sizeof err));
+    assert_false(Time_parseRange("10ms", 0, &a, &b, err, sizeof err));
+}
+
+static void formatting(void **state) {
+    (void)state;
+    char buf[32];
+    Time_format(buf, sizeof buf, 812);
+    assert_string_equal(buf, "812ns");
+    Time_format(buf, sizeof buf, 3250);
+    assert_string_equal(buf, "3.250us");
+    Time_format(buf, sizeof buf, 12500000);
+    assert_string_equal(buf, "12.50ms");
+    Time_format(buf, sizeof buf, 1204000000);
+    assert_string_equal(buf, "1.204s");
+    Time_formatUs(buf, sizeof buf, INT64_C(113030000));
+    assert_string_equal(buf, "113,030");
+    Time_formatUs(buf, sizeof buf, 499);
+    assert_string_equal(buf, "0");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(exact_epoch_micros),
+        cmocka_unit_test(rejects_bad_numbers),
+        cmocka_unit_test(durations_and_ranges),
+        cmocka_unit_test(formatting),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
