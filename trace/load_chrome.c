@@ -126,10 +126,12 @@ static bool syntax_error(Loader *L, char *err, size_t errlen) {
 
 /* ---------- small field helpers ---------- */
 
-static bool tok_eq(const Tok *t, const char *s) {
-    size_t n = strlen(s);
+static inline bool tok_eqn(const Tok *t, const char *s, size_t n) {
     return t->type == TOK_STRING && t->n == n && memcmp(t->p, s, n) == 0;
 }
+static bool tok_eq(const Tok *t, const char *s) { return tok_eqn(t, s, strlen(s)); }
+/* literal comparisons on the hot path: the length is known at compile time */
+#define TOK_IS(t, lit) tok_eqn((t), (lit), sizeof(lit) - 1)
 
 static char *scratch(Loader *L, size_t n) {
     GROW(L->scratch, L->scratch_cap, n + 1);
@@ -188,19 +190,22 @@ static bool id_number(const Tok *t, int64_t *out) {
 static EventKind kind_of(const Tok *cat, char ph) {
     if (ph == 'i' || ph == 'I' || ph == 'R' || ph == 'n') return KIND_INSTANT;
     if (ph == 'C') return KIND_COUNTER;
-    static const struct { const char *cat; EventKind k; } M[] = {
-        {"kernel", KIND_KERNEL},         {"Kernel", KIND_KERNEL},
-        {"gpu_memcpy", KIND_MEMCPY},     {"Memcpy", KIND_MEMCPY},
-        {"gpu_memset", KIND_MEMSET},     {"Memset", KIND_MEMSET},
-        {"cuda_sync", KIND_SYNC},        {"gpu_user_annotation", KIND_GPU_ANNOTATION},
-        {"cpu_op", KIND_CPU_OP},         {"Operator", KIND_CPU_OP},
-        {"operator", KIND_CPU_OP},       {"cuda_runtime", KIND_RUNTIME},
-        {"Runtime", KIND_RUNTIME},       {"cuda_driver", KIND_DRIVER},
-        {"python_function", KIND_PYTHON}, {"user_annotation", KIND_ANNOTATION},
-        {"Trace", KIND_ANNOTATION},      {"gpu_op", KIND_KERNEL},
+#define C(s, k) {s, sizeof(s) - 1, k}
+    static const struct { const char *cat; size_t n; EventKind k; } M[] = {
+        C("kernel", KIND_KERNEL),          C("cpu_op", KIND_CPU_OP),
+        C("cuda_runtime", KIND_RUNTIME),   C("gpu_memcpy", KIND_MEMCPY),
+        C("gpu_memset", KIND_MEMSET),      C("cuda_driver", KIND_DRIVER),
+        C("python_function", KIND_PYTHON), C("user_annotation", KIND_ANNOTATION),
+        C("gpu_user_annotation", KIND_GPU_ANNOTATION), C("cuda_sync", KIND_SYNC),
+        C("Kernel", KIND_KERNEL),          C("Memcpy", KIND_MEMCPY),
+        C("Memset", KIND_MEMSET),          C("Operator", KIND_CPU_OP),
+        C("operator", KIND_CPU_OP),        C("Runtime", KIND_RUNTIME),
+        C("Trace", KIND_ANNOTATION),       C("gpu_op", KIND_KERNEL),
     };
+#undef C
+    if (cat->type != TOK_STRING) return KIND_OTHER;
     for (size_t i = 0; i < sizeof M / sizeof M[0]; i++)
-        if (tok_eq(cat, M[i].cat)) return M[i].k;
+        if (cat->n == M[i].n && memcmp(cat->p, M[i].cat, M[i].n) == 0) return M[i].k;
     return KIND_OTHER;
 }
 
@@ -220,12 +225,13 @@ static void set_tok(Tok *dst, const Tok *src) {
 }
 
 /* Compares a key token with a literal, decoding escapes when present. */
-static bool key_is(const Tok *k, const char *lit, char *tmp) {
-    if (!k->esc) return tok_eq(k, lit);
+static inline bool key_isn(const Tok *k, const char *lit, size_t len, char *tmp) {
+    if (!k->esc) return tok_eqn(k, lit, len);
     if (k->n > 63) return false;
     size_t n = Js_decode(k, tmp);
-    return n == strlen(lit) && memcmp(tmp, lit, n) == 0;
+    return n == len && memcmp(tmp, lit, n) == 0;
 }
+#define key_is(k, lit, tmp) key_isn((k), (lit), sizeof(lit) - 1, (tmp))
 
 static JsStatus parse_args(Loader *L, const char **pp, RawEvent *ev, bool counter) {
     const char *p = *pp, *end = L->js.end;
@@ -474,7 +480,7 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
             return;
         }
         uint32_t cat = intern_tok(L, &ev->cat);
-        bool enclosing = ph != 'f' || tok_eq(&ev->bp, "e");
+        bool enclosing = ph != 'f' || TOK_IS(&ev->bp, "e");
         Trace_addFlowPoint(L->t, L->source, pid, tid, ts, flow_id(&ev->id), cat, ph, enclosing);
         L->n_loaded++;
         return;
@@ -590,7 +596,7 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
         const char *obj = q;
         if (*q == '{') {
             st = parse_event(L, &q, &ev);
-            if (st == JS_OK && ev.n_series == -1 && tok_eq(&ev.ph, "C")) {
+            if (st == JS_OK && ev.n_series == -1 && TOK_IS(&ev.ph, "C")) {
                 /* args came before ph: parse args again as a counter */
                 const char *a = ev.args.p;
                 ev.n_series = 0;
@@ -699,7 +705,7 @@ static bool parse_top(Loader *L, char *err, size_t errlen) {
                     if (q >= L->js.end) st = JS_MORE;
                 }
             }
-            if (st == JS_OK && tok_eq(&key, "traceEvents")) {
+            if (st == JS_OK && TOK_IS(&key, "traceEvents")) {
                 if (*q != '[') {
                     L->js.err_at = q;
                     L->js.expected = "'[' (traceEvents must be an array)";

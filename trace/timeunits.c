@@ -5,8 +5,38 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Fast path for the common spelling (digits, optional '.', at most scale fractional
+ * digits, no exponent, at most 18 digits): plain int64 arithmetic. */
+static bool parse_simple(const char *s, size_t len, int scale, int64_t *out) {
+    size_t i = 0;
+    bool neg = len && s[0] == '-';
+    i += neg;
+    int64_t v = 0;
+    int ndig = 0, frac = -1;
+    for (; i < len; i++) {
+        char c = s[i];
+        if (c >= '0' && c <= '9') {
+            v = v * 10 + (c - '0');
+            if (++ndig > 18) return false;
+            if (frac >= 0 && ++frac > scale) return false;
+        } else if (c == '.' && frac < 0) {
+            frac = 0;
+        } else {
+            return false;
+        }
+    }
+    if (!ndig || frac == 0) return false;
+    for (int k = frac < 0 ? 0 : frac; k < scale; k++) {
+        if (v > INT64_MAX / 10) return false;
+        v *= 10;
+    }
+    *out = neg ? -v : v;
+    return true;
+}
+
 /* Accumulate value = digits * 10^(exp10) exactly in unsigned 128-bit arithmetic. */
 bool Time_parseDecimal(const char *s, size_t len, int scale_pow10, int64_t *out) {
+    if (scale_pow10 >= 0 && scale_pow10 <= 9 && parse_simple(s, len, scale_pow10, out)) return true;
     size_t i = 0;
     bool neg = false;
     if (i < len && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evsort.h"
 #include "util.h"
 
 typedef struct {
@@ -206,19 +207,17 @@ static int cmp_lane_order(const void *a, const void *b) {
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static int cmp_event(const void *a, const void *b) {
-    const TraceEvent *x = a, *y = b;
-    if (x->lane != y->lane) return x->lane < y->lane ? -1 : 1;
+/* Within a lane: by start, parents (longer) before children, then file order. */
+static int cmp_event(const TraceEvent *x, const TraceEvent *y) {
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
     int64_t dx = x->kind == KIND_COUNTER ? 0 : x->dur, dy = y->kind == KIND_COUNTER ? 0 : y->dur;
     if (dx != dy) return dx > dy ? -1 : 1; /* parents before children */
     return x->src < y->src ? -1 : x->src > y->src;
 }
 
-static int cmp_event_depth(const void *a, const void *b) {
-    const TraceEvent *x = a, *y = b;
+static int cmp_event_depth(const TraceEvent *x, const TraceEvent *y) {
     if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
-    return cmp_event(a, b);
+    return cmp_event(x, y);
 }
 
 static void order_groups_and_lanes(Trace *t) {
@@ -327,7 +326,7 @@ static void assign_depths(Trace *t) {
             i++;
         }
         l->count = i - l->first;
-        if (n_depth > 1) qsort(t->events + l->first, l->count, sizeof *t->events, cmp_event_depth);
+        if (n_depth > 1) EventSort_sort(t->events + l->first, l->count, cmp_event_depth);
         l->first_row = (uint32_t)n_rows;
         l->n_rows = (uint32_t)n_depth;
         size_t j = l->first;
@@ -519,7 +518,10 @@ void Trace_finish(Trace *t) {
     for (size_t i = 0; i < t->n_sources; i++)
         if (t->sources[i].rank < 0) t->sources[i].rank = (int32_t)i;
     order_groups_and_lanes(t);
-    qsort(t->events, t->n_events, sizeof *t->events, cmp_event);
+    size_t *first = xmalloc((t->n_lanes + 1) * sizeof *first);
+    EventSort_groupByLane(t->events, t->n_events, t->n_lanes, first);
+    for (size_t l = 0; l < t->n_lanes; l++) EventSort_sort(t->events + first[l], first[l + 1] - first[l], cmp_event);
+    free(first);
     assign_depths(t);
     bind_flows(t);
     g_sort_trace = t;

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# ovtrace developer entry point.
+#   ./dev.sh demo   install missing Debian packages, build, open the demo trace in the TUI
+#   ./dev.sh test   install missing Debian packages, build, run the whole test suite
+#   ./dev.sh build  install missing Debian packages and build
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(build-essential cmake pkg-config libncurses-dev libcjson-dev libzstd-dev zlib1g-dev
+          libcmocka-dev tmux zstd gzip python3 clang)
+
+install_missing() {
+    local missing=()
+    for p in "${PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "dev.sh: installing ${missing[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+build() {
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build build -j"$(nproc)"
+}
+
+case "${1:-}" in
+    demo)
+        install_missing
+        build
+        demo=sample-traces/demo-moe.json.gz
+        [ -f "$demo" ] || demo=sample-traces/$(ls sample-traces | grep -m1 -E '\.json(\.gz|\.zst)?$')
+        if build/cli/ovtrace view --help >/dev/null 2>&1 && ! build/cli/ovtrace view "$demo" --frames 0 >/dev/null 2>&1; then
+            build/cli/ovtrace stats "$demo"   # TUI not in this build yet
+        else
+            exec build/cli/ovtrace view "$demo"
+        fi
+        ;;
+    test)
+        install_missing
+        build
+        ctest --test-dir build --output-on-failure -j"$(nproc)"
+        ;;
+    build)
+        install_missing
+        build
+        ;;
+    *)
+        sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'
+        exit 2
+        ;;
+esac
