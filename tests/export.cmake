@@ -1,0 +1,14 @@
+# Export tests (label "export"): unit tests on hand-built traces and on the DeepSeek
+# trace, and a shell test that drives `ovtrace export` with the standard tools
+# (gzip, zstd, python3 -m json.tool). Included from tests/CMakeLists.txt.
+pkg_check_modules(EXPORT_ZLIB REQUIRED IMPORTED_TARGET zlib)
+
+ovtrace_unit_test(test_export SOURCES export/test_export.c LIBS PkgConfig::EXPORT_ZLIB LABELS export)
+ovtrace_unit_test(test_export_deepseek SOURCES export/test_export_deepseek.c LABELS export)
+target_include_directories(test_export PRIVATE ${CMAKE_CURRENT_LIST_DIR}/export)
+target_include_directories(test_export_deepseek PRIVATE ${CMAKE_CURRENT_LIST_DIR}/export)
+set_tests_properties(test_export test_export_deepseek PROPERTIES TIMEOUT 60)
+
+add_test(NAME export.cli
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/export/export_cli.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK})
+set_tests_properties(export.cli PROPERTIES LABELS export SKIP_RETURN_CODE 77 TIMEOUT 60)

@@ -1,0 +1,1137 @@
+/* Filtered export to Chrome Trace JSON (docs/export.md).
+ *
+ * Kept events are copied byte-for-byte from their source: the kept (source, offset)
+ * pairs are sorted and each source is streamed once, the scanner finding where each
+ * event object ends. Matched B events become X (the B text with "ph" set to "X" and a
+ * "dur" appended); counters (one model event per series) are written once. Metadata
+ * events are regenerated from the model for the kept lanes, flows whose both ends are
+ * kept are re-emitted as s/f pairs. Output goes to a temporary file in the target
+ * directory that is fsync'd and renamed; any failure (or a fatal signal) removes it. */
+#include "ovtrace/export.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "jsonscan.h"
+#include "ovtrace/input.h"
+#include "util.h"
+
+ExportFilter ExportFilter_all(void) {
+    ExportFilter f;
+    memset(&f, 0, sizeof f);
+    f.t0 = INT64_MIN;
+    f.t1 = INT64_MAX;
+    f.rank = INT32_MIN;
+    f.device = INT64_MIN;
+    f.stream = INT64_MIN;
+    return f;
+}
+
+/* ====================================================================== output sink */
+
+typedef enum { OUT_PLAIN, OUT_GZIP, OUT_ZSTD } OutKind;
+
+typedef struct {
+    int fd;
+    OutKind kind;
+    gzFile gz;
+    ZSTD_CCtx *z;
+    char *zbuf;
+    size_t zcap;
+    char *buf;
+    size_t len, cap;
+    bool failed;
+    char err[512];
+    uint64_t bytes; /* uncompressed bytes produced */
+} Out;
+
+static void out_fail(Out *o, const char *what, const char *detail) {
+    if (o->failed) return;
+    o->failed = true;
+    snprintf(o->err, sizeof o->err, "%s: %s", what, detail);
+}
+
+static void write_all(Out *o, const char *p, size_t n) {
+    while (n && !o->failed) {
+        ssize_t w = write(o->fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            out_fail(o, "write failed", strerror(errno));
+            return;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void sink(Out *o, const char *p, size_t n) {
+    if (o->failed || n == 0) return;
+    switch (o->kind) {
+    case OUT_PLAIN: write_all(o, p, n); break;
+    case OUT_GZIP:
+        while (n) { /* gzwrite takes an unsigned count */
+            unsigned k = n > (1u << 30) ? (1u << 30) : (unsigned)n;
+            if (gzwrite(o->gz, p, k) != (int)k) {
+                int ze;
+                const char *m = gzerror(o->gz, &ze);
+                out_fail(o, "gzip write failed", ze == Z_ERRNO ? strerror(errno) : m);
+                return;
+            }
+            p += k;
+            n -= k;
+        }
+        break;
+    case OUT_ZSTD: {
+        ZSTD_inBuffer in = {p, n, 0};
+        while (in.pos < in.size && !o->failed) {
+            ZSTD_outBuffer ob = {o->zbuf, o->zcap, 0};
+            size_t r = ZSTD_compressStream2(o->z, &ob, &in, ZSTD_e_continue);
+            if (ZSTD_isError(r)) {
+                out_fail(o, "zstd compression failed", ZSTD_getErrorName(r));
+                return;
+            }
+            write_all(o, o->zbuf, ob.pos);
+        }
+        break;
+    }
+    }
+}
+
+static void out_flush(Out *o) {
+    sink(o, o->buf, o->len);
+    o->len = 0;
+}
+
+static inline void out_write(Out *o, const char *p, size_t n) {
+    o->bytes += n;
+    if (n > o->cap - o->len) {
+        out_flush(o);
+        if (n >= o->cap) {
+            sink(o, p, n);
+            return;
+        }
+    }
+    memcpy(o->buf + o->len, p, n);
+    o->len += n;
+}
+
+static void out_puts(Out *o, const char *s) { out_write(o, s, strlen(s)); }
+
+static void out_printf(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_printf(Out *o, const char *fmt, ...) {
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof tmp) {
+        out_write(o, tmp, (size_t)n);
+        return;
+    }
+    char *big = xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    out_write(o, big, (size_t)n);
+    free(big);
+}
+
+/* int64 ns as decimal microseconds with 3 fractional digits, exactly. */
+static void out_us(Out *o, int64_t ns) {
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    out_printf(o, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
+}
+
+static void out_jstr_n(Out *o, const char *s, size_t n) {
+    out_write(o, "\"", 1);
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        out_write(o, s + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"': out_write(o, "\\\"", 2); break;
+        case '\\': out_write(o, "\\\\", 2); break;
+        case '\n': out_write(o, "\\n", 2); break;
+        case '\r': out_write(o, "\\r", 2); break;
+        case '\t': out_write(o, "\\t", 2); break;
+        default: out_printf(o, "\\u%04x", c);
+        }
+    }
+    out_write(o, s + run, n - run);
+    out_write(o, "\"", 1);
+}
+
+static void out_jstr(Out *o, const char *s) { out_jstr_n(o, s, strlen(s)); }
+
+static OutKind kind_for_path(const char *path) {
+    size_t n = strlen(path);
+    if (n >= 3 && !strcmp(path + n - 3, ".gz")) return OUT_GZIP;
+    if (n >= 4 && !strcmp(path + n - 4, ".zst")) return OUT_ZSTD;
+    return OUT_PLAIN;
+}
+
+static bool out_open(Out *o, int fd, OutKind kind, char *err, size_t errlen) {
+    memset(o, 0, sizeof *o);
+    o->fd = fd;
+    o->kind = kind;
+    o->cap = 1u << 20;
+    o->buf = xmalloc(o->cap);
+    if (kind == OUT_GZIP) {
+        int dfd = dup(fd);
+        o->gz = dfd < 0 ? NULL : gzdopen(dfd, "wb6");
+        if (!o->gz) {
+            if (dfd >= 0) close(dfd);
+            snprintf(err, errlen, "cannot start gzip output");
+            return false;
+        }
+        gzbuffer(o->gz, 1u << 18);
+    } else if (kind == OUT_ZSTD) {
+        o->z = ZSTD_createCCtx();
+        if (!o->z) {
+            snprintf(err, errlen, "cannot start zstd output");
+            return false;
+        }
+        ZSTD_CCtx_setParameter(o->z, ZSTD_c_compressionLevel, 3);
+        ZSTD_CCtx_setParameter(o->z, ZSTD_c_checksumFlag, 1);
+        o->zcap = ZSTD_CStreamOutSize();
+        o->zbuf = xmalloc(o->zcap);
+    }
+    return true;
+}
+
+/* Flushes and ends the compressed stream; frees everything except the fd. */
+static bool out_finish(Out *o) {
+    out_flush(o);
+    if (o->kind == OUT_GZIP && o->gz) {
+        int r = gzclose(o->gz);
+        o->gz = NULL;
+        if (r != Z_OK) out_fail(o, "gzip write failed", r == Z_ERRNO ? strerror(errno) : "zlib error");
+    } else if (o->kind == OUT_ZSTD && o->z && !o->failed) {
+        ZSTD_inBuffer in = {NULL, 0, 0};
+        for (;;) {
+            ZSTD_outBuffer ob = {o->zbuf, o->zcap, 0};
+            size_t r = ZSTD_compressStream2(o->z, &ob, &in, ZSTD_e_end);
+            if (ZSTD_isError(r)) {
+                out_fail(o, "zstd compression failed", ZSTD_getErrorName(r));
+                break;
+            }
+            write_all(o, o->zbuf, ob.pos);
+            if (r == 0 || o->failed) break;
+        }
+    }
+    return !o->failed;
+}
+
+static void out_free(Out *o) {
+    if (o->gz) gzclose(o->gz);
+    ZSTD_freeCCtx(o->z);
+    free(o->zbuf);
+    free(o->buf);
+    o->gz = NULL;
+    o->z = NULL;
+    o->zbuf = o->buf = NULL;
+}
+
+/* ====================================================================== temp files and signals */
+
+#define MAX_TEMPS 4096
+static char *volatile g_temps[MAX_TEMPS]; /* removed by the signal handler */
+static volatile sig_atomic_t g_n_temps;
+static const int SIGS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ};
+#define N_SIGS (sizeof SIGS / sizeof SIGS[0])
+static struct sigaction g_old[N_SIGS];
+
+static bool g_installed[N_SIGS];
+
+static void on_signal(int sig) {
+    for (sig_atomic_t i = 0; i < g_n_temps; i++)
+        if (g_temps[i]) unlink(g_temps[i]);
+    for (size_t i = 0; i < N_SIGS; i++) /* back to the default action, then re-raise */
+        if (SIGS[i] == sig) sigaction(sig, &g_old[i], NULL);
+    raise(sig);
+}
+
+/* Only where the default action (termination) would leave the temporary file behind:
+ * signals the program ignores or handles itself are left alone. */
+static void signals_install(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < N_SIGS; i++) {
+        g_installed[i] = false;
+        if (sigaction(SIGS[i], NULL, &g_old[i]) != 0) continue;
+        if (!(g_old[i].sa_flags & SA_SIGINFO) && g_old[i].sa_handler == SIG_DFL)
+            g_installed[i] = sigaction(SIGS[i], &sa, NULL) == 0;
+    }
+}
+
+static void signals_restore(void) {
+    for (size_t i = 0; i < N_SIGS; i++)
+        if (g_installed[i]) sigaction(SIGS[i], &g_old[i], NULL);
+}
+
+/* ====================================================================== source streaming */
+
+typedef struct {
+    Input *in;
+    const char *map;
+    size_t map_len;
+    char *buf;
+    size_t len, cap;
+    uint64_t base; /* stream offset of buf[0] */
+    bool eof;
+} SrcReader;
+
+/* Makes [off, off + need) available (fewer bytes at end of stream) at p, avail bytes. */
+static bool sr_at(SrcReader *r, uint64_t off, size_t need, const char **p, size_t *avail) {
+    if (r->map) {
+        if (off > r->map_len) return false;
+        *p = r->map + off;
+        *avail = r->map_len - (size_t)off;
+        return true;
+    }
+    if (off < r->base) return false;
+    while (off >= r->base + r->len && !r->eof) { /* skip ahead */
+        r->base += r->len;
+        r->len = 0;
+        ssize_t got = Input_read(r->in, r->buf, r->cap);
+        if (got < 0) return false;
+        if (got == 0) r->eof = true;
+        r->len = (size_t)got;
+    }
+    if (off > r->base + r->len) return false;
+    size_t skip = (size_t)(off - r->base);
+    memmove(r->buf, r->buf + skip, r->len - skip);
+    r->len -= skip;
+    r->base = off;
+    if (need > r->cap) {
+        r->cap = need;
+        r->buf = xrealloc(r->buf, r->cap);
+    }
+    while (r->len < need && !r->eof) {
+        ssize_t got = Input_read(r->in, r->buf + r->len, r->cap - r->len);
+        if (got < 0) return false;
+        if (got == 0) r->eof = true;
+        r->len += (size_t)got;
+    }
+    *p = r->buf;
+    *avail = r->len;
+    return true;
+}
+
+/* ====================================================================== the export */
+
+typedef struct {
+    uint64_t src;
+    size_t idx;
+} SrcRec;
+
+static int cmp_srcrec(const void *a, const void *b) {
+    const SrcRec *x = a, *y = b;
+    if (x->src != y->src) return x->src < y->src ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+typedef struct {
+    const Trace *t;
+    const ExportFilter *f;
+    uint8_t *keep;      /* per event */
+    size_t n_kept;      /* model events kept (counter series counted each) */
+    bool merge_pids;    /* several sources in one file: pids are made distinct */
+    JsCtx js;
+    char *scratch;
+    size_t scratch_cap;
+} Exporter;
+
+/* The event's lane source pid, written as a JSON value. Merged files give every
+ * source's pids a "rank R pid P" string so that ranks do not share processes. */
+static void out_pid_key(Exporter *X, Out *o, uint32_t source, int64_t key) {
+    const Trace *t = X->t;
+    if (X->merge_pids) {
+        const char *s = key < 0 ? StrTab_get(t->strings, (uint32_t)(-1 - key)) : NULL;
+        size_t len = (s ? strlen(s) : 0) + 64;
+        GROW(X->scratch, X->scratch_cap, len);
+        if (s) snprintf(X->scratch, len, "rank %d %s", t->sources[source].rank, s);
+        else snprintf(X->scratch, len, "rank %d pid %" PRId64, t->sources[source].rank, key);
+        out_jstr(o, X->scratch);
+        return;
+    }
+    if (key < 0) out_jstr(o, StrTab_get(t->strings, (uint32_t)(-1 - key)));
+    else out_printf(o, "%" PRId64, key);
+}
+
+static void out_tid_key(Exporter *X, Out *o, int64_t key) {
+    if (key < 0) out_jstr(o, StrTab_get(X->t->strings, (uint32_t)(-1 - key)));
+    else out_printf(o, "%" PRId64, key);
+}
+
+static bool name_ok(const ExportFilter *f, regex_t *inc, regex_t *exc, uint8_t *cache, const Trace *t,
+                    uint32_t name) {
+    if (!inc && !exc) return true;
+    if (!cache[name]) {
+        const char *s = StrTab_get(t->strings, name);
+        bool ok = (!inc || regexec(inc, s, 0, NULL, 0) == 0) && (!exc || regexec(exc, s, 0, NULL, 0) != 0);
+        cache[name] = ok ? 1 : 2;
+    }
+    (void)f;
+    return cache[name] == 1;
+}
+
+static bool is_gpu_op(unsigned k) { return k == KIND_KERNEL || k == KIND_MEMCPY || k == KIND_MEMSET; }
+static bool is_launch(unsigned k) { return k == KIND_RUNTIME || k == KIND_DRIVER; }
+
+static bool compile_re(regex_t *re, const char *pat, const char *what, char *err, size_t errlen) {
+    int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB);
+    if (rc) {
+        char msg[128];
+        regerror(rc, re, msg, sizeof msg);
+        snprintf(err, errlen, "bad %s regular expression '%s': %s", what, pat, msg);
+        return false;
+    }
+    return true;
+}
+
+/* Marks the kept events. */
+static bool select_events(Exporter *X, char *err, size_t errlen) {
+    const Trace *t = X->t;
+    const ExportFilter *f = X->f;
+    regex_t inc, exc;
+    bool has_inc = f->name_re && *f->name_re, has_exc = f->exclude_re && *f->exclude_re;
+    if (has_inc && !compile_re(&inc, f->name_re, "--name", err, errlen)) return false;
+    if (has_exc && !compile_re(&exc, f->exclude_re, "--exclude", err, errlen)) {
+        if (has_inc) regfree(&inc);
+        return false;
+    }
+    uint8_t *cache = xcalloc(StrTab_count(t->strings) + 1, 1);
+    X->keep = xcalloc(t->n_events ? t->n_events : 1, 1);
+    uint8_t *lane_ok = xcalloc(t->n_lanes ? t->n_lanes : 1, 1);
+    for (size_t i = 0; i < t->n_lanes; i++) {
+        const Lane *l = &t->lanes[i];
+        bool ok = f->rank == INT32_MIN || l->rank == f->rank;
+        if (f->device != INT64_MIN) ok = ok && l->gpu && l->device == f->device;
+        if (f->stream != INT64_MIN) ok = ok && l->gpu && l->stream == f->stream;
+        lane_ok[i] = ok;
+    }
+    for (size_t i = 0; i < t->n_events; i++) {
+        const TraceEvent *e = &t->events[i];
+        if (!lane_ok[e->lane]) continue;
+        int64_t end = TraceEvent_end(e);
+        if (!(e->ts < f->t1 && (end > f->t0 || e->ts >= f->t0))) continue;
+        if (f->class_mask && !(f->class_mask & (1u << e->cls))) continue;
+        if (f->min_dur > 0 && (e->kind == KIND_COUNTER || e->dur < f->min_dur)) continue;
+        if (!name_ok(f, has_inc ? &inc : NULL, has_exc ? &exc : NULL, cache, t, e->name)) continue;
+        X->keep[i] = 1;
+    }
+    if (f->with_launches) {
+        for (size_t i = 0; i < t->n_events; i++) {
+            if (X->keep[i] != 1 || !is_gpu_op(t->events[i].kind)) continue;
+            size_t p = Trace_partner(t, i);
+            if (p != SIZE_MAX && is_launch(t->events[p].kind) && !X->keep[p]) X->keep[p] = 2;
+        }
+    }
+    for (size_t i = 0; i < t->n_events; i++) X->n_kept += X->keep[i] != 0;
+    free(lane_ok);
+    free(cache);
+    if (has_inc) regfree(&inc);
+    if (has_exc) regfree(&exc);
+    return true;
+}
+
+/* A unit is one output file: the sources it covers. */
+typedef struct {
+    uint32_t *sources;
+    size_t n_sources;
+    int32_t rank; /* INT32_MIN when merged over several ranks */
+    char *path;
+    char *tmp;
+    int fd;
+    size_t events;
+} Unit;
+
+/* Top-level scan of an event object: positions of "ph" and "pid" values. */
+typedef struct {
+    Tok ph, pid;
+} EvFields;
+
+static bool scan_fields(Exporter *X, const char *obj, size_t n, EvFields *ev) {
+    memset(ev, 0, sizeof *ev);
+    const char *p = obj + 1, *end = obj + n;
+    X->js.end = end;
+    p = Js_ws(p, end);
+    if (p < end && *p == '}') return true;
+    for (;;) {
+        Tok k, v;
+        if (p >= end || *p != '"' || Js_string(&X->js, &p, &k) != JS_OK) return false;
+        p = Js_ws(p, end);
+        if (p >= end || *p != ':') return false;
+        p = Js_ws(p + 1, end);
+        const char *vstart = p;
+        if (Js_value(&X->js, &p, &v) != JS_OK) return false;
+        if (!k.esc && k.n == 2 && !memcmp(k.p, "ph", 2) && ev->ph.type == TOK_NONE) ev->ph = v;
+        if (!k.esc && k.n == 3 && !memcmp(k.p, "pid", 3) && ev->pid.type == TOK_NONE) {
+            ev->pid = v;
+            ev->pid.p = vstart; /* raw span including quotes */
+            ev->pid.n = (uint32_t)(p - vstart);
+        }
+        p = Js_ws(p, end);
+        if (p < end && *p == ',') {
+            p = Js_ws(p + 1, end);
+            continue;
+        }
+        return p < end && *p == '}';
+    }
+}
+
+static const char *kind_cat(unsigned k) {
+    static const char *C[KIND__COUNT] = {"kernel",          "gpu_memcpy",   "gpu_memset",      "cuda_sync",
+                                         "gpu_user_annotation", "cpu_op",   "cuda_runtime",    "cuda_driver",
+                                         "python_function", "user_annotation", "instant",      "counter",
+                                         "other"};
+    return k < KIND__COUNT ? C[k] : "other";
+}
+
+/* An event without source text (live or simulated traces): written from the model. */
+static void write_synth(Exporter *X, Out *o, size_t idx) {
+    const Trace *t = X->t;
+    const TraceEvent *e = &t->events[idx];
+    const Lane *l = &t->lanes[e->lane];
+    const char *name = Trace_name(t, e);
+    char ph = e->kind == KIND_COUNTER ? 'C' : e->kind == KIND_INSTANT ? 'i' : 'X';
+    out_printf(o, "{\"ph\":\"%c\",\"cat\":", ph);
+    out_jstr(o, kind_cat(e->kind));
+    out_puts(o, ",\"name\":");
+    out_jstr(o, name);
+    out_puts(o, ",\"pid\":");
+    out_pid_key(X, o, l->source, l->pid);
+    out_puts(o, ",\"tid\":");
+    out_tid_key(X, o, l->tid);
+    out_puts(o, ",\"ts\":");
+    out_us(o, e->ts);
+    if (ph == 'X') {
+        out_puts(o, ",\"dur\":");
+        out_us(o, e->dur);
+    }
+    out_puts(o, ",\"args\":{");
+    if (ph == 'C') {
+        out_jstr(o, name);
+        double v = e->value;
+        if (v != v || v > 1e300 || v < -1e300) v = 0;
+        out_printf(o, ":%.17g", v);
+    } else {
+        bool first = true;
+        if (l->gpu) {
+            out_printf(o, "\"device\":%" PRId64 ",\"stream\":%" PRId64, l->device, l->stream);
+            first = false;
+        }
+        if (e->corr) out_printf(o, "%s\"correlation\":%u", first ? "" : ",", e->corr);
+    }
+    out_puts(o, "}}");
+}
+
+static bool write_events(Exporter *X, Out *o, Unit *u, bool *first, char *err, size_t errlen) {
+    const Trace *t = X->t;
+    for (size_t si = 0; si < u->n_sources; si++) {
+        uint32_t source = u->sources[si];
+        SrcRec *recs = NULL;
+        size_t n = 0, cap = 0;
+        for (size_t i = 0; i < t->n_events; i++) {
+            if (!X->keep[i] || t->lanes[t->events[i].lane].source != source) continue;
+            if (t->events[i].src == TRACE_NO_SRC) {
+                out_puts(o, *first ? "\n" : ",\n");
+                *first = false;
+                write_synth(X, o, i);
+                continue;
+            }
+            GROW(recs, cap, n + 1);
+            recs[n++] = (SrcRec){t->events[i].src, i};
+        }
+        qsort(recs, n, sizeof *recs, cmp_srcrec);
+        const TraceSource *S = &t->sources[source];
+        SrcReader r = {0};
+        bool ok = true;
+        if (n) {
+            r.in = Input_open(S->path, err, errlen);
+            if (!r.in) {
+                free(recs);
+                return false;
+            }
+            r.map = Input_map(r.in, &r.map_len);
+            if (!r.map && Input_compression(r.in) == COMP_NONE) r.map = "", r.map_len = 0;
+            if (!r.map) {
+                r.cap = 4u << 20;
+                r.buf = xmalloc(r.cap);
+            }
+        }
+        for (size_t k = 0; k < n && ok; k++) {
+            if (k && recs[k].src == recs[k - 1].src) continue; /* counter series share their object */
+            const TraceEvent *e = &t->events[recs[k].idx];
+            size_t need = 4096;
+            const char *p = NULL, *obj = NULL;
+            size_t avail = 0;
+            Tok tok = {0};
+            for (;;) {
+                if (!sr_at(&r, recs[k].src, need, &p, &avail)) {
+                    ok = false;
+                    break;
+                }
+                obj = p;
+                X->js.end = p + avail;
+                JsStatus st = avail && *p == '{' ? Js_value(&X->js, &p, &tok) : JS_ERR;
+                if (st == JS_OK) break;
+                if (st == JS_MORE && avail >= need && !r.map) {
+                    need = avail * 2;
+                    continue;
+                }
+                ok = false;
+                break;
+            }
+            if (!ok) {
+                snprintf(err, errlen, "%s: source changed since loading (no event object at byte %" PRIu64 ")%s%s",
+                         S->path, recs[k].src, Input_error(r.in)[0] ? ": " : "", Input_error(r.in));
+                break;
+            }
+            EvFields ev;
+            if (!scan_fields(X, obj, tok.n, &ev)) {
+                snprintf(err, errlen, "%s: malformed event object at byte %" PRIu64, S->path, recs[k].src);
+                ok = false;
+                break;
+            }
+            bool b_to_x = ev.ph.type == TOK_STRING && ev.ph.n == 1 && ev.ph.p[0] == 'B' && !(e->flags & EVF_NO_DUR);
+            out_puts(o, *first ? "\n" : ",\n");
+            *first = false;
+            const char *cur = obj, *end = obj + tok.n;
+            /* edits, in text order: the pid value (merged files), the "B" → "X" */
+            const char *cut1 = NULL, *cut1_end = NULL, *cut2 = NULL;
+            if (X->merge_pids && ev.pid.type != TOK_NONE) cut1 = ev.pid.p, cut1_end = ev.pid.p + ev.pid.n;
+            if (b_to_x) cut2 = ev.ph.p; /* the letter inside the quotes */
+            const TraceEvent *le = e;
+            const Lane *l = &t->lanes[le->lane];
+            if (X->merge_pids && ev.pid.type == TOK_NONE) {
+                out_puts(o, "{\"pid\":");
+                out_pid_key(X, o, source, l->pid);
+                const char *q = Js_ws(obj + 1, end);
+                if (*q != '}') out_puts(o, ",");
+                cur = obj + 1;
+            }
+            for (int pass = 0; pass < 2; pass++) {
+                const char *a = NULL;
+                /* take the earlier remaining edit */
+                bool do1 = cut1 && (!cut2 || cut1 < cut2);
+                a = do1 ? cut1 : cut2;
+                if (!a) break;
+                out_write(o, cur, (size_t)(a - cur));
+                if (do1) {
+                    out_pid_key(X, o, source, l->pid);
+                    cur = cut1_end;
+                    cut1 = NULL;
+                } else {
+                    out_write(o, "X", 1);
+                    cur = cut2 + 1;
+                    cut2 = NULL;
+                }
+            }
+            if (b_to_x) {
+                out_write(o, cur, (size_t)(end - 1 - cur)); /* up to the closing brace */
+                out_puts(o, ",\"dur\":");
+                out_us(o, e->dur);
+                out_write(o, "}", 1);
+            } else {
+                out_write(o, cur, (size_t)(end - cur));
+            }
+            u->events++;
+        }
+        if (r.in) Input_close(r.in);
+        free(r.buf);
+        free(recs);
+        if (!ok) return false;
+        if (o->failed) return true; /* reported by the caller */
+    }
+    return true;
+}
+
+/* ---- metadata ---- */
+
+typedef struct {
+    uint32_t source;
+    int64_t pid, tid;
+    uint32_t lane;
+} PidRec;
+
+static int cmp_pidrec(const void *a, const void *b) {
+    const PidRec *x = a, *y = b;
+    if (x->source != y->source) return x->source < y->source ? -1 : 1;
+    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+    return x->lane < y->lane ? -1 : x->lane > y->lane;
+}
+
+static void meta_head(Exporter *X, Out *o, bool *first, const char *name, uint32_t source, int64_t pid,
+                      int64_t tid) {
+    out_puts(o, *first ? "\n" : ",\n");
+    *first = false;
+    out_printf(o, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":", name);
+    out_pid_key(X, o, source, pid);
+    out_puts(o, ",\"tid\":");
+    out_tid_key(X, o, tid);
+    out_puts(o, ",\"args\":{");
+}
+
+/* Default lane name the model gives a lane without thread_name. */
+static bool default_lane_name(const Trace *t, const Lane *l) {
+    char buf[48];
+    const char *s = StrTab_get(t->strings, l->name);
+    if (l->gpu) snprintf(buf, sizeof buf, "stream %lld", (long long)l->stream);
+    else if (l->tid < 0) return !strcmp(s, StrTab_get(t->strings, (uint32_t)(-1 - l->tid)));
+    else snprintf(buf, sizeof buf, "thread %lld", (long long)l->tid);
+    return !strcmp(s, buf);
+}
+
+static void write_metadata(Exporter *X, Out *o, const Unit *u, bool *first) {
+    const Trace *t = X->t;
+    uint8_t *lane_kept = xcalloc(t->n_lanes ? t->n_lanes : 1, 1);
+    for (size_t i = 0; i < t->n_events; i++)
+        if (X->keep[i]) lane_kept[t->events[i].lane] = 1;
+    PidRec *pr = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t si = 0; si < u->n_sources; si++)
+        for (uint32_t i = 0; i < t->n_lanes; i++) {
+            const Lane *l = &t->lanes[i];
+            if (!lane_kept[i] || l->source != u->sources[si]) continue;
+            GROW(pr, cap, n + 1);
+            pr[n++] = (PidRec){l->source, l->pid, l->tid, i};
+        }
+    qsort(pr, n, sizeof *pr, cmp_pidrec);
+    for (size_t i = 0; i < n; i++) {
+        const Lane *l = &t->lanes[pr[i].lane];
+        const Group *g = &t->groups[l->group];
+        bool new_pid = i == 0 || pr[i].source != pr[i - 1].source || pr[i].pid != pr[i - 1].pid;
+        if (new_pid) {
+            bool named = g->name && !(l->pid < 0 && g->name == (uint32_t)(-1 - l->pid));
+            if (named || X->merge_pids) {
+                meta_head(X, o, first, "process_name", l->source, l->pid, 0);
+                out_puts(o, "\"name\":");
+                out_jstr(o, StrTab_get(t->strings, g->name));
+                out_puts(o, "}}");
+            }
+            if (g->label) {
+                meta_head(X, o, first, "process_labels", l->source, l->pid, 0);
+                out_puts(o, "\"labels\":");
+                out_jstr(o, StrTab_get(t->strings, g->label));
+                out_puts(o, "}}");
+            }
+            if (g->sort_index != g->id || g->id >= 0) {
+                if (!(g->id < 0 && g->sort_index == g->id)) {
+                    meta_head(X, o, first, "process_sort_index", l->source, l->pid, 0);
+                    out_printf(o, "\"sort_index\":%" PRId64 "}}", g->sort_index);
+                }
+            }
+        }
+        bool new_tid = new_pid || pr[i].tid != pr[i - 1].tid;
+        if (!new_tid) continue;
+        if (!default_lane_name(t, l)) {
+            meta_head(X, o, first, "thread_name", l->source, l->pid, l->tid);
+            out_puts(o, "\"name\":");
+            out_jstr(o, StrTab_get(t->strings, l->name));
+            out_puts(o, "}}");
+        }
+        int64_t def_sort = l->gpu ? l->stream : l->tid;
+        if (!(l->sort_index == def_sort && def_sort < 0)) {
+            meta_head(X, o, first, "thread_sort_index", l->source, l->pid, l->tid);
+            out_printf(o, "\"sort_index\":%" PRId64 "}}", l->sort_index);
+        }
+    }
+    free(pr);
+    free(lane_kept);
+}
+
+/* ---- flows ---- */
+
+static bool unit_has(const Unit *u, uint32_t source) {
+    for (size_t i = 0; i < u->n_sources; i++)
+        if (u->sources[i] == source) return true;
+    return false;
+}
+
+static void flow_point(Exporter *X, Out *o, bool *first, const Flow *fl, size_t ev, char ph) {
+    const Trace *t = X->t;
+    const TraceEvent *e = &t->events[ev];
+    const Lane *l = &t->lanes[e->lane];
+    const char *cat = StrTab_get(t->strings, fl->cat);
+    out_puts(o, *first ? "\n" : ",\n");
+    *first = false;
+    out_printf(o, "{\"ph\":\"%c\",", ph);
+    if (fl->id <= (1ULL << 53)) out_printf(o, "\"id\":%" PRIu64, fl->id);
+    else out_printf(o, "\"id\":\"%" PRIu64 "\"", fl->id);
+    out_puts(o, ",\"pid\":");
+    out_pid_key(X, o, l->source, l->pid);
+    out_puts(o, ",\"tid\":");
+    out_tid_key(X, o, l->tid);
+    out_puts(o, ",\"ts\":");
+    out_us(o, e->ts);
+    out_puts(o, ",\"cat\":");
+    out_jstr(o, cat);
+    out_puts(o, ",\"name\":");
+    out_jstr(o, cat);
+    if (ph == 'f') out_puts(o, ",\"bp\":\"e\"");
+    out_puts(o, "}");
+}
+
+static size_t write_flows(Exporter *X, Out *o, const Unit *u, bool *first) {
+    const Trace *t = X->t;
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_flows; i++) {
+        const Flow *fl = &t->flows[i];
+        if (fl->from == SIZE_MAX || fl->to == SIZE_MAX) continue;
+        if (!X->keep[fl->from] || !X->keep[fl->to]) continue;
+        if (!unit_has(u, t->lanes[t->events[fl->from].lane].source)) continue;
+        if (!unit_has(u, t->lanes[t->events[fl->to].lane].source)) continue;
+        flow_point(X, o, first, fl, fl->from, 's');
+        flow_point(X, o, first, fl, fl->to, 'f');
+        n++;
+    }
+    return n;
+}
+
+/* ---- top level ---- */
+
+static void describe_filter(const Exporter *X, char *buf, size_t n) {
+    const ExportFilter *f = X->f;
+    const Trace *t = X->t;
+    size_t k = 0;
+#define ADD(...)                                                                  \
+    do {                                                                          \
+        if (k < n) k += (size_t)snprintf(buf + k, n - k, __VA_ARGS__);            \
+    } while (0)
+    if (f->t0 != INT64_MIN || f->t1 != INT64_MAX) {
+        char a[32] = "start", b[32] = "end";
+        if (f->t0 != INT64_MIN) snprintf(a, sizeof a, "%" PRId64 "ns", f->t0 - t->t_min);
+        if (f->t1 != INT64_MAX) snprintf(b, sizeof b, "%" PRId64 "ns", f->t1 - t->t_min);
+        ADD("%srange %s:%s", k ? ", " : "", a, b);
+    }
+    if (f->rank != INT32_MIN) ADD("%srank %d", k ? ", " : "", f->rank);
+    if (f->device != INT64_MIN) ADD("%sdevice %" PRId64, k ? ", " : "", f->device);
+    if (f->stream != INT64_MIN) ADD("%sstream %" PRId64, k ? ", " : "", f->stream);
+    if (f->name_re && *f->name_re) ADD("%sname /%s/", k ? ", " : "", f->name_re);
+    if (f->exclude_re && *f->exclude_re) ADD("%sexclude /%s/", k ? ", " : "", f->exclude_re);
+    if (f->class_mask) {
+        ADD("%sclass ", k ? ", " : "");
+        bool fc = true;
+        for (int c = 0; c < CLASS__COUNT; c++)
+            if (f->class_mask & (1u << c)) {
+                ADD("%s%s", fc ? "" : ",", EventClass_name((EventClass)c));
+                fc = false;
+            }
+    }
+    if (f->min_dur > 0) ADD("%smin-dur %" PRId64 "ns", k ? ", " : "", f->min_dur);
+    if (f->with_launches) ADD("%swith launches", k ? ", " : "");
+    if (k == 0) ADD("all events");
+#undef ADD
+}
+
+/* Writes the members of a meta_json object except traceName, traceEvents and ovtrace;
+ * the traceName string value is decoded into name_out ("" if none). */
+static void write_meta_members(Exporter *X, Out *o, const char *meta, char *name_out, size_t name_len) {
+    name_out[0] = '\0';
+    if (!meta) return;
+    size_t n = strlen(meta);
+    const char *p = Js_ws(meta, meta + n), *end = meta + n;
+    X->js.end = end;
+    if (p >= end || *p != '{') return;
+    p = Js_ws(p + 1, end);
+    while (p < end && *p == '"') {
+        const char *kstart = p;
+        Tok k, v;
+        if (Js_string(&X->js, &p, &k) != JS_OK) return;
+        p = Js_ws(p, end);
+        if (p >= end || *p != ':') return;
+        p = Js_ws(p + 1, end);
+        if (Js_value(&X->js, &p, &v) != JS_OK) return;
+        bool is_name = !k.esc && k.n == 9 && !memcmp(k.p, "traceName", 9);
+        bool is_ov = !k.esc && k.n == 7 && !memcmp(k.p, "ovtrace", 7);
+        bool is_te = !k.esc && k.n == 11 && !memcmp(k.p, "traceEvents", 11);
+        if (is_name && v.type == TOK_STRING && v.n < name_len) {
+            GROW(X->scratch, X->scratch_cap, v.n + 1);
+            size_t dn = Js_decode(&v, X->scratch);
+            memcpy(name_out, X->scratch, dn);
+            name_out[dn] = '\0';
+        } else if (!is_name && !is_ov && !is_te) {
+            out_puts(o, ",\n");
+            out_write(o, kstart, (size_t)(p - kstart));
+        }
+        p = Js_ws(p, end);
+        if (p < end && *p == ',') p = Js_ws(p + 1, end);
+    }
+}
+
+static void write_trailer(Exporter *X, Out *o, const Unit *u, size_t n_flows) {
+    const Trace *t = X->t;
+    char fdesc[2048], name[4096];
+    describe_filter(X, fdesc, sizeof fdesc);
+    out_puts(o, "\n]");
+    write_meta_members(X, o, t->sources[u->sources[0]].meta_json, name, sizeof name);
+    out_puts(o, ",\n\"traceName\":");
+    char tn[8192];
+    if (name[0]) snprintf(tn, sizeof tn, "%s (ovtrace export: %s)", name, fdesc);
+    else snprintf(tn, sizeof tn, "ovtrace export: %s", fdesc);
+    out_jstr(o, tn);
+    out_puts(o, ",\n\"ovtrace\":{\"export\":1,\"filter\":");
+    out_jstr(o, fdesc);
+    if (X->f->description) {
+        out_puts(o, ",\"command\":");
+        out_jstr(o, X->f->description);
+    }
+    const ExportFilter *f = X->f;
+    out_puts(o, ",\"range_ns\":[");
+    if (f->t0 == INT64_MIN) out_puts(o, "null");
+    else out_printf(o, "%" PRId64, f->t0);
+    out_puts(o, ",");
+    if (f->t1 == INT64_MAX) out_puts(o, "null");
+    else out_printf(o, "%" PRId64, f->t1);
+    out_printf(o, "],\"events\":%zu,\"flows\":%zu", u->events, n_flows);
+    if (u->rank != INT32_MIN) out_printf(o, ",\"rank\":%d", u->rank);
+    out_puts(o, ",\"sources\":[");
+    for (size_t i = 0; i < u->n_sources; i++) {
+        const TraceSource *s = &t->sources[u->sources[i]];
+        out_puts(o, i ? ",{\"path\":" : "{\"path\":");
+        out_jstr(o, s->path);
+        out_printf(o, ",\"rank\":%d", s->rank);
+        if (i && s->meta_json) { /* merged: the other sources' top-level keys */
+            out_puts(o, ",\"meta\":");
+            out_puts(o, s->meta_json);
+        }
+        out_puts(o, "}");
+    }
+    out_puts(o, "]}\n}\n");
+}
+
+static bool write_unit(Exporter *X, Out *o, Unit *u, char *err, size_t errlen) {
+    bool first = true;
+    out_puts(o, "{\"traceEvents\":[");
+    write_metadata(X, o, u, &first);
+    if (!write_events(X, o, u, &first, err, errlen)) return false;
+    size_t nf = write_flows(X, o, u, &first);
+    write_trailer(X, o, u, nf);
+    return true;
+}
+
+/* ---- paths ---- */
+
+static char *rank_path(const char *path, int32_t rank) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = NULL;
+    static const char *EXT[] = {".json.gz", ".json.zst", ".json", ".gz", ".zst"};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof EXT / sizeof EXT[0] && !dot; i++) {
+        size_t e = strlen(EXT[i]);
+        if (n - (size_t)(base - path) > e && !strcmp(path + n - e, EXT[i])) dot = path + n - e;
+    }
+    if (!dot) dot = path + n;
+    size_t len = n + 32;
+    char *out = xmalloc(len);
+    snprintf(out, len, "%.*s.rank%d%s", (int)(dot - path), path, rank, dot);
+    return out;
+}
+
+static bool refuse_input(const Trace *t, const char *path, char *err, size_t errlen) {
+    struct stat st;
+    if (stat(path, &st) != 0) return true; /* does not exist yet */
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s is a directory (expected an output file name)", path);
+        return false;
+    }
+    for (size_t i = 0; i < t->n_sources; i++) {
+        struct stat s2;
+        if (stat(t->sources[i].path, &s2) == 0 && s2.st_dev == st.st_dev && s2.st_ino == st.st_ino) {
+            snprintf(err, errlen, "refusing to overwrite input file %s (output %s is the same file)",
+                     t->sources[i].path, path);
+            return false;
+        }
+    }
+    return true;
+}
+
+static int make_temp(const char *path, char **tmp_out, char *err, size_t errlen) {
+    const char *slash = strrchr(path, '/');
+    size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = slash ? slash + 1 : path;
+    size_t len = strlen(path) + 32;
+    char *tmp = xmalloc(len);
+    snprintf(tmp, len, "%.*s.%s.tmp-XXXXXX", (int)dlen, path, base);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(err, errlen, "cannot create %s in %s: %s", path, dlen ? "its directory" : "the current directory",
+                 strerror(e));
+        free(tmp);
+        return -1;
+    }
+    mode_t um = umask(0);
+    umask(um);
+    fchmod(fd, 0666 & ~um);
+    *tmp_out = tmp;
+    return fd;
+}
+
+static void sync_dir(const char *path) {
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+bool Export_run(const Trace *t, const ExportFilter *f, const char *out_path, ExportResult *res, char *err,
+                size_t errlen) {
+    ExportResult dummy;
+    if (!res) res = &dummy;
+    memset(res, 0, sizeof *res);
+    if (!out_path || !*out_path) {
+        snprintf(err, errlen, "no output file given");
+        return false;
+    }
+    if (t->build) {
+        snprintf(err, errlen, "trace is not finished");
+        return false;
+    }
+    Exporter X = {0};
+    X.t = t;
+    X.f = f;
+    if (!select_events(&X, err, errlen)) return false;
+
+    /* units: one per rank, or one for everything */
+    int32_t *ranks = xmalloc((t->n_sources ? t->n_sources : 1) * sizeof *ranks);
+    size_t n_ranks = 0;
+    for (size_t i = 0; i < t->n_sources; i++) {
+        int32_t r = t->sources[i].rank;
+        if (f->rank != INT32_MIN && r != f->rank) continue;
+        size_t k = 0;
+        while (k < n_ranks && ranks[k] != r) k++;
+        if (k == n_ranks) ranks[n_ranks++] = r;
+    }
+    bool to_stdout = !strcmp(out_path, "-");
+    bool per_rank = n_ranks > 1 && !f->merge;
+    size_t n_units = per_rank ? n_ranks : 1;
+    bool ok = true;
+    if (n_ranks == 0) {
+        snprintf(err, errlen, "no input holds rank %d", f->rank);
+        ok = false;
+    } else if (per_rank && to_stdout) {
+        snprintf(err, errlen, "the input holds %zu ranks: writing to stdout needs --merge (one merged trace)",
+                 n_ranks);
+        ok = false;
+    }
+    Unit *units = xcalloc(n_units, sizeof *units);
+    for (size_t ui = 0; ok && ui < n_units; ui++) {
+        Unit *u = &units[ui];
+        u->fd = -1;
+        u->rank = per_rank || n_ranks == 1 ? ranks[ui] : INT32_MIN;
+        u->sources = xmalloc(t->n_sources * sizeof *u->sources);
+        for (uint32_t s = 0; s < t->n_sources; s++) {
+            int32_t r = t->sources[s].rank;
+            if (per_rank ? r == ranks[ui] : (f->rank == INT32_MIN || r == f->rank)) u->sources[u->n_sources++] = s;
+        }
+        u->path = per_rank ? rank_path(out_path, ranks[ui]) : xstrdup(out_path);
+        if (!to_stdout && !refuse_input(t, u->path, err, errlen)) ok = false;
+    }
+    if (ok && !to_stdout && n_units > MAX_TEMPS) {
+        snprintf(err, errlen, "too many output files (%zu ranks); use --merge", n_units);
+        ok = false;
+    }
+    bool installed = ok && !to_stdout;
+    if (installed) signals_install();
+    for (size_t ui = 0; ok && ui < n_units; ui++) {
+        Unit *u = &units[ui];
+        X.merge_pids = u->n_sources > 1;
+        int fd = 1;
+        if (!to_stdout) {
+            fd = make_temp(u->path, &u->tmp, err, errlen);
+            if (fd < 0) {
+                ok = false;
+                break;
+            }
+            u->fd = fd;
+            g_temps[g_n_temps] = u->tmp;
+            g_n_temps++;
+        }
+        Out o;
+        if (!out_open(&o, fd, to_stdout ? kind_for_path("-") : kind_for_path(u->path), err, errlen)) {
+            out_free(&o);
+            ok = false;
+            break;
+        }
+        if (!write_unit(&X, &o, u, err, errlen)) ok = false;
+        if (!out_finish(&o) && ok) {
+            snprintf(err, errlen, "%s: %s", to_stdout ? "stdout" : u->path, o.err);
+            ok = false;
+        }
+        out_free(&o);
+        if (ok && !to_stdout && fsync(fd) != 0) {
+            snprintf(err, errlen, "%s: fsync failed: %s", u->path, strerror(errno));
+            ok = false;
+        }
+        if (!to_stdout) {
+            if (close(fd) != 0 && ok) {
+                snprintf(err, errlen, "%s: close failed: %s", u->path, strerror(errno));
+                ok = false;
+            }
+            u->fd = -1;
+        }
+        res->events_written += u->events;
+    }
+    /* all written: rename; else remove every temporary file */
+    for (size_t ui = 0; ok && !to_stdout && ui < n_units; ui++) {
+        Unit *u = &units[ui];
+        if (rename(u->tmp, u->path) != 0) {
+            snprintf(err, errlen, "cannot rename %s to %s: %s", u->tmp, u->path, strerror(errno));
+            ok = false;
+            break;
+        }
+        sync_dir(u->path);
+        g_temps[ui] = NULL;
+        free(u->tmp);
+        u->tmp = NULL;
+        res->files_written++;
+    }
+    if (to_stdout && ok) res->files_written = 1;
+    for (size_t ui = 0; ui < n_units; ui++) {
+        Unit *u = &units[ui];
+        if (u->fd >= 0) close(u->fd);
+        if (u->tmp) unlink(u->tmp);
+        free(u->tmp);
+        free(u->sources);
+    }
+    if (installed) {
+        g_n_temps = 0;
+        signals_restore();
+    }
+    if (ok && n_units) snprintf(res->first_path, sizeof res->first_path, "%s", units[0].path);
+    for (size_t ui = 0; ui < n_units; ui++) free(units[ui].path);
+    if (!ok) res->events_written = 0;
+    free(units);
+    free(ranks);
+    free(X.keep);
+    free(X.scratch);
+    Js_free(&X.js);
+    return ok;
+}
