@@ -148,10 +148,26 @@ static void out_printf(Out *o, const char *fmt, ...) {
     free(big);
 }
 
-/* int64 ns as decimal microseconds with 3 fractional digits, exactly. */
+static void out_u64(Out *o, uint64_t v) {
+    char tmp[24], *q = tmp + sizeof tmp;
+    do *--q = (char)('0' + v % 10);
+    while (v /= 10);
+    out_write(o, q, (size_t)(tmp + sizeof tmp - q));
+}
+
+static void out_i64(Out *o, int64_t v) {
+    if (v < 0) out_write(o, "-", 1);
+    out_u64(o, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+}
+
+/* int64 ns as decimal microseconds with 3 fractional digits, exactly (no double). */
 static void out_us(Out *o, int64_t ns) {
     uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    out_printf(o, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
+    unsigned frac = (unsigned)(a % 1000);
+    char f[4] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10), (char)('0' + frac % 10)};
+    if (ns < 0) out_write(o, "-", 1);
+    out_u64(o, a / 1000);
+    out_write(o, f, 4);
 }
 
 static void out_jstr_n(Out *o, const char *s, size_t n) {
@@ -341,10 +357,33 @@ typedef struct {
     size_t idx;
 } SrcRec;
 
-static int cmp_srcrec(const void *a, const void *b) {
-    const SrcRec *x = a, *y = b;
-    if (x->src != y->src) return x->src < y->src ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
+/* Stable LSD radix sort by src, 16-bit digits; digits that are equal everywhere are
+ * skipped (a 4 GB source needs two passes). Records arrive in index order, so equal
+ * offsets (counter series) stay in index order. */
+static void sort_by_src(SrcRec *a, size_t n) {
+    if (n < 2) return;
+    uint64_t all_or = 0, all_and = UINT64_MAX;
+    for (size_t i = 0; i < n; i++) all_or |= a[i].src, all_and &= a[i].src;
+    SrcRec *tmp = xmalloc(n * sizeof *tmp), *from = a, *to = tmp;
+    size_t *count = xmalloc(65536 * sizeof *count);
+    for (int shift = 0; shift < 64; shift += 16) {
+        if (((all_or ^ all_and) >> shift & 0xffff) == 0) continue; /* same digit everywhere */
+        memset(count, 0, 65536 * sizeof *count);
+        for (size_t i = 0; i < n; i++) count[from[i].src >> shift & 0xffff]++;
+        size_t sum = 0;
+        for (size_t d = 0; d < 65536; d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) to[count[from[i].src >> shift & 0xffff]++] = from[i];
+        SrcRec *x = from;
+        from = to;
+        to = x;
+    }
+    if (from != a) memcpy(a, from, n * sizeof *a);
+    free(count);
+    free(tmp);
 }
 
 typedef struct {
@@ -372,12 +411,12 @@ static void out_pid_key(Exporter *X, Out *o, uint32_t source, int64_t key) {
         return;
     }
     if (key < 0) out_jstr(o, StrTab_get(t->strings, (uint32_t)(-1 - key)));
-    else out_printf(o, "%" PRId64, key);
+    else out_i64(o, key);
 }
 
 static void out_tid_key(Exporter *X, Out *o, int64_t key) {
     if (key < 0) out_jstr(o, StrTab_get(X->t->strings, (uint32_t)(-1 - key)));
-    else out_printf(o, "%" PRId64, key);
+    else out_i64(o, key);
 }
 
 static bool name_ok(const ExportFilter *f, regex_t *inc, regex_t *exc, uint8_t *cache, const Trace *t,
@@ -463,38 +502,80 @@ typedef struct {
     size_t events;
 } Unit;
 
-/* Top-level scan of an event object: positions of "ph" and "pid" values. */
+/* Top-level fields of an event object that the export may edit. */
 typedef struct {
-    Tok ph, pid;
+    const char *ph;  /* first byte inside the quotes of a one-letter "ph" value, or NULL */
+    const char *pid; /* raw span of the "pid" value (quotes included), or NULL */
+    const char *pid_end;
 } EvFields;
 
-static bool scan_fields(Exporter *X, const char *obj, size_t n, EvFields *ev) {
-    memset(ev, 0, sizeof *ev);
-    const char *p = obj + 1, *end = obj + n;
-    X->js.end = end;
-    p = Js_ws(p, end);
-    if (p < end && *p == '}') return true;
+/* End of a string whose opening quote is at p; NULL if it does not end before end. */
+static inline const char *string_end(const char *p, const char *end) {
+    const char *q = p + 1;
     for (;;) {
-        Tok k, v;
-        if (p >= end || *p != '"' || Js_string(&X->js, &p, &k) != JS_OK) return false;
-        p = Js_ws(p, end);
-        if (p >= end || *p != ':') return false;
-        p = Js_ws(p + 1, end);
-        const char *vstart = p;
-        if (Js_value(&X->js, &p, &v) != JS_OK) return false;
-        if (!k.esc && k.n == 2 && !memcmp(k.p, "ph", 2) && ev->ph.type == TOK_NONE) ev->ph = v;
-        if (!k.esc && k.n == 3 && !memcmp(k.p, "pid", 3) && ev->pid.type == TOK_NONE) {
-            ev->pid = v;
-            ev->pid.p = vstart; /* raw span including quotes */
-            ev->pid.n = (uint32_t)(p - vstart);
-        }
-        p = Js_ws(p, end);
-        if (p < end && *p == ',') {
-            p = Js_ws(p + 1, end);
+        q = memchr(q, '"', (size_t)(end - q));
+        if (!q) return NULL;
+        size_t bs = 0; /* an odd run of backslashes escapes the quote */
+        while (q - 1 - bs > p && q[-1 - (ptrdiff_t)bs] == '\\') bs++;
+        if (!(bs & 1)) return q + 1;
+        q++;
+    }
+}
+
+/* The object starting at p ('{'), already validated by the loader: finds its end by
+ * skipping strings and counting brackets, and notes the top-level "ph" and "pid".
+ * JS_MORE if the data ends first, JS_ERR on something that cannot be an object. */
+static JsStatus obj_scan(const char *p, const char *end, size_t *len, EvFields *ev) {
+    static const uint8_t SPECIAL[256] = {['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1, [','] = 1};
+    memset(ev, 0, sizeof *ev);
+    if (p >= end || *p != '{') return JS_ERR;
+    const char *s = p++;
+    int depth = 1;
+    bool key_next = true; /* at depth 1: the next string is a key */
+    while (p < end) {
+        while (p < end && !SPECIAL[(unsigned char)*p]) p++;
+        if (p >= end) break;
+        char c = *p;
+        if (c == '"') {
+            const char *q = string_end(p, end);
+            if (!q) return JS_MORE;
+            if (depth == 1 && key_next) {
+                size_t kn = (size_t)(q - p - 2);
+                bool is_ph = kn == 2 && !memcmp(p + 1, "ph", 2), is_pid = kn == 3 && !memcmp(p + 1, "pid", 3);
+                key_next = false;
+                if (is_ph || is_pid) {
+                    const char *v = q;
+                    while (v < end && (*v == ' ' || *v == '\n' || *v == '\r' || *v == '\t' || *v == ':')) v++;
+                    if (v >= end) return JS_MORE;
+                    const char *ve = v;
+                    if (*v == '"') {
+                        ve = string_end(v, end);
+                        if (!ve) return JS_MORE;
+                    } else {
+                        while (ve < end && !SPECIAL[(unsigned char)*ve] && *ve != ' ' && *ve != '\n' && *ve != '\r' &&
+                               *ve != '\t')
+                            ve++;
+                        if (ve >= end) return JS_MORE;
+                    }
+                    if (is_ph && !ev->ph && *v == '"' && ve - v == 3) ev->ph = v + 1;
+                    if (is_pid && !ev->pid) ev->pid = v, ev->pid_end = ve;
+                    p = ve;
+                    continue;
+                }
+            }
+            p = q;
             continue;
         }
-        return p < end && *p == '}';
+        if (c == '{' || c == '[') depth++;
+        else if (c == '}' || c == ']') {
+            if (--depth == 0) {
+                *len = (size_t)(p + 1 - s);
+                return JS_OK;
+            }
+        } else if (depth == 1) key_next = true; /* ',' */
+        p++;
     }
+    return JS_MORE;
 }
 
 static const char *kind_cat(unsigned k) {
@@ -543,6 +624,23 @@ static void write_synth(Exporter *X, Out *o, size_t idx) {
     out_puts(o, "}}");
 }
 
+/* Only whitespace and one comma between two objects of the source. */
+static bool adjacent(const char *a, const char *b) {
+    int commas = 0;
+    for (; a < b; a++) {
+        if (*a == ',') commas++;
+        else if (*a != ' ' && *a != '\n' && *a != '\r' && *a != '\t') return false;
+    }
+    return commas == 1;
+}
+
+static void flush_run(Out *o, bool *first, const char *a, const char *b) {
+    if (!a) return;
+    out_puts(o, *first ? "\n" : ",\n");
+    *first = false;
+    out_write(o, a, (size_t)(b - a));
+}
+
 static bool write_events(Exporter *X, Out *o, Unit *u, bool *first, char *err, size_t errlen) {
     const Trace *t = X->t;
     for (size_t si = 0; si < u->n_sources; si++) {
@@ -560,7 +658,7 @@ static bool write_events(Exporter *X, Out *o, Unit *u, bool *first, char *err, s
             GROW(recs, cap, n + 1);
             recs[n++] = (SrcRec){t->events[i].src, i};
         }
-        qsort(recs, n, sizeof *recs, cmp_srcrec);
+        sort_by_src(recs, n);
         const TraceSource *S = &t->sources[source];
         SrcReader r = {0};
         bool ok = true;
@@ -577,21 +675,20 @@ static bool write_events(Exporter *X, Out *o, Unit *u, bool *first, char *err, s
                 r.buf = xmalloc(r.cap);
             }
         }
+        const char *run_start = NULL, *run_end = NULL;
         for (size_t k = 0; k < n && ok; k++) {
             if (k && recs[k].src == recs[k - 1].src) continue; /* counter series share their object */
             const TraceEvent *e = &t->events[recs[k].idx];
-            size_t need = 4096;
-            const char *p = NULL, *obj = NULL;
+            size_t need = 4096, objlen = 0;
+            const char *obj = NULL;
             size_t avail = 0;
-            Tok tok = {0};
+            EvFields ev;
             for (;;) {
-                if (!sr_at(&r, recs[k].src, need, &p, &avail)) {
+                if (!sr_at(&r, recs[k].src, need, &obj, &avail)) {
                     ok = false;
                     break;
                 }
-                obj = p;
-                X->js.end = p + avail;
-                JsStatus st = avail && *p == '{' ? Js_value(&X->js, &p, &tok) : JS_ERR;
+                JsStatus st = obj_scan(obj, obj + avail, &objlen, &ev);
                 if (st == JS_OK) break;
                 if (st == JS_MORE && avail >= need && !r.map) {
                     need = avail * 2;
@@ -605,23 +702,32 @@ static bool write_events(Exporter *X, Out *o, Unit *u, bool *first, char *err, s
                          S->path, recs[k].src, Input_error(r.in)[0] ? ": " : "", Input_error(r.in));
                 break;
             }
-            EvFields ev;
-            if (!scan_fields(X, obj, tok.n, &ev)) {
-                snprintf(err, errlen, "%s: malformed event object at byte %" PRIu64, S->path, recs[k].src);
-                ok = false;
-                break;
+            bool b_to_x = ev.ph && *ev.ph == 'B' && !(e->flags & EVF_NO_DUR);
+            u->events++;
+            if (r.map && !b_to_x && !X->merge_pids) {
+                /* unedited objects that follow each other in a mapped source are
+                 * written as one run, separators included */
+                if (run_end && adjacent(run_end, obj)) {
+                    run_end = obj + objlen;
+                    continue;
+                }
+                flush_run(o, first, run_start, run_end);
+                run_start = obj;
+                run_end = obj + objlen;
+                continue;
             }
-            bool b_to_x = ev.ph.type == TOK_STRING && ev.ph.n == 1 && ev.ph.p[0] == 'B' && !(e->flags & EVF_NO_DUR);
+            flush_run(o, first, run_start, run_end);
+            run_start = run_end = NULL;
             out_puts(o, *first ? "\n" : ",\n");
             *first = false;
-            const char *cur = obj, *end = obj + tok.n;
+            const char *cur = obj, *end = obj + objlen;
             /* edits, in text order: the pid value (merged files), the "B" → "X" */
             const char *cut1 = NULL, *cut1_end = NULL, *cut2 = NULL;
-            if (X->merge_pids && ev.pid.type != TOK_NONE) cut1 = ev.pid.p, cut1_end = ev.pid.p + ev.pid.n;
-            if (b_to_x) cut2 = ev.ph.p; /* the letter inside the quotes */
+            if (X->merge_pids && ev.pid) cut1 = ev.pid, cut1_end = ev.pid_end;
+            if (b_to_x) cut2 = ev.ph; /* the letter inside the quotes */
             const TraceEvent *le = e;
             const Lane *l = &t->lanes[le->lane];
-            if (X->merge_pids && ev.pid.type == TOK_NONE) {
+            if (X->merge_pids && !ev.pid) {
                 out_puts(o, "{\"pid\":");
                 out_pid_key(X, o, source, l->pid);
                 const char *q = Js_ws(obj + 1, end);
@@ -653,8 +759,8 @@ static bool write_events(Exporter *X, Out *o, Unit *u, bool *first, char *err, s
             } else {
                 out_write(o, cur, (size_t)(end - cur));
             }
-            u->events++;
         }
+        if (ok) flush_run(o, first, run_start, run_end);
         if (r.in) Input_close(r.in);
         free(r.buf);
         free(recs);
@@ -774,9 +880,14 @@ static void flow_point(Exporter *X, Out *o, bool *first, const Flow *fl, size_t 
     const char *cat = StrTab_get(t->strings, fl->cat);
     out_puts(o, *first ? "\n" : ",\n");
     *first = false;
-    out_printf(o, "{\"ph\":\"%c\",", ph);
-    if (fl->id <= (1ULL << 53)) out_printf(o, "\"id\":%" PRIu64, fl->id);
-    else out_printf(o, "\"id\":\"%" PRIu64 "\"", fl->id);
+    out_puts(o, ph == 's' ? "{\"ph\":\"s\",\"id\":" : "{\"ph\":\"f\",\"bp\":\"e\",\"id\":");
+    if (fl->id <= (1ULL << 53)) {
+        out_u64(o, fl->id);
+    } else { /* beyond a double's integers (hashed string ids): keep it a string */
+        out_write(o, "\"", 1);
+        out_u64(o, fl->id);
+        out_write(o, "\"", 1);
+    }
     out_puts(o, ",\"pid\":");
     out_pid_key(X, o, l->source, l->pid);
     out_puts(o, ",\"tid\":");
@@ -787,7 +898,6 @@ static void flow_point(Exporter *X, Out *o, bool *first, const Flow *fl, size_t 
     out_jstr(o, cat);
     out_puts(o, ",\"name\":");
     out_jstr(o, cat);
-    if (ph == 'f') out_puts(o, ",\"bp\":\"e\"");
     out_puts(o, "}");
 }
 
