@@ -1,9 +1,136 @@
-#include "pending.h"
+/* ovtrace view: the terminal timeline (tui/). Also the headless smoke mode
+ * (--frames/--keys/--dump) that renders through the same key table without a
+ * terminal. */
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
 
-void help_view(FILE *out) { fprintf(out, "usage: ovtrace view FILE...   (or: ovtrace FILE...)\n\nNot implemented yet (the TUI timeline is tracked in issue 3).\n"); }
+#include "cli.h"
+#include "ovtrace/timeunits.h"
+#include "ovtrace/tui/app.h"
+#include "ovtrace/tui/crt.h"
+
+void help_view(FILE *out) {
+    fprintf(out,
+            "usage: ovtrace view [OPTIONS] FILE...   (or: ovtrace FILE...)\n\n"
+            "Terminal timeline: lanes per GPU stream under a header per device (with the device's\n"
+            "overlap ratio for the visible range), an overlap band per device (compute / comm hidden /\n"
+            "comm exposed / memory / idle), CPU threads in collapsible groups, a details panel and\n"
+            "range statistics equal to 'ovtrace stats --range'. Press ? inside for every key.\n\n"
+            "options:\n"
+            "  --range A:B        open on [A, B) (relative to the trace start, with units)\n"
+            "  --ascii            ASCII glyphs only (default: Unicode when the locale is UTF-8)\n"
+            "  --color MODE       auto (default), 256, 16 or none (NO_COLOR and TERM=vt100 mean none)\n"
+            "headless (no terminal needed; for scripts and tests):\n"
+            "  --dump             print the final screen as text to stdout\n"
+            "  --frames N         render N frames (at least one per key + 1)\n"
+            "  --keys KEYS        keys to feed, one per frame: characters, and <Left> <Right> <Up> <Down>\n"
+            "                     <S-Left> <S-Right> <S-Up> <S-Down> <PgUp> <PgDn> <Home> <End> <Tab>\n"
+            "                     <S-Tab> <Enter> <Esc> <Space> <BS> <F1> <C-l> <lt> <gt> <Click:X,Y>\n"
+            "                     <WheelUp:X,Y> <WheelDown:X,Y> <Resize:WxH>\n"
+            "  --size WxH         screen size for the headless mode (default 120x40)\n");
+    InputOptions_help(out);
+}
+
+static bool parse_size(const char *s, int *w, int *h) {
+    char x;
+    return sscanf(s, "%d%c%d", w, &x, h) == 3 && (x == 'x' || x == 'X') && *w > 0 && *h > 0 && *w <= 1000 &&
+           *h <= 1000;
+}
 
 int cmd_view(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    return cli_pending("view", "the TUI timeline is tracked in issue 3");
+    setlocale(LC_ALL, "");
+    InputOptions in;
+    InputOptions_init(&in);
+    const char *keys = NULL, *range = NULL, *color = "auto";
+    int frames = 0, w = 120, h = 40, rc = 2;
+    bool dump = false, ascii = false, headless = false;
+    TuiKey *kv = NULL;
+    size_t nk = 0;
+    Trace *t = NULL;
+    App *a = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v;
+        if (!strcmp(o, "--dump")) {
+            dump = headless = true;
+        } else if (!strcmp(o, "--frames")) {
+            if (!(v = cli_value(argc, argv, &i))) goto out;
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > 1000000) {
+                cli_error("--frames needs a positive number, got '%s'", v);
+                goto out;
+            }
+            frames = (int)n;
+            headless = true;
+        } else if (!strcmp(o, "--keys")) {
+            if (!(keys = cli_value(argc, argv, &i))) goto out;
+            headless = true;
+        } else if (!strcmp(o, "--size")) {
+            if (!(v = cli_value(argc, argv, &i))) goto out;
+            if (!parse_size(v, &w, &h)) {
+                cli_error("--size needs WxH, e.g. 120x40, got '%s'", v);
+                goto out;
+            }
+            headless = true;
+        } else if (!strcmp(o, "--range")) {
+            if (!(range = cli_value(argc, argv, &i))) goto out;
+        } else if (!strcmp(o, "--ascii")) {
+            ascii = true;
+        } else if (!strcmp(o, "--color") || !strcmp(o, "--colour")) {
+            if (!(color = cli_value(argc, argv, &i))) goto out;
+            if (strcmp(color, "auto") && strcmp(color, "256") && strcmp(color, "16") && strcmp(color, "none")) {
+                cli_error("--color takes auto, 256, 16 or none, got '%s'", color);
+                goto out;
+            }
+        } else {
+            int r = InputOptions_parse(&in, argc, argv, &i);
+            if (r < 0) goto out;
+            if (r == 0) {
+                cli_error("unknown option '%s' for view (see 'ovtrace view --help')", o);
+                goto out;
+            }
+        }
+    }
+    if (keys) {
+        char err[256];
+        if (!Keys_parseScript(keys, &kv, &nk, err, sizeof err)) {
+            cli_error("--keys: %s", err);
+            goto out;
+        }
+    }
+    ColorMode cm = !strcmp(color, "256") ? COLOR_MODE_256 : !strcmp(color, "16") ? COLOR_MODE_16
+                 : !strcmp(color, "none") ? COLOR_MODE_NONE : COLOR_MODE_AUTO;
+    Caps caps = Crt_detectCaps(cm, ascii);
+    t = InputOptions_load(&in);
+    if (!t) {
+        rc = 1;
+        goto out;
+    }
+    char title[128];
+    const char *base = strrchr(in.files[0], '/');
+    if (in.n_files > 1) snprintf(title, sizeof title, "%s +%zu", base ? base + 1 : in.files[0], in.n_files - 1);
+    else snprintf(title, sizeof title, "%s", base ? base + 1 : in.files[0]);
+    a = App_new(t, caps, title);
+    if (range) {
+        int64_t r0, r1;
+        char err[256];
+        if (!Time_parseRange(range, t->t_min, &r0, &r1, err, sizeof err)) {
+            cli_error("--range: %s", err);
+            goto out;
+        }
+        if (r0 == INT64_MIN) r0 = t->t_min;
+        if (r1 == INT64_MAX) r1 = t->t_max;
+        a->v.t0 = r0;
+        a->v.t1 = r1 > r0 ? r1 : r0 + 1;
+        a->v.cursor = r0;
+    }
+    if (headless) rc = App_runHeadless(a, NULL, kv, nk, frames, w, h, dump, stdout);
+    else rc = App_runInteractive(a, NULL);
+out:
+    App_free(a);
+    Trace_free(t);
+    free(kv);
+    InputOptions_free(&in);
+    return rc;
 }

@@ -1,0 +1,97 @@
+/* The viewer application: model + index + view state + caches. The main loop polls
+ * an optional live source, routes keys through the key table, refreshes caches
+ * (App_sync: details args, range report) and renders a frame into a cell grid
+ * (App_render, pure given the caches). The interactive loop paints the grid with
+ * crt.c; the headless loop (--frames/--keys/--dump) prints it. */
+#ifndef OVTRACE_TUI_APP_H
+#define OVTRACE_TUI_APP_H
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "ovtrace/overlap.h"
+#include "ovtrace/trace.h"
+#include "ovtrace/tui/details.h"
+#include "ovtrace/tui/grid.h"
+#include "ovtrace/tui/keys.h"
+#include "ovtrace/tui/layout.h"
+#include "ovtrace/tui/lines.h"
+#include "ovtrace/tui/search.h"
+#include "ovtrace/tui/tindex.h"
+#include "ovtrace/tui/theme.h"
+#include "ovtrace/tui/viewstate.h"
+
+/* A model that grows (live mode, issue 5). poll() is called between frames: it may
+ * append data and return a new finished model in *t (the old one stays owned by the
+ * source until the next poll); it returns true when *t changed. set_frozen tells the
+ * source the user froze the display (it may keep collecting). describe() gives a short
+ * state text for the title bar ("LIVE 12k ev/s"). All optional but poll. */
+typedef struct {
+    bool (*poll)(void *ctx, Trace **t);
+    void (*set_frozen)(void *ctx, bool frozen);
+    const char *(*describe)(void *ctx);
+    void *ctx;
+} TuiSource;
+
+typedef enum { PROMPT_NONE, PROMPT_SEARCH, PROMPT_EXPORT } PromptKind;
+
+typedef struct {
+    PromptKind kind;
+    char label[32];
+    char buf[512];
+    size_t len;
+} Prompt;
+
+typedef struct App {
+    Trace *t;
+    TraceIndex *idx;
+    Caps caps;
+    const Glyphs *gl;
+    ViewState v;
+    bool *collapsed; /* per group */
+    Lines lines;
+    Search search;
+    Prompt prompt;
+    DetailsCache details;
+    OverlapReport *range_report;
+    int64_t range_a, range_b; /* what range_report was computed for */
+    char msg[256];
+    int msg_role;
+    Layout layout;
+    bool quit;
+    int exit_code;
+    const TuiSource *src;
+    char title[128];
+    /* scratch for rendering */
+    ColumnInfo *colbuf;
+    int64_t *bandbuf;
+    int scratch_cols;
+} App;
+
+App *App_new(Trace *t, Caps caps, const char *title);
+void App_free(App *a);
+/* Replaces the model (live mode); keeps the view where possible. */
+void App_setTrace(App *a, Trace *t);
+unsigned App_key(App *a, const TuiKey *k);
+/* Brings caches up to date with the view state (may read args from the trace file). */
+void App_sync(App *a);
+/* Renders a frame of g's size. Also records the layout (used by mouse handling). */
+void App_render(App *a, Grid *g);
+void App_message(App *a, int role, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Selection helpers shared by key handlers. */
+void App_selectEvent(App *a, size_t idx);      /* expands its group, scrolls to it */
+void App_selectLine(App *a, size_t line);      /* picks the event at the cursor */
+void App_rebuildLines(App *a);
+size_t App_eventAt(const App *a, uint32_t row, int64_t ts, int64_t slack); /* nearest event, SIZE_MAX */
+void App_setRange(App *a, int64_t t0, int64_t t1);
+
+/* Runs on the terminal until q; returns the exit status. */
+int App_runInteractive(App *a, const TuiSource *src);
+/* Renders max(frames, nkeys + 1) frames of w x h, feeding one key per frame; dumps
+ * the last grid to out when dump is set. Returns the exit status. */
+int App_runHeadless(App *a, const TuiSource *src, const TuiKey *keys, size_t nkeys, int frames, int w, int h,
+                    bool dump, FILE *out);
+
+#endif

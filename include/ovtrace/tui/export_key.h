@@ -1,0 +1,17 @@
+/* The `e` key: export the marked range (else the visible range), with the active
+ * search as the name filter, through Export_run (include/ovtrace/export.h). Builds
+ * without the export library show "export not available in this build". */
+#ifndef OVTRACE_TUI_EXPORT_KEY_H
+#define OVTRACE_TUI_EXPORT_KEY_H
+#include <stddef.h>
+
+struct App;
+
+/* Opens the file-name prompt with a default name. */
+void ExportKey_start(struct App *a);
+/* Runs the export to path; the result goes to the status bar. */
+void ExportKey_submit(struct App *a, const char *path);
+/* The default file name, e.g. "trace-10.0ms-20.0ms.json.gz". */
+void ExportKey_defaultName(const struct App *a, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,74 @@
+/* Keys: terminal-independent key codes (crt.c maps curses codes onto them, the
+ * headless mode parses them from a script), and the table of bindings. Every
+ * binding is a handler returning what must be redrawn; `?` lists the table. */
+#ifndef OVTRACE_TUI_KEYS_H
+#define OVTRACE_TUI_KEYS_H
+#include <stdbool.h>
+#include <stddef.h>
+
+enum {
+    TK_NONE = 0,
+    TK_TAB = 9,
+    TK_CTRL_L = 12,
+    TK_ENTER = 13,
+    TK_CTRL_U = 21,
+    TK_ESC = 27,
+    TK_BASE = 0x200000, /* above any Unicode code point */
+    TK_LEFT,
+    TK_RIGHT,
+    TK_UP,
+    TK_DOWN,
+    TK_SLEFT,
+    TK_SRIGHT,
+    TK_SUP,
+    TK_SDOWN,
+    TK_PGUP,
+    TK_PGDN,
+    TK_HOME,
+    TK_END,
+    TK_BTAB,
+    TK_BACKSPACE,
+    TK_DELETE,
+    TK_F1,
+    TK_RESIZE,
+    TK_CLICK,      /* x, y: screen cell */
+    TK_WHEEL_UP,   /* x, y */
+    TK_WHEEL_DOWN, /* x, y */
+    TK_INTERRUPT,  /* SIGINT/SIGTERM/SIGHUP arrived */
+};
+
+typedef struct {
+    int code;
+    int x, y; /* mouse position; TK_RESIZE: new size */
+} TuiKey;
+
+/* What a handler asks for. */
+enum { REDRAW_NONE = 0, REDRAW_VIEW = 1, REDRAW_FULL = 2 };
+
+struct App;
+typedef unsigned (*KeyFn)(struct App *a, const TuiKey *k, int arg);
+
+typedef struct {
+    int keys[6];         /* codes, 0-terminated */
+    const char *names;   /* as shown in help, e.g. "←/h/a" */
+    const char *help;
+    KeyFn fn;
+    int arg;
+} KeyBinding;
+
+extern const KeyBinding KEY_TABLE[];
+extern const size_t KEY_TABLE_N;
+
+const KeyBinding *Keys_lookup(int code);
+/* Routes a key: an open prompt or help screen first, else the table. */
+unsigned Keys_dispatch(struct App *a, const TuiKey *k);
+
+/* Parses a key script: literal characters, and <Name> for special keys: Left Right
+ * Up Down S-Left S-Right S-Up S-Down PgUp PgDn Home End Tab S-Tab Enter Esc Space BS
+ * Del F1 lt gt C-x (Ctrl+letter) Click:X,Y WheelUp:X,Y WheelDown:X,Y Resize:WxH.
+ * Returns false with a message. *out is malloc'd. */
+bool Keys_parseScript(const char *s, TuiKey **out, size_t *n, char *err, size_t errlen);
+/* Short name of a code for messages ("Left", "q"). */
+const char *Keys_name(int code, char buf[16]);
+
+#endif

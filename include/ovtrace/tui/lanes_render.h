@@ -1,0 +1,19 @@
+/* The timeline body: group headers (with the device's overlap ratio for the visible
+ * range), overlap bands and event rows drawn at sub-cell resolution. */
+#ifndef OVTRACE_TUI_LANES_RENDER_H
+#define OVTRACE_TUI_LANES_RENDER_H
+#include <stddef.h>
+
+#include "ovtrace/tui/grid.h"
+
+struct App;
+
+/* Draws lines [v.top, v.top + plot.h) of a->lines into labels + plot. */
+void Lanes_render(struct App *a, Grid *g, Rect labels, Rect plot);
+/* Display form of a (demangled) kernel name: no leading "void ", no parameter list,
+ * template arguments folded to <…>. */
+void Lanes_shortName(const char *name, char *out, size_t n, bool unicode);
+/* Label of a line (group header text or lane name). */
+void Lanes_rowLabel(const struct App *a, size_t line, char *buf, size_t n);
+
+#endif

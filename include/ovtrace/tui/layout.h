@@ -1,0 +1,27 @@
+/* Screen layout: a pure function of the terminal size and what is shown.
+ *
+ *   title                                   (1 line)
+ *   ruler labels / ticks                    (2 lines)
+ *   lane labels | plot        [| panel]     (rest)
+ *   [panel, when the screen is narrow]
+ *   legend                                  (1 line)
+ *   status bar                              (1 line)
+ */
+#ifndef OVTRACE_TUI_LAYOUT_H
+#define OVTRACE_TUI_LAYOUT_H
+#include <stdbool.h>
+
+#include "ovtrace/tui/grid.h"
+
+#define LAYOUT_MIN_W 80
+#define LAYOUT_MIN_H 24
+
+typedef struct {
+    bool too_small;
+    Rect title, ruler, labels, plot, panel, legend, status;
+    bool panel_right; /* panel at the right (wide screens) or at the bottom */
+} Layout;
+
+Layout Layout_compute(int w, int h, bool panel_visible);
+
+#endif

@@ -1,0 +1,36 @@
+/* The vertical list the timeline shows: per group a header line, for GPU devices an
+ * overlap band line, then one line per row (sub-row) of each lane unless the group
+ * is collapsed. Pure function of the model and the collapsed flags. */
+#ifndef OVTRACE_TUI_LINES_H
+#define OVTRACE_TUI_LINES_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ovtrace/trace.h"
+
+typedef enum { LINE_GROUP, LINE_BAND, LINE_ROW } LineKind;
+
+typedef struct {
+    uint8_t kind;   /* LineKind */
+    uint32_t group;
+    uint32_t lane;  /* LINE_ROW */
+    uint32_t row;   /* LINE_ROW: index into t->rows */
+} Line;
+
+typedef struct {
+    Line *v;
+    size_t n, cap;
+} Lines;
+
+void Lines_build(Lines *L, const Trace *t, const bool *collapsed);
+void Lines_free(Lines *L);
+/* Line index of the group header / of a row; SIZE_MAX if not shown. */
+size_t Lines_findGroup(const Lines *L, uint32_t group);
+size_t Lines_findRow(const Lines *L, uint32_t row);
+/* Row index holding event idx (the lane's row at the event's depth). */
+uint32_t Lines_rowOfEvent(const Trace *t, size_t idx);
+/* Default collapsed flags: CPU groups collapsed, GPU groups expanded. */
+void Lines_defaultCollapsed(const Trace *t, bool *collapsed);
+
+#endif

@@ -1,0 +1,18 @@
+/* Range statistics panel: per device compute, comm, overlap, exposed, idle... and the
+ * top kernels for the marked range, from Overlap_compute (the numbers of
+ * `ovtrace stats --range`, in the same units: us with thousands separators). */
+#ifndef OVTRACE_TUI_RANGEPANEL_H
+#define OVTRACE_TUI_RANGEPANEL_H
+#include <stdint.h>
+
+#include "ovtrace/overlap.h"
+#include "ovtrace/trace.h"
+#include "ovtrace/tui/grid.h"
+#include "ovtrace/tui/theme.h"
+
+/* The range as `ovtrace stats --range` takes it (exact ns, relative to the trace start). */
+void RangePanel_rangeArg(const Trace *t, int64_t a, int64_t b, char *buf, size_t n);
+void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, int64_t a, int64_t b,
+                       const Glyphs *gl);
+
+#endif

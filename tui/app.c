@@ -1,0 +1,270 @@
+/* The application: state, caches, frame composition and the two main loops. */
+#include "ovtrace/tui/app.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ovtrace/tui/band.h"
+#include "ovtrace/tui/crt.h"
+#include "ovtrace/tui/help.h"
+#include "ovtrace/tui/lanes_render.h"
+#include "ovtrace/tui/rangepanel.h"
+#include "ovtrace/tui/ruler.h"
+#include "ovtrace/tui/statusbar.h"
+
+static void *xcal(size_t n, size_t sz) {
+    void *p = calloc(n ? n : 1, sz ? sz : 1);
+    if (!p) {
+        fprintf(stderr, "ovtrace: out of memory\n");
+        exit(3);
+    }
+    return p;
+}
+
+App *App_new(Trace *t, Caps caps, const char *title) {
+    App *a = xcal(1, sizeof *a);
+    a->t = t;
+    a->caps = caps;
+    a->gl = Glyphs_get(caps.unicode);
+    a->idx = TraceIndex_build(t);
+    a->collapsed = xcal(t->n_groups, sizeof *a->collapsed);
+    Lines_defaultCollapsed(t, a->collapsed);
+    App_rebuildLines(a);
+    View_init(&a->v, t->t_min, t->t_max);
+    Details_init(&a->details);
+    snprintf(a->title, sizeof a->title, "%s", title ? title : "");
+    /* start on the first lane row of the first group */
+    for (size_t i = 0; i < a->lines.n; i++)
+        if (a->lines.v[i].kind == LINE_ROW) {
+            a->v.line = i;
+            break;
+        }
+    return a;
+}
+
+void App_free(App *a) {
+    if (!a) return;
+    TraceIndex_free(a->idx);
+    free(a->collapsed);
+    Lines_free(&a->lines);
+    Search_clear(&a->search);
+    Details_free(&a->details);
+    OverlapReport_free(a->range_report);
+    free(a->colbuf);
+    free(a->bandbuf);
+    free(a);
+}
+
+void App_rebuildLines(App *a) { Lines_build(&a->lines, a->t, a->collapsed); }
+
+void App_setTrace(App *a, Trace *t) {
+    size_t old_groups = a->t ? a->t->n_groups : 0;
+    a->t = t;
+    TraceIndex_free(a->idx);
+    a->idx = TraceIndex_build(t);
+    bool *c = xcal(t->n_groups, sizeof *c);
+    Lines_defaultCollapsed(t, c);
+    for (size_t g = 0; g < old_groups && g < t->n_groups; g++) c[g] = a->collapsed[g];
+    free(a->collapsed);
+    a->collapsed = c;
+    App_rebuildLines(a);
+    if (a->search.active) {
+        char pat[256], err[256];
+        snprintf(pat, sizeof pat, "%s", a->search.pattern);
+        if (!Search_set(&a->search, t, pat, err, sizeof err)) Search_clear(&a->search);
+    }
+    Details_free(&a->details);
+    OverlapReport_free(a->range_report);
+    a->range_report = NULL;
+    a->v.sel = SIZE_MAX; /* indexes change when a model is rebuilt */
+    View_setExtent(&a->v, t->t_min, t->t_max);
+    View_scrollToLine(&a->v, a->lines.n);
+}
+
+void App_message(App *a, int role, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+    va_end(ap);
+    a->msg_role = role;
+}
+
+unsigned App_key(App *a, const TuiKey *k) { return Keys_dispatch(a, k); }
+
+size_t App_eventAt(const App *a, uint32_t row, int64_t ts, int64_t slack) {
+    const Trace *t = a->t;
+    const Row *r = &t->rows[row];
+    if (!r->count) return SIZE_MAX;
+    size_t j = Row_lowerBound(t, r, ts);
+    if (j < r->first + r->count && t->events[j].ts <= ts) return j;
+    size_t best = SIZE_MAX;
+    int64_t bd = slack + 1;
+    if (j < r->first + r->count) {
+        int64_t d = t->events[j].ts - ts;
+        if (d <= slack) best = j, bd = d;
+    }
+    if (j > r->first) {
+        int64_t d = ts - TraceEvent_end(&t->events[j - 1]);
+        if (d <= slack && d < bd) best = j - 1;
+    }
+    return best;
+}
+
+void App_selectLine(App *a, size_t line) {
+    if (line >= a->lines.n) return;
+    a->v.line = line;
+    View_scrollToLine(&a->v, a->lines.n);
+    const Line *L = &a->lines.v[line];
+    if (L->kind == LINE_ROW) {
+        size_t e = App_eventAt(a, L->row, a->v.cursor, View_span(&a->v));
+        if (e != SIZE_MAX) a->v.sel = e;
+    }
+}
+
+void App_selectEvent(App *a, size_t idx) {
+    if (idx >= a->t->n_events) return;
+    const TraceEvent *e = &a->t->events[idx];
+    uint32_t g = a->t->lanes[e->lane].group;
+    if (a->collapsed[g]) {
+        a->collapsed[g] = false;
+        App_rebuildLines(a);
+    }
+    size_t line = Lines_findRow(&a->lines, Lines_rowOfEvent(a->t, idx));
+    if (line != SIZE_MAX) a->v.line = line;
+    a->v.sel = idx;
+    View_show(&a->v, e->ts);
+    a->v.cursor = e->ts;
+    if (a->v.cursor < a->v.t0) a->v.cursor = a->v.t0;
+    a->v.follow = false;
+    View_scrollToLine(&a->v, a->lines.n);
+}
+
+void App_setRange(App *a, int64_t t0, int64_t t1) {
+    a->v.mark0 = t0;
+    a->v.mark1 = t1;
+    a->v.panel = PANEL_RANGE;
+    a->v.panel_hidden = false;
+}
+
+void App_sync(App *a) {
+    if (a->v.sel != SIZE_MAX && a->v.sel >= a->t->n_events) a->v.sel = SIZE_MAX;
+    Details_build(&a->details, a->t, a->v.sel);
+    if (View_rangeSet(&a->v)) {
+        int64_t r0, r1;
+        View_range(&a->v, &r0, &r1);
+        if (!a->range_report || r0 != a->range_a || r1 != a->range_b) {
+            OverlapReport_free(a->range_report);
+            OverlapFilter f = OverlapFilter_all();
+            f.t0 = r0;
+            f.t1 = r1;
+            a->range_report = Overlap_compute(a->t, &f);
+            a->range_a = r0;
+            a->range_b = r1;
+        }
+    }
+}
+
+void App_render(App *a, Grid *g) {
+    Grid_clear(g);
+    Layout L = Layout_compute(g->w, g->h, !a->v.panel_hidden);
+    a->layout = L;
+    if (L.too_small) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "terminal too small: %dx%d (ovtrace needs at least %dx%d; q quits)", g->w, g->h,
+                 LAYOUT_MIN_W, LAYOUT_MIN_H);
+        Grid_text(g, 0, g->h / 2 < g->h ? g->h / 2 : 0, g->w, buf, ROLE_ERROR, ATTR_BOLD);
+        return;
+    }
+    a->v.cols = L.plot.w;
+    a->v.rows = L.plot.h;
+    View_scrollToLine(&a->v, a->lines.n);
+    if (a->v.help) {
+        Help_render(a, g);
+        return;
+    }
+    Statusbar_title(a, g, L.title);
+    Ruler_render(g, L.ruler, (Rect){L.labels.x, L.ruler.y, L.labels.w, 2}, &a->v, a->gl);
+    Lanes_render(a, g, L.labels, L.plot);
+    if (L.panel.w > 0 && L.panel.h > 0) {
+        if (a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && a->range_report) {
+            Rect c = Panel_frame(g, L.panel, L.panel_right, "Range statistics (r: details, Esc: clear)", a->gl);
+            RangePanel_render(g, c, a->t, a->range_report, a->range_a, a->range_b, a->gl);
+        } else {
+            Rect c = Panel_frame(g, L.panel, L.panel_right, "Details (i hides)", a->gl);
+            Details_render(g, c, &a->details, a->gl, !a->gl->unicode);
+        }
+    }
+    Band_legend(g, L.legend, a->caps, a->gl);
+    Statusbar_status(a, g, L.status);
+}
+
+static void poll_source(App *a, const TuiSource *src) {
+    if (!src || !src->poll || a->v.frozen) return;
+    Trace *t = a->t;
+    if (src->poll(src->ctx, &t) && t) App_setTrace(a, t);
+}
+
+int App_runInteractive(App *a, const TuiSource *src) {
+    a->src = src;
+    if (src) a->v.follow = true;
+    Caps caps = a->caps;
+    if (!Crt_init(&caps)) return 1;
+    a->caps = caps;
+    a->gl = Glyphs_get(caps.unicode);
+    Grid g;
+    int w, h;
+    Crt_size(&w, &h);
+    Grid_init(&g, w, h);
+    bool full = true;
+    while (!a->quit) {
+        poll_source(a, src);
+        Crt_size(&w, &h);
+        if (w != g.w || h != g.h) {
+            Grid_resize(&g, w, h);
+            full = true;
+        }
+        App_sync(a);
+        App_render(a, &g);
+        Crt_paint(&g, full);
+        full = false;
+        TuiKey k;
+        if (!Crt_readKey(&k, src ? 250 : 1000)) continue;
+        /* handle everything already typed before drawing again */
+        int n = 0;
+        do {
+            unsigned r = App_key(a, &k);
+            if (r & REDRAW_FULL) full = true;
+        } while (!a->quit && ++n < 64 && Crt_readKey(&k, 0));
+    }
+    int sig = Crt_signal();
+    Crt_done();
+    Grid_free(&g);
+    if (sig) return 128 + sig;
+    return a->exit_code;
+}
+
+int App_runHeadless(App *a, const TuiSource *src, const TuiKey *keys, size_t nkeys, int frames, int w, int h,
+                    bool dump, FILE *out) {
+    a->src = src;
+    if (src) a->v.follow = true;
+    Grid g;
+    Grid_init(&g, w, h);
+    size_t total = (size_t)(frames > 0 ? frames : 1);
+    if (total < nkeys + 1) total = nkeys + 1;
+    for (size_t f = 0; f < total; f++) {
+        poll_source(a, src);
+        if (f > 0 && f - 1 < nkeys) {
+            const TuiKey *k = &keys[f - 1];
+            if (k->code == TK_RESIZE && k->x > 0 && k->y > 0) Grid_resize(&g, k->x, k->y);
+            App_key(a, k);
+            if (a->quit) break;
+        }
+        App_sync(a);
+        App_render(a, &g);
+    }
+    if (dump) Grid_dump(&g, out);
+    Grid_free(&g);
+    return a->exit_code;
+}

@@ -1,0 +1,209 @@
+/* Details panel. */
+#include "ovtrace/tui/details.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ovtrace/args.h"
+
+static char *dup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (!p) {
+        fprintf(stderr, "ovtrace: out of memory\n");
+        exit(3);
+    }
+    memcpy(p, s, n);
+    return p;
+}
+
+void Details_init(DetailsCache *d) { *d = (DetailsCache){.idx = SIZE_MAX}; }
+
+static void clear(DetailsCache *d) {
+    for (size_t i = 0; i < d->n; i++) {
+        free(d->keys[i]);
+        free(d->vals[i]);
+    }
+    d->n = 0;
+    d->idx = SIZE_MAX;
+}
+
+void Details_free(DetailsCache *d) {
+    clear(d);
+    free(d->keys);
+    free(d->vals);
+    Details_init(d);
+}
+
+static void add(DetailsCache *d, const char *k, const char *v) {
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 32;
+        char **nk = realloc(d->keys, cap * sizeof *nk);
+        char **nv = nk ? realloc(d->vals, cap * sizeof *nv) : NULL;
+        if (!nk || !nv) {
+            fprintf(stderr, "ovtrace: out of memory\n");
+            exit(3);
+        }
+        d->keys = nk;
+        d->vals = nv;
+        d->cap = cap;
+    }
+    d->keys[d->n] = dup(k);
+    d->vals[d->n] = dup(v);
+    d->n++;
+}
+
+int Details_formatPrecise(char *buf, size_t n, int64_t ns) {
+    const char *sign = ns < 0 ? "-" : "";
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    if (a >= 1000000000u)
+        return snprintf(buf, n, "%s%" PRIu64 ".%09" PRIu64 "s", sign, a / UINT64_C(1000000000), a % UINT64_C(1000000000));
+    if (a >= 1000000u) return snprintf(buf, n, "%s%" PRIu64 ".%06" PRIu64 "ms", sign, a / UINT64_C(1000000), a % UINT64_C(1000000));
+    if (a >= 1000u) return snprintf(buf, n, "%s%" PRIu64 ".%03" PRIu64 "us", sign, a / UINT64_C(1000), a % UINT64_C(1000));
+    return snprintf(buf, n, "%s%" PRIu64 "ns", sign, a);
+}
+
+void Details_laneName(const Trace *t, uint32_t lane, char *buf, size_t n) {
+    const Lane *l = &t->lanes[lane];
+    char rank[24] = "";
+    if (t->n_sources > 1) snprintf(rank, sizeof rank, "rank %d ", l->rank);
+    const char *name = StrTab_get(t->strings, l->name);
+    if (l->gpu)
+        snprintf(buf, n, "%sGPU %" PRId64 " stream %" PRId64, rank, l->device, l->stream);
+    else
+        snprintf(buf, n, "%sCPU pid %" PRId64 " tid %" PRId64 "%s%s%s", rank, l->pid, l->tid, *name ? " (" : "",
+                 name, *name ? ")" : "");
+}
+
+static void add_json(DetailsCache *d, const char *prefix, const cJSON *it) {
+    char key[256];
+    snprintf(key, sizeof key, "%s%s", prefix, it->string ? it->string : "?");
+    if (cJSON_IsString(it)) {
+        add(d, key, it->valuestring ? it->valuestring : "");
+    } else {
+        char *s = cJSON_PrintUnformatted(it);
+        add(d, key, s ? s : "?");
+        free(s);
+    }
+}
+
+void Details_build(DetailsCache *d, const Trace *t, size_t idx) {
+    if (d->idx == idx) return;
+    clear(d);
+    if (idx >= t->n_events) return;
+    d->idx = idx;
+    const TraceEvent *e = &t->events[idx];
+    char buf[512], a[64], b[64];
+    add(d, "name", Trace_name(t, e));
+    if (e->kind == KIND_COUNTER) {
+        snprintf(buf, sizeof buf, "%g", e->value);
+        add(d, "value", buf);
+    } else {
+        Details_formatPrecise(a, sizeof a, e->dur);
+        Details_formatPrecise(b, sizeof b, TraceEvent_end(e) - t->t_min);
+        snprintf(buf, sizeof buf, "%s  (ends %s)", a, b);
+        add(d, "duration", buf);
+    }
+    Details_formatPrecise(a, sizeof a, e->ts - t->t_min);
+    snprintf(buf, sizeof buf, "%s  (@%" PRId64 "ns)", a, e->ts);
+    add(d, "start", buf);
+    snprintf(buf, sizeof buf, "%s (%s)", EventClass_name((EventClass)e->cls), EventKind_name((EventKind)e->kind));
+    add(d, "class", buf);
+    Details_laneName(t, e->lane, buf, sizeof buf);
+    if (e->depth) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", depth %u", (unsigned)e->depth);
+    add(d, "lane", buf);
+    if (e->corr) {
+        snprintf(buf, sizeof buf, "%" PRIu32, e->corr);
+        add(d, "corr", buf);
+    }
+    size_t p = Trace_partner(t, idx);
+    if (p != SIZE_MAX) {
+        const TraceEvent *pe = &t->events[p];
+        char lane[160];
+        Details_laneName(t, pe->lane, lane, sizeof lane);
+        Details_formatPrecise(a, sizeof a, pe->ts - t->t_min);
+        snprintf(buf, sizeof buf, "%s%.200s on %s at %s (c jumps)", pe->kind == KIND_RUNTIME || pe->kind == KIND_DRIVER
+                                                                      ? "launched by "
+                                                                      : "launches ",
+                 Trace_name(t, pe), lane, a);
+        add(d, "partner", buf);
+    } else {
+        add(d, "partner", "none");
+    }
+    char err[256];
+    size_t len;
+    char *raw = Args_fetchRaw(t, idx, &len, err, sizeof err);
+    if (!raw) {
+        add(d, "args", err);
+        return;
+    }
+    cJSON *obj = cJSON_ParseWithLength(raw, len);
+    free(raw);
+    if (!obj) {
+        add(d, "args", "(unparsable JSON)");
+        return;
+    }
+    const cJSON *cat = cJSON_GetObjectItemCaseSensitive(obj, "cat");
+    if (cJSON_IsString(cat)) add(d, "cat", cat->valuestring);
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(obj, "args");
+    if (cJSON_IsObject(args)) {
+        if (!args->child) add(d, "args", "(none)");
+        for (const cJSON *it = args->child; it; it = it->next) add_json(d, "", it);
+    } else {
+        add(d, "args", "(none)");
+    }
+    cJSON_Delete(obj);
+}
+
+Rect Panel_frame(Grid *g, Rect r, bool at_right, const char *title, const Glyphs *gl) {
+    Grid_fill(g, r, ' ', ROLE_PANEL, 0);
+    if (at_right) {
+        for (int y = r.y; y < r.y + r.h; y++) Grid_put(g, r.x, y, gl->vline, ROLE_DIM, 0);
+        Grid_printf(g, r.x + 2, r.y, r.w - 3, ROLE_PANEL_TITLE, ATTR_BOLD, "%s", title);
+        return (Rect){r.x + 2, r.y + 1, r.w - 3, r.h - 1};
+    }
+    Grid_hline(g, r.x, r.y, r.w, gl->hline, ROLE_DIM);
+    Grid_printf(g, r.x + 2, r.y, r.w - 4, ROLE_PANEL_TITLE, ATTR_BOLD, " %s ", title);
+    return (Rect){r.x + 1, r.y + 1, r.w - 2, r.h - 1};
+}
+
+/* Writes text wrapped into [x, x+w) from line *y; returns false when out of room. */
+static bool wrap(Grid *g, Rect r, int x, int *y, const char *s, int role, bool ascii) {
+    int w = r.x + r.w - x;
+    if (w <= 0) return false;
+    size_t cols = Utf8_columns(s);
+    const char *p = s;
+    do {
+        if (*y >= r.y + r.h) return false;
+        int n = Grid_textAscii(g, x, *y, w, p, role, 0, ascii);
+        for (int i = 0; i < n; i++) Utf8_decode(&p);
+        (*y)++;
+        cols = cols > (size_t)n ? cols - (size_t)n : 0;
+    } while (cols > 0 && *p);
+    return true;
+}
+
+void Details_render(Grid *g, Rect r, const DetailsCache *d, const Glyphs *gl, bool ascii) {
+    (void)gl;
+    if (r.w <= 0 || r.h <= 0) return;
+    if (d->idx == SIZE_MAX) {
+        Grid_text(g, r.x, r.y, r.w, "No event selected: j/k pick a lane, ./, step events, click one, / searches.",
+                  ROLE_DIM, 0);
+        return;
+    }
+    int kw = 9;
+    int y = r.y;
+    for (size_t i = 0; i < d->n; i++) {
+        if (y >= r.y + r.h) break;
+        bool last_line = y == r.y + r.h - 1 && i + 1 < d->n;
+        Grid_textAscii(g, r.x, y, kw - 1, d->keys[i], ROLE_PANEL_KEY, 0, ascii);
+        if (last_line) {
+            Grid_printf(g, r.x, y, r.w, ROLE_DIM, 0, "... %zu more fields (widen the terminal)", d->n - i);
+            break;
+        }
+        if (!wrap(g, r, r.x + kw, &y, d->vals[i], i == 0 ? ROLE_PANEL_TITLE : ROLE_PANEL, ascii)) break;
+    }
+}

@@ -1,0 +1,66 @@
+/* Export from the viewer. */
+#include "ovtrace/tui/export_key.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ovtrace/tui/app.h"
+#include "ovtrace/tui/ruler.h"
+#ifdef OVTRACE_HAVE_EXPORT
+#include "ovtrace/export.h"
+#endif
+
+static void export_range(const App *a, int64_t *t0, int64_t *t1) {
+    if (View_rangeSet(&a->v)) View_range(&a->v, t0, t1);
+    else {
+        *t0 = a->v.t0;
+        *t1 = a->v.t1;
+    }
+}
+
+void ExportKey_defaultName(const App *a, char *buf, size_t n) {
+    int64_t t0, t1;
+    export_range(a, &t0, &t1);
+    int64_t res = (t1 - t0) / 100 > 0 ? (t1 - t0) / 100 : 1;
+    char s0[48], s1[48];
+    Ruler_format(s0, sizeof s0, t0 - a->t->t_min, res);
+    Ruler_format(s1, sizeof s1, t1 - a->t->t_min, res);
+    snprintf(buf, n, "trace-%s-%s.json.gz", s0, s1);
+}
+
+void ExportKey_start(App *a) {
+#ifdef OVTRACE_HAVE_EXPORT
+    a->prompt.kind = PROMPT_EXPORT;
+    snprintf(a->prompt.label, sizeof a->prompt.label, "export to: ");
+    ExportKey_defaultName(a, a->prompt.buf, sizeof a->prompt.buf);
+    a->prompt.len = strlen(a->prompt.buf);
+#else
+    App_message(a, ROLE_ERROR, "export not available in this build");
+#endif
+}
+
+void ExportKey_submit(App *a, const char *path) {
+#ifdef OVTRACE_HAVE_EXPORT
+    if (!path[0]) {
+        App_message(a, ROLE_ERROR, "export cancelled: no file name");
+        return;
+    }
+    ExportFilter f = ExportFilter_all();
+    export_range(a, &f.t0, &f.t1);
+    if (a->search.active) f.name_re = a->search.pattern;
+    f.with_launches = true;
+    f.description = "ovtrace view: e (export)";
+    ExportResult res;
+    memset(&res, 0, sizeof res);
+    char err[512];
+    if (!Export_run(a->t, &f, path, &res, err, sizeof err)) {
+        App_message(a, ROLE_ERROR, "export failed: %s", err);
+        return;
+    }
+    App_message(a, ROLE_GOOD, "exported %zu events to %s%s", res.events_written, res.first_path[0] ? res.first_path : path,
+                res.files_written > 1 ? " (one file per rank)" : "");
+#else
+    (void)path;
+    App_message(a, ROLE_ERROR, "export not available in this build");
+#endif
+}

@@ -1,0 +1,631 @@
+/* The key table and its handlers. Handlers change the view state through the App
+ * helpers and return what to redraw; nothing here draws or touches the terminal. */
+#include "ovtrace/tui/keys.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ovtrace/tui/app.h"
+#include "ovtrace/tui/export_key.h"
+#include "ovtrace/tui/help.h"
+#include "ovtrace/tui/lanes_render.h"
+
+/* ---- time ---- */
+
+static unsigned k_pan(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    View_pan(&a->v, (int64_t)((__int128)View_span(&a->v) * arg / 16));
+    a->v.follow = false;
+    return REDRAW_VIEW;
+}
+
+static unsigned k_zoom(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    double f = arg > 0 ? arg / 100.0 : 100.0 / -arg;
+    View_zoom(&a->v, f, a->v.cursor);
+    return REDRAW_VIEW;
+}
+
+/* time under screen column x, or the cursor when x is outside the plot */
+static int64_t time_at(const App *a, int x) {
+    const Rect *p = &a->layout.plot;
+    if (x < p->x || x >= p->x + p->w) return a->v.cursor;
+    int64_t c0 = TraceIndex_colTime(a->v.t0, a->v.t1, p->w, x - p->x);
+    int64_t c1 = TraceIndex_colTime(a->v.t0, a->v.t1, p->w, x - p->x + 1);
+    return c0 + (c1 - c0) / 2;
+}
+
+static unsigned k_wheel(App *a, const TuiKey *k, int arg) {
+    double f = arg > 0 ? 1.5 : 1 / 1.5;
+    View_zoom(&a->v, f, time_at(a, k->x));
+    return REDRAW_VIEW;
+}
+
+static unsigned k_fit_all(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    View_fitAll(&a->v);
+    return REDRAW_VIEW;
+}
+
+static unsigned k_fit_sel(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    if (a->v.sel == SIZE_MAX) {
+        App_message(a, ROLE_ERROR, "no event selected (./, pick one, / searches)");
+        return REDRAW_VIEW;
+    }
+    const TraceEvent *e = &a->t->events[a->v.sel];
+    View_fit(&a->v, e->ts, TraceEvent_end(e));
+    a->v.cursor = e->ts;
+    return REDRAW_VIEW;
+}
+
+static unsigned k_home_end(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    if (arg < 0) View_home(&a->v);
+    else View_end(&a->v);
+    if (arg < 0) a->v.cursor = a->v.t0;
+    else a->v.cursor = a->v.t1 - 1;
+    return REDRAW_VIEW;
+}
+
+/* ---- lines ---- */
+
+static unsigned k_line(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    size_t n = a->lines.n;
+    if (!n) return REDRAW_NONE;
+    long long line = (long long)a->v.line;
+    long long page = a->v.rows > 1 ? a->v.rows - 1 : 1;
+    if (arg == INT_MIN) line = 0;
+    else if (arg == INT_MAX) line = (long long)n - 1;
+    else if (arg == 1000) line += page;
+    else if (arg == -1000) line -= page;
+    else line += arg;
+    if (line < 0) line = 0;
+    if (line >= (long long)n) line = (long long)n - 1;
+    App_selectLine(a, (size_t)line);
+    return REDRAW_VIEW;
+}
+
+static unsigned k_group(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    size_t n = a->lines.n;
+    if (!n) return REDRAW_NONE;
+    size_t i = a->v.line;
+    for (size_t step = 0; step < n; step++) {
+        i = arg > 0 ? (i + 1) % n : (i + n - 1) % n;
+        if (a->lines.v[i].kind == LINE_GROUP) break;
+    }
+    App_selectLine(a, i);
+    return REDRAW_VIEW;
+}
+
+static unsigned k_toggle(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    if (!a->lines.n) return REDRAW_NONE;
+    uint32_t g = a->lines.v[a->v.line].group;
+    a->collapsed[g] = !a->collapsed[g];
+    App_rebuildLines(a);
+    a->v.line = Lines_findGroup(&a->lines, g);
+    if (a->v.sel != SIZE_MAX && a->t->lanes[a->t->events[a->v.sel].lane].group == g && a->collapsed[g])
+        a->v.sel = SIZE_MAX;
+    View_scrollToLine(&a->v, a->lines.n);
+    return REDRAW_VIEW;
+}
+
+/* ---- events ---- */
+
+static unsigned k_event(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    if (!a->lines.n || a->lines.v[a->v.line].kind != LINE_ROW) {
+        App_message(a, ROLE_ERROR, "select a lane first (j/k)");
+        return REDRAW_VIEW;
+    }
+    uint32_t ri = a->lines.v[a->v.line].row;
+    const Row *r = &a->t->rows[ri];
+    if (!r->count) return REDRAW_NONE;
+    size_t sel = a->v.sel, next;
+    bool in_row = sel != SIZE_MAX && sel >= r->first && sel < r->first + r->count;
+    if (arg > 0) {
+        next = in_row ? sel + 1 : TraceIndex_firstStartAtOrAfter(a->t, r, a->v.cursor);
+        if (next >= r->first + r->count) {
+            App_message(a, ROLE_DIM, "last event of the lane");
+            return REDRAW_VIEW;
+        }
+    } else {
+        size_t j = in_row ? sel : TraceIndex_firstStartAtOrAfter(a->t, r, a->v.cursor);
+        if (j == r->first) {
+            App_message(a, ROLE_DIM, "first event of the lane");
+            return REDRAW_VIEW;
+        }
+        next = j - 1;
+    }
+    App_selectEvent(a, next);
+    return REDRAW_VIEW;
+}
+
+static unsigned k_partner(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    if (a->v.sel == SIZE_MAX) {
+        App_message(a, ROLE_ERROR, "no event selected");
+        return REDRAW_VIEW;
+    }
+    size_t p = Trace_partner(a->t, a->v.sel);
+    if (p == SIZE_MAX) {
+        App_message(a, ROLE_ERROR, "no launch partner (no ac2g flow or correlation id)");
+        return REDRAW_VIEW;
+    }
+    const TraceEvent *pe = &a->t->events[p];
+    bool to_cpu = !a->t->lanes[pe->lane].gpu;
+    App_selectEvent(a, p);
+    char name[120];
+    Lanes_shortName(Trace_name(a->t, pe), name, sizeof name, a->gl->unicode);
+    App_message(a, ROLE_GOOD, "%s %s (c jumps back)", to_cpu ? "launched by" : "launches", name);
+    return REDRAW_VIEW;
+}
+
+/* ---- search ---- */
+
+static unsigned k_search_prompt(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    a->prompt.kind = PROMPT_SEARCH;
+    snprintf(a->prompt.label, sizeof a->prompt.label, "/");
+    a->prompt.buf[0] = '\0';
+    a->prompt.len = 0;
+    return REDRAW_VIEW;
+}
+
+static void search_jump(App *a, int dir, bool from_cursor) {
+    if (!a->search.active) {
+        App_message(a, ROLE_ERROR, "no search (/ starts one)");
+        return;
+    }
+    int64_t ts;
+    uint32_t row;
+    if (!from_cursor && a->v.sel != SIZE_MAX) {
+        ts = a->t->events[a->v.sel].ts;
+        row = Lines_rowOfEvent(a->t, a->v.sel);
+    } else {
+        ts = dir > 0 ? a->v.cursor - 1 : a->v.cursor;
+        row = dir > 0 ? UINT32_MAX : 0;
+    }
+    bool wrapped;
+    size_t m = SIZE_MAX;
+    if (from_cursor) {
+        /* a new search starts with what is on screen: rows of expanded groups */
+        bool *shown = calloc(a->t->n_rows ? a->t->n_rows : 1, 1);
+        if (shown) {
+            for (size_t i = 0; i < a->lines.n; i++)
+                if (a->lines.v[i].kind == LINE_ROW) shown[a->lines.v[i].row] = true;
+            m = Search_nextIn(&a->search, a->t, ts, row, dir, shown, &wrapped);
+            free(shown);
+        }
+    }
+    if (m == SIZE_MAX) m = Search_next(&a->search, a->t, ts, row, dir, &wrapped);
+    if (m == SIZE_MAX) {
+        App_message(a, ROLE_ERROR, "no match for /%s", a->search.pattern);
+        return;
+    }
+    App_selectEvent(a, m);
+    char name[120];
+    Lanes_shortName(Trace_name(a->t, &a->t->events[m]), name, sizeof name, a->gl->unicode);
+    App_message(a, ROLE_GOOD, "%s%s  (%zu match%s, n/N: next/previous, Esc clears)", wrapped ? "search wrapped: " : "",
+                name, a->search.total, a->search.total == 1 ? "" : "es");
+}
+
+static unsigned k_search_next(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    search_jump(a, arg, false);
+    return REDRAW_VIEW;
+}
+
+static unsigned k_escape(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    if (a->search.active) {
+        Search_clear(&a->search);
+        App_message(a, ROLE_DIM, "search cleared");
+    } else if (a->v.mark0 != VIEW_NO_MARK) {
+        a->v.mark0 = a->v.mark1 = VIEW_NO_MARK;
+        a->v.panel = PANEL_DETAILS;
+        App_message(a, ROLE_DIM, "range cleared");
+    } else {
+        a->msg[0] = '\0';
+    }
+    return REDRAW_VIEW;
+}
+
+/* ---- range ---- */
+
+static unsigned k_mark(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    ViewState *v = &a->v;
+    int64_t c = v->cursor;
+    if (arg == 0) {
+        v->mark0 = c;
+    } else if (arg == 1) {
+        if (v->mark0 == VIEW_NO_MARK) v->mark0 = v->t0;
+        v->mark1 = c;
+    } else {
+        if (v->mark0 == VIEW_NO_MARK || v->mark1 != VIEW_NO_MARK) {
+            v->mark0 = c;
+            v->mark1 = VIEW_NO_MARK;
+        } else {
+            v->mark1 = c;
+        }
+    }
+    if (View_rangeSet(v)) {
+        if (v->mark0 == v->mark1) {
+            App_message(a, ROLE_ERROR, "empty range: move the cursor (select an event, click) before ]");
+            v->mark1 = VIEW_NO_MARK;
+            return REDRAW_VIEW;
+        }
+        v->panel = PANEL_RANGE;
+        v->panel_hidden = false;
+        App_message(a, ROLE_GOOD, "range marked: statistics in the panel (r: details, Esc: clear)");
+    } else {
+        App_message(a, ROLE_DIM, "range start marked; select the end and press ] (or m)");
+    }
+    return REDRAW_VIEW;
+}
+
+static unsigned k_panel(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    if (arg == 0) {
+        a->v.panel_hidden = !a->v.panel_hidden;
+    } else {
+        if (!View_rangeSet(&a->v)) {
+            App_message(a, ROLE_ERROR, "no range: [ and ] (or m twice) mark one");
+            return REDRAW_VIEW;
+        }
+        a->v.panel = a->v.panel == PANEL_RANGE ? PANEL_DETAILS : PANEL_RANGE;
+        a->v.panel_hidden = false;
+    }
+    return REDRAW_VIEW;
+}
+
+/* ---- other ---- */
+
+static unsigned k_help(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    a->v.help = !a->v.help;
+    a->v.help_scroll = 0;
+    return REDRAW_VIEW;
+}
+
+static unsigned k_quit(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    a->quit = true;
+    return REDRAW_NONE;
+}
+
+static unsigned k_redraw(App *a, const TuiKey *k, int arg) {
+    (void)a;
+    (void)k;
+    (void)arg;
+    return REDRAW_FULL;
+}
+
+static unsigned k_click(App *a, const TuiKey *k, int arg) {
+    (void)arg;
+    const Layout *L = &a->layout;
+    if (L->too_small) return REDRAW_NONE;
+    int y0 = L->plot.y;
+    if (k->y >= L->ruler.y && k->y < L->ruler.y + L->ruler.h && k->x >= L->plot.x) {
+        a->v.cursor = time_at(a, k->x);
+        return REDRAW_VIEW;
+    }
+    if (k->y < y0 || k->y >= y0 + L->plot.h || k->x >= L->plot.x + L->plot.w) return REDRAW_NONE;
+    size_t line = a->v.top + (size_t)(k->y - y0);
+    if (line >= a->lines.n) return REDRAW_NONE;
+    const Line *ln = &a->lines.v[line];
+    if (ln->kind == LINE_GROUP) {
+        a->v.line = line;
+        return k_toggle(a, k, 0);
+    }
+    if (k->x >= L->plot.x) a->v.cursor = time_at(a, k->x);
+    a->v.line = line;
+    View_scrollToLine(&a->v, a->lines.n);
+    if (ln->kind == LINE_ROW && k->x >= L->plot.x) {
+        int64_t col = View_span(&a->v) / (L->plot.w > 0 ? L->plot.w : 1);
+        size_t e = App_eventAt(a, ln->row, a->v.cursor, col + 1);
+        a->v.sel = e;
+        if (e == SIZE_MAX) App_message(a, ROLE_DIM, "no event there");
+    } else {
+        App_selectLine(a, line);
+    }
+    return REDRAW_VIEW;
+}
+
+static unsigned k_resize(App *a, const TuiKey *k, int arg) {
+    (void)a;
+    (void)k;
+    (void)arg;
+    return REDRAW_FULL;
+}
+
+static unsigned k_follow(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    if (!a->src) {
+        App_message(a, ROLE_ERROR, "not a live session (follow and freeze need 'ovtrace live')");
+        return REDRAW_VIEW;
+    }
+    if (arg == 0) {
+        a->v.follow = !a->v.follow;
+        if (a->v.follow) View_setExtent(&a->v, a->v.min_t, a->v.max_t);
+        App_message(a, ROLE_DIM, "follow %s", a->v.follow ? "on" : "off");
+    } else {
+        a->v.frozen = !a->v.frozen;
+        if (a->src->set_frozen) a->src->set_frozen(a->src->ctx, a->v.frozen);
+        App_message(a, ROLE_DIM, "%s", a->v.frozen ? "display frozen (p resumes)" : "display live");
+    }
+    return REDRAW_VIEW;
+}
+
+static unsigned k_export(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    ExportKey_start(a);
+    return REDRAW_VIEW;
+}
+
+const KeyBinding KEY_TABLE[] = {
+    {{TK_LEFT, 'h', 'a'}, "Left h a", "pan left", k_pan, -2},
+    {{TK_RIGHT, 'l', 'd'}, "Right l d", "pan right", k_pan, 2},
+    {{TK_SLEFT, 'H', 'A'}, "S-Left H A", "pan left, large step", k_pan, -8},
+    {{TK_SRIGHT, 'L', 'D'}, "S-Right L D", "pan right, large step", k_pan, 8},
+    {{'+', '=', 'w'}, "+ = w", "zoom in (around the cursor)", k_zoom, 200},
+    {{'-', 's'}, "- s", "zoom out", k_zoom, -200},
+    {{'W', '*'}, "W *", "zoom in, large step", k_zoom, 800},
+    {{'S', '_'}, "S _", "zoom out, large step", k_zoom, -800},
+    {{TK_WHEEL_UP}, "wheel up", "zoom in at the mouse", k_wheel, 1},
+    {{TK_WHEEL_DOWN}, "wheel down", "zoom out at the mouse", k_wheel, -1},
+    {{'0', 'z'}, "0 z", "fit everything", k_fit_all, 0},
+    {{'f'}, "f", "fit the selected event", k_fit_sel, 0},
+    {{TK_HOME}, "Home", "go to the start of the trace", k_home_end, -1},
+    {{TK_END}, "End", "go to the end of the trace", k_home_end, 1},
+    {{TK_UP, 'k'}, "Up k", "previous lane", k_line, -1},
+    {{TK_DOWN, 'j'}, "Down j", "next lane", k_line, 1},
+    {{TK_SUP, 'K'}, "S-Up K", "5 lanes up", k_line, -5},
+    {{TK_SDOWN, 'J'}, "S-Down J", "5 lanes down", k_line, 5},
+    {{TK_PGUP}, "PgUp", "page up", k_line, -1000},
+    {{TK_PGDN}, "PgDn", "page down", k_line, 1000},
+    {{'g'}, "g", "first lane", k_line, INT_MIN},
+    {{'G'}, "G", "last lane", k_line, INT_MAX},
+    {{TK_TAB}, "Tab", "next group (device / process)", k_group, 1},
+    {{TK_BTAB}, "S-Tab", "previous group", k_group, -1},
+    {{TK_ENTER, ' '}, "Enter Space", "collapse / expand the group", k_toggle, 0},
+    {{'.'}, ".", "next event on the lane", k_event, 1},
+    {{','}, ",", "previous event on the lane", k_event, -1},
+    {{TK_CLICK}, "click", "select the event (or fold a group header)", k_click, 0},
+    {{'/'}, "/", "search names (regex; smart case)", k_search_prompt, 0},
+    {{'n'}, "n", "next match across lanes", k_search_next, 1},
+    {{'N'}, "N", "previous match", k_search_next, -1},
+    {{TK_ESC}, "Esc", "clear the search (then the range)", k_escape, 0},
+    {{'c'}, "c", "GPU op <-> the CPU runtime call that launched it", k_partner, 0},
+    {{'['}, "[", "mark the range start at the cursor", k_mark, 0},
+    {{']'}, "]", "mark the range end at the cursor", k_mark, 1},
+    {{'m'}, "m", "mark start, then end (again: new range)", k_mark, 2},
+    {{'r'}, "r", "panel: range statistics / details", k_panel, 1},
+    {{'i'}, "i", "hide / show the panel", k_panel, 0},
+    {{'e'}, "e", "export the marked (or visible) range", k_export, 0},
+    {{'F'}, "F", "live: follow the newest data", k_follow, 0},
+    {{'p'}, "p", "live: freeze / resume the display", k_follow, 1},
+    {{'?', TK_F1}, "? F1", "this help", k_help, 0},
+    {{TK_CTRL_L}, "Ctrl-L", "redraw the screen", k_redraw, 0},
+    {{TK_RESIZE}, "(resize)", "the layout follows the terminal (min 80x24)", k_resize, 0},
+    {{'q', 'Q'}, "q", "quit", k_quit, 0},
+};
+const size_t KEY_TABLE_N = sizeof KEY_TABLE / sizeof KEY_TABLE[0];
+
+const KeyBinding *Keys_lookup(int code) {
+    for (size_t i = 0; i < KEY_TABLE_N; i++)
+        for (int j = 0; j < 6 && KEY_TABLE[i].keys[j]; j++)
+            if (KEY_TABLE[i].keys[j] == code) return &KEY_TABLE[i];
+    return NULL;
+}
+
+/* ---- prompt ---- */
+
+static unsigned prompt_key(App *a, const TuiKey *k) {
+    Prompt *p = &a->prompt;
+    switch (k->code) {
+    case TK_ESC:
+        p->kind = PROMPT_NONE;
+        return REDRAW_VIEW;
+    case TK_BACKSPACE:
+        while (p->len > 0) { /* one UTF-8 character */
+            unsigned char c = (unsigned char)p->buf[--p->len];
+            if ((c & 0xc0) != 0x80) break;
+        }
+        p->buf[p->len] = '\0';
+        return REDRAW_VIEW;
+    case TK_CTRL_U:
+        p->len = 0;
+        p->buf[0] = '\0';
+        return REDRAW_VIEW;
+    case TK_ENTER: {
+        PromptKind kind = p->kind;
+        p->kind = PROMPT_NONE;
+        if (kind == PROMPT_SEARCH) {
+            if (!p->buf[0]) {
+                Search_clear(&a->search);
+                return REDRAW_VIEW;
+            }
+            char err[256];
+            if (!Search_set(&a->search, a->t, p->buf, err, sizeof err)) {
+                App_message(a, ROLE_ERROR, "%s", err);
+                return REDRAW_VIEW;
+            }
+            search_jump(a, 1, true);
+        } else if (kind == PROMPT_EXPORT) {
+            ExportKey_submit(a, p->buf);
+        }
+        return REDRAW_VIEW;
+    }
+    default:
+        if (k->code >= 0x20 && k->code < TK_BASE && k->code != 0x7f) {
+            char u[4];
+            int n = Utf8_encode((uint32_t)k->code, u);
+            if (p->len + (size_t)n < sizeof p->buf) {
+                memcpy(p->buf + p->len, u, (size_t)n);
+                p->len += (size_t)n;
+                p->buf[p->len] = '\0';
+            }
+            return REDRAW_VIEW;
+        }
+        return REDRAW_NONE;
+    }
+}
+
+static unsigned help_key(App *a, const TuiKey *k) {
+    switch (k->code) {
+    case TK_ESC:
+    case 'q':
+    case '?':
+    case TK_F1:
+        a->v.help = false;
+        return REDRAW_VIEW;
+    case 'j':
+    case TK_DOWN:
+        a->v.help_scroll++;
+        return REDRAW_VIEW;
+    case 'k':
+    case TK_UP:
+        if (a->v.help_scroll > 0) a->v.help_scroll--;
+        return REDRAW_VIEW;
+    case TK_PGDN:
+    case ' ':
+        a->v.help_scroll += 10;
+        return REDRAW_VIEW;
+    case TK_PGUP:
+        a->v.help_scroll = a->v.help_scroll > 10 ? a->v.help_scroll - 10 : 0;
+        return REDRAW_VIEW;
+    case 'g':
+    case TK_HOME:
+        a->v.help_scroll = 0;
+        return REDRAW_VIEW;
+    case TK_CTRL_L:
+    case TK_RESIZE:
+        return REDRAW_FULL;
+    default:
+        return REDRAW_NONE;
+    }
+}
+
+unsigned Keys_dispatch(App *a, const TuiKey *k) {
+    if (k->code == TK_INTERRUPT) {
+        a->quit = true;
+        return REDRAW_NONE;
+    }
+    if (a->prompt.kind != PROMPT_NONE && k->code != TK_RESIZE) return prompt_key(a, k);
+    if (a->v.help) {
+        unsigned r = help_key(a, k);
+        if (a->v.help) {
+            static char lines[128][160];
+            int n = Help_lines(a, lines, 128);
+            if (a->v.help_scroll > n - 1) a->v.help_scroll = n > 0 ? n - 1 : 0;
+        }
+        return r;
+    }
+    const KeyBinding *b = Keys_lookup(k->code);
+    if (!b) {
+        char nm[16];
+        App_message(a, ROLE_DIM, "key %s is not bound (? lists the keys)", Keys_name(k->code, nm));
+        return REDRAW_VIEW;
+    }
+    if (b->fn != k_search_next && b->fn != k_partner && b->fn != k_mark) a->msg[0] = '\0';
+    return b->fn(a, k, b->arg);
+}
+
+/* ---- key names and scripts ---- */
+
+static const struct {
+    const char *name;
+    int code;
+} NAMES[] = {
+    {"Left", TK_LEFT},     {"Right", TK_RIGHT},   {"Up", TK_UP},       {"Down", TK_DOWN},   {"S-Left", TK_SLEFT},
+    {"S-Right", TK_SRIGHT}, {"S-Up", TK_SUP},     {"S-Down", TK_SDOWN}, {"PgUp", TK_PGUP},   {"PgDn", TK_PGDN},
+    {"Home", TK_HOME},     {"End", TK_END},       {"Tab", TK_TAB},     {"S-Tab", TK_BTAB},  {"Enter", TK_ENTER},
+    {"Esc", TK_ESC},       {"Space", ' '},        {"BS", TK_BACKSPACE}, {"Del", TK_DELETE}, {"F1", TK_F1},
+    {"lt", '<'},           {"gt", '>'},           {"Resize", TK_RESIZE}, {"Click", TK_CLICK},
+    {"WheelUp", TK_WHEEL_UP}, {"WheelDown", TK_WHEEL_DOWN},
+};
+
+const char *Keys_name(int code, char buf[16]) {
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+        if (NAMES[i].code == code) return NAMES[i].name;
+    if (code > 0 && code < 27) snprintf(buf, 16, "C-%c", 'a' + code - 1);
+    else if (code >= 0x20 && code < 0x7f) snprintf(buf, 16, "%c", code);
+    else snprintf(buf, 16, "#%x", (unsigned)code);
+    return buf;
+}
+
+bool Keys_parseScript(const char *s, TuiKey **out, size_t *n, char *err, size_t errlen) {
+    size_t cap = strlen(s) + 1, cnt = 0;
+    TuiKey *v = calloc(cap, sizeof *v);
+    if (!v) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    while (*s) {
+        if (*s == '<') {
+            const char *e = strchr(s, '>');
+            if (e && e > s + 1) {
+                char name[64];
+                size_t len = (size_t)(e - s - 1);
+                if (len < sizeof name) {
+                    memcpy(name, s + 1, len);
+                    name[len] = '\0';
+                    TuiKey k = {0, 0, 0};
+                    char *colon = strchr(name, ':');
+                    if (colon) *colon = '\0';
+                    if (!strncmp(name, "C-", 2) && strlen(name) == 3 && name[2] >= 'a' && name[2] <= 'z') {
+                        k.code = name[2] - 'a' + 1;
+                    } else {
+                        for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+                            if (!strcmp(name, NAMES[i].name)) k.code = NAMES[i].code;
+                    }
+                    if (k.code) {
+                        if (colon) {
+                            int x, y;
+                            char sep;
+                            if (sscanf(colon + 1, "%d%c%d", &x, &sep, &y) != 3 || (sep != ',' && sep != 'x')) {
+                                snprintf(err, errlen, "bad key <%s:%s>: expected <%s:X,Y>", name, colon + 1, name);
+                                free(v);
+                                return false;
+                            }
+                            k.x = x;
+                            k.y = y;
+                        } else if (k.code == TK_CLICK || k.code == TK_WHEEL_UP || k.code == TK_WHEEL_DOWN ||
+                                   k.code == TK_RESIZE) {
+                            snprintf(err, errlen, "key <%s> needs a position: <%s:X,Y>", name, name);
+                            free(v);
+                            return false;
+                        }
+                        v[cnt++] = k;
+                        s = e + 1;
+                        continue;
+                    }
+                    snprintf(err, errlen, "unknown key <%s> (see 'ovtrace view --help')", name);
+                    free(v);
+                    return false;
+                }
+            }
+        }
+        uint32_t cp = Utf8_decode(&s);
+        v[cnt++] = (TuiKey){(int)(cp == '\n' ? TK_ENTER : cp), 0, 0};
+    }
+    *out = v;
+    *n = cnt;
+    return true;
+}

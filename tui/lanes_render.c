@@ -1,0 +1,273 @@
+/* Timeline rendering: one pass per visible line, O(columns x log n) per row thanks to
+ * the per-row index (tindex.c). */
+#include "ovtrace/tui/lanes_render.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ovtrace/tui/app.h"
+#include "ovtrace/tui/band.h"
+
+void Lanes_shortName(const char *name, char *out, size_t n, bool unicode) {
+    if (!n) return;
+    const char *s = name;
+    if (!strncmp(s, "void ", 5)) s += 5;
+    size_t o = 0;
+    int depth = 0;
+    for (; *s && o + 4 < n; s++) {
+        if (*s == '(' && depth == 0 && s != name) break;
+        if (*s == '<') {
+            if (depth == 0) {
+                out[o++] = '<';
+                if (unicode) {
+                    memcpy(out + o, "\xe2\x80\xa6", 3); /* … */
+                    o += 3;
+                } else {
+                    out[o++] = '.';
+                }
+            }
+            depth++;
+            continue;
+        }
+        if (*s == '>' && depth > 0) {
+            depth--;
+            if (depth == 0) out[o++] = '>';
+            continue;
+        }
+        if (depth == 0) out[o++] = *s;
+    }
+    out[o] = '\0';
+}
+
+static void group_label(const App *a, uint32_t gi, char *buf, size_t n) {
+    const Trace *t = a->t;
+    const Group *G = &t->groups[gi];
+    char rank[24] = "";
+    if (t->n_sources > 1) snprintf(rank, sizeof rank, "rank %d ", G->rank);
+    const char *pname = StrTab_get(t->strings, G->name);
+    const char *label = StrTab_get(t->strings, G->label);
+    if (!strncmp(label, "GPU ", 4)) label = ""; /* Kineto's "GPU N" label repeats the header */
+    if (G->gpu)
+        snprintf(buf, n, "%sGPU %" PRId64 "%s%s  %u stream%s", rank, G->id, *label ? "  " : "", label, G->n_lanes,
+                 G->n_lanes == 1 ? "" : "s");
+    else
+        snprintf(buf, n, "%sCPU pid %" PRId64 "%s%s  %u thread%s", rank, G->id, *pname ? "  " : "", pname,
+                 G->n_lanes, G->n_lanes == 1 ? "" : "s");
+}
+
+void Lanes_rowLabel(const App *a, size_t line, char *buf, size_t n) {
+    const Line *L = &a->lines.v[line];
+    const Trace *t = a->t;
+    if (L->kind == LINE_GROUP) {
+        group_label(a, L->group, buf, n);
+        return;
+    }
+    if (L->kind == LINE_BAND) {
+        snprintf(buf, n, " overlap");
+        return;
+    }
+    const Row *r = &t->rows[L->row];
+    const Lane *l = &t->lanes[L->lane];
+    if (r->depth > 0) {
+        snprintf(buf, n, "   %*s%u", (int)(r->depth < 8 ? r->depth : 8), "", (unsigned)r->depth);
+        return;
+    }
+    const char *name = StrTab_get(t->strings, l->name);
+    if (l->gpu) snprintf(buf, n, " %s", *name ? name : "stream");
+    else if (*name) snprintf(buf, n, " %s", name);
+    else snprintf(buf, n, " tid %" PRId64, l->tid);
+}
+
+static void render_group(App *a, Grid *g, int y, int x0, int x1, size_t line, bool selected) {
+    const Line *L = &a->lines.v[line];
+    const Group *G = &a->t->groups[L->group];
+    int role = selected ? ROLE_GROUP_SEL : ROLE_GROUP;
+    Grid_fill(g, (Rect){x0, y, x1 - x0, 1}, ' ', role, 0);
+    Grid_put(g, x0, y, a->collapsed[L->group] ? a->gl->collapsed : a->gl->expanded, role, ATTR_BOLD);
+    char buf[256];
+    group_label(a, L->group, buf, sizeof buf);
+    int x = x0 + 2;
+    x += Grid_text(g, x, y, x1 - x, buf, role, ATTR_BOLD);
+    if (G->gpu) {
+        double ratio;
+        char r[96];
+        if (TraceIndex_ratio(a->idx, a->t, L->group, a->v.t0, a->v.t1, &ratio))
+            snprintf(r, sizeof r, "   overlap %.1f%% of comm hidden (ratio %.4f, visible range)", ratio * 100, ratio);
+        else snprintf(r, sizeof r, "   no comm in the visible range");
+        Grid_text(g, x, y, x1 - x, r, role, 0);
+    } else if (a->collapsed[L->group]) {
+        Grid_text(g, x, y, x1 - x, "   (Enter expands)", role, 0);
+    }
+}
+
+/* glyph and role for one column of a row */
+static void row_cell(App *a, Grid *g, int x, int y, int64_t ca, int64_t cb, const ColumnInfo *ci, EventClass rowcls,
+                     bool cursor) {
+    const Trace *t = a->t;
+    const Glyphs *gl = a->gl;
+    if (ci->n == 0) {
+        Grid_put(g, x, y, cursor ? gl->vline : ' ', cursor ? ROLE_DIM : ROLE_DEFAULT, 0);
+        return;
+    }
+    int64_t w = cb - ca;
+    if (ci->n == 1) {
+        const TraceEvent *e = &t->events[ci->ev];
+        int role = ROLE_CLASS + e->cls;
+        int64_t s = e->ts, en = TraceEvent_end(e);
+        bool starts = s > ca, ends = en < cb;
+        if (!starts && !ends) {
+            Grid_put(g, x, y, gl->full, role, 0);
+        } else if (starts && ends) {
+            Grid_put(g, x, y, gl->ev_tiny, role, 0);
+        } else if (ends) { /* filled from the left edge to en */
+            int k = (int)(((en - ca) * 8 + w / 2) / w);
+            if (k < 1) k = 1;
+            if (k > 8) k = 8;
+            Grid_put(g, x, y, gl->unicode ? gl->left[k] : (k == 8 ? gl->full : gl->ev_end_part), role, 0);
+        } else { /* filled from s to the right edge: reverse of a left block */
+            int k = (int)(((s - ca) * 8 + w / 2) / w); /* empty part */
+            if (k < 0) k = 0;
+            if (k > 7) k = 7;
+            if (k == 0) Grid_put(g, x, y, gl->full, role, 0);
+            else if (gl->unicode) Grid_put(g, x, y, gl->left[k], role, ATTR_REVERSE);
+            else Grid_put(g, x, y, gl->ev_start_part, role, 0);
+        }
+        return;
+    }
+    /* several events: how full the cell is */
+    EventClass cls = ci->n != UINT32_MAX ? (EventClass)t->events[ci->ev].cls : rowcls;
+    int k = w > 0 ? (int)((ci->cov * 8 + w - 1) / w) : 8;
+    if (k < 1) k = 1;
+    if (k > 8) k = 8;
+    Grid_put(g, x, y, gl->lower[k], ROLE_CLASS + cls, 0);
+}
+
+static void render_row(App *a, Grid *g, int y, Rect plot, uint32_t row) {
+    const Trace *t = a->t;
+    const ViewState *v = &a->v;
+    int W = plot.w;
+    ColumnInfo *cols = a->colbuf;
+    TraceIndex_rowColumns(a->idx, t, row, v->t0, v->t1, W, cols);
+    EventClass rowcls = TraceIndex_rowClass(a->idx, row);
+    int cur = TraceIndex_colOf(v->t0, v->t1, W, v->cursor);
+    bool has_matches = a->search.active && row < a->search.n_rows && a->search.row_n[row] > 0;
+    const Row *r = &t->rows[row];
+    for (int c = 0; c < W; c++) {
+        int64_t ca = TraceIndex_colTime(v->t0, v->t1, W, c), cb = TraceIndex_colTime(v->t0, v->t1, W, c + 1);
+        row_cell(a, g, plot.x + c, y, ca, cb, &cols[c], rowcls, c == cur);
+        if (has_matches && cols[c].n) {
+            bool m;
+            if (cols[c].n != UINT32_MAX) {
+                m = Search_anyIn(&a->search, t, row, cols[c].ev, cols[c].ev + cols[c].n);
+            } else {
+                size_t j0 = Row_lowerBound(t, r, ca), j1 = TraceIndex_firstStartAtOrAfter(t, r, cb);
+                m = Search_anyIn(&a->search, t, row, j0, j1);
+            }
+            if (m) {
+                Cell *cell = Grid_at(g, plot.x + c, y);
+                cell->role = ROLE_MATCH;
+            }
+        }
+    }
+    /* names inside events wide enough to hold them */
+    for (int c = 0; c < W;) {
+        if (cols[c].n != 1) {
+            c++;
+            continue;
+        }
+        size_t ev = cols[c].ev;
+        int e = c;
+        while (e < W && cols[e].n == 1 && cols[e].ev == ev) e++;
+        int len = e - c;
+        if (len >= 4) {
+            char name[256];
+            Lanes_shortName(Trace_name(t, &t->events[ev]), name, sizeof name, a->gl->unicode);
+            const TraceEvent *te = &t->events[ev];
+            bool match = Search_matches(&a->search, te);
+            int role = (ev == v->sel ? ROLE_SELECTED_TEXT : match ? ROLE_MATCH_TEXT : ROLE_CLASS_TEXT + te->cls);
+            int avail = len - 2;
+            size_t cols_needed = Utf8_columns(name);
+            if ((int)cols_needed > avail) { /* drop the namespaces: "dpsk::ep::internode::combine<…>" -> "combine<…>" */
+                const char *last = name;
+                int depth = 0;
+                for (const char *q = name; *q; q++) {
+                    if (*q == '<') depth++;
+                    else if (*q == '>' && depth) depth--;
+                    else if (!depth && q[0] == ':' && q[1] == ':') last = q + 2;
+                }
+                if (last != name) {
+                    memmove(name, last, strlen(last) + 1);
+                    cols_needed = Utf8_columns(name);
+                }
+            }
+            if ((int)cols_needed > avail && avail >= 2) {
+                /* truncate with an ellipsis */
+                const char *p = name;
+                for (int i = 0; i < avail - 1; i++) Utf8_decode(&p);
+                size_t off = (size_t)(p - name);
+                if (a->gl->unicode && off + 4 < sizeof name) memcpy(name + off, "\xe2\x80\xa6", 4);
+                else if (off + 2 < sizeof name) memcpy(name + off, "~", 2);
+            }
+            for (int k = c + 1; k < e - 1; k++) Grid_put(g, plot.x + k, y, ' ', role, 0);
+            Grid_textAscii(g, plot.x + c + 1, y, avail, name, role, 0, !a->gl->unicode);
+        }
+        c = e;
+    }
+    /* the selected event */
+    if (v->sel != SIZE_MAX && v->sel >= r->first && v->sel < r->first + r->count) {
+        const TraceEvent *se = &t->events[v->sel];
+        int cs = TraceIndex_colOf(v->t0, v->t1, W, se->ts);
+        int64_t end = TraceEvent_end(se);
+        int ce = TraceIndex_colOf(v->t0, v->t1, W, end > se->ts ? end - 1 : se->ts);
+        for (int c = cs < 0 ? 0 : cs; c <= ce && c < W; c++) {
+            Cell *cell = Grid_at(g, plot.x + c, y);
+            if (cell->role == ROLE_SELECTED_TEXT) continue;
+            if (cell->ch == ' ' && cell->role != ROLE_CLASS_TEXT + se->cls) cell->ch = a->gl->ev_tiny;
+            if (cell->role >= ROLE_CLASS_TEXT && cell->role < ROLE_CLASS_TEXT + CLASS__COUNT) cell->role = ROLE_SELECTED_TEXT;
+            else cell->role = ROLE_SELECTED;
+        }
+    }
+}
+
+void Lanes_render(App *a, Grid *g, Rect labels, Rect plot) {
+    const ViewState *v = &a->v;
+    if (plot.w <= 0 || plot.h <= 0) return;
+    if (a->scratch_cols < plot.w) {
+        free(a->colbuf);
+        free(a->bandbuf);
+        a->colbuf = malloc((size_t)plot.w * sizeof *a->colbuf);
+        a->bandbuf = malloc((size_t)plot.w * BAND__COUNT * sizeof *a->bandbuf);
+        if (!a->colbuf || !a->bandbuf) {
+            fprintf(stderr, "ovtrace: out of memory\n");
+            exit(3);
+        }
+        a->scratch_cols = plot.w;
+    }
+    int sep = labels.x + labels.w;
+    for (int y = plot.y; y < plot.y + plot.h; y++) Grid_put(g, sep, y, a->gl->vline, ROLE_DIM, 0);
+    for (int k = 0; k < plot.h; k++) {
+        size_t line = v->top + (size_t)k;
+        int y = plot.y + k;
+        if (line >= a->lines.n) break;
+        const Line *L = &a->lines.v[line];
+        bool selected = line == v->line;
+        if (L->kind == LINE_GROUP) {
+            render_group(a, g, y, labels.x, plot.x + plot.w, line, selected);
+            continue;
+        }
+        char label[160];
+        Lanes_rowLabel(a, line, label, sizeof label);
+        int lrole = selected ? ROLE_LABEL_SEL : ROLE_LABEL;
+        Grid_fill(g, (Rect){labels.x, y, labels.w, 1}, ' ', lrole, 0);
+        if (selected) Grid_put(g, labels.x, y, '>', lrole, ATTR_BOLD);
+        Grid_textAscii(g, labels.x + 1, y, labels.w - 1, label, lrole, selected ? ATTR_BOLD : 0, !a->gl->unicode);
+        if (L->kind == LINE_BAND) {
+            TraceIndex_band(a->idx, a->t, L->group, v->t0, v->t1, plot.w, a->bandbuf);
+            Band_renderRow(g, plot.x, y, plot.w, a->bandbuf, a->caps, a->gl);
+        } else {
+            render_row(a, g, y, plot, L->row);
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/* Where everything goes on screen. */
+#include "ovtrace/tui/layout.h"
+
+Layout Layout_compute(int w, int h, bool panel_visible) {
+    Layout L = {0};
+    if (w < LAYOUT_MIN_W || h < LAYOUT_MIN_H) {
+        L.too_small = true;
+        L.status = (Rect){0, h - 1, w, 1};
+        return L;
+    }
+    L.title = (Rect){0, 0, w, 1};
+    L.status = (Rect){0, h - 1, w, 1};
+    L.legend = (Rect){0, h - 2, w, 1};
+    int label_w = w >= 200 ? 24 : w >= 120 ? 20 : 16;
+    int body_top = 3, body_bottom = h - 2; /* exclusive */
+    int plot_right = w;                    /* exclusive */
+    if (panel_visible) {
+        if (w >= 160) {
+            int pw = w / 4;
+            if (pw < 48) pw = 48;
+            if (pw > 72) pw = 72;
+            L.panel = (Rect){w - pw, 1, pw, body_bottom - 1};
+            L.panel_right = true;
+            plot_right = w - pw;
+        } else {
+            int ph = h >= 40 ? 14 : h >= 30 ? 10 : 9;
+            L.panel = (Rect){0, body_bottom - ph, w, ph};
+            body_bottom -= ph;
+        }
+    }
+    L.labels = (Rect){0, body_top, label_w, body_bottom - body_top};
+    L.plot = (Rect){label_w + 1, body_top, plot_right - label_w - 1, body_bottom - body_top};
+    L.ruler = (Rect){L.plot.x, 1, L.plot.w, 2};
+    return L;
+}

@@ -1,0 +1,62 @@
+/* The list of lines the timeline scrolls through. */
+#include "ovtrace/tui/lines.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void push(Lines *L, Line l) {
+    if (L->n == L->cap) {
+        size_t cap = L->cap ? L->cap * 2 : 64;
+        Line *v = realloc(L->v, cap * sizeof *v);
+        if (!v) {
+            fprintf(stderr, "ovtrace: out of memory\n");
+            exit(3);
+        }
+        L->v = v;
+        L->cap = cap;
+    }
+    L->v[L->n++] = l;
+}
+
+void Lines_build(Lines *L, const Trace *t, const bool *collapsed) {
+    L->n = 0;
+    for (uint32_t g = 0; g < t->n_groups; g++) {
+        const Group *G = &t->groups[g];
+        push(L, (Line){LINE_GROUP, g, 0, 0});
+        if (G->gpu) push(L, (Line){LINE_BAND, g, 0, 0});
+        if (collapsed && collapsed[g]) continue;
+        for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
+            const Lane *l = &t->lanes[li];
+            for (uint32_t k = 0; k < l->n_rows; k++) push(L, (Line){LINE_ROW, g, li, l->first_row + k});
+        }
+    }
+}
+
+void Lines_free(Lines *L) {
+    free(L->v);
+    L->v = NULL;
+    L->n = L->cap = 0;
+}
+
+size_t Lines_findGroup(const Lines *L, uint32_t group) {
+    for (size_t i = 0; i < L->n; i++)
+        if (L->v[i].kind == LINE_GROUP && L->v[i].group == group) return i;
+    return SIZE_MAX;
+}
+
+size_t Lines_findRow(const Lines *L, uint32_t row) {
+    for (size_t i = 0; i < L->n; i++)
+        if (L->v[i].kind == LINE_ROW && L->v[i].row == row) return i;
+    return SIZE_MAX;
+}
+
+uint32_t Lines_rowOfEvent(const Trace *t, size_t idx) {
+    const TraceEvent *e = &t->events[idx];
+    const Lane *l = &t->lanes[e->lane];
+    uint32_t d = e->depth < l->n_rows ? e->depth : l->n_rows - 1;
+    return l->first_row + d;
+}
+
+void Lines_defaultCollapsed(const Trace *t, bool *collapsed) {
+    for (uint32_t g = 0; g < t->n_groups; g++) collapsed[g] = !t->groups[g].gpu;
+}

@@ -1,0 +1,78 @@
+/* Range statistics panel. */
+#include "ovtrace/tui/rangepanel.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ovtrace/timeunits.h"
+#include "ovtrace/tui/lanes_render.h"
+#include "ovtrace/tui/ruler.h"
+
+void RangePanel_rangeArg(const Trace *t, int64_t a, int64_t b, char *buf, size_t n) {
+    snprintf(buf, n, "%" PRId64 "ns:%" PRId64 "ns", a - t->t_min, b - t->t_min);
+}
+
+void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, int64_t a, int64_t b,
+                       const Glyphs *gl) {
+    if (r.w <= 0 || r.h <= 0 || !R) return;
+    int y = r.y;
+    char sa[48], sb[48], sd[48], arg[96];
+    int64_t res = (b - a) / 1000 > 0 ? (b - a) / 1000 : 1;
+    Ruler_format(sa, sizeof sa, a - t->t_min, res);
+    Ruler_format(sb, sizeof sb, b - t->t_min, res);
+    Ruler_format(sd, sizeof sd, b - a, res);
+    RangePanel_rangeArg(t, a, b, arg, sizeof arg);
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "%s..%s (%s)  = ovtrace stats --range %s", sa, sb, sd, arg);
+    if (R->n_devices == 0) {
+        Grid_text(g, r.x, y, r.w, "no GPU activity in the range", ROLE_DIM, 0);
+        return;
+    }
+    static const char *H[] = {"dev", "window", "busy", "idle", "compute", "comm", "overlap", "exposed", "memory",
+                              "ratio"};
+    enum { NC = 10 };
+    char cell[8][NC][32];
+    size_t nd = R->n_devices < 8 ? R->n_devices : 8;
+    int wid[NC];
+    for (int k = 0; k < NC; k++) wid[k] = (int)strlen(H[k]);
+    for (size_t i = 0; i < nd; i++) {
+        const DeviceFigures *d = &R->devices[i];
+        if (t->n_sources > 1) snprintf(cell[i][0], 32, "r%d:%" PRId64, d->rank, d->device);
+        else snprintf(cell[i][0], 32, "%" PRId64, d->device);
+        int64_t v[8] = {d->window, d->busy, d->idle, d->compute, d->comm, d->overlap, d->exposed, d->memory};
+        for (int k = 0; k < 8; k++) Time_formatUs(cell[i][k + 1], 32, v[k]);
+        if (d->has_comm) snprintf(cell[i][9], 32, "%.4f", d->ratio);
+        else snprintf(cell[i][9], 32, "no comm");
+        for (int k = 0; k < NC; k++)
+            if ((int)strlen(cell[i][k]) > wid[k]) wid[k] = (int)strlen(cell[i][k]);
+    }
+    if (y < r.y + r.h) {
+        int x = r.x;
+        for (int k = 0; k < NC; k++) {
+            char h[40];
+            snprintf(h, sizeof h, "%*s", wid[k], H[k]);
+            x += Grid_text(g, x, y, r.x + r.w - x, h, ROLE_PANEL_KEY, ATTR_BOLD) + 1;
+        }
+        Grid_text(g, x, y, r.x + r.w - x, "(us)", ROLE_DIM, 0);
+        y++;
+    }
+    for (size_t i = 0; i < nd && y < r.y + r.h; i++, y++) {
+        int x = r.x;
+        for (int k = 0; k < NC; k++) {
+            char c[40];
+            snprintf(c, sizeof c, "%*s", wid[k], cell[i][k]);
+            int role = ROLE_PANEL;
+            if (k == 7 && R->devices[i].exposed > 0) role = ROLE_BAD;
+            if (k == 9 && R->devices[i].has_comm) role = R->devices[i].ratio >= 0.9 ? ROLE_GOOD : ROLE_BAD;
+            x += Grid_text(g, x, y, r.x + r.w - x, c, role, 0) + 1;
+        }
+    }
+    if (y < r.y + r.h && R->n_kernels) Grid_text(g, r.x, y++, r.w, "top kernels   count   total us  class", ROLE_PANEL_KEY, ATTR_BOLD);
+    for (size_t i = 0; i < R->n_kernels && y < r.y + r.h; i++, y++) {
+        const KernelFigures *k = &R->kernels[i];
+        char tot[32], name[256];
+        Time_formatUs(tot, sizeof tot, k->total);
+        Lanes_shortName(StrTab_get(t->strings, k->name), name, sizeof name, gl->unicode);
+        Grid_printf(g, r.x, y, r.w, ROLE_PANEL, 0, "%19zu %10s  %-8s %s", k->count, tot, EventClass_name(k->cls), name);
+    }
+}

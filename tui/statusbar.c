@@ -1,0 +1,76 @@
+/* Title and status lines. */
+#include "ovtrace/tui/statusbar.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ovtrace/tui/app.h"
+#include "ovtrace/tui/ruler.h"
+
+void Statusbar_title(const App *a, Grid *g, Rect r) {
+    const ViewState *v = &a->v;
+    Grid_fill(g, r, ' ', ROLE_TITLE, 0);
+    int64_t span = View_span(v);
+    int64_t res = span / (a->layout.plot.w > 0 ? a->layout.plot.w : 80);
+    if (res < 1) res = 1;
+    char t0[48], t1[48], sp[48], cur[48];
+    Ruler_format(t0, sizeof t0, v->t0 - v->min_t, res);
+    Ruler_format(t1, sizeof t1, v->t1 - v->min_t, res);
+    Ruler_format(sp, sizeof sp, span, res);
+    Ruler_format(cur, sizeof cur, v->cursor - v->min_t, res);
+    const char *sep = a->gl->unicode ? " \xe2\x94\x82 " : " | ";
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, " ovtrace  %s%sview %s..%s (%s)%szoom %.1fx%scursor %s", a->title, sep, t0, t1,
+                     sp, sep, View_zoomLevel(v), sep, cur);
+    if (a->src && n > 0 && (size_t)n < sizeof buf) {
+        const char *d = a->src->describe ? a->src->describe(a->src->ctx) : "LIVE";
+        snprintf(buf + n, sizeof buf - (size_t)n, "%s%s%s%s", sep, d ? d : "LIVE", v->follow ? " follow" : "",
+                 v->frozen ? " FROZEN" : "");
+    }
+    Grid_textAscii(g, r.x, r.y, r.w, buf, ROLE_TITLE, ATTR_BOLD, !a->gl->unicode);
+}
+
+void Statusbar_status(const App *a, Grid *g, Rect r) {
+    Grid_fill(g, r, ' ', ROLE_STATUS, 0);
+    bool ascii = !a->gl->unicode;
+    if (a->prompt.kind != PROMPT_NONE) {
+        int x = r.x;
+        x += Grid_text(g, x, r.y, r.w, a->prompt.label, ROLE_PROMPT, ATTR_BOLD);
+        /* show the end of long input */
+        size_t cols = Utf8_columns(a->prompt.buf);
+        const char *p = a->prompt.buf;
+        int room = r.x + r.w - x - 1;
+        while (room > 0 && cols > (size_t)room) {
+            Utf8_decode(&p);
+            cols--;
+        }
+        x += Grid_textAscii(g, x, r.y, room, p, ROLE_PROMPT, 0, ascii);
+        Grid_put(g, x, r.y, '_', ROLE_PROMPT, ATTR_BOLD);
+        return;
+    }
+    int x = r.x;
+    if (a->msg[0]) {
+        Grid_textAscii(g, x, r.y, r.w, a->msg, a->msg_role, ATTR_BOLD, ascii);
+        return;
+    }
+    static const char *hints[][2] = {
+        {"?", "help"},    {"q", "quit"},  {"hl", "pan"},    {"+-", "zoom"},   {"jk", "lanes"}, {".,", "events"},
+        {"/", "search"},  {"c", "launch"}, {"[]m", "range"}, {"f", "fit"},     {"0", "all"},   {"Enter", "fold"},
+        {"e", "export"},
+    };
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+        int need = (int)(strlen(hints[i][0]) + strlen(hints[i][1]) + 2);
+        if (x + need > r.x + r.w) break;
+        x += Grid_text(g, x, r.y, r.w, hints[i][0], ROLE_STATUS_KEY, ATTR_BOLD);
+        x += Grid_text(g, x, r.y, r.w, ":", ROLE_STATUS, 0);
+        x += Grid_text(g, x, r.y, r.w, hints[i][1], ROLE_STATUS, 0);
+        x++;
+    }
+    if (a->search.active) {
+        char buf[320];
+        snprintf(buf, sizeof buf, " /%s: %zu match%s ", a->search.pattern, a->search.total,
+                 a->search.total == 1 ? "" : "es");
+        int len = (int)Utf8_columns(buf);
+        if (x + len <= r.x + r.w) Grid_textAscii(g, r.x + r.w - len, r.y, len, buf, ROLE_MATCH_TEXT, 0, ascii);
+    }
+}
