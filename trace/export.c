@@ -653,6 +653,7 @@ static bool write_events(Exporter *X, Out *o, Unit *u, bool *first, char *err, s
                 out_puts(o, *first ? "\n" : ",\n");
                 *first = false;
                 write_synth(X, o, i);
+                u->events++;
                 continue;
             }
             GROW(recs, cap, n + 1);

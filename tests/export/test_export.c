@@ -325,6 +325,40 @@ static void test_multi_rank(void **state) {
     Trace_free(a);
 }
 
+
+/* Live and simulated traces have no source text: events are written from the model. */
+static void test_synthesized(void **state) {
+    (void)state;
+    Trace *a = Trace_new();
+    uint32_t src = Trace_addSource(a, "live session");
+    uint32_t gl = Trace_gpuLane(a, src, 0, 7, 0, 7), cl = Trace_cpuLane(a, src, 4242, 4243);
+    TraceEvent e = {0};
+    e.src = TRACE_NO_SRC;
+    e.lane = cl, e.kind = KIND_RUNTIME, e.ts = 1000001, e.dur = 2500, e.corr = 5;
+    e.name = StrTab_intern(a->strings, "cudaLaunchKernel", 16);
+    Trace_append(a, &e);
+    e.lane = gl, e.kind = KIND_KERNEL, e.ts = 1004003, e.dur = 7001, e.corr = 5;
+    e.name = StrTab_intern(a->strings, "ncclDevKernel \"x\"", 16);
+    Trace_append(a, &e);
+    e.lane = cl, e.kind = KIND_COUNTER, e.ts = 1005000, e.value = 20.5, e.corr = 0;
+    e.name = StrTab_intern(a->strings, "gpu util", 8);
+    Trace_append(a, &e);
+    Trace_setMeta(a, src, META_PROCESS_NAME, 4242, 0, "trainer", 7, 0);
+    Trace_finish(a);
+    CommRules *r = CommRules_default();
+    Classify_trace(a, r);
+    CommRules_free(r);
+    ExportFilter f = ExportFilter_all();
+    ExportResult res;
+    export_ok(a, &f, path_in("live.json"), &res);
+    assert_int_equal(res.events_written, 3);
+    Trace *b = load1(path_in("live.json"));
+    assert_reloads_to(a, NULL, b, true);
+    assert_int_equal(b->n_flows, 1);
+    Trace_free(b);
+    Trace_free(a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_hand_full_roundtrip, setup_dir, teardown_dir),
@@ -333,6 +367,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_refuse_overwrite, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_failures_leave_nothing, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_multi_rank, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_synthesized, setup_dir, teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
