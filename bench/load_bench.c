@@ -1,6 +1,8 @@
-/* Load throughput and memory: load_bench FILE... prints one row per file:
- * file, size, records, events, load s, MB/s, peak RSS, anon RSS, B/event, model B/event. */
+/* Load throughput and memory: load_bench FILE [JSON_BYTES] prints one row:
+ * file, size, events, load s, MB/s of JSON (JSON_BYTES: the decompressed size for
+ * .gz/.zst input), peak RSS, anon RSS, B/event, model B/event. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -38,12 +40,13 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
+    double json_mb = (argc > 2 ? atof(argv[2]) : (double)st.st_size) / 1e6;
     double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
     long hwm = status_kb("VmHWM:"), anon = status_kb("RssAnon:");
     double n = (double)t->n_events;
     printf("%s\t%.1f MB\t%zu events\t%.3f s\t%.0f MB/s\t%.2f Mev/s\tpeak RSS %.0f MB\tanon %.0f MB\t%.1f B/event "
            "(model %.1f B/event)\n",
-           argv[1], (double)st.st_size / 1e6, t->n_events, s, (double)st.st_size / 1e6 / s, n / s / 1e6,
+           argv[1], (double)st.st_size / 1e6, t->n_events, s, json_mb / s, n / s / 1e6,
            (double)hwm / 1024, (double)anon / 1024, (double)(anon - anon0) * 1024 / n,
            (double)Trace_memoryBytes(t) / n);
     Trace_free(t);

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Load benchmark: generates Kineto-shaped traces by tiling DeepSeek's trace, then
+# measures ovtrace's loader (plain, .gz, .zst) beside python3 json.load and node
+# JSON.parse. Usage: bench/run_load.sh [BUILD_DIR] [SIZES_MB...]   (default: build 444 2000)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-$here/../build}; shift || true
+sizes=("${@:-444 2000}")
+[ $# -eq 0 ] && sizes=(444 2000)
+src=${OVTRACE_DEEPSEEK:-$here/../../shared/traces/deepseek-train.json}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ovtrace-bench.XXXXXX"); trap 'rm -rf "$tmp"' EXIT
+rss() { /usr/bin/time -f "%e s, peak RSS %M KB" "$@" 2>&1 >/dev/null | tail -1; }
+echo "| file | size | events | load s | JSON MB/s | Mev/s | peak RSS | anon RSS | B/event (anon) | B/event (model) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for mb in "${sizes[@]}"; do
+    f=$tmp/tiled-${mb}MB.json
+    "$build/bench/gen_trace" "$src" "$f" --mb "$mb" 2>/dev/null
+    variants=("$f")
+    if [ "$mb" -le 500 ]; then gzip -1 -k -c "$f" >"$f.gz"; variants+=("$f.gz"); fi
+    zstd -q -3 -T2 -k "$f" -o "$f.zst"; variants+=("$f.zst")
+    for v in "${variants[@]}"; do
+        "$build/bench/load_bench" "$v" "$(stat -c %s "$f")" | awk -F'\t' -v name="$(basename "$v")" '{
+            gsub(/ events/,"",$3); gsub(/peak RSS /,"",$7); gsub(/anon /,"",$8);
+            split($9, b, " "); m=$9; sub(/.*model /,"",m); sub(/ B\/event\)/,"",m);
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, $2, $3, $4, $5, $6, $7, $8, b[1], m }'
+    done
+    if [ "$mb" -le 500 ]; then
+        echo "| baseline python3 json.load ($(basename "$f")) | | | $(rss python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$f") |||||||"
+        if command -v node >/dev/null; then
+            echo "| baseline node JSON.parse ($(basename "$f")) | | | $(rss node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$f" || echo failed) |||||||"
+        fi
+    fi
+    rm -f "$tmp"/*
+done
