@@ -91,4 +91,7 @@ void Load_printWarnings(const Trace *t, FILE *out) {
     if (d->skipped)
         fprintf(out, "warning: skipped %zu event%s with bad values; first in %s at byte %" PRIu64 ": %s\n", d->skipped,
                 d->skipped == 1 ? "" : "s", d->first_skip_path, d->first_skip_offset, d->first_skip_reason);
+    if (d->ignored)
+        fprintf(out, "note: ignored %zu event%s of phases ovtrace does not model (async b/e, samples, objects)\n",
+                d->ignored, d->ignored == 1 ? "" : "s");
 }
