@@ -1,0 +1,195 @@
+/* Option parsing shared by `ovtrace record` and `ovtrace live`. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live_internal.h"
+#include "ovtrace/live_cli.h"
+#include "ovtrace/timeunits.h"
+
+void LiveCli_init(LiveCliOptions *o) {
+    memset(o, 0, sizeof *o);
+    o->mode = SCHED_PREFILL;
+    o->comm_sms = o->tokens = o->layers = o->experts = o->topk = o->hidden = o->link = o->device = -1;
+    o->tflops = o->speed = o->jitter = -1;
+    o->seed = o->steps = -1;
+    o->retention_ns = -2;
+    o->interval_ns = 1000000000;
+    o->window_ns = 500000000;
+    o->cmd_index = -1;
+}
+
+static bool int_arg(const char *v, long lo, long hi, int64_t *out) {
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi) return false;
+    *out = x;
+    return true;
+}
+
+static bool dbl_arg(const char *v, double lo, double hi, double *out) {
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end || !(x >= lo && x <= hi)) return false;
+    *out = x;
+    return true;
+}
+
+int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, size_t errlen) {
+    const char *a = argv[*i];
+    if (!strcmp(a, "--")) {
+        o->cmd_index = *i + 1 < argc ? *i + 1 : argc;
+        *i = argc - 1;
+        return 1;
+    }
+    if (!strcmp(a, "--simulate")) {
+        o->simulate = true;
+        return 1;
+    }
+    if (!strcmp(a, "--headless")) {
+        o->headless = true;
+        return 1;
+    }
+    static const struct {
+        const char *name;
+        int sim; /* 1: a simulator option */
+    } OPTS[] = {{"--mode", 1},    {"--comm-sms", 1}, {"--tokens", 1},   {"--layers", 1},   {"--experts", 1},
+                {"--topk", 1},    {"--hidden", 1},   {"--link", 1},     {"--tflops", 1},   {"--seed", 1},
+                {"--speed", 1},   {"--jitter", 1},   {"--steps", 1},    {"--device", 1},   {"--duration", 0},
+                {"--retention", 0}, {"-o", 0},       {"--output", 0},   {"--interval", 0}, {"--window", 0}};
+    size_t k;
+    for (k = 0; k < sizeof OPTS / sizeof OPTS[0]; k++)
+        if (!strcmp(a, OPTS[k].name)) break;
+    if (k == sizeof OPTS / sizeof OPTS[0]) return 0;
+    if (*i + 1 >= argc) {
+        snprintf(err, errlen, "option %s needs a value", a);
+        return -1;
+    }
+    const char *v = argv[++*i];
+    if (OPTS[k].sim && !o->sim_option_seen) {
+        o->sim_option_seen = true;
+        o->first_sim_option = a;
+    }
+    int64_t n;
+    double d;
+    char terr[128];
+#define BAD(...)                                                                                                       \
+    do {                                                                                                               \
+        snprintf(err, errlen, __VA_ARGS__);                                                                            \
+        return -1;                                                                                                     \
+    } while (0)
+    if (!strcmp(a, "--mode")) {
+        int m = SchedMode_parse(v);
+        if (m < 0) BAD("--mode must be prefill, decode or serial (got '%s')", v);
+        o->mode = m;
+    } else if (!strcmp(a, "--link")) {
+        int l = SchedLink_parse(v);
+        if (l < 0) BAD("--link must be nvlink (160 GB/s) or ib (50 GB/s) (got '%s')", v);
+        o->link = l;
+    } else if (!strcmp(a, "--comm-sms")) {
+        if (!int_arg(v, 1, 1023, &n)) BAD("--comm-sms needs an SM count in 1..131 (of 132), got '%s'", v);
+        o->comm_sms = (int)n;
+    } else if (!strcmp(a, "--tokens")) {
+        if (!int_arg(v, 1, 1 << 20, &n)) BAD("--tokens needs a count in 1..1048576, got '%s'", v);
+        o->tokens = (int)n;
+    } else if (!strcmp(a, "--layers")) {
+        if (!int_arg(v, 1, 1000, &n)) BAD("--layers needs a count in 1..1000, got '%s'", v);
+        o->layers = (int)n;
+    } else if (!strcmp(a, "--experts")) {
+        if (!int_arg(v, 1, 65536, &n)) BAD("--experts needs a count in 1..65536, got '%s'", v);
+        o->experts = (int)n;
+    } else if (!strcmp(a, "--topk")) {
+        if (!int_arg(v, 1, 65536, &n)) BAD("--topk needs a count in 1..65536, got '%s'", v);
+        o->topk = (int)n;
+    } else if (!strcmp(a, "--hidden")) {
+        if (!int_arg(v, 1, 1 << 18, &n)) BAD("--hidden needs a size in 1..262144, got '%s'", v);
+        o->hidden = (int)n;
+    } else if (!strcmp(a, "--device")) {
+        if (!int_arg(v, 0, 1023, &n)) BAD("--device needs an ordinal in 0..1023, got '%s'", v);
+        o->device = (int)n;
+    } else if (!strcmp(a, "--seed")) {
+        if (!int_arg(v, 0, INT32_MAX, &n)) BAD("--seed needs a non-negative integer, got '%s'", v);
+        o->seed = n;
+    } else if (!strcmp(a, "--steps")) {
+        if (!int_arg(v, 1, INT32_MAX, &n)) BAD("--steps needs a positive count, got '%s'", v);
+        o->steps = n;
+    } else if (!strcmp(a, "--tflops")) {
+        if (!dbl_arg(v, 1e-3, 1e6, &d)) BAD("--tflops needs a positive number, got '%s'", v);
+        o->tflops = d;
+    } else if (!strcmp(a, "--speed")) {
+        if (!dbl_arg(v, 1e-3, 1e6, &d)) BAD("--speed needs a factor in 0.001..1e6 (simulated time per wall time), got '%s'", v);
+        o->speed = d;
+    } else if (!strcmp(a, "--jitter")) {
+        if (!dbl_arg(v, 0, 0.9, &d)) BAD("--jitter needs a fraction in 0..0.9, got '%s'", v);
+        o->jitter = d;
+    } else if (!strcmp(a, "--duration") || !strcmp(a, "--retention") || !strcmp(a, "--interval") ||
+               !strcmp(a, "--window")) {
+        if (!Time_parseDuration(v, 1000000000, &n, terr, sizeof terr) || n <= 0)
+            BAD("%s needs a positive duration (e.g. 10, 2.5s, 500ms): %s", a, n <= 0 ? "must be > 0" : terr);
+        if (!strcmp(a, "--duration")) o->duration_ns = n;
+        else if (!strcmp(a, "--retention")) o->retention_ns = n;
+        else if (!strcmp(a, "--interval")) o->interval_ns = n;
+        else o->window_ns = n;
+    } else { /* -o / --output */
+        o->out = v;
+    }
+#undef BAD
+    return 1;
+}
+
+bool LiveCli_config(const LiveCliOptions *o, LiveSessionConfig *cfg, char *err, size_t errlen) {
+    LiveSessionConfig_default(cfg);
+    SimConfig_default(&cfg->sim, (SchedMode)o->mode);
+    ScheduleParams *p = &cfg->sim.params;
+    if (o->comm_sms >= 0) p->comm_sms = o->comm_sms;
+    if (o->tokens >= 0) p->tokens = o->tokens;
+    if (o->layers >= 0) p->layers = o->layers;
+    if (o->experts >= 0) p->experts = o->experts;
+    if (o->topk >= 0) p->topk = o->topk;
+    if (o->hidden >= 0) p->hidden = o->hidden;
+    if (o->link >= 0) ScheduleParams_setLink(p, (SchedLink)o->link);
+    if (o->tflops > 0) p->tflops = o->tflops;
+    if (o->device >= 0) cfg->sim.device = o->device;
+    if (o->seed >= 0) cfg->sim.seed = (uint64_t)o->seed;
+    if (o->steps > 0) cfg->sim.max_steps = (uint64_t)o->steps;
+    if (o->speed > 0) cfg->sim.speed = o->speed;
+    if (o->jitter >= 0) cfg->sim.jitter = o->jitter;
+    if (o->retention_ns != -2) cfg->store.retention_ns = o->retention_ns;
+    if (o->experts >= 0 && o->topk < 0 && p->topk > p->experts) p->topk = p->experts;
+    if (p->ep_ranks > p->experts) p->ep_ranks = p->experts;
+    cfg->simulate = o->simulate;
+    return ScheduleParams_validate(p, err, errlen);
+}
+
+void LiveCli_helpSim(FILE *out) {
+    fprintf(out,
+            "simulator options (--simulate: a DeepSeek-style MoE step, two micro-batches, no GPU needed;\n"
+            "all data is marked SIMULATED):\n"
+            "  --mode M          prefill (comm kernels hold SMs; default), decode (comm on the copy\n"
+            "                    engine, waited on after compute) or serial (no overlap, baseline)\n"
+            "  --comm-sms N      SMs of 132 a dispatch/combine kernel holds in prefill (default 20)\n"
+            "  --tokens N        tokens per micro-batch (default 4096 prefill, 128 decode)\n"
+            "  --layers N        MoE layers per step (default 4 prefill, 8 decode)\n"
+            "  --experts N --topk K   routed experts and experts per token (default 256, 8)\n"
+            "  --hidden N        hidden size (default 7168)\n"
+            "  --link L          nvlink (160 GB/s, default) or ib (50 GB/s)\n"
+            "  --tflops X        assumed dense TFLOP/s of the GPU (default 500)\n"
+            "  --seed N          jitter seed (default 1); --jitter F relative jitter (default 0.05)\n"
+            "  --speed X         simulated time per wall time (default 1: real time)\n"
+            "  --steps N         stop after N steps\n"
+            "  --device N        device ordinal in the events (default 0)\n");
+}
+
+bool LiveCli_haveCudaDriver(char *why, size_t n) {
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(why, n, "%s", e ? e : "libcuda.so.1 not found");
+        return false;
+    }
+    dlclose(h);
+    return true;
+}

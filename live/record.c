@@ -1,0 +1,411 @@
+/* Recording: the store's events as Chrome Trace JSON (object form), the format
+ * `ovtrace export` writes and Perfetto opens:
+ *
+ *   {"traceEvents": [ M metadata for lanes, X events, ac2g flow s/f pairs ... ],
+ *    "displayTimeUnit": "ms", "traceName": ..., "ovtrace": {simulated, params, ring drops}}
+ *
+ * Crash safety with O(new events) per checkpoint: the file is a sequence of
+ * independently compressed frames (zstd frames / gzip members / plain text, which
+ * decoders concatenate): [header+events] [events] ... [trailer]. A checkpoint
+ * truncates the old trailer, appends one frame with the new events, then writes a
+ * fresh trailer ("]," + the top-level keys + "}"). After every checkpoint the file is
+ * complete JSON; a kill in the middle of one leaves a truncated file that the loader
+ * still reads (with a truncation warning) up to the last whole event. The file is
+ * created under a temporary name and renamed into place at the first checkpoint. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "live_internal.h"
+#include "ovtrace/jsonout.h"
+
+enum { COMP_PLAIN, COMP_GZ, COMP_ZST };
+
+struct LiveRecorder {
+    char *path, *tmp;
+    int fd;
+    int comp;
+    bool renamed, began, any_event;
+    off_t body_end;
+    uint64_t cursor, lost, events, checkpoints;
+    /* caches */
+    char **names;
+    size_t cap_names;
+    LiveLane *lanes;
+    size_t n_lanes, cap_lanes;
+    int64_t *pids; /* processes whose process_name is written */
+    size_t n_pids, cap_pids;
+    TraceEvent *batch;
+};
+
+static bool ends_with(const char *s, const char *suf) {
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+LiveRecorder *LiveRecorder_open(const char *path, char *err, size_t errlen) {
+    if (!path || !*path || !strcmp(path, "-")) {
+        snprintf(err, errlen, "a recording needs a file path (-o FILE.json[.gz|.zst])");
+        return NULL;
+    }
+    LiveRecorder *r = xcalloc(1, sizeof *r);
+    r->path = xstrdup(path);
+    r->comp = ends_with(path, ".gz") ? COMP_GZ : ends_with(path, ".zst") ? COMP_ZST : COMP_PLAIN;
+    size_t n = strlen(path) + 32;
+    r->tmp = xmalloc(n);
+    snprintf(r->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    r->fd = open(r->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (r->fd < 0) {
+        snprintf(err, errlen, "%s: %s", r->tmp, strerror(errno));
+        free(r->tmp);
+        free(r->path);
+        free(r);
+        return NULL;
+    }
+    r->batch = xmalloc(65536 * sizeof *r->batch);
+    return r;
+}
+
+uint64_t LiveRecorder_events(const LiveRecorder *r) { return r->events; }
+
+static void rec_free(LiveRecorder *r) {
+    for (size_t i = 0; i < r->cap_names; i++) free(r->names[i]);
+    free(r->names);
+    free(r->lanes);
+    free(r->pids);
+    free(r->batch);
+    free(r->tmp);
+    free(r->path);
+    free(r);
+}
+
+void LiveRecorder_abort(LiveRecorder *r) {
+    if (!r) return;
+    if (r->fd >= 0) close(r->fd);
+    if (!r->renamed) unlink(r->tmp);
+    rec_free(r);
+}
+
+/* ---- frames ----------------------------------------------------------------------------- */
+
+static bool write_all(int fd, const void *p, size_t n, off_t off) {
+    const char *c = p;
+    while (n) {
+        ssize_t w = pwrite(fd, c, n, off);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        c += w;
+        n -= (size_t)w;
+        off += w;
+    }
+    return true;
+}
+
+/* Compresses text as one self-contained frame; returns malloc'd bytes. */
+static char *frame(int comp, const char *text, size_t n, size_t *out_len) {
+    if (comp == COMP_ZST) {
+        size_t cap = ZSTD_compressBound(n);
+        char *o = xmalloc(cap);
+        size_t r = ZSTD_compress(o, cap, text, n, 3);
+        if (ZSTD_isError(r)) {
+            free(o);
+            return NULL;
+        }
+        *out_len = r;
+        return o;
+    }
+    if (comp == COMP_GZ) {
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return NULL;
+        size_t cap = deflateBound(&z, (uLong)n) + 64;
+        char *o = xmalloc(cap);
+        z.next_in = (Bytef *)text;
+        z.avail_in = (uInt)n;
+        z.next_out = (Bytef *)o;
+        z.avail_out = (uInt)cap;
+        int rc = deflate(&z, Z_FINISH);
+        *out_len = cap - z.avail_out;
+        deflateEnd(&z);
+        if (rc != Z_STREAM_END) {
+            free(o);
+            return NULL;
+        }
+        return o;
+    }
+    char *o = xmalloc(n ? n : 1);
+    memcpy(o, text, n);
+    *out_len = n;
+    return o;
+}
+
+/* ---- JSON ------------------------------------------------------------------------------- */
+
+static void put_us(FILE *f, int64_t ns) {
+    if (ns < 0) {
+        fputc('-', f);
+        ns = -ns;
+    }
+    fprintf(f, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+}
+
+static const char *cat_of(EventKind k) {
+    switch (k) {
+    case KIND_KERNEL: return "kernel";
+    case KIND_MEMCPY: return "gpu_memcpy";
+    case KIND_MEMSET: return "gpu_memset";
+    case KIND_SYNC: return "cuda_sync";
+    case KIND_GPU_ANNOTATION: return "gpu_user_annotation";
+    case KIND_CPU_OP: return "cpu_op";
+    case KIND_RUNTIME: return "cuda_runtime";
+    case KIND_DRIVER: return "cuda_driver";
+    case KIND_PYTHON: return "python_function";
+    case KIND_ANNOTATION: return "user_annotation";
+    default: return "overhead";
+    }
+}
+
+static bool is_gpu_kind(EventKind k) {
+    return k == KIND_KERNEL || k == KIND_MEMCPY || k == KIND_MEMSET || k == KIND_SYNC || k == KIND_GPU_ANNOTATION;
+}
+
+static const char *name_of(LiveRecorder *r, LiveStore *s, uint32_t id) {
+    if (id >= r->cap_names) {
+        size_t old = r->cap_names;
+        GROW(r->names, r->cap_names, (size_t)id + 1);
+        memset(r->names + old, 0, (r->cap_names - old) * sizeof *r->names);
+    }
+    if (!r->names[id]) {
+        r->names[id] = LiveStore_nameDup(s, id);
+        if (!r->names[id]) r->names[id] = xstrdup("");
+    }
+    return r->names[id];
+}
+
+static void sep(LiveRecorder *r, FILE *f) {
+    fputs(r->any_event ? ",\n" : "\n", f);
+    r->any_event = true;
+}
+
+static void meta_event(LiveRecorder *r, FILE *f, const char *what, int64_t pid, int64_t tid, const char *key,
+                       const char *str, int64_t num) {
+    sep(r, f);
+    fprintf(f, "{\"ph\": \"M\", \"name\": \"%s\", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"args\": {\"%s\": ",
+            what, pid, tid, key);
+    if (str) JsonOut_string(f, str);
+    else fprintf(f, "%" PRId64, num);
+    fputs("}}", f);
+}
+
+static bool pid_written(LiveRecorder *r, int64_t pid) {
+    for (size_t i = 0; i < r->n_pids; i++)
+        if (r->pids[i] == pid) return true;
+    GROW(r->pids, r->cap_pids, r->n_pids + 1);
+    r->pids[r->n_pids++] = pid;
+    return false;
+}
+
+static void new_lanes(LiveRecorder *r, LiveStore *s, FILE *f) {
+    size_t n = LiveStore_laneCount(s);
+    bool sim = LiveStore_isSimulated(s);
+    char buf[160];
+    for (size_t i = r->n_lanes; i < n; i++) {
+        LiveLane l;
+        char *nm = NULL;
+        if (!LiveStore_lane(s, (uint32_t)i, &l, &nm)) break;
+        GROW(r->lanes, r->cap_lanes, i + 1);
+        r->lanes[i] = l;
+        r->n_lanes = i + 1;
+        if (!pid_written(r, l.pid)) {
+            if (l.gpu) snprintf(buf, sizeof buf, "GPU %" PRId64 "%s", l.device, sim ? " (SIMULATED)" : "");
+            else snprintf(buf, sizeof buf, "host %" PRId64 "%s", l.pid, sim ? " (SIMULATED)" : "");
+            meta_event(r, f, "process_name", l.pid, 0, "name", buf, 0);
+            meta_event(r, f, "process_sort_index", l.pid, 0, "sort_index", NULL, l.gpu ? l.device : 1000000 + l.pid);
+        }
+        if (nm) {
+            if (l.gpu) snprintf(buf, sizeof buf, "stream %" PRId64 " %s", l.stream, nm);
+            else snprintf(buf, sizeof buf, "%s", nm);
+            meta_event(r, f, "thread_name", l.pid, l.tid, "name", buf, 0);
+        }
+        free(nm);
+    }
+}
+
+static void write_event(LiveRecorder *r, LiveStore *s, FILE *f, const TraceEvent *e) {
+    if (e->lane >= r->n_lanes) new_lanes(r, s, f);
+    if (e->lane >= r->n_lanes) return; /* cannot happen: lanes are never removed */
+    const LiveLane *l = &r->lanes[e->lane];
+    EventKind k = (EventKind)e->kind;
+    bool gpu = is_gpu_kind(k);
+    const char *name = name_of(r, s, e->name);
+    sep(r, f);
+    if (k == KIND_COUNTER) {
+        fputs("{\"ph\": \"C\", \"name\": ", f);
+        JsonOut_string(f, name);
+        fprintf(f, ", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"ts\": ", l->pid, l->tid);
+        put_us(f, e->ts);
+        fputs(", \"args\": {", f);
+        JsonOut_string(f, name);
+        fprintf(f, ": %.3f}}", e->value);
+        return;
+    }
+    if (k == KIND_INSTANT) fputs("{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"instant\", \"name\": ", f);
+    else fprintf(f, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", cat_of(k));
+    JsonOut_string(f, name);
+    fprintf(f, ", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"ts\": ", l->pid, l->tid);
+    put_us(f, e->ts);
+    if (k != KIND_INSTANT) {
+        fputs(", \"dur\": ", f);
+        put_us(f, e->dur);
+    }
+    fputs(", \"args\": {", f);
+    bool comma = false;
+    if (gpu) {
+        fprintf(f, "\"device\": %" PRId64 ", \"stream\": %" PRId64, l->device, l->stream);
+        comma = true;
+    }
+    if (e->corr) {
+        fprintf(f, "%s\"correlation\": %" PRIu32, comma ? ", " : "", e->corr);
+        comma = true;
+    }
+    fputs("}}", f);
+    if (!e->corr) return;
+    if (k == KIND_RUNTIME || k == KIND_DRIVER) {
+        sep(r, f);
+        fprintf(f,
+                "{\"ph\": \"s\", \"id\": %" PRIu32 ", \"pid\": %" PRId64 ", \"tid\": %" PRId64
+                ", \"ts\": ",
+                e->corr, l->pid, l->tid);
+        put_us(f, e->ts);
+        fputs(", \"cat\": \"ac2g\", \"name\": \"ac2g\"}", f);
+    } else if (k == KIND_KERNEL || k == KIND_MEMCPY || k == KIND_MEMSET) {
+        sep(r, f);
+        fprintf(f,
+                "{\"ph\": \"f\", \"id\": %" PRIu32 ", \"pid\": %" PRId64 ", \"tid\": %" PRId64
+                ", \"ts\": ",
+                e->corr, l->pid, l->tid);
+        put_us(f, e->ts);
+        fputs(", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}", f);
+    }
+}
+
+static bool put_frame(LiveRecorder *r, const char *text, size_t n, off_t at, size_t *written, char *err,
+                      size_t errlen) {
+    size_t flen = 0;
+    char *fr = frame(r->comp, text, n, &flen);
+    if (!fr) {
+        snprintf(err, errlen, "%s: compression failed", r->path);
+        return false;
+    }
+    bool ok = write_all(r->fd, fr, flen, at);
+    free(fr);
+    if (!ok) {
+        snprintf(err, errlen, "%s: %s", r->renamed ? r->path : r->tmp, strerror(errno));
+        return false;
+    }
+    *written = flen;
+    return true;
+}
+
+static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, char *err, size_t errlen) {
+    /* 1. body: header (first time), new lanes, new events */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) abort();
+    if (!r->began) {
+        fputs("{\"traceEvents\": [", f);
+        r->began = true;
+    }
+    new_lanes(r, s, f);
+    if (ftruncate(r->fd, r->body_end) != 0) { /* drop the old trailer first: a kill now
+                                                 leaves a truncated, still loadable file */
+        fclose(f);
+        free(buf);
+        snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
+        return false;
+    }
+    for (;;) {
+        size_t n = LiveStore_read(s, &r->cursor, r->batch, 65536, &r->lost);
+        for (size_t i = 0; i < n; i++) write_event(r, s, f, &r->batch[i]);
+        r->events += n;
+        fclose(f);
+        if (len) {
+            size_t w;
+            bool ok = put_frame(r, buf, len, r->body_end, &w, err, errlen);
+            if (ok) r->body_end += (off_t)w;
+            free(buf);
+            if (!ok) return false;
+        } else {
+            free(buf);
+        }
+        if (n < 65536) break;
+        /* big bodies go out as several frames to bound memory */
+        f = open_memstream(&buf, &len);
+        if (!f) abort();
+    }
+    /* 2. trailer */
+    r->checkpoints++;
+    char extra[256];
+    snprintf(extra, sizeof extra,
+             "\"recording\": {\"events\": %" PRIu64 ", \"lost_to_retention\": %" PRIu64
+             ", \"checkpoints\": %" PRIu64 ", \"complete\": %s}",
+             r->events, r->lost, r->checkpoints, complete ? "true" : "false");
+    char *meta = LiveStore_metaJson(s, extra);
+    f = open_memstream(&buf, &len);
+    if (!f) abort();
+    fprintf(f, "\n],\n\"displayTimeUnit\": \"ms\",\n\"traceName\": \"%s\",\n\"ovtrace\": %s\n}\n",
+            LiveStore_isSimulated(s) ? "ovtrace record (SIMULATED)" : "ovtrace record", meta);
+    fclose(f);
+    free(meta);
+    size_t w;
+    bool ok = put_frame(r, buf, len, r->body_end, &w, err, errlen);
+    free(buf);
+    if (!ok) return false;
+    if (ftruncate(r->fd, r->body_end + (off_t)w) != 0) {
+        snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
+        return false;
+    }
+    if (!r->renamed) {
+        if (rename(r->tmp, r->path) != 0) {
+            snprintf(err, errlen, "cannot rename %s to %s: %s", r->tmp, r->path, strerror(errno));
+            return false;
+        }
+        r->renamed = true;
+    }
+    return true;
+}
+
+bool LiveRecorder_checkpoint(LiveRecorder *r, LiveStore *s, char *err, size_t errlen) {
+    return checkpoint(r, s, false, err, errlen);
+}
+
+bool LiveRecorder_close(LiveRecorder *r, LiveStore *s, char *err, size_t errlen) {
+    bool ok = checkpoint(r, s, true, err, errlen);
+    if (ok && fsync(r->fd) != 0) {
+        snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
+        ok = false;
+    }
+    if (close(r->fd) != 0 && ok) {
+        snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
+        ok = false;
+    }
+    r->fd = -1;
+    if (!r->renamed) unlink(r->tmp);
+    rec_free(r);
+    return ok;
+}
+
+bool LiveStore_save(LiveStore *s, const char *path, char *err, size_t errlen) {
+    LiveRecorder *r = LiveRecorder_open(path, err, errlen);
+    if (!r) return false;
+    return LiveRecorder_close(r, s, err, errlen);
+}

@@ -1,0 +1,207 @@
+/* LiveSession: one source (the simulator for now; CUPTI later) -> RingSet -> drain
+ * thread -> LiveStore; a background thread publishes view snapshots into a one-slot
+ * mailbox (double buffering: the UI owns the snapshot it renders, the mailbox holds
+ * the next) and checkpoints the recording. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "live_internal.h"
+
+struct LiveSession {
+    LiveSessionConfig cfg;
+    RingSet *rings;
+    LiveStore *store;
+    Simulator *sim;
+    LiveRecorder *rec;
+    pthread_t drain_thread, bg_thread;
+    bool threads;
+    atomic_bool stop_drain, stop_bg;
+    _Atomic(Trace *) mailbox;
+    atomic_uint_fast64_t gen;
+    atomic_uint_fast64_t recorded;
+    pthread_mutex_t rec_mu;
+    char rec_err[512];
+    bool stopped;
+    bool stop_ok;
+    char stop_err[512];
+};
+
+void LiveSessionConfig_default(LiveSessionConfig *c) {
+    memset(c, 0, sizeof *c);
+    LiveStoreConfig_default(&c->store);
+    SimConfig_default(&c->sim, SCHED_PREFILL);
+    c->snapshot_ms = 100;
+    c->checkpoint_ms = 1000;
+}
+
+static void sleep_ns(int64_t ns) {
+    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    nanosleep(&ts, NULL);
+}
+
+static void *drain_main(void *arg) {
+    LiveSession *s = arg;
+    for (;;) {
+        bool stop = atomic_load(&s->stop_drain);
+        size_t n = LiveStore_drain(s->store, 0);
+        if (stop && n == 0) break;
+        if (n == 0) sleep_ns(200000);
+    }
+    return NULL;
+}
+
+static void publish(LiveSession *s) {
+    int64_t from = INT64_MIN;
+    if (s->cfg.snapshot_span_ns > 0) {
+        LiveStats st = LiveStore_stats(s->store);
+        if (st.retained) from = st.t_last - s->cfg.snapshot_span_ns;
+    }
+    Trace *t = LiveStore_snapshot(s->store, 0, from);
+    Trace *old = atomic_exchange(&s->mailbox, t);
+    Trace_free(old); /* the UI never took it: it was already stale */
+    atomic_fetch_add(&s->gen, 1);
+}
+
+static void checkpoint(LiveSession *s) {
+    pthread_mutex_lock(&s->rec_mu);
+    if (s->rec && !s->rec_err[0]) {
+        char err[512];
+        if (!LiveRecorder_checkpoint(s->rec, s->store, err, sizeof err)) snprintf(s->rec_err, sizeof s->rec_err, "%s", err);
+        atomic_store(&s->recorded, LiveRecorder_events(s->rec));
+    }
+    pthread_mutex_unlock(&s->rec_mu);
+}
+
+static void *bg_main(void *arg) {
+    LiveSession *s = arg;
+    int64_t now = Live_monotonicNs();
+    int64_t next_snap = now, next_ckpt = now + (int64_t)s->cfg.checkpoint_ms * 1000000;
+    while (!atomic_load(&s->stop_bg)) {
+        now = Live_monotonicNs();
+        if (s->cfg.snapshot_ms > 0 && now >= next_snap) {
+            publish(s);
+            next_snap = Live_monotonicNs() + (int64_t)s->cfg.snapshot_ms * 1000000;
+        }
+        if (s->rec && now >= next_ckpt) {
+            checkpoint(s);
+            next_ckpt = Live_monotonicNs() + (int64_t)s->cfg.checkpoint_ms * 1000000;
+        }
+        sleep_ns(5000000);
+    }
+    return NULL;
+}
+
+LiveSession *LiveSession_start(const LiveSessionConfig *cfg, char *err, size_t errlen) {
+    LiveSession *s = xcalloc(1, sizeof *s);
+    s->cfg = *cfg;
+    if (s->cfg.checkpoint_ms <= 0) s->cfg.checkpoint_ms = 1000;
+    pthread_mutex_init(&s->rec_mu, NULL);
+    atomic_init(&s->mailbox, NULL);
+    atomic_init(&s->gen, 0);
+    atomic_init(&s->recorded, 0);
+    atomic_init(&s->stop_drain, false);
+    atomic_init(&s->stop_bg, false);
+    s->rings = RingSet_new(&s->cfg.ring);
+    if (!s->rings) {
+        snprintf(err, errlen, "bad ring configuration");
+        goto fail;
+    }
+    if (cfg->simulate) s->cfg.store.simulated = true;
+    if (!s->cfg.store.source_name) s->cfg.store.source_name = cfg->simulate ? "live:simulate" : "live";
+    s->store = LiveStore_new(s->rings, &s->cfg.store);
+    if (cfg->simulate) {
+        char pj[1024];
+        char e2[256];
+        Schedule *sch = Schedule_build(&cfg->sim.params, e2, sizeof e2);
+        if (!sch) {
+            snprintf(err, errlen, "%s", e2);
+            goto fail;
+        }
+        ScheduleParams_json(&cfg->sim.params, pj, sizeof pj);
+        LiveStore_setMetaJson(s->store, "params", pj);
+        char sj[256];
+        snprintf(sj, sizeof sj, "{\"seed\": %llu, \"jitter\": %g, \"speed\": %g, \"device\": %d}",
+                 (unsigned long long)cfg->sim.seed, cfg->sim.jitter, cfg->sim.speed, cfg->sim.device);
+        LiveStore_setMetaJson(s->store, "simulator", sj);
+        for (int i = 0; i < sch->n_streams; i++)
+            LiveStore_setStreamName(s->store, cfg->sim.device, sch->streams[i].id, sch->streams[i].name);
+        Schedule_free(sch);
+    }
+    if (cfg->record_path) {
+        s->rec = LiveRecorder_open(cfg->record_path, err, errlen);
+        if (!s->rec) goto fail;
+    }
+    if (cfg->simulate) {
+        s->sim = Simulator_start(&cfg->sim, s->rings, err, errlen);
+        if (!s->sim) goto fail;
+    }
+    pthread_create(&s->drain_thread, NULL, drain_main, s);
+    pthread_create(&s->bg_thread, NULL, bg_main, s);
+    s->threads = true;
+    return s;
+fail:
+    LiveRecorder_abort(s->rec);
+    s->rec = NULL;
+    LiveStore_free(s->store);
+    RingSet_free(s->rings);
+    pthread_mutex_destroy(&s->rec_mu);
+    free(s);
+    return NULL;
+}
+
+bool LiveSession_stop(LiveSession *s, char *err, size_t errlen) {
+    if (s->stopped) {
+        if (!s->stop_ok) snprintf(err, errlen, "%s", s->stop_err);
+        return s->stop_ok;
+    }
+    s->stopped = true;
+    Simulator_stop(s->sim);
+    if (s->threads) {
+        atomic_store(&s->stop_drain, true);
+        pthread_join(s->drain_thread, NULL);
+        atomic_store(&s->stop_bg, true);
+        pthread_join(s->bg_thread, NULL);
+        s->threads = false;
+    }
+    s->stop_ok = true;
+    pthread_mutex_lock(&s->rec_mu);
+    if (s->rec) {
+        if (s->rec_err[0]) {
+            snprintf(s->stop_err, sizeof s->stop_err, "%s", s->rec_err);
+            s->stop_ok = false;
+            LiveRecorder_abort(s->rec);
+        } else {
+            LiveRecorder *r = s->rec;
+            uint64_t before = LiveRecorder_events(r);
+            (void)before;
+            if (!LiveRecorder_close(r, s->store, s->stop_err, sizeof s->stop_err)) s->stop_ok = false;
+        }
+        s->rec = NULL;
+    }
+    pthread_mutex_unlock(&s->rec_mu);
+    if (!s->stop_ok) snprintf(err, errlen, "%s", s->stop_err);
+    return s->stop_ok;
+}
+
+void LiveSession_free(LiveSession *s) {
+    if (!s) return;
+    char err[512];
+    LiveSession_stop(s, err, sizeof err);
+    Simulator_free(s->sim);
+    Trace_free(atomic_exchange(&s->mailbox, NULL));
+    LiveStore_free(s->store);
+    RingSet_free(s->rings);
+    pthread_mutex_destroy(&s->rec_mu);
+    free(s);
+}
+
+LiveStore *LiveSession_store(LiveSession *s) { return s->store; }
+RingSet *LiveSession_rings(LiveSession *s) { return s->rings; }
+Simulator *LiveSession_simulator(LiveSession *s) { return s->sim; }
+bool LiveSession_sourceDone(LiveSession *s) { return s->sim && Simulator_finished(s->sim); }
+Trace *LiveSession_takeSnapshot(LiveSession *s) { return atomic_exchange(&s->mailbox, NULL); }
+uint64_t LiveSession_snapshotGen(LiveSession *s) { return atomic_load(&s->gen); }
+uint64_t LiveSession_recorded(LiveSession *s) { return atomic_load(&s->recorded); }
+const char *LiveSession_recordError(LiveSession *s) { return s->rec_err; }
