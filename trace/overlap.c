@@ -36,7 +36,7 @@ static void push_interval(Edges *E, int64_t s, int64_t e, int cls) {
 /* Measures per activity mask (bit0 compute, bit1 comm, bit2 memory) over the edges. */
 static void sweep(Edges *E, int64_t meas[8]) {
     memset(meas, 0, 8 * sizeof *meas);
-    qsort(E->e, E->n, sizeof *E->e, cmp_edge);
+    if (E->n > 1) qsort(E->e, E->n, sizeof *E->e, cmp_edge);
     int cnt[3] = {0, 0, 0};
     for (size_t i = 0; i < E->n;) {
         int64_t t = E->e[i].t;
@@ -223,7 +223,7 @@ void Overlap_band(const Trace *t, uint32_t group, int64_t t0, int64_t t1, int nc
             }
         }
     }
-    qsort(E.e, E.n, sizeof *E.e, cmp_edge);
+    if (E.n > 1) qsort(E.e, E.n, sizeof *E.e, cmp_edge);
     /* walk segments of constant state and spread each over the columns it covers */
     int cnt[3] = {0, 0, 0};
     int64_t span = t1 - t0;

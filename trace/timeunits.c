@@ -16,8 +16,8 @@ static bool parse_simple(const char *s, size_t len, int scale, int64_t *out) {
     for (; i < len; i++) {
         char c = s[i];
         if (c >= '0' && c <= '9') {
+            if (++ndig > 18) return false; /* before multiplying: no overflow */
             v = v * 10 + (c - '0');
-            if (++ndig > 18) return false;
             if (frac >= 0 && ++frac > scale) return false;
         } else if (c == '.' && frac < 0) {
             frac = 0;

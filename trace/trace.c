@@ -8,6 +8,11 @@
 #include "evsort.h"
 #include "util.h"
 
+/* qsort/bsearch with a NULL base are undefined even for n == 0 (UBSan says so). */
+static void sort_n(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *)) {
+    if (n > 1) qsort(base, n, sz, cmp);
+}
+
 typedef struct {
     uint32_t source;
     uint8_t kind; /* MetaKind */
@@ -181,7 +186,7 @@ static int cmp_meta(const void *a, const void *b) {
 /* When a key repeats (duplicated M events), any one of the equal records is used. */
 static const MetaRec *meta_find(const TraceBuild *B, uint32_t source, MetaKind k, int64_t pid, int64_t tid) {
     MetaRec key = {source, (uint8_t)k, pid, tid, 0, 0};
-    const MetaRec *m = bsearch(&key, B->meta, B->n_meta, sizeof key, cmp_meta);
+    const MetaRec *m = B->n_meta ? bsearch(&key, B->meta, B->n_meta, sizeof key, cmp_meta) : NULL;
     return m;
 }
 
@@ -222,7 +227,7 @@ static int cmp_event_depth(const TraceEvent *x, const TraceEvent *y) {
 
 static void order_groups_and_lanes(Trace *t) {
     TraceBuild *B = t->build;
-    qsort(B->meta, B->n_meta, sizeof *B->meta, cmp_meta);
+    sort_n(B->meta, B->n_meta, sizeof *B->meta, cmp_meta);
     /* groups: one per (source, gpu, device|pid) */
     Group *groups = NULL;
     size_t n_groups = 0, cap = 0;
@@ -269,14 +274,14 @@ static void order_groups_and_lanes(Trace *t) {
     /* sort groups, remember old→new */
     uint32_t *gmap = xmalloc((n_groups ? n_groups : 1) * sizeof *gmap);
     for (size_t g = 0; g < n_groups; g++) groups[g].first_lane = (uint32_t)g; /* reuse as old index */
-    qsort(groups, n_groups, sizeof *groups, cmp_group);
+    sort_n(groups, n_groups, sizeof *groups, cmp_group);
     for (size_t g = 0; g < n_groups; g++) gmap[groups[g].first_lane] = (uint32_t)g;
     LaneOrder *lo = xmalloc((t->n_lanes ? t->n_lanes : 1) * sizeof *lo);
     for (size_t i = 0; i < t->n_lanes; i++) {
         const Lane *l = &t->lanes[i];
         lo[i] = (LaneOrder){(uint32_t)i, gmap[lane_group[i]], l->sort_index, l->gpu ? l->stream : l->tid};
     }
-    qsort(lo, t->n_lanes, sizeof *lo, cmp_lane_order);
+    sort_n(lo, t->n_lanes, sizeof *lo, cmp_lane_order);
     uint32_t *lmap = xmalloc((t->n_lanes ? t->n_lanes : 1) * sizeof *lmap);
     Lane *lanes = xmalloc((t->n_lanes ? t->n_lanes : 1) * sizeof *lanes);
     for (size_t i = 0; i < t->n_lanes; i++) {
@@ -433,7 +438,7 @@ static void add_flow(Trace *t, size_t *cap, uint64_t id, uint32_t cat, size_t fr
 static void bind_flows(Trace *t) {
     TraceBuild *B = t->build;
     size_t cap = 0;
-    qsort(B->fp, B->n_fp, sizeof *B->fp, cmp_fp);
+    sort_n(B->fp, B->n_fp, sizeof *B->fp, cmp_fp);
     /* cache lane lookups: flow points come in runs of the same pid/tid */
     const Lane *last = NULL;
     uint32_t last_src = UINT32_MAX;
@@ -470,7 +475,7 @@ static void bind_flows(Trace *t) {
         GROW(cr, cap_cr, n_cr + 1);
         cr[n_cr++] = (CorrRec){t->lanes[e->lane].source, e->corr, gpu, i};
     }
-    qsort(cr, n_cr, sizeof *cr, cmp_corr);
+    sort_n(cr, n_cr, sizeof *cr, cmp_corr);
     for (size_t i = 0; i < n_cr;) {
         size_t j = i;
         while (j < n_cr && cr[j].source == cr[i].source && cr[j].corr == cr[i].corr) j++;
@@ -525,8 +530,8 @@ void Trace_finish(Trace *t) {
     assign_depths(t);
     bind_flows(t);
     g_sort_trace = t;
-    qsort(t->flows, t->n_flows, sizeof *t->flows, cmp_flow_from);
-    qsort(t->flow_by_to, t->n_flows, sizeof *t->flow_by_to, cmp_flow_to);
+    sort_n(t->flows, t->n_flows, sizeof *t->flows, cmp_flow_from);
+    sort_n(t->flow_by_to, t->n_flows, sizeof *t->flow_by_to, cmp_flow_to);
     g_sort_trace = NULL;
     /* give back growth slack */
     if (t->n_events < t->cap_events) {
