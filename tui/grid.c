@@ -4,7 +4,23 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
+
+/* Whether a code point takes exactly one column (no locale needed): combining marks,
+ * zero-width and East Asian wide characters do not. */
+static bool single_width(uint32_t cp) {
+    if (cp >= 0x300 && cp <= 0x36f) return false;
+    if (cp >= 0x200b && cp <= 0x200f) return false;
+    if (cp >= 0x1100 && cp <= 0x115f) return false;
+    if (cp >= 0x2e80 && cp <= 0xa4cf) return false;
+    if (cp >= 0xac00 && cp <= 0xd7a3) return false;
+    if (cp >= 0xf900 && cp <= 0xfaff) return false;
+    if (cp >= 0xfe00 && cp <= 0xfe4f) return false;
+    if (cp >= 0xff00 && cp <= 0xff60) return false;
+    if (cp >= 0xffe0 && cp <= 0xffe6) return false;
+    if (cp >= 0x1f000) return false;
+    if (cp == 0xfffd) return true;
+    return true;
+}
 
 void Grid_init(Grid *g, int w, int h) {
     g->w = g->h = 0;
@@ -62,10 +78,7 @@ int Grid_textAscii(Grid *g, int x, int y, int maxw, const char *s, int role, uns
         if (cp < 0x20 || cp == 0x7f) cp = '?';
         if (cp >= 0x80) {
             if (ascii) cp = '?';
-            else {
-                int w = wcwidth((wchar_t)cp);
-                if (w != 1) cp = '?';
-            }
+            else if (!single_width(cp)) cp = '?';
         }
         Grid_put(g, x + n, y, cp, role, attr);
         n++;

@@ -181,7 +181,7 @@ static void render_row(App *a, Grid *g, int y, Rect plot, uint32_t row) {
         int e = c;
         while (e < W && cols[e].n == 1 && cols[e].ev == ev) e++;
         int len = e - c;
-        if (len >= 4) {
+        if (len >= 4 && t->events[ev].name != 0) {
             char name[256];
             Lanes_shortName(Trace_name(t, &t->events[ev]), name, sizeof name, a->gl->unicode);
             const TraceEvent *te = &t->events[ev];
@@ -210,7 +210,6 @@ static void render_row(App *a, Grid *g, int y, Rect plot, uint32_t row) {
                 if (a->gl->unicode && off + 4 < sizeof name) memcpy(name + off, "\xe2\x80\xa6", 4);
                 else if (off + 2 < sizeof name) memcpy(name + off, "~", 2);
             }
-            for (int k = c + 1; k < e - 1; k++) Grid_put(g, plot.x + k, y, ' ', role, 0);
             Grid_textAscii(g, plot.x + c + 1, y, avail, name, role, 0, !a->gl->unicode);
         }
         c = e;

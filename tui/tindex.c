@@ -13,13 +13,13 @@
 #define BAND_EXACT_PER_COL 16
 
 typedef struct {
-    int64_t start, width;
+    int64_t start, width, end; /* end: no activity after it (the last bucket is partial) */
     uint32_t n; /* buckets; 0 = none */
     int64_t *cum; /* n + 1 entries: busy ns in [start, start + k*width) */
 } Buckets;
 
 typedef struct {
-    int64_t start, width;
+    int64_t start, width, end;
     uint32_t n;
     int64_t *cum; /* (n + 1) * 4: ns of compute, hidden, exposed, memory before bucket k */
 } BandBuckets;
@@ -55,6 +55,7 @@ static void build_row_buckets(const Trace *t, const Row *r, Buckets *b) {
     int64_t w = (span + n - 1) / n;
     b->start = start;
     b->width = w;
+    b->end = end;
     b->n = n;
     b->cum = xalloc((n + 1) * sizeof *b->cum);
     int64_t *per = b->cum + 1; /* accumulate per bucket, then prefix */
@@ -83,6 +84,7 @@ static void build_band(const Trace *t, uint32_t g, BandBuckets *b) {
     int64_t w = (span + n - 1) / n;
     b->start = t->t_min;
     b->width = w;
+    b->end = t->t_max;
     b->n = n;
     b->cum = xalloc(((size_t)n + 1) * 4 * sizeof *b->cum);
     int64_t *out = xalloc((size_t)BAND_CHUNK * BAND__COUNT * sizeof *out);
@@ -190,13 +192,17 @@ int64_t TraceIndex_coverage(const TraceIndex *x, const Trace *t, size_t j0, size
     return cov < 0 ? 0 : cov;
 }
 
+/* Busy time before x, interpolated inside a bucket (exact at bucket edges and at the end). */
 static int64_t bucket_cum(const Buckets *B, int64_t x) {
     if (x <= B->start) return 0;
+    if (x >= B->end) return B->cum[B->n];
     int64_t off = x - B->start;
     int64_t k = off / B->width;
     if (k >= B->n) return B->cum[B->n];
     int64_t frac = off - k * B->width;
-    return B->cum[k] + (int64_t)((__int128)(B->cum[k + 1] - B->cum[k]) * frac / B->width);
+    int64_t bw = B->start + (k + 1) * B->width <= B->end ? B->width : B->end - (B->start + k * B->width);
+    if (bw <= 0) return B->cum[k + 1];
+    return B->cum[k] + (int64_t)((__int128)(B->cum[k + 1] - B->cum[k]) * frac / bw);
 }
 
 void TraceIndex_rowColumns(const TraceIndex *x, const Trace *t, uint32_t row, int64_t t0, int64_t t1, int ncols,
@@ -254,12 +260,15 @@ void TraceIndex_rowColumns(const TraceIndex *x, const Trace *t, uint32_t row, in
 
 static int64_t band_cum(const BandBuckets *B, int64_t x, int s) {
     if (x <= B->start) return 0;
+    if (x >= B->end) return B->cum[(size_t)B->n * 4 + (size_t)s];
     int64_t off = x - B->start;
     int64_t k = off / B->width;
     if (k >= B->n) return B->cum[(size_t)B->n * 4 + (size_t)s];
     int64_t frac = off - k * B->width;
+    int64_t bw = B->start + (k + 1) * B->width <= B->end ? B->width : B->end - (B->start + k * B->width);
     int64_t c0 = B->cum[(size_t)k * 4 + (size_t)s], c1 = B->cum[(size_t)(k + 1) * 4 + (size_t)s];
-    return c0 + (int64_t)((__int128)(c1 - c0) * frac / B->width);
+    if (bw <= 0) return c1;
+    return c0 + (int64_t)((__int128)(c1 - c0) * frac / bw);
 }
 
 static size_t group_events_in(const Trace *t, uint32_t group, int64_t t0, int64_t t1, size_t limit) {

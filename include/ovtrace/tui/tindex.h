@@ -31,7 +31,9 @@ size_t TraceIndex_bytes(const TraceIndex *x);
 
 /* Column c of ncols over [t0, t1) covers [TraceIndex_colTime(c), TraceIndex_colTime(c+1)). */
 static inline int64_t TraceIndex_colTime(int64_t t0, int64_t t1, int ncols, int c) {
-    return t0 + (int64_t)((__int128)(t1 - t0) * c / ncols);
+    /* ceil, so that TraceIndex_colOf (floor) is its exact inverse */
+    __int128 p = (__int128)(t1 - t0) * c;
+    return t0 + (int64_t)(p >= 0 ? (p + ncols - 1) / ncols : p / ncols);
 }
 /* The column holding time ts (may be < 0 or >= ncols). */
 static inline int TraceIndex_colOf(int64_t t0, int64_t t1, int ncols, int64_t ts) {

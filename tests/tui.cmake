@@ -1,0 +1,14 @@
+# TUI (issue 3): cell-grid unit tests (cmocka) and end-to-end tests of the real
+# binary in tmux (label tui-e2e; skipped with 77 when tmux or the DeepSeek trace is
+# missing).
+set(tui_dir ${CMAKE_CURRENT_SOURCE_DIR}/tui)
+ovtrace_unit_test(test_tui_grid SOURCES ${tui_dir}/test_grid.c LIBS ovtrace_tui LABELS tui)
+ovtrace_unit_test(test_tui_render SOURCES ${tui_dir}/test_render.c LIBS ovtrace_tui LABELS tui)
+ovtrace_unit_test(test_tui_index SOURCES ${tui_dir}/test_index.c LIBS ovtrace_tui LABELS tui)
+ovtrace_unit_test(test_tui_app SOURCES ${tui_dir}/test_app.c LIBS ovtrace_tui LABELS tui)
+
+foreach(t open search zoom launch range quit headless)
+  add_test(NAME tui_e2e_${t}
+    COMMAND bash ${tui_dir}/e2e.sh ${t} $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK} ${PROJECT_SOURCE_DIR}/sample-traces)
+  set_tests_properties(tui_e2e_${t} PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 60)
+endforeach()

@@ -1,0 +1,240 @@
+/* The key table driven headless: zoom, pan, fit, lanes, events, search, launch
+ * partner, range statistics, help, quit, mouse, key scripts. */
+#include "tui_fixture.h"
+
+#include "ovtrace/overlap.h"
+#include "ovtrace/tui/help.h"
+#include "ovtrace/tui/keys.h"
+
+static App *make_app(Grid *g) {
+    Fix f = Fix_new();
+    uint32_t s7 = Fix_gpu(&f, 0, 7), s27 = Fix_gpu(&f, 0, 27), cpu = Fix_cpu(&f, 100, 101);
+    for (int i = 0; i < 20; i++) {
+        int64_t base = i * 10000;
+        size_t k = Fix_add(&f, s7, base + 1000, 6000, "gemm", KIND_KERNEL, CLASS_COMPUTE);
+        size_t c = Fix_add(&f, s27, base + 3000, 5000, i % 2 ? "dpsk::ep::internode::combine<false>"
+                                                              : "dpsk::ep::internode::dispatch<false>",
+                           KIND_KERNEL, CLASS_COMM);
+        size_t l1 = Fix_add(&f, cpu, base, 200, "cudaLaunchKernel", KIND_RUNTIME, CLASS_CPU);
+        size_t l2 = Fix_add(&f, cpu, base + 300, 200, "cudaLaunchKernelExC", KIND_RUNTIME, CLASS_CPU);
+        f.t->events[k].corr = f.t->events[l1].corr = (uint32_t)(2 * i + 1);
+        f.t->events[c].corr = f.t->events[l2].corr = (uint32_t)(2 * i + 2);
+    }
+    Trace_finish(f.t);
+    Grid_init(g, 120, 30);
+    App *a = App_new(f.t, (Caps){true, 256}, "app");
+    App_sync(a);
+    App_render(a, g);
+    return a;
+}
+
+static void press(App *a, Grid *g, const char *script) {
+    TuiKey *k;
+    size_t n;
+    char err[128];
+    assert_true(Keys_parseScript(script, &k, &n, err, sizeof err));
+    for (size_t i = 0; i < n; i++) {
+        App_key(a, &k[i]);
+        App_sync(a);
+        App_render(a, g);
+    }
+    free(k);
+}
+
+static void done(App *a, Grid *g) {
+    Trace *t = a->t;
+    App_free(a);
+    Trace_free(t);
+    Grid_free(g);
+}
+
+static void test_script_parse(void **state) {
+    (void)state;
+    TuiKey *k;
+    size_t n;
+    char err[128];
+    assert_true(Keys_parseScript("/ab<Enter><Left><C-l><Click:3,4><lt>x", &k, &n, err, sizeof err));
+    assert_int_equal(n, 9);
+    assert_int_equal(k[0].code, '/');
+    assert_int_equal(k[3].code, TK_ENTER);
+    assert_int_equal(k[4].code, TK_LEFT);
+    assert_int_equal(k[5].code, TK_CTRL_L);
+    assert_int_equal(k[6].code, TK_CLICK);
+    assert_int_equal(k[6].x, 3);
+    assert_int_equal(k[6].y, 4);
+    assert_int_equal(k[7].code, '<');
+    free(k);
+    assert_false(Keys_parseScript("<Nope>", &k, &n, err, sizeof err));
+    assert_false(Keys_parseScript("<Click>", &k, &n, err, sizeof err));
+}
+
+static void test_zoom_pan_fit(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    int64_t full = View_span(&a->v);
+    char before[4096];
+    snprintf(before, sizeof before, "%s", row_text(&g, 1));
+    press(a, &g, "+");
+    assert_int_equal(View_span(&a->v), full / 2);
+    assert_string_not_equal(row_text(&g, 1), before); /* the ruler changed */
+    press(a, &g, "W");
+    assert_int_equal(View_span(&a->v), full / 16);
+    int64_t t0 = a->v.t0;
+    press(a, &g, "l");
+    assert_true(a->v.t0 > t0);
+    press(a, &g, "<S-Right>");
+    assert_true(a->v.t0 > t0 + View_span(&a->v) / 2);
+    press(a, &g, "<End>");
+    assert_int_equal(a->v.t1, a->t->t_max);
+    press(a, &g, "<Home>");
+    assert_int_equal(a->v.t0, a->t->t_min);
+    /* deepest zoom stops at one ns per column */
+    press(a, &g, "WWWWWWWWWW");
+    assert_int_equal(View_span(&a->v), a->layout.plot.w);
+    press(a, &g, "0");
+    assert_int_equal(View_span(&a->v), full);
+    done(a, &g);
+}
+
+static void test_lanes_and_events(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    assert_int_equal(a->lines.v[a->v.line].kind, LINE_ROW);
+    press(a, &g, ".");
+    size_t first = a->v.sel;
+    assert_int_not_equal(first, SIZE_MAX);
+    press(a, &g, ".");
+    assert_int_equal(a->v.sel, first + 1);
+    assert_int_equal(a->v.cursor, a->t->events[first + 1].ts);
+    press(a, &g, ",");
+    assert_int_equal(a->v.sel, first);
+    /* f fits the event */
+    press(a, &g, "f");
+    const TraceEvent *e = &a->t->events[first];
+    assert_true(a->v.t0 <= e->ts && a->v.t1 >= TraceEvent_end(e));
+    assert_true(View_span(&a->v) < 2 * e->dur);
+    /* the CPU group is collapsed; G goes to the last line, Enter expands it */
+    size_t n = a->lines.n;
+    press(a, &g, "G<Enter>");
+    assert_true(a->lines.n > n);
+    press(a, &g, "<Enter>");
+    assert_int_equal(a->lines.n, n);
+    press(a, &g, "g<Tab>");
+    assert_int_equal(a->lines.v[a->v.line].kind, LINE_GROUP);
+    done(a, &g);
+}
+
+static void test_search_and_partner(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    press(a, &g, "/combine<Enter>");
+    assert_true(a->search.active);
+    assert_int_equal(a->search.total, 10);
+    size_t m1 = a->v.sel;
+    assert_non_null(strstr(Trace_name(a->t, &a->t->events[m1]), "combine"));
+    assert_true(Grid_findAny(&g, "duration", NULL) > 0);
+    press(a, &g, "n");
+    size_t m2 = a->v.sel;
+    assert_true(a->t->events[m2].ts > a->t->events[m1].ts);
+    press(a, &g, "N");
+    assert_int_equal(a->v.sel, m1);
+    /* c: to the launching runtime call and back */
+    press(a, &g, "c");
+    const TraceEvent *l = &a->t->events[a->v.sel];
+    assert_string_equal(Trace_name(a->t, l), "cudaLaunchKernelExC");
+    assert_false(a->t->lanes[l->lane].gpu);
+    assert_false(a->collapsed[a->t->lanes[l->lane].group]); /* its group was expanded */
+    press(a, &g, "c");
+    assert_int_equal(a->v.sel, m1);
+    /* Esc clears the search */
+    press(a, &g, "<Esc>");
+    assert_false(a->search.active);
+    /* a bad regex is reported, not fatal */
+    press(a, &g, "/a(<Enter>");
+    assert_false(a->search.active);
+    assert_non_null(strstr(a->msg, "bad regex"));
+    done(a, &g);
+}
+
+static void test_range_matches_stats(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    press(a, &g, "/gemm<Enter>[nnn]");
+    assert_true(View_rangeSet(&a->v));
+    assert_int_equal(a->v.panel, PANEL_RANGE);
+    int64_t r0, r1;
+    View_range(&a->v, &r0, &r1);
+    OverlapFilter f = OverlapFilter_all();
+    f.t0 = r0;
+    f.t1 = r1;
+    OverlapReport *R = Overlap_compute(a->t, &f);
+    assert_non_null(a->range_report);
+    assert_int_equal(a->range_report->devices[0].comm, R->devices[0].comm);
+    assert_int_equal(a->range_report->devices[0].overlap, R->devices[0].overlap);
+    assert_int_equal(a->range_report->devices[0].idle, R->devices[0].idle);
+    char want[32];
+    snprintf(want, sizeof want, "%.4f", R->devices[0].ratio);
+    assert_true(Grid_findAny(&g, want, NULL) > 0);
+    assert_true(Grid_findAny(&g, "ovtrace stats --range", NULL) > 0);
+    OverlapReport_free(R);
+    press(a, &g, "<Esc><Esc>");
+    assert_false(View_rangeSet(&a->v));
+    done(a, &g);
+}
+
+static void test_help_lists_every_binding(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    static char lines[128][160];
+    int n = Help_lines(a, lines, 128);
+    for (size_t i = 0; i < KEY_TABLE_N; i++) {
+        bool found = false;
+        for (int k = 0; k < n && !found; k++) found = strstr(lines[k], KEY_TABLE[i].names) != NULL;
+        assert_true(found);
+    }
+    press(a, &g, "?");
+    assert_true(a->v.help);
+    assert_true(Grid_findAny(&g, "ovtrace view: keys", NULL) == 0);
+    press(a, &g, "?");
+    assert_false(a->v.help);
+    press(a, &g, "q");
+    assert_true(a->quit);
+    done(a, &g);
+}
+
+static void test_mouse(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    /* click in the middle of the first gemm on stream 7 */
+    size_t line = a->v.line;
+    int y = a->layout.plot.y + (int)(line - a->v.top);
+    const Row *r = &a->t->rows[a->lines.v[line].row];
+    const TraceEvent *e = &a->t->events[r->first];
+    int64_t mid = e->ts + e->dur / 2;
+    int x = a->layout.plot.x + (int)((mid - a->v.t0) * a->layout.plot.w / View_span(&a->v));
+    char s[64];
+    snprintf(s, sizeof s, "<Click:%d,%d>", x, y);
+    press(a, &g, s);
+    assert_int_equal(a->v.sel, r->first);
+    int64_t span = View_span(&a->v);
+    snprintf(s, sizeof s, "<WheelUp:%d,%d>", x, y);
+    press(a, &g, s);
+    assert_true(View_span(&a->v) < span);
+    done(a, &g);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_script_parse),     cmocka_unit_test(test_zoom_pan_fit),
+        cmocka_unit_test(test_lanes_and_events), cmocka_unit_test(test_search_and_partner),
+        cmocka_unit_test(test_range_matches_stats), cmocka_unit_test(test_help_lists_every_binding),
+        cmocka_unit_test(test_mouse),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
