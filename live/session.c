@@ -112,22 +112,12 @@ LiveSession *LiveSession_start(const LiveSessionConfig *cfg, char *err, size_t e
     if (!s->cfg.store.source_name) s->cfg.store.source_name = cfg->simulate ? "live:simulate" : "live";
     s->store = LiveStore_new(s->rings, &s->cfg.store);
     if (cfg->simulate) {
-        char pj[1024];
         char e2[256];
-        Schedule *sch = Schedule_build(&cfg->sim.params, e2, sizeof e2);
-        if (!sch) {
+        if (!ScheduleParams_validate(&cfg->sim.params, e2, sizeof e2)) {
             snprintf(err, errlen, "%s", e2);
             goto fail;
         }
-        ScheduleParams_json(&cfg->sim.params, pj, sizeof pj);
-        LiveStore_setMetaJson(s->store, "params", pj);
-        char sj[256];
-        snprintf(sj, sizeof sj, "{\"seed\": %llu, \"jitter\": %g, \"speed\": %g, \"device\": %d}",
-                 (unsigned long long)cfg->sim.seed, cfg->sim.jitter, cfg->sim.speed, cfg->sim.device);
-        LiveStore_setMetaJson(s->store, "simulator", sj);
-        for (int i = 0; i < sch->n_streams; i++)
-            LiveStore_setStreamName(s->store, cfg->sim.device, sch->streams[i].id, sch->streams[i].name);
-        Schedule_free(sch);
+        Simulator_describe(&cfg->sim, s->store);
     }
     if (cfg->record_path) {
         s->rec = LiveRecorder_open(cfg->record_path, err, errlen);

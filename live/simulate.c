@@ -460,3 +460,17 @@ bool Simulator_finished(const Simulator *sim) { return atomic_load(&((Simulator 
 uint64_t Simulator_steps(const Simulator *sim) { return atomic_load(&((Simulator *)sim)->steps); }
 uint64_t Simulator_events(const Simulator *sim) { return atomic_load(&((Simulator *)sim)->events); }
 const Schedule *Simulator_schedule(const Simulator *sim) { return sim->S.sch; }
+
+void Simulator_describe(const SimConfig *cfg, LiveStore *store) {
+    char pj[1024], sj[256];
+    ScheduleParams_json(&cfg->params, pj, sizeof pj);
+    LiveStore_setMetaJson(store, "params", pj);
+    snprintf(sj, sizeof sj, "{\"seed\": %llu, \"jitter\": %g, \"speed\": %g, \"device\": %d}",
+             (unsigned long long)cfg->seed, cfg->jitter, cfg->speed, cfg->device);
+    LiveStore_setMetaJson(store, "simulator", sj);
+    Schedule *sch = Schedule_build(&cfg->params, NULL, 0);
+    if (!sch) return;
+    for (int i = 0; i < sch->n_streams; i++)
+        LiveStore_setStreamName(store, cfg->device, sch->streams[i].id, sch->streams[i].name);
+    Schedule_free(sch);
+}

@@ -47,6 +47,10 @@ bool Simulator_finished(const Simulator *s); /* max_steps reached */
 uint64_t Simulator_steps(const Simulator *s);
 uint64_t Simulator_events(const Simulator *s); /* pushed or dropped */
 const Schedule *Simulator_schedule(const Simulator *s);
+struct LiveStore;
+/* Marks a store as holding this simulation: "params" and "simulator" metadata (recorded
+ * under the "ovtrace" key) and the schedule's stream names. */
+void Simulator_describe(const SimConfig *cfg, struct LiveStore *store);
 
 /* Runs the simulation synchronously without pacing, handing every event (in end-time
  * order) to fn: for tests and for tools that want a trace without threads. */
