@@ -178,6 +178,7 @@ int cmd_live(int argc, char **argv) {
     }
     cfg.record_path = o.out;
     cfg.snapshot_ms = 100;
+    cfg.store.snapshot_max_events = 1u << 20; /* bounds a snapshot build to ~0.4 s */
     /* the view gets the newest 30 s (or the retention) at most */
     cfg.snapshot_span_ns = cfg.store.retention_ns > 0 && cfg.store.retention_ns < 30 * (int64_t)1000000000
                                ? cfg.store.retention_ns
