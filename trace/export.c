@@ -822,7 +822,7 @@ static void write_metadata(Exporter *X, Out *o, const Unit *u, bool *first) {
             GROW(pr, cap, n + 1);
             pr[n++] = (PidRec){l->source, l->pid, l->tid, i};
         }
-    qsort(pr, n, sizeof *pr, cmp_pidrec);
+    if (n) qsort(pr, n, sizeof *pr, cmp_pidrec); /* pr is NULL when no lane is kept */
     for (size_t i = 0; i < n; i++) {
         const Lane *l = &t->lanes[pr[i].lane];
         const Group *g = &t->groups[l->group];

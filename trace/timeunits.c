@@ -143,7 +143,11 @@ static bool parse_side(const char *s, size_t n, int64_t origin, int64_t *out, bo
     buf[n - abs] = '\0';
     int64_t v;
     if (!Time_parseDuration(buf, 1000, &v, err, errlen)) return false;
-    *out = abs ? v : origin + v;
+    if (abs) *out = v;
+    else if (__builtin_add_overflow(origin, v, out)) { /* origin + v past the int64 range */
+        snprintf(err, errlen, "bad range bound '%.*s': out of range", (int)n, s);
+        return false;
+    }
     return true;
 }
 
@@ -181,7 +185,10 @@ int Time_format(char *buf, size_t n, int64_t ns) {
 }
 
 int Time_formatUs(char *buf, size_t n, int64_t ns) {
-    int64_t us = (ns >= 0 ? ns + 500 : ns - 500) / 1000;
+    /* rounded half away from zero without ns +/- 500, which overflows near the limits */
+    int64_t us = ns / 1000, rem = ns % 1000;
+    if (rem >= 500) us++;
+    else if (rem <= -500) us--;
     char tmp[32];
     int len = snprintf(tmp, sizeof tmp, "%" PRId64, us < 0 ? -us : us);
     char out[48];

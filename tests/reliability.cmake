@@ -1,0 +1,20 @@
+# Reliability tests (label "reliability", docs/reliability.md): fuzz-crash replays,
+# regression tests, the truncation sweep, the malformed-input corpus through the real
+# binary, atomic export under SIGKILL, terminal restore under tmux, record atomicity.
+# Included from tests/CMakeLists.txt. The sanitizer and fuzz runs are tests/sanitize.sh.
+set(rel_dir ${CMAKE_CURRENT_LIST_DIR}/reliability)
+set(fuzz_dir ${PROJECT_SOURCE_DIR}/fuzz)
+
+# Every crash a fuzzer found, replayed through the fuzz target itself (built here
+# without libFuzzer) in the normal build, and under ASan+UBSan by tests/sanitize.sh.
+foreach(target fuzz_load fuzz_load_compressed fuzz_rules fuzz_time fuzz_export)
+  ovtrace_unit_test(replay_${target} SOURCES ${fuzz_dir}/${target}.c ${rel_dir}/fuzz_replay.c
+    LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS reliability)
+  target_include_directories(replay_${target} PRIVATE ${fuzz_dir})
+  target_compile_definitions(replay_${target} PRIVATE FUZZ_TARGET="${target}"
+    FUZZ_DEFAULT_TRACE="${PROJECT_SOURCE_DIR}/tests/data/kineto-2node.json"
+    FUZZ_REPLAY_DIRS="${rel_dir}/crashes")
+  set_tests_properties(replay_${target} PROPERTIES TIMEOUT 120)
+endforeach()
+
+ovtrace_unit_test(test_rel_regressions SOURCES ${rel_dir}/test_regressions.c LABELS reliability)

@@ -1,0 +1,98 @@
+/* Regression tests for the bugs the fuzzers found (docs/reliability.md, "Findings").
+ * The crashing inputs themselves are replayed by fuzz_replay_* (under UBSan in
+ * tests/sanitize.sh); these tests pin the intended behaviour in any build. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ovtrace/export.h"
+#include "ovtrace/load.h"
+#include "ovtrace/timeunits.h"
+
+/* fuzz_time-formatus-overflow: Time_formatUs(ns) computed ns - 500 (and ns + 500),
+ * signed overflow near INT64_MIN/INT64_MAX. */
+static void formatus_limits(void **state) {
+    (void)state;
+    char buf[64];
+    Time_formatUs(buf, sizeof buf, INT64_MIN + 3);
+    assert_string_equal(buf, "-9,223,372,036,854,776");
+    Time_formatUs(buf, sizeof buf, INT64_MAX);
+    assert_string_equal(buf, "9,223,372,036,854,776");
+    Time_formatUs(buf, sizeof buf, INT64_MIN);
+    assert_string_equal(buf, "-9,223,372,036,854,776");
+    /* rounding half away from zero is unchanged */
+    Time_formatUs(buf, sizeof buf, 1499);
+    assert_string_equal(buf, "1");
+    Time_formatUs(buf, sizeof buf, 1500);
+    assert_string_equal(buf, "2");
+    Time_formatUs(buf, sizeof buf, -1500);
+    assert_string_equal(buf, "-2");
+    Time_formatUs(buf, sizeof buf, -1499);
+    assert_string_equal(buf, "-1");
+    Time_formatUs(buf, sizeof buf, 113030000);
+    assert_string_equal(buf, "113,030");
+}
+
+/* fuzz_time-range-origin-overflow: a relative bound was added to the origin without
+ * an overflow check ("9000000s:" against an epoch-scale origin). */
+static void range_relative_overflow(void **state) {
+    (void)state;
+    int64_t t0, t1;
+    char err[256] = "";
+    const int64_t origin = 1740461679471346000;
+    assert_false(Time_parseRange("9000000000s:", origin, &t0, &t1, err, sizeof err));
+    assert_non_null(strstr(err, "out of range"));
+    err[0] = '\0';
+    assert_false(Time_parseRange(":-9223372036s", -origin, &t0, &t1, err, sizeof err));
+    assert_non_null(strstr(err, "out of range"));
+    /* in range: unchanged */
+    assert_true(Time_parseRange("10ms:20ms", origin, &t0, &t1, err, sizeof err));
+    assert_int_equal(t0, origin + 10000000);
+    assert_int_equal(t1, origin + 20000000);
+    assert_true(Time_parseRange("@5us:", origin, &t0, &t1, err, sizeof err));
+    assert_int_equal(t0, 5000);
+    assert_int_equal(t1, INT64_MAX);
+}
+
+/* fuzz_export-qsort-null: an export whose filter keeps no event called
+ * qsort(NULL, 0, ...) while writing metadata (UB). It must write a valid empty trace. */
+static void export_nothing_kept(void **state) {
+    (void)state;
+    const char *paths[] = {OVTRACE_TESTDATA "/kineto-2node.json"};
+    char err[1024];
+    Trace *t = Load_files(paths, 1, NULL, err, sizeof err);
+    assert_non_null(t);
+    ExportFilter f = ExportFilter_all();
+    f.name_re = "^this matches nothing$";
+    f.merge = true;
+    char dir[] = "/tmp/ovtrace-rel-XXXXXX", out[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(out, sizeof out, "%s/empty.json", dir);
+    ExportResult res;
+    assert_true(Export_run(t, &f, out, &res, err, sizeof err));
+    assert_int_equal(res.events_written, 0);
+    /* and it loads back as a trace with no events: a clear error, not a crash */
+    const char *back[] = {out};
+    Trace *t2 = Load_files(back, 1, NULL, err, sizeof err);
+    if (t2) Trace_free(t2);
+    else assert_non_null(strstr(err, "no trace events"));
+    unlink(out);
+    rmdir(dir);
+    Trace_free(t);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(formatus_limits),
+        cmocka_unit_test(range_relative_overflow),
+        cmocka_unit_test(export_nothing_kept),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
