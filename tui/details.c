@@ -73,6 +73,10 @@ void Details_laneName(const Trace *t, uint32_t lane, char *buf, size_t n) {
     const char *name = StrTab_get(t->strings, l->name);
     if (l->gpu)
         snprintf(buf, n, "%sGPU %" PRId64 " stream %" PRId64, rank, l->device, l->stream);
+    else if (l->pid < 0 || l->tid < 0) /* string pid/tid keys: show the strings */
+        snprintf(buf, n, "%sCPU \"%s\" thread \"%s\"", rank,
+                 l->pid < 0 ? StrTab_get(t->strings, (uint32_t)(-1 - l->pid)) : "",
+                 l->tid < 0 ? StrTab_get(t->strings, (uint32_t)(-1 - l->tid)) : name);
     else
         snprintf(buf, n, "%sCPU pid %" PRId64 " tid %" PRId64 "%s%s%s", rank, l->pid, l->tid, *name ? " (" : "",
                  name, *name ? ")" : "");

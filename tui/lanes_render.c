@@ -52,6 +52,9 @@ static void group_label(const App *a, uint32_t gi, char *buf, size_t n) {
     if (G->gpu)
         snprintf(buf, n, "%sGPU %" PRId64 "%s%s  %u stream%s", rank, G->id, *label ? "  " : "", label, G->n_lanes,
                  G->n_lanes == 1 ? "" : "s");
+    else if (G->id < 0) /* a string pid ("Spans", ""): the string is its name */
+        snprintf(buf, n, "%sCPU \"%s\"  %u thread%s", rank, StrTab_get(t->strings, (uint32_t)(-1 - G->id)),
+                 G->n_lanes, G->n_lanes == 1 ? "" : "s");
     else
         snprintf(buf, n, "%sCPU pid %" PRId64 "%s%s  %u thread%s", rank, G->id, *pname ? "  " : "", pname,
                  G->n_lanes, G->n_lanes == 1 ? "" : "s");
