@@ -31,13 +31,7 @@ case "${1:-}" in
     demo)
         install_missing
         build
-        demo=sample-traces/demo-moe.json.gz
-        [ -f "$demo" ] || demo=sample-traces/$(ls sample-traces | grep -m1 -E '\.json(\.gz|\.zst)?$')
-        if build/cli/ovtrace view --help >/dev/null 2>&1 && ! build/cli/ovtrace view "$demo" --frames 0 >/dev/null 2>&1; then
-            build/cli/ovtrace stats "$demo"   # TUI not in this build yet
-        else
-            exec build/cli/ovtrace view "$demo"
-        fi
+        exec build/cli/ovtrace view sample-traces/demo-moe.json.gz
         ;;
     test)
         install_missing
