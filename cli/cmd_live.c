@@ -44,23 +44,24 @@ typedef struct {
     char desc[256];
 } LiveTui;
 
-static void meter_text(char *buf, size_t n, const Trace *t, LiveSession *s, int64_t window_ns) {
+/* "drops 0  20k ev/s  GPU0 overlap 0.99 exposed 0.00ms": drops first, so that a
+ * narrow title bar still shows them. */
+static void meter_text(char *buf, size_t n, const Trace *t, LiveSession *s, int64_t window_ns, bool compact) {
     LiveMeter m[8];
     size_t nd = Live_meter(t, window_ns, m, 8);
     LiveStats st = LiveStore_stats(LiveSession_store(s));
-    size_t k = 0;
+    int w = snprintf(buf, n, "drops %" PRIu64 "%s  %.0f ev/s", st.ring_drops, st.names_full ? " NAMES FULL" : "",
+                     st.events_per_s);
+    size_t k = w > 0 && (size_t)w < n ? (size_t)w : n - 1;
     for (size_t i = 0; i < nd && k + 1 < n; i++) {
-        int w = m[i].has_comm
-                    ? snprintf(buf + k, n - k, "GPU%" PRId64 " overlap %.2f exposed %.2fms  ", m[i].device, m[i].ratio,
-                               (double)m[i].exposed_ns / 1e6)
-                    : snprintf(buf + k, n - k, "GPU%" PRId64 " no comm  ", m[i].device);
+        w = m[i].has_comm ? snprintf(buf + k, n - k, compact ? "  GPU%" PRId64 " ovl %.2f exp %.2fms"
+                                                             : "  GPU%" PRId64 " overlap %.2f exposed %.2fms",
+                                     m[i].device, m[i].ratio, (double)m[i].exposed_ns / 1e6)
+                          : snprintf(buf + k, n - k, "  GPU%" PRId64 " no comm", m[i].device);
         if (w < 0) break;
         k += (size_t)w;
         if (k >= n) k = n - 1;
     }
-    if (k + 1 < n)
-        snprintf(buf + k, n - k, "%.0f ev/s  drops %" PRIu64 "%s", st.events_per_s, st.ring_drops,
-                 st.names_full ? "  NAMES FULL" : "");
 }
 
 static bool tui_poll(void *ctx, Trace **t) {
@@ -77,8 +78,8 @@ static bool tui_poll(void *ctx, Trace **t) {
 static const char *tui_describe(void *ctx) {
     LiveTui *L = ctx;
     char m[200];
-    meter_text(m, sizeof m, L->shown, L->s, L->window_ns);
-    snprintf(L->desc, sizeof L->desc, "LIVE SIMULATED %s  %s", L->mode, m);
+    meter_text(m, sizeof m, L->shown, L->s, L->window_ns, true);
+    snprintf(L->desc, sizeof L->desc, "LIVE %s", m);
     return L->desc;
 }
 
@@ -103,7 +104,7 @@ static int run_tui(LiveSession *s, const LiveSessionConfig *cfg, const LiveCliOp
     LiveTui L = {s, SchedMode_name(cfg->sim.params.mode), o->window_ns, t, NULL, {0}};
     TuiSource src = {tui_poll, NULL, tui_describe, &L};
     char title[64];
-    snprintf(title, sizeof title, "LIVE SIMULATED %s", L.mode);
+    snprintf(title, sizeof title, "SIMULATED %s", L.mode);
     App *a = App_new(t, Crt_detectCaps(COLOR_MODE_AUTO, false), title);
     int rc = App_runInteractive(a, &src);
     App_free(a);
@@ -130,7 +131,7 @@ static int run_headless(LiveSession *s, const LiveSessionConfig *cfg, const Live
         bool end = (o->duration_ns && now - t0 >= o->duration_ns) || LiveSession_sourceDone(s);
         if (now >= next || end) {
             char m[256];
-            if (t) meter_text(m, sizeof m, t, s, o->window_ns);
+            if (t) meter_text(m, sizeof m, t, s, o->window_ns, false);
             else snprintf(m, sizeof m, "(no data yet)");
             LiveStats st = LiveStore_stats(LiveSession_store(s));
             printf("t=%6.1fs  %s  retained %" PRIu64 " events\n", (double)(now - t0) / 1e9, m, st.retained);
