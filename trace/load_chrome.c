@@ -55,6 +55,7 @@ typedef struct {
     char *meta;
     size_t meta_len, meta_cap;
     uint32_t cat_ac2g;
+    bool cancelled;
 } Loader;
 
 /* ---------- window management ---------- */
@@ -555,13 +556,20 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
 
 typedef enum { ST_OK, ST_ERR, ST_TRUNC } LoopStatus;
 
-static void progress(Loader *L, const char *p) {
-    if (!L->opt || !L->opt->progress) return;
+/* Reports progress; returns false when the caller asked to cancel. */
+static bool progress(Loader *L, const char *p) {
+    if (!L->opt) return true;
+    if (L->opt->cancel && *L->opt->cancel) {
+        L->cancelled = true;
+        return false;
+    }
+    if (!L->opt->progress) return true;
     uint64_t done = Input_compression(L->in) == COMP_NONE ? L->base + (uint64_t)(p - L->buf)
                                                           : Input_fileOffset(L->in);
-    if (done < L->next_progress) return;
+    if (done < L->next_progress) return true;
     L->next_progress = done + PROGRESS_EVERY;
     L->opt->progress(L->opt->progress_ctx, L->path, done, Input_fileSize(L->in), L->t->n_events);
+    return true;
 }
 
 /* *pp is just after '['. */
@@ -621,7 +629,10 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
         }
         first = false;
         p = q;
-        progress(L, p);
+        if (!progress(L, p)) {
+            snprintf(err, errlen, "%s: loading cancelled", L->path);
+            return ST_ERR;
+        }
     }
 trunc:
     if (Input_error(L->in)[0]) {

@@ -14,8 +14,11 @@ typedef void (*LoadProgressFn)(void *ctx, const char *path, uint64_t bytes_done,
 
 typedef struct {
     const CommRules *rules; /* NULL: built-in defaults */
-    LoadProgressFn progress;
+    LoadProgressFn progress; /* called every few MB (from the loading thread) */
     void *progress_ctx;
+    const volatile int *cancel; /* when it becomes non-zero, loading stops with "cancelled" */
+    int threads;                /* parser threads for plain files: 0 = one per core, 1 = single */
+    uint64_t min_parallel_bytes; /* files smaller than this parse single-threaded (0: 16 MB) */
 } LoadOptions;
 
 /* Loads one file into t as a new source (t not yet finished). Returns false with a
