@@ -18,3 +18,12 @@ foreach(target fuzz_load fuzz_load_compressed fuzz_rules fuzz_time fuzz_export)
 endforeach()
 
 ovtrace_unit_test(test_rel_regressions SOURCES ${rel_dir}/test_regressions.c LABELS reliability)
+
+# truncation sweep: DeepSeek cut at 100 offsets (skipped without it), gz/zst cuts
+ovtrace_unit_test(test_rel_truncation SOURCES ${rel_dir}/test_truncation.c
+  LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS reliability)
+set_tests_properties(test_rel_truncation PROPERTIES TIMEOUT 300)
+
+# malformed-input corpus through the real binary (stats, view --dump, export)
+add_test(NAME rel.malformed COMMAND bash ${rel_dir}/malformed.sh ${OVTRACE_BIN} ${rel_dir}/malformed)
+set_tests_properties(rel.malformed PROPERTIES LABELS reliability TIMEOUT 600)
