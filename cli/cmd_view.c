@@ -9,6 +9,7 @@
 #include "ovtrace/timeunits.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
+#include "ovtrace/tui/loading.h"
 
 void help_view(FILE *out) {
     fprintf(out,
@@ -36,6 +37,58 @@ static bool parse_size(const char *s, int *w, int *h) {
     char x;
     return sscanf(s, "%d%c%d", w, &x, h) == 3 && (x == 'x' || x == 'X') && *w > 0 && *h > 0 && *w <= 1000 &&
            *h <= 1000;
+}
+
+/* Interactive load: the terminal comes up at once with the loading screen while the
+ * trace loads on a thread (tui/loading.c). On success *out holds the app (terminal
+ * still active) and the load warnings are in its status bar. Otherwise the terminal
+ * is restored and the result is the exit status: 1 after a load error (printed like
+ * 'ovtrace stats' does), 0 when q cancelled, 128+signal after Ctrl-C/SIGTERM/SIGHUP. */
+static int view_load(InputOptions *in, Caps *caps, const char *title, App **out) {
+    *out = NULL;
+    if (in->n_files == 0) {
+        cli_error("no trace file given");
+        return 1;
+    }
+    if (!Crt_init(caps)) return 1;
+    LoadOptions lo = {.rules = in->rules};
+    LoadJob job;
+    if (!LoadJob_start(&job, in->files, in->n_files, &lo, *caps, title)) {
+        Crt_done();
+        cli_error("%s", job.err);
+        LoadJob_free(&job);
+        return 1;
+    }
+    int r = LoadJob_runScreen(&job, Glyphs_get(caps->unicode));
+    int rc = 0;
+    if (r != 0) {
+        Crt_done();
+        if (job.app) {
+            Trace *t = job.app->t;
+            App_free(job.app);
+            Trace_free(t);
+        }
+        rc = r < 0 ? 0 : r;
+    } else if (!job.app) {
+        Crt_done();
+        cli_error("%s", job.err);
+        rc = 1;
+    } else {
+        *out = job.app;
+        if (job.warnings && !in->quiet) {
+            /* first line in the status bar, with a count of the others */
+            char *w = job.warnings;
+            size_t lines = 0;
+            for (char *p = w; *p; p++) lines += *p == '\n';
+            char *nl = strchr(w, '\n');
+            if (nl) *nl = '\0';
+            bool warn = !strncmp(w, "warning", 7) || strstr(nl ? nl + 1 : "", "warning");
+            if (lines > 1) App_message(job.app, warn ? ROLE_ERROR : ROLE_STATUS, "%s (+%zu more)", w, lines - 1);
+            else App_message(job.app, warn ? ROLE_ERROR : ROLE_STATUS, "%s", w);
+        }
+    }
+    LoadJob_free(&job);
+    return rc;
 }
 
 int cmd_view(int argc, char **argv) {
@@ -102,21 +155,30 @@ int cmd_view(int argc, char **argv) {
     ColorMode cm = !strcmp(color, "256") ? COLOR_MODE_256 : !strcmp(color, "16") ? COLOR_MODE_16
                  : !strcmp(color, "none") ? COLOR_MODE_NONE : COLOR_MODE_AUTO;
     Caps caps = Crt_detectCaps(cm, ascii);
-    t = InputOptions_load(&in);
-    if (!t) {
-        rc = 1;
-        goto out;
-    }
     char title[128];
-    const char *base = strrchr(in.files[0], '/');
+    const char *base = in.n_files ? strrchr(in.files[0], '/') : NULL;
     if (in.n_files > 1) snprintf(title, sizeof title, "%s +%zu", base ? base + 1 : in.files[0], in.n_files - 1);
-    else snprintf(title, sizeof title, "%s", base ? base + 1 : in.files[0]);
-    a = App_new(t, caps, title);
+    else if (in.n_files) snprintf(title, sizeof title, "%s", base ? base + 1 : in.files[0]);
+    if (headless) {
+        /* synchronous load: headless frames stay deterministic */
+        t = InputOptions_load(&in);
+        if (!t) {
+            rc = 1;
+            goto out;
+        }
+        a = App_new(t, caps, title);
+    } else {
+        rc = view_load(&in, &caps, title, &a);
+        if (!a) goto out;
+        t = a->t;
+    }
     if (range) {
         int64_t r0, r1;
         char err[256];
         if (!Time_parseRange(range, t->t_min, &r0, &r1, err, sizeof err)) {
+            Crt_done();
             cli_error("--range: %s", err);
+            rc = 2;
             goto out;
         }
         if (r0 == INT64_MIN) r0 = t->t_min;

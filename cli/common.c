@@ -1,6 +1,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -85,15 +87,36 @@ int InputOptions_parse(InputOptions *o, int argc, char **argv, int *i) {
 static void progress_bar(void *ctx, const char *path, uint64_t done, uint64_t total, size_t events) {
     (void)ctx;
     if (!total) return;
+    /* rate and ETA per file, from the first report of that file */
+    static char cur_path[512];
+    static struct timespec t0;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (strncmp(cur_path, path, sizeof cur_path - 1)) {
+        snprintf(cur_path, sizeof cur_path, "%s", path);
+        t0 = now;
+    }
+    double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;
     int pct = (int)(done * 100 / total);
     if (pct > 100) pct = 100;
-    char bar[31];
-    int fill = pct * 30 / 100;
-    for (int i = 0; i < 30; i++) bar[i] = i < fill ? '#' : '.';
-    bar[30] = '\0';
+    char bar[21];
+    int fill = pct * 20 / 100;
+    for (int i = 0; i < 20; i++) bar[i] = i < fill ? '#' : '.';
+    bar[20] = '\0';
+    char rate[48] = "";
+    if (el >= 0.2 && done > 0) {
+        double r = (double)done / el, eta = done < total ? (double)(total - done) / r : 0;
+        snprintf(rate, sizeof rate, "  %.0f MB/s  ETA %.1fs", r / 1e6, eta);
+    }
     const char *base = strrchr(path, '/');
-    fprintf(stderr, "\r\033[Kloading %.40s [%s] %3d%%  %.1f/%.1f MB  %zu events", base ? base + 1 : path, bar, pct,
-            (double)done / 1e6, (double)total / 1e6, events);
+    char line[256];
+    snprintf(line, sizeof line, "loading %.32s [%s] %3d%%  %.1f/%.1f MB%s  %zu events", base ? base + 1 : path, bar,
+             pct, (double)done / 1e6, (double)total / 1e6, rate, events);
+    /* one line: never wrap, or the next \r would not clear it */
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && ws.ws_col < sizeof line)
+        line[ws.ws_col - 1] = '\0';
+    fprintf(stderr, "\r\033[K%s", line);
 }
 
 Trace *InputOptions_load(InputOptions *o) {

@@ -10,6 +10,7 @@
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/lanes_render.h"
+#include "ovtrace/tui/loading.h"
 #include "ovtrace/tui/rangepanel.h"
 #include "ovtrace/tui/ruler.h"
 #include "ovtrace/tui/statusbar.h"
@@ -209,10 +210,12 @@ static void poll_source(App *a, const TuiSource *src) {
 int App_runInteractive(App *a, const TuiSource *src) {
     a->src = src;
     if (src) a->v.follow = true;
-    Caps caps = a->caps;
-    if (!Crt_init(&caps)) return 1;
-    a->caps = caps;
-    a->gl = Glyphs_get(caps.unicode);
+    if (!Crt_active()) { /* else: set up already (the loading screen ran first) */
+        Caps caps = a->caps;
+        if (!Crt_init(&caps)) return 1;
+        a->caps = caps;
+        a->gl = Glyphs_get(caps.unicode);
+    }
     Grid g;
     int w, h;
     Crt_size(&w, &h);
@@ -228,6 +231,7 @@ int App_runInteractive(App *a, const TuiSource *src) {
         App_sync(a);
         App_render(a, &g);
         Crt_paint(&g, full);
+        if (full) Loading_markFrame("timeline");
         full = false;
         TuiKey k;
         if (!Crt_readKey(&k, src ? 250 : 1000)) continue;

@@ -32,6 +32,8 @@ Caps Crt_detectCaps(ColorMode mode, bool force_ascii) {
     return c;
 }
 
+bool Crt_active(void) { return g_active != 0; }
+
 void Crt_done(void) {
     if (!g_active) return;
     g_active = 0;

@@ -17,6 +17,8 @@ Caps Crt_detectCaps(ColorMode mode, bool force_ascii);
 /* Starts curses with caps from Crt_detectCaps, refined from the terminal's colour
  * count. False if the terminal cannot be opened (message printed). */
 bool Crt_init(Caps *caps);
+/* True between Crt_init and Crt_done (App_runInteractive then reuses the terminal). */
+bool Crt_active(void);
 /* Restores the terminal; safe to call more than once. */
 void Crt_done(void);
 void Crt_size(int *w, int *h);

@@ -1,0 +1,112 @@
+/* Progressive load (issue 8): the trace loads on a background thread while the
+ * terminal shows a loading screen (file names and sizes, a progress bar with bytes
+ * done/total, events so far, MB/s, ETA, "q cancels").
+ *
+ *   LoadWatch    thread-safe progress collector; its LoadWatch_progress is the
+ *                LoadOptions.progress callback (may be called from any thread).
+ *   LoadingView  a plain snapshot of it; Loading_render draws one into a cell grid
+ *                (pure: unit-tested without a terminal).
+ *   LoadJob      the background thread: Load_files, then the viewer's App (index).
+ *   LoadJob_runScreen  the interactive loop that paints the loading screen until the
+ *                job ends or the user cancels. */
+#ifndef OVTRACE_TUI_LOADING_H
+#define OVTRACE_TUI_LOADING_H
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h> /* load.h uses FILE */
+
+#include "ovtrace/load.h"
+#include "ovtrace/tui/grid.h"
+#include "ovtrace/tui/theme.h"
+
+struct App;
+
+typedef enum {
+    LOAD_STARTING, /* thread started, nothing read yet */
+    LOAD_READING,  /* parsing the files */
+    LOAD_BUILDING, /* all bytes read: finishing the model, classifying, building the view index */
+    LOAD_DONE,
+    LOAD_FAILED,
+} LoadPhase;
+
+typedef struct {
+    size_t n_files;
+    const char *const *names; /* display names (base names), n_files of them */
+    const uint64_t *sizes;    /* bytes on disk, n_files of them */
+    size_t current;           /* index of the file being read */
+    uint64_t done, total;     /* bytes over all files (compressed files count compressed bytes) */
+    size_t events;            /* events parsed so far */
+    double elapsed;           /* seconds since the load started */
+    double read_elapsed;      /* seconds the reading took (set from LOAD_BUILDING on) */
+    LoadPhase phase;
+    bool cancelling; /* the user asked to cancel; waiting for the loader to stop */
+} LoadingView;
+
+/* 0..100, 0 when total is 0. */
+int Loading_percent(uint64_t done, uint64_t total);
+/* Average read rate in bytes/s over the elapsed time (0 when not yet known). */
+double Loading_rate(const LoadingView *v);
+/* Seconds left at the average rate; < 0 when not yet known (under 0.1 s or 1 MB read). */
+double Loading_eta(const LoadingView *v);
+/* "--" (unknown), "0.4 s", "12 s", "3m05s", "1h02m". Returns buf. */
+char *Loading_formatEta(char *buf, size_t n, double seconds);
+/* Decimal units like the stats progress bar: "812 B", "3.4 kB", "682.1 MB", "2.00 GB". */
+char *Loading_formatBytes(char *buf, size_t n, uint64_t bytes);
+/* The whole loading screen, sized to g. */
+void Loading_render(Grid *g, const LoadingView *v, const Glyphs *gl);
+
+typedef struct LoadWatch LoadWatch;
+/* Stats the inputs up front (a directory counts its trace files, as Load_files reads them). */
+LoadWatch *LoadWatch_new(const char *const *paths, size_t n);
+void LoadWatch_free(LoadWatch *w);
+/* LoadProgressFn; ctx is the LoadWatch. */
+void LoadWatch_progress(void *ctx, const char *path, uint64_t done, uint64_t total, size_t events);
+void LoadWatch_setPhase(LoadWatch *w, LoadPhase p);
+/* Consistent copy for rendering; names/sizes point into w (valid until LoadWatch_free). */
+void LoadWatch_snapshot(LoadWatch *w, LoadingView *out);
+
+typedef struct {
+    /* set by LoadJob_start */
+    const char *const *paths;
+    size_t n_paths;
+    LoadOptions opt;
+    Caps caps;
+    char title[128];
+    LoadWatch *watch;
+    volatile int cancel; /* LoadOptions.cancel points here */
+    /* results, valid once LoadJob_finished */
+    struct App *app; /* NULL on error */
+    char err[1024];
+    char *warnings; /* Load_printWarnings text, NULL if none */
+    atomic_bool finished;
+    pthread_t thread;
+    bool started;
+} LoadJob;
+
+/* Starts loading paths on a thread with the rules/threads of opt (its progress and
+ * cancel fields are replaced). False if the thread cannot be created. */
+bool LoadJob_start(LoadJob *j, const char *const *paths, size_t n, const LoadOptions *opt, Caps caps,
+                   const char *title);
+bool LoadJob_finished(LoadJob *j);
+/* Asks the loader to stop (it returns "loading cancelled"). */
+void LoadJob_cancel(LoadJob *j);
+/* Waits for the thread (idempotent). */
+void LoadJob_join(LoadJob *j);
+/* Frees the job's watch and warnings; the app (if any) belongs to the caller. */
+void LoadJob_free(LoadJob *j);
+
+/* On an initialised terminal (Crt_init), paints the loading screen every ~100 ms until
+ * the job finishes. q, Esc or Ctrl-C cancel: the loader is stopped and joined.
+ * Returns 0 when the job finished (check j->app), -1 when the user cancelled with a
+ * key, 128+signal after SIGINT/SIGTERM/SIGHUP. */
+int LoadJob_runScreen(LoadJob *j, const Glyphs *gl);
+
+/* Timing hook for benchmarks: when $OVTRACE_FRAME_LOG names a file, appends
+ * "WHAT <seconds since the epoch, ns precision>" the first time each WHAT is marked
+ * ("first-frame" after the first paint, "timeline" after the first timeline paint). */
+void Loading_markFrame(const char *what);
+
+#endif

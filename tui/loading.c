@@ -1,0 +1,460 @@
+/* Progressive load: progress collector, loading screen, background load thread. */
+#include "ovtrace/tui/loading.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "ovtrace/tui/app.h"
+#include "ovtrace/tui/crt.h"
+
+/* Same as the loader's PROGRESS_EVERY: the last callback of a file comes within
+ * this many bytes of its end. */
+#define PROGRESS_STEP (8u << 20)
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---------- pure formatting and rendering ---------- */
+
+int Loading_percent(uint64_t done, uint64_t total) {
+    if (!total) return 0;
+    if (done >= total) return 100;
+    return (int)((double)done * 100.0 / (double)total);
+}
+
+double Loading_rate(const LoadingView *v) {
+    double t = v->phase == LOAD_READING || v->phase == LOAD_STARTING ? v->elapsed : v->read_elapsed;
+    if (t < 0.1 || v->done == 0) return 0;
+    return (double)v->done / t;
+}
+
+double Loading_eta(const LoadingView *v) {
+    double r = Loading_rate(v);
+    if (r <= 0 || v->done < (1u << 20)) return -1;
+    if (v->done >= v->total) return 0;
+    return (double)(v->total - v->done) / r;
+}
+
+char *Loading_formatEta(char *buf, size_t n, double s) {
+    if (!(s >= 0) || s > 1e7) snprintf(buf, n, "--");
+    else if (s < 10) snprintf(buf, n, "%.1f s", s);
+    else if (s < 60) snprintf(buf, n, "%d s", (int)(s + 0.5));
+    else if (s < 3600) {
+        int m = (int)(s + 0.5);
+        snprintf(buf, n, "%dm%02ds", m / 60, m % 60);
+    } else {
+        int m = (int)(s / 60 + 0.5);
+        snprintf(buf, n, "%dh%02dm", m / 60, m % 60);
+    }
+    return buf;
+}
+
+char *Loading_formatBytes(char *buf, size_t n, uint64_t b) {
+    double d = (double)b;
+    if (b < 1000) snprintf(buf, n, "%u B", (unsigned)b);
+    else if (d < 1e6) snprintf(buf, n, "%.1f kB", d / 1e3);
+    else if (d < 1e9) snprintf(buf, n, "%.1f MB", d / 1e6);
+    else snprintf(buf, n, "%.2f GB", d / 1e9);
+    return buf;
+}
+
+/* 1234567 -> "1,234,567" */
+static char *format_count(char *buf, size_t n, size_t v) {
+    char tmp[32];
+    int len = snprintf(tmp, sizeof tmp, "%zu", v);
+    size_t o = 0;
+    for (int i = 0; i < len && o + 1 < n; i++) {
+        if (i > 0 && (len - i) % 3 == 0 && o + 2 < n) buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+static void render_bar(Grid *g, int x, int y, int w, uint64_t done, uint64_t total, const Glyphs *gl) {
+    if (w < 3) return;
+    int inner = w - 2;
+    Grid_put(g, x, y, '[', ROLE_PANEL, 0);
+    Grid_put(g, x + w - 1, y, ']', ROLE_PANEL, 0);
+    /* eighths of the inner width */
+    uint64_t eighths = total ? (uint64_t)((double)inner * 8.0 * (double)(done < total ? done : total) / (double)total)
+                             : 0;
+    for (int i = 0; i < inner; i++) {
+        uint64_t cell0 = (uint64_t)i * 8;
+        uint32_t ch;
+        int role = ROLE_GOOD;
+        if (eighths >= cell0 + 8) ch = gl->unicode ? gl->full : '#';
+        else if (eighths > cell0 && gl->unicode) ch = gl->left[eighths - cell0];
+        else {
+            ch = gl->unicode ? 0x00b7 /* · */ : '.';
+            role = ROLE_DIM;
+        }
+        Grid_put(g, x + 1 + i, y, ch, role, 0);
+    }
+}
+
+static const char *phase_text(const LoadingView *v) {
+    if (v->cancelling) return "cancelling...";
+    switch (v->phase) {
+    case LOAD_STARTING: return "opening...";
+    case LOAD_READING: return "reading events";
+    case LOAD_BUILDING: return "building the timeline (sorting lanes, nesting, classifying, indexing)...";
+    case LOAD_DONE: return "done";
+    case LOAD_FAILED: return "failed";
+    }
+    return "";
+}
+
+void Loading_render(Grid *g, const LoadingView *v, const Glyphs *gl) {
+    Grid_clear(g);
+    bool ascii = !gl->unicode;
+    char sz[32], dn[32], tot[32], ev[32], eta[32], el[32], buf[512];
+    Loading_formatBytes(tot, sizeof tot, v->total);
+    /* title bar */
+    Rect title = {0, 0, g->w, 1};
+    Grid_fill(g, title, ' ', ROLE_TITLE, 0);
+    const char *first = v->n_files ? v->names[0] : "";
+    if (v->n_files > 1) snprintf(buf, sizeof buf, " ovtrace  loading %s +%zu", first, v->n_files - 1);
+    else snprintf(buf, sizeof buf, " ovtrace  loading %s", first);
+    Grid_textAscii(g, 0, 0, g->w, buf, ROLE_TITLE, ATTR_BOLD, ascii);
+
+    int mx = g->w >= 40 ? 4 : 1;
+    int cw = g->w - 2 * mx;
+    if (cw > 100) cw = 100;
+    int y = g->h >= 16 ? g->h / 4 : 2;
+    if (y < 2) y = 2;
+    /* files */
+    if (v->n_files == 1) {
+        snprintf(buf, sizeof buf, "Loading %s  (%s)", first, Loading_formatBytes(sz, sizeof sz, v->sizes[0]));
+        Grid_textAscii(g, mx, y++, cw, buf, ROLE_PANEL_TITLE, ATTR_BOLD, ascii);
+    } else {
+        snprintf(buf, sizeof buf, "Loading %zu files  (%s)", v->n_files, tot);
+        Grid_textAscii(g, mx, y++, cw, buf, ROLE_PANEL_TITLE, ATTR_BOLD, ascii);
+        size_t show = v->n_files <= 6 ? v->n_files : 5;
+        size_t from = 0;
+        if (v->current >= show) from = v->current - show + 1; /* keep the current file visible */
+        for (size_t i = from; i < from + show && i < v->n_files; i++) {
+            bool cur = i == v->current && v->phase == LOAD_READING;
+            const char *mark = i < v->current || v->phase >= LOAD_BUILDING ? "done" : cur ? "  >" : "";
+            snprintf(buf, sizeof buf, "%4s %-40s %10s", mark, v->names[i], Loading_formatBytes(sz, sizeof sz, v->sizes[i]));
+            Grid_textAscii(g, mx, y++, cw, buf, cur ? ROLE_PANEL_KEY : ROLE_PANEL, cur ? ATTR_BOLD : 0, ascii);
+        }
+        if (from + show < v->n_files) {
+            snprintf(buf, sizeof buf, "     ... %zu more", v->n_files - from - show);
+            Grid_textAscii(g, mx, y++, cw, buf, ROLE_DIM, 0, ascii);
+        }
+    }
+    y++;
+    /* bar and percentage */
+    int pct = Loading_percent(v->done, v->total);
+    int bw = cw - 6;
+    if (bw > 3) {
+        render_bar(g, mx, y, bw, v->done, v->total, gl);
+        Grid_printf(g, mx + bw + 1, y, 5, ROLE_PANEL_TITLE, ATTR_BOLD, "%3d%%", pct);
+    } else {
+        Grid_printf(g, mx, y, cw, ROLE_PANEL_TITLE, ATTR_BOLD, "%3d%%", pct);
+    }
+    y += 2;
+    /* figures */
+    double rate = Loading_rate(v);
+    char rs[32];
+    if (rate > 0) snprintf(rs, sizeof rs, "%.0f MB/s", rate / 1e6);
+    else snprintf(rs, sizeof rs, "-- MB/s");
+    snprintf(buf, sizeof buf, "%s / %s   %s events   %s   ETA %s", Loading_formatBytes(dn, sizeof dn, v->done), tot,
+             format_count(ev, sizeof ev, v->events), rs,
+             Loading_formatEta(eta, sizeof eta, v->phase >= LOAD_BUILDING ? 0 : Loading_eta(v)));
+    Grid_textAscii(g, mx, y++, cw, buf, ROLE_PANEL, 0, ascii);
+    snprintf(buf, sizeof buf, "elapsed %s   %s", Loading_formatEta(el, sizeof el, v->elapsed), phase_text(v));
+    Grid_textAscii(g, mx, y++, cw, buf, v->cancelling ? ROLE_ERROR : ROLE_DIM, 0, ascii);
+    y++;
+    Grid_textAscii(g, mx, y, cw, "The timeline opens when the load completes.", ROLE_DIM, 0, ascii);
+    /* status bar */
+    Rect st = {0, g->h - 1, g->w, 1};
+    Grid_fill(g, st, ' ', ROLE_STATUS, 0);
+    int x = Grid_text(g, 1, g->h - 1, g->w - 1, "q", ROLE_STATUS_KEY, ATTR_BOLD) + 1;
+    Grid_text(g, x, g->h - 1, g->w - x, ":cancel (also Esc, Ctrl-C)", ROLE_STATUS, 0);
+}
+
+/* ---------- progress collector ---------- */
+
+struct LoadWatch {
+    pthread_mutex_t mu;
+    size_t n;
+    char **paths;       /* as Load_files names them */
+    char **names;       /* base names */
+    uint64_t *sizes;    /* stat sizes */
+    uint64_t *cb_total; /* totals reported by the loader (0 until seen) */
+    uint64_t *done;
+    size_t cur;
+    size_t events;
+    LoadPhase phase;
+    double t0, t_read_end, t_last_cb;
+};
+
+static bool is_trace_name(const char *n) {
+    size_t l = strlen(n);
+    static const char *ext[] = {".json", ".json.gz", ".json.zst"};
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+        size_t e = strlen(ext[i]);
+        if (l > e && !strcmp(n + l - e, ext[i])) return true;
+    }
+    return false;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void watch_add(LoadWatch *w, size_t *cap, const char *path) {
+    if (w->n == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        w->paths = realloc(w->paths, *cap * sizeof *w->paths);
+        if (!w->paths) abort();
+    }
+    w->paths[w->n++] = strdup(path);
+}
+
+LoadWatch *LoadWatch_new(const char *const *paths, size_t n) {
+    LoadWatch *w = calloc(1, sizeof *w);
+    if (!w) abort();
+    pthread_mutex_init(&w->mu, NULL);
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        DIR *d = stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode) ? opendir(paths[i]) : NULL;
+        if (!d) {
+            watch_add(w, &cap, paths[i]);
+            continue;
+        }
+        size_t first = w->n;
+        for (struct dirent *de; (de = readdir(d));) {
+            if (de->d_name[0] == '.' || !is_trace_name(de->d_name)) continue;
+            char p[4096];
+            snprintf(p, sizeof p, "%s/%s", paths[i], de->d_name);
+            watch_add(w, &cap, p);
+        }
+        closedir(d);
+        qsort(w->paths + first, w->n - first, sizeof *w->paths, cmp_str);
+    }
+    size_t m = w->n ? w->n : 1;
+    w->names = calloc(m, sizeof *w->names);
+    w->sizes = calloc(m, sizeof *w->sizes);
+    w->cb_total = calloc(m, sizeof *w->cb_total);
+    w->done = calloc(m, sizeof *w->done);
+    if (!w->names || !w->sizes || !w->cb_total || !w->done) abort();
+    for (size_t i = 0; i < w->n; i++) {
+        const char *b = strrchr(w->paths[i], '/');
+        w->names[i] = strdup(b && b[1] ? b + 1 : w->paths[i]);
+        struct stat st;
+        if (stat(w->paths[i], &st) == 0) w->sizes[i] = (uint64_t)st.st_size;
+    }
+    w->phase = LOAD_STARTING;
+    w->t0 = w->t_last_cb = now_s();
+    return w;
+}
+
+void LoadWatch_free(LoadWatch *w) {
+    if (!w) return;
+    for (size_t i = 0; i < w->n; i++) {
+        free(w->paths[i]);
+        free(w->names[i]);
+    }
+    free(w->paths);
+    free(w->names);
+    free(w->sizes);
+    free(w->cb_total);
+    free(w->done);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+}
+
+void LoadWatch_progress(void *ctx, const char *path, uint64_t done, uint64_t total, size_t events) {
+    LoadWatch *w = ctx;
+    pthread_mutex_lock(&w->mu);
+    size_t i = w->cur;
+    for (size_t k = 0; k < w->n; k++)
+        if (!strcmp(w->paths[k], path)) {
+            i = k;
+            break;
+        }
+    if (i < w->n) {
+        if (i > w->cur) {
+            /* files are read in order: the earlier ones are complete */
+            for (size_t k = 0; k < i; k++) w->done[k] = w->cb_total[k] ? w->cb_total[k] : w->sizes[k];
+            w->cur = i;
+        }
+        if (total) w->cb_total[i] = total;
+        if (done > w->done[i]) w->done[i] = done;
+    }
+    if (events > w->events) w->events = events;
+    if (w->phase == LOAD_STARTING) w->phase = LOAD_READING;
+    w->t_last_cb = now_s();
+    pthread_mutex_unlock(&w->mu);
+}
+
+void LoadWatch_setPhase(LoadWatch *w, LoadPhase p) {
+    pthread_mutex_lock(&w->mu);
+    if (p >= LOAD_BUILDING && w->phase < LOAD_BUILDING) w->t_read_end = now_s();
+    w->phase = p;
+    pthread_mutex_unlock(&w->mu);
+}
+
+void LoadWatch_snapshot(LoadWatch *w, LoadingView *v) {
+    double now = now_s();
+    pthread_mutex_lock(&w->mu);
+    *v = (LoadingView){0};
+    v->n_files = w->n;
+    v->names = (const char *const *)w->names;
+    v->sizes = w->sizes;
+    v->current = w->cur;
+    v->events = w->events;
+    v->phase = w->phase;
+    v->elapsed = now - w->t0;
+    for (size_t i = 0; i < w->n; i++) {
+        uint64_t tot = w->cb_total[i] ? w->cb_total[i] : w->sizes[i];
+        v->total += tot;
+        v->done += v->phase >= LOAD_BUILDING ? tot : w->done[i] < tot ? w->done[i] : tot;
+    }
+    /* The loader reports every 8 MB and says nothing while it finishes the model:
+     * on the last file, within one step of the end and quiet for a while, it is building. */
+    if (v->phase == LOAD_READING && w->n && w->cur == w->n - 1 && v->total - v->done <= PROGRESS_STEP &&
+        now - w->t_last_cb > 0.25) {
+        v->phase = LOAD_BUILDING;
+        v->done = v->total;
+        v->read_elapsed = w->t_last_cb - w->t0;
+    } else if (v->phase >= LOAD_BUILDING) {
+        v->read_elapsed = w->t_read_end - w->t0;
+    }
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* ---------- background job ---------- */
+
+static void *job_main(void *arg) {
+    LoadJob *j = arg;
+    Trace *t = Load_files(j->paths, j->n_paths, &j->opt, j->err, sizeof j->err);
+    if (t) {
+        LoadWatch_setPhase(j->watch, LOAD_BUILDING);
+        j->app = App_new(t, j->caps, j->title); /* builds the view index off the UI thread */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (m) {
+            Load_printWarnings(t, m);
+            fclose(m);
+            if (len) j->warnings = text;
+            else free(text);
+        }
+        LoadWatch_setPhase(j->watch, LOAD_DONE);
+    } else {
+        LoadWatch_setPhase(j->watch, LOAD_FAILED);
+    }
+    atomic_store(&j->finished, true);
+    return NULL;
+}
+
+bool LoadJob_start(LoadJob *j, const char *const *paths, size_t n, const LoadOptions *opt, Caps caps,
+                   const char *title) {
+    memset(j, 0, sizeof *j);
+    j->paths = paths;
+    j->n_paths = n;
+    if (opt) j->opt = *opt;
+    j->caps = caps;
+    snprintf(j->title, sizeof j->title, "%s", title ? title : "");
+    j->watch = LoadWatch_new(paths, n);
+    j->opt.progress = LoadWatch_progress;
+    j->opt.progress_ctx = j->watch;
+    j->opt.cancel = &j->cancel;
+    atomic_init(&j->finished, false);
+    if (pthread_create(&j->thread, NULL, job_main, j) != 0) {
+        snprintf(j->err, sizeof j->err, "cannot start the loading thread");
+        return false;
+    }
+    j->started = true;
+    return true;
+}
+
+bool LoadJob_finished(LoadJob *j) { return atomic_load(&j->finished); }
+
+void LoadJob_cancel(LoadJob *j) { j->cancel = 1; }
+
+void LoadJob_join(LoadJob *j) {
+    if (!j->started) return;
+    pthread_join(j->thread, NULL);
+    j->started = false;
+}
+
+void LoadJob_free(LoadJob *j) {
+    LoadJob_join(j);
+    LoadWatch_free(j->watch);
+    j->watch = NULL;
+    free(j->warnings);
+    j->warnings = NULL;
+}
+
+int LoadJob_runScreen(LoadJob *j, const Glyphs *gl) {
+    Grid g;
+    int w, h;
+    Crt_size(&w, &h);
+    Grid_init(&g, w, h);
+    bool full = true, first = true, cancelling = false;
+    int rc = 0;
+    while (!LoadJob_finished(j)) {
+        Crt_size(&w, &h);
+        if (w != g.w || h != g.h) {
+            Grid_resize(&g, w, h);
+            full = true;
+        }
+        LoadingView v;
+        LoadWatch_snapshot(j->watch, &v);
+        v.cancelling = cancelling;
+        Loading_render(&g, &v, gl);
+        Crt_paint(&g, full);
+        full = false;
+        if (first) {
+            Loading_markFrame("first-frame");
+            first = false;
+        }
+        if (cancelling) { /* keys are moot now; wait for the loader to notice */
+            struct timespec ts = {0, 20 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        TuiKey k;
+        if (!Crt_readKey(&k, 50)) continue;
+        if (k.code == TK_INTERRUPT) {
+            rc = 128 + Crt_signal();
+            cancelling = true;
+        } else if (k.code == 'q' || k.code == 'Q' || k.code == TK_ESC || k.code == 3) {
+            rc = -1;
+            cancelling = true;
+        } else if (k.code == TK_RESIZE || k.code == TK_CTRL_L) {
+            full = true;
+        }
+        if (cancelling) LoadJob_cancel(j);
+    }
+    LoadJob_join(j);
+    Grid_free(&g);
+    return rc;
+}
+
+void Loading_markFrame(const char *what) {
+    static char marked[4][32];
+    static int n_marked;
+    const char *path = getenv("OVTRACE_FRAME_LOG");
+    if (!path || !*path) return;
+    for (int i = 0; i < n_marked; i++)
+        if (!strcmp(marked[i], what)) return;
+    if (n_marked < 4) snprintf(marked[n_marked++], sizeof marked[0], "%s", what);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    FILE *f = fopen(path, "a");
+    if (!f) return;
+    fprintf(f, "%s %lld.%09ld\n", what, (long long)ts.tv_sec, ts.tv_nsec);
+    fclose(f);
+}
