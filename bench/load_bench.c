@@ -34,7 +34,8 @@ int main(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &a);
     char err[512];
     const char *paths[] = {argv[1]};
-    Trace *t = Load_files(paths, 1, NULL, err, sizeof err);
+    LoadOptions o = {.threads = getenv("OVTRACE_THREADS") ? atoi(getenv("OVTRACE_THREADS")) : 0};
+    Trace *t = Load_files(paths, 1, &o, err, sizeof err);
     clock_gettime(CLOCK_MONOTONIC, &b);
     if (!t) {
         fprintf(stderr, "%s\n", err);

@@ -20,6 +20,7 @@ typedef struct {
 typedef struct {
     CommRules *rules;
     bool quiet;
+    int threads; /* parser threads (0 = one per core) */
     const char *files[256];
     size_t n_files;
 } InputOptions;

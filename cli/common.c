@@ -41,6 +41,7 @@ void InputOptions_help(FILE *out) {
             "  --comm-stream REGEX   count every kernel on matching stream ids as communication\n"
             "  --rules FILE          read rules ('comm RE', 'not-comm RE', 'comm-stream RE' per line)\n"
             "                        (also read: $OVTRACE_RULES or ~/.config/ovtrace/rules)\n"
+            "  --threads N           parser threads for plain JSON (default: one per core; 1: single)\n"
             "  -q, --quiet           no progress bar or warnings\n"
             "FILE may be plain JSON, .gz or .zst (detected by content), or a directory of traces;\n"
             "several files become one model with lanes grouped by rank.\n");
@@ -69,6 +70,18 @@ int InputOptions_parse(InputOptions *o, int argc, char **argv, int *i) {
             cli_error("%s", err);
             return -1;
         }
+        return 1;
+    }
+    if (!strcmp(a, "--threads")) {
+        const char *v = cli_value(argc, argv, i);
+        if (!v) return -1;
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end || n < 0 || n > 64) {
+            cli_error("--threads needs a number from 0 (one per core) to 64, got '%s'", v);
+            return -1;
+        }
+        o->threads = (int)n;
         return 1;
     }
     if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
@@ -124,7 +137,10 @@ Trace *InputOptions_load(InputOptions *o) {
         cli_error("no trace file given");
         return NULL;
     }
-    LoadOptions lo = {.rules = o->rules};
+    LoadOptions lo = {.rules = o->rules, .threads = o->threads};
+    /* tests force slices on small files to compare parallel and single-threaded loads */
+    const char *min = getenv("OVTRACE_PARALLEL_MIN_BYTES");
+    if (min && *min) lo.min_parallel_bytes = strtoull(min, NULL, 10);
     bool tty = !o->quiet && isatty(STDERR_FILENO);
     if (tty) lo.progress = progress_bar;
     char err[1024];

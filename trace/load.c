@@ -1,5 +1,6 @@
 /* Multi-file loading: expands directories, assigns ranks, finishes and classifies. */
 #include <dirent.h>
+#include <malloc.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,6 +72,8 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
             CommRules *def = opt && opt->rules ? NULL : CommRules_default();
             Classify_trace(t, opt && opt->rules ? opt->rules : def);
             CommRules_free(def);
+            /* parser scratch and worker-thread arenas: give the memory back */
+            malloc_trim(0);
         } else {
             Trace_free(t);
             t = NULL;

@@ -4,6 +4,9 @@
  * beyond the model stays bounded by the largest single event. */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +31,8 @@ typedef struct {
     size_t *ev; /* open B events (indices into t->events) */
     size_t n, cap;
 } OpenStack;
+
+struct Split;
 
 typedef struct {
     Trace *t;
@@ -56,7 +61,36 @@ typedef struct {
     size_t meta_len, meta_cap;
     uint32_t cat_ac2g;
     bool cancelled;
+    /* parallel parsing of a mapped file (see parallel_start) */
+    bool worker;          /* parsing one slice of the event array for another loader */
+    bool be_unsafe;       /* worker saw B/E pairs that may cross its slice */
+    const char *stop_at;  /* worker: stop at this element start */
+    struct Split *splits; /* main: speculative slices being parsed by workers */
+    size_t n_splits, next_split;
+    bool parallel_ok;     /* main: may start workers when it reaches the event array */
+    int threads;
 } Loader;
+
+typedef enum { ST_OK, ST_ERR, ST_TRUNC, ST_STOP } LoopStatus;
+
+/* A slice of the event array parsed speculatively on another thread. Its start is a
+ * guess ('{' after "},"): only if the main parser lands exactly on it is the guess a
+ * real element boundary, and only then are the worker's events adopted. */
+typedef struct Split {
+    const char *at, *stop;
+    pthread_t th;
+    bool started;
+    Trace *t;
+    LoopStatus status;
+    const char *end; /* where the worker stopped */
+    bool usable;
+    _Atomic uint64_t done; /* bytes parsed, for progress */
+    const char *path;
+    const LoadOptions *opt;
+    const char *map;
+    size_t map_len;
+    atomic_int abort;
+} Split;
 
 /* ---------- window management ---------- */
 
@@ -516,6 +550,10 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
     }
     case 'E': {
         OpenStack *s = stack_for(L, e.lane);
+        if (s->n == 0 && L->worker) { /* its B may be in an earlier slice */
+            L->be_unsafe = true;
+            return;
+        }
         if (s->n == 0) {
             skip_event(L, off, "\"E\" without a matching \"B\"");
             return;
@@ -554,7 +592,7 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
 
 /* ---------- top level ---------- */
 
-typedef enum { ST_OK, ST_ERR, ST_TRUNC } LoopStatus;
+static Split *worker_split(Loader *L);
 
 /* Reports progress; returns false when the caller asked to cancel. */
 static bool progress(Loader *L, const char *p) {
@@ -563,17 +601,151 @@ static bool progress(Loader *L, const char *p) {
         L->cancelled = true;
         return false;
     }
+    if (L->worker) { /* workers publish bytes done; the main loader reports */
+        Split *sp = worker_split(L);
+        if (atomic_load_explicit(&sp->abort, memory_order_relaxed)) return false;
+        atomic_store_explicit(&sp->done, (uint64_t)(p - sp->at), memory_order_relaxed);
+        return true;
+    }
     if (!L->opt->progress) return true;
     uint64_t done = Input_compression(L->in) == COMP_NONE ? L->base + (uint64_t)(p - L->buf)
                                                           : Input_fileOffset(L->in);
     if (done < L->next_progress) return true;
     L->next_progress = done + PROGRESS_EVERY;
+    for (size_t i = L->next_split; i < L->n_splits; i++) /* slices parsed ahead */
+        done += atomic_load_explicit(&L->splits[i].done, memory_order_relaxed);
     L->opt->progress(L->opt->progress_ctx, L->path, done, Input_fileSize(L->in), L->t->n_events);
     return true;
 }
 
+/* ---------- parallel slices ---------- */
+
+static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errlen);
+
+/* The worker's Loader lives on its stack; the Split is found through stop_at's owner.
+ * (Kept simple: a thread-local pointer set by the worker.) */
+static _Thread_local Split *tls_split;
+static Split *worker_split(Loader *L) {
+    (void)L;
+    return tls_split;
+}
+
+static void *worker_main(void *arg) {
+    Split *sp = arg;
+    tls_split = sp;
+    Loader W = {0};
+    W.t = Trace_new();
+    W.path = sp->path;
+    W.opt = sp->opt;
+    W.source = Trace_addSource(W.t, sp->path);
+    W.buf = sp->map;
+    W.len = sp->map_len;
+    W.eof = true;
+    W.js.end = W.buf + W.len;
+    W.worker = true;
+    W.stop_at = sp->stop;
+    char err[256];
+    const char *p = sp->at;
+    LoopStatus st = event_array(&W, &p, err, sizeof err);
+    for (size_t i = 0; i < W.n_stacks; i++) {
+        if (W.stacks[i].n) W.be_unsafe = true; /* a B whose E is in a later slice */
+        free(W.stacks[i].ev);
+    }
+    free(W.stacks);
+    free(W.scratch);
+    Js_free(&W.js);
+    sp->status = st;
+    sp->end = p;
+    sp->usable = st != ST_ERR && !W.be_unsafe && !W.cancelled;
+    sp->t = W.t;
+    return NULL;
+}
+
+/* '{' that starts an element after "}," in [from, end), or NULL. Only a guess: the
+ * bytes could sit inside a string. */
+static const char *guess_boundary(const char *from, const char *end) {
+    for (const char *q = from; q < end; q++) {
+        q = memchr(q, '}', (size_t)(end - q));
+        if (!q) return NULL;
+        const char *r = Js_ws(q + 1, end);
+        if (r < end && *r == ',') {
+            r = Js_ws(r + 1, end);
+            if (r < end && *r == '{') return r;
+        }
+    }
+    return NULL;
+}
+
+/* Called when the main loader enters the event array of a mapped file. */
+static void parallel_start(Loader *L, const char *array_start) {
+    L->parallel_ok = false;
+    int n = L->threads;
+    const char *end = L->buf + L->len;
+    size_t span = (size_t)(end - array_start);
+    if (n < 2 || span < (size_t)n * 1024) return;
+    L->splits = xcalloc((size_t)n - 1, sizeof *L->splits);
+    const char *prev = array_start;
+    for (int k = 1; k < n; k++) {
+        const char *g = guess_boundary(array_start + span * (size_t)k / (size_t)n, end);
+        if (!g || g <= prev) break;
+        Split *sp = &L->splits[L->n_splits++];
+        sp->at = prev = g;
+    }
+    for (size_t k = 0; k < L->n_splits; k++) {
+        Split *sp = &L->splits[k];
+        sp->stop = k + 1 < L->n_splits ? L->splits[k + 1].at : NULL;
+        sp->path = L->path;
+        sp->opt = L->opt;
+        sp->map = L->buf;
+        sp->map_len = L->len;
+        sp->started = pthread_create(&sp->th, NULL, worker_main, sp) == 0;
+        if (!sp->started) sp->usable = false;
+    }
+}
+
+static void split_join(Split *sp) {
+    if (sp->started) {
+        pthread_join(sp->th, NULL);
+        sp->started = false;
+    }
+}
+
+/* Joins and frees every worker (on any exit path of the main loader). */
+static void parallel_finish(Loader *L) {
+    for (size_t k = 0; k < L->n_splits; k++) {
+        atomic_store(&L->splits[k].abort, 1);
+        split_join(&L->splits[k]);
+        Trace_free(L->splits[k].t);
+    }
+    free(L->splits);
+    L->splits = NULL;
+    L->n_splits = 0;
+}
+
+/* The main parser is at element start q. If a worker slice starts exactly here, adopt
+ * its events and return where it stopped; slices the parser has passed were bad
+ * guesses and are dropped. Returns NULL when there is nothing to adopt at q. */
+static const char *parallel_adopt(Loader *L, const char *q, LoopStatus *st) {
+    while (L->next_split < L->n_splits && L->splits[L->next_split].at < q) {
+        Split *sp = &L->splits[L->next_split++];
+        atomic_store(&sp->abort, 1); /* a bad guess: stop it early */
+    }
+    if (L->next_split >= L->n_splits || L->splits[L->next_split].at != q) return NULL;
+    Split *sp = &L->splits[L->next_split++];
+    split_join(sp);
+    if (!sp->usable) return NULL; /* parse this slice ourselves */
+    Trace_absorb(L->t, L->source, sp->t);
+    L->t->diag.parallel_slices++;
+    L->n_loaded += sp->t->n_events;
+    Trace_free(sp->t);
+    sp->t = NULL;
+    *st = sp->status;
+    return sp->end;
+}
+
 /* *pp is just after '['. */
 static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errlen) {
+    if (L->parallel_ok) parallel_start(L, *pp);
     const char *p = *pp;
     RawEvent ev;
     bool first = true;
@@ -584,7 +756,7 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             continue;
         }
         if (*q == ']') {
-            *pp = q + 1;
+            *pp = L->worker ? q : q + 1; /* a worker leaves the ']' to the main loader */
             return ST_OK;
         }
         if (!first) {
@@ -597,6 +769,21 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             q = Js_ws(q + 1, L->js.end);
             if (q >= L->js.end) {
                 if (!window_refill(L, &p, NULL)) goto trunc;
+                continue;
+            }
+        }
+        if (L->worker && q == L->stop_at) {
+            *pp = q;
+            return ST_STOP;
+        }
+        if (L->n_splits) {
+            LoopStatus ws;
+            const char *to = parallel_adopt(L, q, &ws);
+            if (to) {
+                p = to;
+                /* a slice ends at the next slice's first element, at ']', or where
+                 * the file was cut */
+                first = ws == ST_STOP;
                 continue;
             }
         }
@@ -635,7 +822,7 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
         }
     }
 trunc:
-    if (Input_error(L->in)[0]) {
+    if (L->in && Input_error(L->in)[0]) {
         snprintf(err, errlen, "%s: %s", L->path, Input_error(L->in));
         return ST_ERR;
     }
@@ -810,8 +997,15 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
         L.len = 0;
     }
     L.js.end = L.buf + L.len;
+    if (map) { /* plain files parse in parallel slices */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        L.threads = opt && opt->threads > 0 ? opt->threads : (int)(cores > 0 ? (cores < 8 ? cores : 8) : 1);
+        uint64_t min = opt && opt->min_parallel_bytes ? opt->min_parallel_bytes : (16u << 20);
+        L.parallel_ok = L.threads > 1 && map_len >= min;
+    }
     size_t before = t->n_events, skipped_before = t->diag.skipped;
     bool ok = parse_top(&L, err, errlen);
+    parallel_finish(&L);
     if (ok && Input_error(in)[0]) {
         snprintf(err, errlen, "%s: %s", path, Input_error(in));
         ok = false;

@@ -172,6 +172,73 @@ void Trace_addFlowPoint(Trace *t, uint32_t source, int64_t pid, int64_t tid, int
     B->fp[B->n_fp++] = (FlowPoint){source, pid, tid, ts, id, cat, ph, enclosing};
 }
 
+/* ---------- merging a parallel slice ---------- */
+
+void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
+    size_t n_str = StrTab_count(src->strings);
+    uint32_t *smap = xmalloc(n_str * sizeof *smap);
+    for (size_t i = 0; i < n_str; i++) /* src's order = first appearance in the slice */
+        smap[i] = StrTab_intern(dst->strings, StrTab_get(src->strings, (uint32_t)i),
+                                StrTab_len(src->strings, (uint32_t)i));
+#define KEY(k) ((k) < 0 ? -1 - (int64_t)smap[-1 - (k)] : (k)) /* string pid/tid keys */
+    uint32_t *lmap = xmalloc((src->n_lanes ? src->n_lanes : 1) * sizeof *lmap);
+    for (size_t i = 0; i < src->n_lanes; i++) {
+        const Lane *l = &src->lanes[i];
+        int64_t pid = KEY(l->pid), tid = KEY(l->tid);
+        if (l->gpu) /* device/stream fall back to pid/tid keys when args lack them */
+            lmap[i] = Trace_gpuLane(dst, dst_source, l->device == l->pid ? pid : l->device,
+                                    l->stream == l->tid ? tid : l->stream, pid, tid);
+        else
+            lmap[i] = Trace_cpuLane(dst, dst_source, pid, tid);
+    }
+    GROW(dst->events, dst->cap_events, dst->n_events + src->n_events);
+    for (size_t i = 0; i < src->n_events; i++) {
+        TraceEvent e = src->events[i];
+        e.name = smap[e.name];
+        e.lane = lmap[e.lane];
+        dst->events[dst->n_events++] = e;
+    }
+    TraceBuild *D = dst->build, *S = src->build;
+    for (size_t i = 0; i < S->n_meta; i++) {
+        MetaRec m = S->meta[i];
+        GROW(D->meta, D->cap_meta, D->n_meta + 1);
+        m.source = dst_source;
+        m.pid = KEY(m.pid);
+        m.tid = KEY(m.tid);
+        m.str = smap[m.str];
+        D->meta[D->n_meta++] = m;
+    }
+    GROW(D->fp, D->cap_fp, D->n_fp + S->n_fp);
+    for (size_t i = 0; i < S->n_fp; i++) {
+        FlowPoint f = S->fp[i];
+        f.source = dst_source;
+        f.pid = KEY(f.pid);
+        f.tid = KEY(f.tid);
+        f.cat = smap[f.cat];
+        D->fp[D->n_fp++] = f;
+    }
+#undef KEY
+    TraceDiag *d = &dst->diag, *s = &src->diag;
+    if (s->skipped && !d->skipped) { /* dst's slice comes first: its first skip stays first */
+        d->first_skip_offset = s->first_skip_offset;
+        d->first_skip_path = s->first_skip_path;
+        s->first_skip_path = NULL;
+        memcpy(d->first_skip_reason, s->first_skip_reason, sizeof d->first_skip_reason);
+    }
+    d->skipped += s->skipped;
+    d->ignored += s->ignored;
+    if (s->truncated && !d->truncated) {
+        d->truncated = true;
+        d->truncated_offset = s->truncated_offset;
+        d->truncated_path = s->truncated_path;
+        s->truncated_path = NULL;
+    }
+    src->n_events = 0;
+    S->n_meta = S->n_fp = 0;
+    free(smap);
+    free(lmap);
+}
+
 /* ---------- finishing ---------- */
 
 static int cmp_meta(const void *a, const void *b) {

@@ -120,6 +120,7 @@ typedef struct {
 typedef struct {
     size_t skipped;       /* events with bad values */
     size_t ignored;       /* phases not modelled (async b/e, samples, objects) */
+    size_t parallel_slices; /* event-array slices parsed on other threads and adopted */
     uint64_t first_skip_offset;
     char *first_skip_path;
     char first_skip_reason[96];
@@ -172,6 +173,12 @@ void Trace_addFlowPoint(Trace *t, uint32_t source, int64_t pid, int64_t tid, int
                         char ph, bool bind_enclosing);
 /* Key for a string pid/tid: stable, negative, distinct from numeric ids. */
 int64_t Trace_stringKey(Trace *t, const char *s, size_t len);
+
+/* Moves everything src (an unfinished trace with one source, built from a later slice of
+ * the same file) holds into dst's source: strings, lanes, events, metadata, flow points
+ * and diagnostics, in src's order, as if dst had parsed the slice itself. src is left
+ * empty. Used by the parallel loader. */
+void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src);
 
 /* Sort, assign depths and rows, order lanes and groups, bind flows. */
 void Trace_finish(Trace *t);

@@ -1,0 +1,123 @@
+/* Parallel slices against the single-threaded loader: the same model, event for event,
+ * including traces built to mislead the slice guesser (strings and args holding "},{"),
+ * B/E pairs that cross slices, string pids, bad events and truncation. */
+#include "testutil.h"
+#include "ovtrace/overlap.h"
+
+static Trace *load_with(const char *path, int threads, char *err, size_t errlen) {
+    LoadOptions o = {.threads = threads, .min_parallel_bytes = 1};
+    const char *p[] = {path};
+    return Load_files(p, 1, &o, err, errlen);
+}
+
+static void same_model(const Trace *a, const Trace *b) {
+    assert_int_equal(a->n_events, b->n_events);
+    assert_int_equal(a->n_lanes, b->n_lanes);
+    assert_int_equal(a->n_flows, b->n_flows);
+    assert_int_equal(a->diag.skipped, b->diag.skipped);
+    assert_int_equal(a->diag.first_skip_offset, b->diag.first_skip_offset);
+    assert_int_equal(a->diag.truncated, b->diag.truncated);
+    for (size_t i = 0; i < a->n_events; i++) {
+        const TraceEvent *x = &a->events[i], *y = &b->events[i];
+        assert_int_equal(x->ts, y->ts);
+        assert_int_equal(x->dur, y->dur);
+        assert_int_equal(x->src, y->src);
+        assert_int_equal(x->lane, y->lane);
+        assert_int_equal(x->depth, y->depth);
+        assert_int_equal(x->cls, y->cls);
+        assert_string_equal(Trace_name(a, x), Trace_name(b, y));
+    }
+    for (size_t i = 0; i < a->n_lanes; i++) {
+        assert_int_equal(a->lanes[i].pid, b->lanes[i].pid);
+        assert_string_equal(StrTab_get(a->strings, a->lanes[i].name), StrTab_get(b->strings, b->lanes[i].name));
+    }
+    for (size_t i = 0; i < a->n_flows; i++) {
+        assert_int_equal(a->flows[i].from, b->flows[i].from);
+        assert_int_equal(a->flows[i].to, b->flows[i].to);
+    }
+}
+
+static void check_file(const char *path, int threads, bool expect_slices) {
+    char err[512];
+    Trace *a = load_with(path, 1, err, sizeof err);
+    if (!a) fail_msg("%s", err);
+    Trace *b = load_with(path, threads, err, sizeof err);
+    if (!b) fail_msg("%s", err);
+    assert_int_equal(a->diag.parallel_slices, 0);
+    if (expect_slices && b->diag.parallel_slices == 0) fail_msg("%s: no slice was adopted", path);
+    same_model(a, b);
+    Trace_free(a);
+    Trace_free(b);
+}
+
+static void deepseek_in_slices(void **state) {
+    (void)state;
+    if (access(OVTRACE_DEEPSEEK, R_OK) != 0) skip();
+    for (int th = 2; th <= 8; th += 3) check_file(OVTRACE_DEEPSEEK, th, true);
+}
+
+/* A synthetic trace whose strings and args are full of "},{" so that many guesses land
+ * inside strings or nested arrays; plus B/E pairs spanning the whole file. */
+static char *tricky(size_t n_ev, bool cut) {
+    size_t cap = n_ev * 260 + 256, n = 0;
+    char *s = malloc(cap);
+    n += (size_t)sprintf(s, "{\"traceEvents\":[{\"ph\":\"B\",\"name\":\"outer\",\"pid\":\"Spans\",\"tid\":1,\"ts\":0}");
+    for (size_t i = 0; i < n_ev; i++) {
+        switch (i % 4) {
+        case 0:
+            n += (size_t)sprintf(s + n, ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k},{\\\"ph\\\":\\\"X\\\"%zu\","
+                                        "\"pid\":0,\"tid\":7,\"ts\":%zu,\"dur\":1}", i % 13, i * 2);
+            break;
+        case 1:
+            n += (size_t)sprintf(s + n, ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":\"Spans\",\"tid\":1,"
+                                        "\"ts\":%zu,\"dur\":3,\"args\":{\"l\":[{\"a\":1},{\"b\":2}, {\"c\":[{},{}]}]}}", i * 2);
+            break;
+        case 2:
+            n += (size_t)sprintf(s + n, ",{\"ph\":\"X\",\"name\":\"bad\",\"pid\":1,\"tid\":1,\"ts\":\"%zu\"}", i);
+            break;
+        default:
+            n += (size_t)sprintf(s + n, ",{\"ph\":\"s\",\"cat\":\"ac2g\",\"id\":%zu,\"pid\":\"Spans\",\"tid\":1,\"ts\":%zu},"
+                                        "{\"ph\":\"f\",\"cat\":\"ac2g\",\"id\":%zu,\"pid\":0,\"tid\":7,\"ts\":%zu,\"bp\":\"e\"}",
+                                 i, i * 2 - 4, i, i * 2 - 6);
+        }
+    }
+    n += (size_t)sprintf(s + n, ",{\"ph\":\"E\",\"pid\":\"Spans\",\"tid\":1,\"ts\":%zu}]}", n_ev * 2 + 10);
+    if (cut) s[n * 2 / 3] = '\0';
+    return s;
+}
+
+static void misleading_text_and_crossing_pairs(void **state) {
+    (void)state;
+    for (int cut = 0; cut < 2; cut++) {
+        char *json = tricky(20000, cut);
+        char *p = tu_write(json, strlen(json), ".json");
+        for (int th = 2; th <= 7; th++) check_file(p, th, false);
+        unlink(p);
+        free(json);
+    }
+}
+
+static void slices_adopted_on_plain_events(void **state) {
+    (void)state;
+    /* without B/E the slices must really be used */
+    size_t n_ev = 30000, cap = n_ev * 120, n = 0;
+    char *s = malloc(cap);
+    n += (size_t)sprintf(s, "[");
+    for (size_t i = 0; i < n_ev; i++)
+        n += (size_t)sprintf(s + n, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%zu\",\"pid\":0,\"tid\":%zu,"
+                                    "\"ts\":%zu,\"dur\":1}", i ? ",\n" : "", i % 50, i % 5, i);
+    sprintf(s + n, "]");
+    char *p = tu_write(s, strlen(s), ".json");
+    check_file(p, 4, true);
+    unlink(p);
+    free(s);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(deepseek_in_slices),
+        cmocka_unit_test(misleading_text_and_crossing_pairs),
+        cmocka_unit_test(slices_adopted_on_plain_events),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
