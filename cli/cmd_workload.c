@@ -1,9 +1,62 @@
-#include "pending.h"
+/* ovtrace workload: the built-in CUDA MoE overlap workload with no collector (the
+ * baseline for collector overhead). The workload is a separate executable,
+ * ovtrace-workload (kernels/workload.cu, built only with the CUDA toolkit), installed
+ * next to ovtrace; this command checks for a driver and execs it, so ovtrace itself
+ * never links CUDA. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
-void help_workload(FILE *out) { fprintf(out, "usage: ovtrace workload [--mode prefill|decode|serial] ...\n\nNot implemented yet (the CUDA MoE workload is tracked in issue 6).\n"); }
+#include "cli.h"
+#include "ovtrace/launch.h"
+
+void help_workload(FILE *out) {
+    fprintf(out,
+            "usage: ovtrace workload [--mode prefill|decode|serial] [--comm-sms N] [--steps N] [--warmup N]\n"
+            "                        [--tokens N] [--layers N] [--experts N] [--topk K] [--hidden N]\n"
+            "                        [--link nvlink|ib] [--tflops X] [--imbalance F] [--device N] [--json]\n\n"
+            "Runs the built-in DeepSeek-style MoE overlap workload (two micro-batches) on one GPU with no\n"
+            "collector, and prints the step time and tokens/s: the baseline for the collector's overhead.\n"
+            "It follows the same schedule as 'ovtrace live --simulate' (same kernels, streams, order, names).\n\n"
+            "  --mode M        prefill: dispatch/combine kernels hold --comm-sms SMs (default 20), paced to\n"
+            "                  the link bandwidth; decode: transfers on the copy engine (pinned host memory),\n"
+            "                  no SMs; serial: everything on one stream (no overlap)\n"
+            "  --steps N       measured steps (default 20) after --warmup N (default 3)\n"
+            "  --link L        nvlink (160 GB/s, default) or ib (50 GB/s)\n"
+            "  --tflops X      FLOP rate the cost model assumes (compute kernels are sized to it)\n"
+            "  --imbalance F   the routed experts of this GPU get (1+F) times the balanced load\n"
+            "  --json          one JSON line instead of text\n\n"
+            "Needs an NVIDIA GPU and driver (H100/H200: sm_90); without one it says so. To watch it live:\n"
+            "'ovtrace live --workload moe'. No GPU: 'ovtrace live --simulate'.\n");
+}
 
 int cmd_workload(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    return cli_pending("workload", "the CUDA MoE workload is tracked in issue 6");
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            help_workload(stdout);
+            return 0;
+        }
+    char msg[512];
+    if (!Launch_cudaDriver(msg, sizeof msg)) {
+        cli_error("%s", msg);
+        return 3;
+    }
+    char path[PATH_MAX];
+    if (!Launch_findHelper(LAUNCH_WORKLOAD_BIN, path, sizeof path)) {
+        cli_error("%s is not installed next to ovtrace: the CUDA workload is built only when the CUDA toolkit "
+                  "is found at build time; 'ovtrace live --simulate' needs no GPU",
+                  LAUNCH_WORKLOAD_BIN);
+        return 3;
+    }
+    char **args = calloc((size_t)argc + 1, sizeof *args);
+    if (!args) return 1;
+    args[0] = path;
+    for (int i = 1; i < argc; i++) args[i] = argv[i];
+    fflush(NULL);
+    execv(path, args);
+    cli_error("cannot run %s: %s", path, strerror(errno));
+    free(args);
+    return 1;
 }

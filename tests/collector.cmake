@@ -1,0 +1,39 @@
+# CUPTI collector, launcher and CUDA workload tests (label "collector"; GPU-only ones
+# also "gpu" and skip with 77 without a driver). Included from tests/CMakeLists.txt.
+set(_cdir ${CMAKE_CURRENT_LIST_DIR}/collector)
+
+# Launcher: a stand-in program streams through the exported ring set (no GPU).
+add_executable(collector_fake_target ${_cdir}/fake_target.c)
+target_link_libraries(collector_fake_target PRIVATE ovtrace_collector Threads::Threads)
+ovtrace_unit_test(collector_launch SOURCES ${_cdir}/test_launch.c LIBS ovtrace_collector LABELS collector)
+target_compile_definitions(collector_launch PRIVATE FAKE_TARGET="$<TARGET_FILE:collector_fake_target>")
+add_dependencies(collector_launch collector_fake_target)
+set_tests_properties(collector_launch PROPERTIES TIMEOUT 120)
+
+# The workload's host-side plan against the simulator (pure C).
+ovtrace_unit_test(collector_workload_plan SOURCES ${_cdir}/test_workload_plan.c
+  LIBS ovtrace_workload_plan ovtrace_live ovtrace_schedule ovtrace_collector LABELS collector)
+
+# Translation of synthesised CUPTI records (CUPTI headers only, no libcupti, no GPU).
+if(TARGET ovtrace_cupti_translate)
+  ovtrace_unit_test(collector_translate SOURCES ${_cdir}/test_translate.c
+    LIBS ovtrace_cupti_translate ovtrace_live ovtrace_collector LABELS collector)
+endif()
+
+if(TARGET ovtrace_inject)
+  add_test(NAME collector.inject_exports
+    COMMAND sh ${_cdir}/test_inject_exports.sh $<TARGET_FILE:ovtrace_inject>)
+  set_tests_properties(collector.inject_exports PROPERTIES LABELS collector SKIP_RETURN_CODE 77)
+endif()
+
+if(TARGET ovtrace-workload)
+  add_test(NAME collector.kernel_names COMMAND sh ${_cdir}/test_kernel_names.sh $<TARGET_FILE:ovtrace-workload>)
+  set_tests_properties(collector.kernel_names PROPERTIES LABELS collector SKIP_RETURN_CODE 77)
+  set(_wl $<TARGET_FILE:ovtrace-workload>)
+else()
+  set(_wl "")
+endif()
+
+# No driver: clear error, non-zero, no crash (skips where a driver is installed).
+add_test(NAME collector.nogpu_cli COMMAND sh ${_cdir}/test_nogpu_cli.sh $<TARGET_FILE:ovtrace> ${_wl})
+set_tests_properties(collector.nogpu_cli PROPERTIES LABELS collector SKIP_RETURN_CODE 77 TIMEOUT 60)
