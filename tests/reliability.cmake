@@ -27,3 +27,8 @@ set_tests_properties(test_rel_truncation PROPERTIES TIMEOUT 300)
 # malformed-input corpus through the real binary (stats, view --dump, export)
 add_test(NAME rel.malformed COMMAND bash ${rel_dir}/malformed.sh ${OVTRACE_BIN} ${rel_dir}/malformed)
 set_tests_properties(rel.malformed PROPERTIES LABELS reliability TIMEOUT 600)
+
+# atomic export (SIGKILL/TERM/INT/HUP mid-write of a 100 MB tiled trace) and record
+# killed at random times; needs bench/gen_trace to make the large input
+add_test(NAME rel.atomic COMMAND bash ${rel_dir}/atomic.sh ${OVTRACE_BIN} $<TARGET_FILE:gen_trace> ${OVTRACE_DEEPSEEK})
+set_tests_properties(rel.atomic PROPERTIES LABELS reliability TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
