@@ -87,6 +87,44 @@ for p in sorted(glob.glob(os.path.join(root, "tests", "reliability", "malformed"
         traces.append(data)
 traces += slices(deepseek) + EDGE
 
+def bigger_slices(path):
+    """4-16 KB traces: big enough to be cut into parallel slices."""
+    try:
+        with open(path, "rb") as f:
+            ev = json.load(f).get("traceEvents", [])
+    except OSError:
+        return []
+    out = []
+    for start in (0, len(ev) // 3, len(ev) // 2, len(ev) - 45):
+        for n in (15, 40):
+            part = ev[max(0, start):max(0, start) + n]
+            data = json.dumps({"traceEvents": part}, indent=1).encode()
+            if len(data) <= 16000:
+                out.append(data)
+    return out
+
+
+def synthetic_parallel():
+    """B/E pairs, flows and counters that straddle any slice boundary."""
+    ev = []
+    for i in range(60):
+        ev.append({"ph": "B", "name": "outer%d" % (i % 3), "pid": 1, "tid": i % 2, "ts": i * 10})
+        ev.append({"ph": "X", "cat": "kernel", "name": "k%d" % i, "pid": 0, "tid": 7, "ts": i * 10 + 1, "dur": 3,
+                   "args": {"device": 0, "stream": 7 + i % 2, "correlation": i + 1}})
+        if i % 4 == 0:
+            ev.append({"ph": "s", "id": i, "cat": "ac2g", "pid": 1, "tid": i % 2, "ts": i * 10})
+            ev.append({"ph": "f", "bp": "e", "id": i, "cat": "ac2g", "pid": 0, "tid": 7, "ts": i * 10 + 1})
+        if i % 5 == 0:
+            ev.append({"ph": "C", "name": "mem", "pid": 1, "ts": i * 10, "args": {"a": i, "b": i / 3}})
+        if i % 7 == 6:
+            ev.append({"ph": "E", "pid": 1, "tid": (i - 1) % 2, "ts": i * 10 + 5})
+    return [json.dumps({"traceEvents": ev}).encode(), json.dumps(ev, indent=2).encode()[:15000]]
+
+
+par = traces + bigger_slices(deepseek) + synthetic_parallel()
+for i, t in enumerate(par):
+    write("fuzz_load_parallel", "seed-%03d" % i, bytes([i % 4]) + t)
+
 for i, t in enumerate(traces):
     write("fuzz_load", "seed-%03d" % i, t)
     for mode in (0, 1, 4, 5, 6):

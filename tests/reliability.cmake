@@ -32,3 +32,9 @@ set_tests_properties(rel.malformed PROPERTIES LABELS reliability TIMEOUT 600)
 # killed at random times; needs bench/gen_trace to make the large input
 add_test(NAME rel.atomic COMMAND bash ${rel_dir}/atomic.sh ${OVTRACE_BIN} $<TARGET_FILE:gen_trace> ${OVTRACE_DEEPSEEK})
 set_tests_properties(rel.atomic PROPERTIES LABELS reliability TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
+
+# terminal restore after SIGINT/TERM/HUP/SEGV and SIGWINCH storms, view and live, in tmux
+foreach(case view live winch-view winch-live)
+  add_test(NAME rel.terminal.${case} COMMAND bash ${rel_dir}/terminal.sh ${case} ${OVTRACE_BIN} ${OVTRACE_DEEPSEEK})
+  set_tests_properties(rel.terminal.${case} PROPERTIES LABELS reliability SKIP_RETURN_CODE 77 TIMEOUT 180)
+endforeach()

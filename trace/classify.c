@@ -69,6 +69,12 @@ bool CommRules_addLine(CommRules *r, const char *line, char *err, size_t errlen)
         size_t len = strlen(re);
         while (len && isspace((unsigned char)re[len - 1])) len--;
         char *text = xstrndup(re, len);
+        const char *why = regex_refuse(text);
+        if (why) {
+            snprintf(err, errlen, "bad regex '%s': %s", text, why);
+            free(text);
+            return false;
+        }
         GROW(r->rules, r->cap, r->n + 1);
         Rule *rule = &r->rules[r->n];
         int rc = regcomp(&rule->re, text, REG_EXTENDED | REG_NOSUB);

@@ -435,6 +435,11 @@ static bool is_gpu_op(unsigned k) { return k == KIND_KERNEL || k == KIND_MEMCPY 
 static bool is_launch(unsigned k) { return k == KIND_RUNTIME || k == KIND_DRIVER; }
 
 static bool compile_re(regex_t *re, const char *pat, const char *what, char *err, size_t errlen) {
+    const char *why = regex_refuse(pat);
+    if (why) {
+        snprintf(err, errlen, "bad %s regular expression '%s': %s", what, pat, why);
+        return false;
+    }
     int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB);
     if (rc) {
         char msg[128];

@@ -1,5 +1,6 @@
 #include "util.h"
 
+#include <stdint.h>
 #include <string.h>
 
 char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
@@ -17,4 +18,83 @@ void grow_array(void **arr, size_t *cap, size_t need, size_t sz) {
     while (c < need) c += c / 2 + 16; /* 1.5x: bounds slack for 10M-event arrays */
     *arr = xrealloc(*arr, c * sz);
     *cap = c;
+}
+
+/* Estimated node count of the automaton for an ERE: each atom 1, a group the sum of
+ * its parts, x* and x? one more, x+ twice x, x{m,n} max(m,n) copies of x. */
+#define RE_MAX_COST 50000u
+#define RE_MAX_DEPTH 64
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a + b > RE_MAX_COST * 4ull ? RE_MAX_COST * 4ull : a + b; }
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > RE_MAX_COST * 4ull / b ? RE_MAX_COST * 4ull : a * b; }
+
+const char *regex_refuse(const char *pat) {
+    uint64_t stack[RE_MAX_DEPTH], cur = 0, last = 0;
+    int depth = 0;
+    for (const char *p = pat; *p; p++) {
+        char c = *p;
+        if (c == '\\' && p[1]) {
+            p++;
+            last = 1;
+            cur = sat_add(cur, 1);
+        } else if (c == '[') { /* bracket expression: one atom */
+            const char *q = p + 1;
+            if (*q == '^') q++;
+            if (*q == ']') q++;
+            while (*q && *q != ']') {
+                if (*q == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
+                    char t = q[1];
+                    q += 2;
+                    while (*q && !(*q == t && q[1] == ']')) q++;
+                    if (*q) q++;
+                }
+                if (*q) q++;
+            }
+            if (!*q) return NULL; /* unbalanced: regcomp reports it */
+            p = q;
+            last = 1;
+            cur = sat_add(cur, 1);
+        } else if (c == '(') {
+            if (depth == RE_MAX_DEPTH) return "parentheses nested too deeply";
+            stack[depth++] = cur;
+            cur = 0;
+            last = 0;
+        } else if (c == ')' && depth > 0) {
+            last = sat_add(cur, 1);
+            cur = sat_add(stack[--depth], last);
+        } else if (c == '|') {
+            cur = sat_add(cur, 1);
+            last = 0;
+        } else if (c == '*' || c == '?') {
+            cur = sat_add(cur, 1);
+            last = sat_add(last, 1);
+        } else if (c == '+') {
+            cur = sat_add(cur, sat_add(last, 1));
+            last = sat_add(sat_mul(last, 2), 1);
+        } else if (c == '{' && p[1] >= '0' && p[1] <= '9') {
+            uint64_t m = 0, n = 0;
+            const char *q = p + 1;
+            while (*q >= '0' && *q <= '9') m = m < 100000 ? m * 10 + (uint64_t)(*q++ - '0') : m;
+            n = m;
+            if (*q == ',') {
+                q++;
+                if (*q >= '0' && *q <= '9') {
+                    n = 0;
+                    while (*q >= '0' && *q <= '9') n = n < 100000 ? n * 10 + (uint64_t)(*q++ - '0') : n;
+                }
+            }
+            if (*q != '}') return NULL; /* malformed bound: regcomp reports it */
+            uint64_t k = n > m ? n : m;
+            if (k < 1) k = 1;
+            cur = sat_add(cur, sat_add(sat_mul(last, k - 1), 1));
+            last = sat_add(sat_mul(last, k), 1);
+            p = q;
+        } else {
+            last = 1;
+            cur = sat_add(cur, 1);
+        }
+    }
+    while (depth > 0) cur = sat_add(stack[--depth], cur);
+    return cur > RE_MAX_COST ? "too much repetition (nested or stacked +, *, {m,n}): the regex engine would need "
+                               "gigabytes; simplify the pattern"
+                             : NULL;
 }

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "ovtrace/classify.h"
 #include "ovtrace/export.h"
 #include "ovtrace/load.h"
 #include "ovtrace/timeunits.h"
@@ -88,11 +89,53 @@ static void export_nothing_kept(void **state) {
     Trace_free(t);
 }
 
+/* fuzz_rules-regcomp-exponential: glibc's regcomp takes memory exponential in stacked
+ * or nested repetition ("l+++++++++++++++++++++++++++++_" ran the fuzzer out of 2 GB;
+ * 20 levels of "(...)+" take 850 MB). Such patterns are refused with a message, in
+ * rules files and in export's --name/--exclude; ordinary patterns are unaffected. */
+static void regex_exponential_refused(void **state) {
+    (void)state;
+    char err[512] = "";
+    CommRules *r = CommRules_empty();
+    assert_false(CommRules_addLine(r, "comm-stream nl+++++++++++++++++++++++++++++_", err, sizeof err));
+    assert_non_null(strstr(err, "too much repetition"));
+    char nested[256] = "comm ";
+    for (int i = 0; i < 20; i++) strcat(nested, "(");
+    strcat(nested, "a");
+    for (int i = 0; i < 20; i++) strcat(nested, ")+");
+    assert_false(CommRules_addLine(r, nested, err, sizeof err));
+    assert_false(CommRules_addLine(r, "comm ((a{100}){100}){100}", err, sizeof err));
+    assert_false(CommRules_addLine(r, "comm a{99999}{99999}", err, sizeof err));
+    /* ordinary patterns still compile */
+    const char *ok[] = {"comm ^(void )?(nccl|rccl)", "comm (dpsk::ep|deep_ep)::[A-Za-z_]+::(dispatch|combine)[<(]",
+                        "not-comm gemm|Gemm+", "comm-stream ^(7|9|1[0-9])$", "comm [[:alpha:]]{2,8}x?y*",
+                        "comm a{1,200}", "comm (ab+c*){3}", "comm \\(+", "comm [+*]+"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (!CommRules_addLine(r, ok[i], err, sizeof err)) fail_msg("'%s' refused: %s", ok[i], err);
+    CommRules_free(r);
+    r = CommRules_default();
+    CommRules_free(r);
+
+    const char *paths[] = {OVTRACE_TESTDATA "/kineto-2node.json"};
+    Trace *t = Load_files(paths, 1, NULL, err, sizeof err);
+    assert_non_null(t);
+    ExportFilter f = ExportFilter_all();
+    f.name_re = "x++++++++++++++++++++++++++++++";
+    f.merge = true;
+    ExportResult res;
+    err[0] = '\0';
+    assert_false(Export_run(t, &f, "/tmp/ovtrace-never-written.json", &res, err, sizeof err));
+    assert_non_null(strstr(err, "--name"));
+    assert_int_equal(access("/tmp/ovtrace-never-written.json", F_OK), -1);
+    Trace_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(formatus_limits),
         cmocka_unit_test(range_relative_overflow),
         cmocka_unit_test(export_nothing_kept),
+        cmocka_unit_test(regex_exponential_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# tests/sanitize.sh: the sanitizer and fuzzing part of CI (docs/reliability.md).
+#   1. ASan+UBSan (-DOVTRACE_SANITIZE=ON, build-asan/): the whole ctest suite, which
+#      includes the crash replays, the truncation sweep, the malformed corpus, the
+#      atomicity tests and the TUI's headless smoke mode (view --frames/--keys/--dump);
+#   2. TSan (-DOVTRACE_TSAN=ON, build-tsan/): the ring tests (ctest -L ring);
+#   3. if clang is present: a short fuzz session, fuzz/run.sh $OVTRACE_FUZZ_SECONDS
+#      (default 45 s per target; build-fuzz/).
+# Each step fails loudly (non-zero exit, which step, the failing output). Knobs:
+#   OVTRACE_SANITIZE_STEPS="asan tsan fuzz"  steps to run
+#   OVTRACE_FUZZ_SECONDS=45                  seconds per fuzz target
+#   OVTRACE_JOBS=$(nproc)                    build and ctest parallelism
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+steps=${OVTRACE_SANITIZE_STEPS:-asan tsan fuzz}
+jobs=${OVTRACE_JOBS:-$(nproc)}
+fuzz_secs=${OVTRACE_FUZZ_SECONDS:-45}
+t_start=$(date +%s)
+summary=()
+
+die() {
+    echo "" >&2
+    echo "tests/sanitize.sh: FAILED: $*" >&2
+    exit 1
+}
+elapsed() { echo $(($(date +%s) - $1)); }
+
+configure_build() { # DIR CMAKE_ARGS...
+    local dir=$1
+    shift
+    cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir/sanitize-configure.log" 2>&1 \
+        || { cat "$dir/sanitize-configure.log" >&2; die "configure of $dir ($*)"; }
+    cmake --build "$dir" -j"$jobs" >"$dir/sanitize-build.log" 2>&1 \
+        || { grep -E 'error|Error' "$dir/sanitize-build.log" | head -40 >&2; die "build of $dir ($*); log: $dir/sanitize-build.log"; }
+}
+
+# Sanitizer reports make the process fail (and print why); leaks are errors too.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+
+for step in $steps; do
+    t0=$(date +%s)
+    case $step in
+    asan)
+        echo "== sanitize.sh: ASan+UBSan build, whole test suite (build-asan/)"
+        mkdir -p "$root/build-asan"
+        configure_build "$root/build-asan" -DOVTRACE_SANITIZE=ON
+        ctest --test-dir "$root/build-asan" --output-on-failure -j"$jobs" --timeout 900 \
+            || die "ctest under ASan+UBSan (build-asan/); rerun one: ctest --test-dir build-asan -R NAME -V"
+        ;;
+    tsan)
+        echo "== sanitize.sh: TSan build, ring tests (build-tsan/)"
+        mkdir -p "$root/build-tsan"
+        configure_build "$root/build-tsan" -DOVTRACE_TSAN=ON
+        # TSan needs a non-randomised layout on some kernels (mmap ranges it cannot use)
+        run=()
+        if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; then
+            run=(setarch "$(uname -m)" -R)
+        fi
+        "${run[@]}" ctest --test-dir "$root/build-tsan" -L ring --output-on-failure -j"$jobs" --timeout 600 \
+            || die "ctest -L ring under TSan (build-tsan/)"
+        ;;
+    fuzz)
+        if ! command -v clang >/dev/null; then
+            echo "== sanitize.sh: clang not found: fuzz session skipped"
+            summary+=("fuzz: skipped (no clang)")
+            continue
+        fi
+        echo "== sanitize.sh: fuzz session, ${fuzz_secs}s per target (build-fuzz/)"
+        "$root/fuzz/run.sh" "$fuzz_secs" || die "fuzz session (inputs in build-fuzz/artifacts/)"
+        ;;
+    *) die "unknown step '$step' (asan, tsan, fuzz)" ;;
+    esac
+    summary+=("$step: ok in $(elapsed "$t0")s")
+done
+echo "== sanitize.sh: all passed in $(elapsed "$t_start")s"
+for s in "${summary[@]}"; do echo "   $s"; done
