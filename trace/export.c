@@ -887,13 +887,7 @@ static void flow_point(Exporter *X, Out *o, bool *first, const Flow *fl, size_t 
     out_puts(o, *first ? "\n" : ",\n");
     *first = false;
     out_puts(o, ph == 's' ? "{\"ph\":\"s\",\"id\":" : "{\"ph\":\"f\",\"bp\":\"e\",\"id\":");
-    if (fl->id <= (1ULL << 53)) {
-        out_u64(o, fl->id);
-    } else { /* beyond a double's integers (hashed string ids): keep it a string */
-        out_write(o, "\"", 1);
-        out_u64(o, fl->id);
-        out_write(o, "\"", 1);
-    }
+    out_u64(o, fl->id); /* 32-bit: exact in any JSON reader */
     out_puts(o, ",\"pid\":");
     out_pid_key(X, o, l->source, l->pid);
     out_puts(o, ",\"tid\":");
@@ -912,7 +906,6 @@ static size_t write_flows(Exporter *X, Out *o, const Unit *u, bool *first) {
     size_t n = 0;
     for (size_t i = 0; i < t->n_flows; i++) {
         const Flow *fl = &t->flows[i];
-        if (fl->from == SIZE_MAX || fl->to == SIZE_MAX) continue;
         if (!X->keep[fl->from] || !X->keep[fl->to]) continue;
         if (!unit_has(u, t->lanes[t->events[fl->from].lane].source)) continue;
         if (!unit_has(u, t->lanes[t->events[fl->to].lane].source)) continue;

@@ -499,7 +499,7 @@ static bool is_gpu_op(EventKind k) { return k == KIND_KERNEL || k == KIND_MEMCPY
 
 static void add_flow(Trace *t, size_t *cap, uint64_t id, uint32_t cat, size_t from, size_t to) {
     GROW(t->flows, *cap, t->n_flows + 1);
-    t->flows[t->n_flows++] = (Flow){id, cat, from, to};
+    t->flows[t->n_flows++] = (Flow){(uint32_t)from, (uint32_t)to, cat, (uint32_t)id};
 }
 
 static void bind_flows(Trace *t) {

@@ -99,11 +99,13 @@ typedef struct {
     uint32_t first_lane, n_lanes;
 } Group;
 
+/* 16 B. Flows are only stored with both ends bound. The id is the source's flow id
+ * (Kineto: the correlation id) truncated to 32 bits; string ids are hashed. */
 typedef struct {
-    uint64_t id;
-    uint32_t cat;  /* StrTab id: "ac2g", "fwdbwd", "async", ... */
-    size_t from;   /* event index, or SIZE_MAX if unbound */
-    size_t to;
+    uint32_t from; /* event index */
+    uint32_t to;
+    uint32_t cat; /* StrTab id: "ac2g", "fwdbwd", "async", ... */
+    uint32_t id;
 } Flow;
 
 typedef struct {

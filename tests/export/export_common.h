@@ -159,7 +159,6 @@ __attribute__((unused)) static Keys keys_of(const Trace *t, const uint8_t *only)
     k.fl = calloc(t->n_flows + 1, sizeof *k.fl);
     for (size_t i = 0; i < t->n_flows; i++) {
         const Flow *f = &t->flows[i];
-        if (f->from == SIZE_MAX || f->to == SIZE_MAX) continue;
         if (only && (!only[f->from] || !only[f->to])) continue;
         size_t n = strlen(all[f->from]) + strlen(all[f->to]) + 64;
         char *s = malloc(n);
