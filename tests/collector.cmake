@@ -37,3 +37,14 @@ endif()
 # No driver: clear error, non-zero, no crash (skips where a driver is installed).
 add_test(NAME collector.nogpu_cli COMMAND sh ${_cdir}/test_nogpu_cli.sh $<TARGET_FILE:ovtrace> ${_wl})
 set_tests_properties(collector.nogpu_cli PROPERTIES LABELS collector SKIP_RETURN_CODE 77 TIMEOUT 60)
+
+# GPU only: both collectors end to end on the real workload (skips with 77 without a
+# driver; run on hardware by issue 7).
+if(TARGET ovtrace-workload AND TARGET ovtrace_inject)
+  ovtrace_unit_test(collector_gpu_collect SOURCES ${_cdir}/test_gpu_collect.c
+    LIBS ovtrace_live ovtrace_collector LABELS "collector;gpu")
+  target_compile_definitions(collector_gpu_collect PRIVATE
+    WORKLOAD_BIN="$<TARGET_FILE:ovtrace-workload>" INJECT_LIB="$<TARGET_FILE:ovtrace_inject>")
+  add_dependencies(collector_gpu_collect ovtrace-workload ovtrace_inject)
+  set_tests_properties(collector_gpu_collect PROPERTIES TIMEOUT 300)
+endif()
