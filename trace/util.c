@@ -49,7 +49,10 @@ const char *regex_refuse(const char *pat) {
                 }
                 if (*q) q++;
             }
-            if (!*q) return NULL; /* unbalanced: regcomp reports it */
+            if (!*q) { /* no closing "[:...:]": glibc may still end the bracket at the first ']' */
+                q = strchr(p + 2, ']');
+                if (!q) q = p; /* no ']' at all: a literal '[' (or an error regcomp reports) */
+            }
             p = q;
             last = 1;
             cur = sat_add(cur, 1);
@@ -82,7 +85,11 @@ const char *regex_refuse(const char *pat) {
                     while (*q >= '0' && *q <= '9') n = n < 100000 ? n * 10 + (uint64_t)(*q++ - '0') : n;
                 }
             }
-            if (*q != '}') return NULL; /* malformed bound: regcomp reports it */
+            if (*q != '}') { /* not a bound: a literal '{' (or an error regcomp reports) */
+                last = 1;
+                cur = sat_add(cur, 1);
+                continue;
+            }
             uint64_t k = n > m ? n : m;
             if (k < 1) k = 1;
             cur = sat_add(cur, sat_add(sat_mul(last, k - 1), 1));

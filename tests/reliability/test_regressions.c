@@ -106,6 +106,10 @@ static void regex_exponential_refused(void **state) {
     assert_false(CommRules_addLine(r, nested, err, sizeof err));
     assert_false(CommRules_addLine(r, "comm ((a{100}){100}){100}", err, sizeof err));
     assert_false(CommRules_addLine(r, "comm a{99999}{99999}", err, sizeof err));
+    /* an unterminated [: class inside a bracket must not end the estimate early */
+    assert_false(CommRules_addLine(r, "comm l++++++++++++++++++++++++++:(i)[:(ine-[:(]", err, sizeof err));
+    assert_false(CommRules_addLine(r, "comm [:a++++++++++++++++++++++++++", err, sizeof err));
+    assert_false(CommRules_addLine(r, "comm a{2,x++++++++++++++++++++++++++", err, sizeof err));
     /* ordinary patterns still compile */
     const char *ok[] = {"comm ^(void )?(nccl|rccl)", "comm (dpsk::ep|deep_ep)::[A-Za-z_]+::(dispatch|combine)[<(]",
                         "not-comm gemm|Gemm+", "comm-stream ^(7|9|1[0-9])$", "comm [[:alpha:]]{2,8}x?y*",
