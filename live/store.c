@@ -533,7 +533,12 @@ Trace *LiveStore_snapshot(LiveStore *s, size_t max_events, int64_t t_from) {
     free(t->events);
     t->events = ev;
     t->n_events = t->cap_events = n;
+    /* Trace_finish sorts through a global (qsort has no context in C17): serialize the
+     * live library's own calls; callers elsewhere must not finish concurrently */
+    static pthread_mutex_t finish_mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&finish_mu);
     Trace_finish(t);
+    pthread_mutex_unlock(&finish_mu);
     t->simulated = s->cfg.simulated;
     /* the same top-level metadata a recording carries */
     size_t ml = strlen(meta);
