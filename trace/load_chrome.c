@@ -969,6 +969,9 @@ static void apply_meta(Loader *L) {
     if (cJSON_IsString(du)) src->display_time_unit = xstrdup(du->valuestring);
     cJSON *tn = cJSON_GetObjectItemCaseSensitive(m, "traceName");
     if (cJSON_IsString(tn)) src->trace_name = xstrdup(tn->valuestring);
+    /* recordings of the simulator say so; the viewer marks them SIMULATED */
+    cJSON *ov = cJSON_GetObjectItemCaseSensitive(m, "ovtrace");
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ov, "simulated"))) L->t->simulated = true;
     cJSON *bt = cJSON_GetObjectItemCaseSensitive(m, "baseTimeNanoseconds");
     if (cJSON_IsNumber(bt)) src->base_time_ns = (int64_t)bt->valuedouble;
     cJSON_Delete(m);

@@ -559,7 +559,8 @@ static void bind_flows(Trace *t) {
     for (size_t i = 0; i < t->n_flows; i++) t->flow_by_to[i] = (uint32_t)i;
 }
 
-static const Trace *g_sort_trace; /* qsort has no context argument in C17 */
+/* qsort has no context argument in C17; thread-local so traces finish on any thread */
+static _Thread_local const Trace *g_sort_trace;
 
 static int cmp_flow_from(const void *a, const void *b) {
     const Flow *x = a, *y = b;

@@ -397,6 +397,19 @@ static void metadata_sort_order(void **state) {
     Trace_free(t);
 }
 
+static void simulated_recordings_are_marked(void **state) {
+    (void)state;
+    char err[256];
+    const char *sim[] = {OVTRACE_SAMPLES "/sim-prefill.json.zst"};
+    Trace *t = Load_files(sim, 1, NULL, err, sizeof err);
+    if (!t) fail_msg("%s", err);
+    assert_true(t->simulated);
+    Trace_free(t);
+    t = tu_load_ok("{\"ovtrace\":{\"simulated\":false},\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1}]}");
+    assert_false(t->simulated);
+    Trace_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(object_form_all_phases),
@@ -412,6 +425,7 @@ int main(void) {
         cmocka_unit_test(big_compressed_window),
         cmocka_unit_test(many_files_by_rank),
         cmocka_unit_test(metadata_sort_order),
+        cmocka_unit_test(simulated_recordings_are_marked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
