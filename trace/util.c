@@ -50,7 +50,7 @@ const char *regex_refuse(const char *pat) {
                 if (*q) q++;
             }
             if (!*q) { /* no closing "[:...:]": glibc may still end the bracket at the first ']' */
-                q = strchr(p + 2, ']');
+                q = p[1] ? strchr(p + 2, ']') : NULL;
                 if (!q) q = p; /* no ']' at all: a literal '[' (or an error regcomp reports) */
             }
             p = q;
