@@ -38,7 +38,7 @@ static bool expand_dir(const char *dir, char ***out, size_t *n, size_t *cap, cha
         (*out)[(*n)++] = p;
     }
     closedir(d);
-    qsort(*out + first, *n - first, sizeof **out, cmp_str);
+    if (*n > first) qsort(*out + first, *n - first, sizeof **out, cmp_str); /* *out is NULL when nothing was found */
     if (*n == first) {
         snprintf(err, errlen, "%s: no *.json, *.json.gz or *.json.zst files in directory", dir);
         return false;

@@ -137,12 +137,26 @@ static void regex_exponential_refused(void **state) {
     Trace_free(t);
 }
 
+/* rel.malformed under UBSan: loading an empty directory called qsort(NULL + 0, 0).
+ * It must fail with "no *.json ... files in directory". */
+static void load_empty_directory(void **state) {
+    (void)state;
+    char dir[] = "/tmp/ovtrace-rel-empty-XXXXXX", err[512] = "";
+    assert_non_null(mkdtemp(dir));
+    const char *paths[] = {dir};
+    Trace *t = Load_files(paths, 1, NULL, err, sizeof err);
+    assert_null(t);
+    assert_non_null(strstr(err, "no *.json"));
+    rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(formatus_limits),
         cmocka_unit_test(range_relative_overflow),
         cmocka_unit_test(export_nothing_kept),
         cmocka_unit_test(regex_exponential_refused),
+        cmocka_unit_test(load_empty_directory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
