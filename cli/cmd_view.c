@@ -51,14 +51,9 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, App **out)
         return 1;
     }
     if (!Crt_init(caps)) return 1;
-    LoadOptions lo = {.rules = in->rules};
+    LoadOptions lo = {.rules = in->rules, .threads = in->threads};
     LoadJob job;
-    if (!LoadJob_start(&job, in->files, in->n_files, &lo, *caps, title)) {
-        Crt_done();
-        cli_error("%s", job.err);
-        LoadJob_free(&job);
-        return 1;
-    }
+    LoadJob_init(&job, in->files, in->n_files, &lo, *caps, title); /* the thread starts after the first paint */
     int r = LoadJob_runScreen(&job, Glyphs_get(caps->unicode));
     int rc = 0;
     if (r != 0) {

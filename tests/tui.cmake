@@ -6,9 +6,17 @@ ovtrace_unit_test(test_tui_grid SOURCES ${tui_dir}/test_grid.c LIBS ovtrace_tui 
 ovtrace_unit_test(test_tui_render SOURCES ${tui_dir}/test_render.c LIBS ovtrace_tui LABELS tui)
 ovtrace_unit_test(test_tui_index SOURCES ${tui_dir}/test_index.c LIBS ovtrace_tui LABELS tui)
 ovtrace_unit_test(test_tui_app SOURCES ${tui_dir}/test_app.c LIBS ovtrace_tui LABELS tui)
+ovtrace_unit_test(test_tui_loading SOURCES ${tui_dir}/test_loading.c LIBS ovtrace_tui LABELS tui)
 
 foreach(t open search zoom launch range quit headless)
   add_test(NAME tui_e2e_${t}
     COMMAND bash ${tui_dir}/e2e.sh ${t} $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK} ${PROJECT_SOURCE_DIR}/sample-traces)
   set_tests_properties(tui_e2e_${t} PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 60)
 endforeach()
+
+# Progressive load (issue 8): loading screen before the timeline, q / Ctrl-C while
+# loading, load errors after the terminal is restored (a 150 MB trace generated into
+# a temp directory with gen_trace and deleted afterwards).
+add_test(NAME tui_e2e_progressive_load
+  COMMAND bash ${tui_dir}/e2e_load.sh $<TARGET_FILE:ovtrace> $<TARGET_FILE:gen_trace> ${OVTRACE_DEEPSEEK})
+set_tests_properties(tui_e2e_progressive_load PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 120)

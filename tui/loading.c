@@ -196,6 +196,7 @@ struct LoadWatch {
     size_t events;
     LoadPhase phase;
     double t0, t_read_end, t_last_cb;
+    long throttle_ms; /* $OVTRACE_TEST_LOAD_THROTTLE_MS: sleep per report (e2e tests) */
 };
 
 static bool is_trace_name(const char *n) {
@@ -255,6 +256,9 @@ LoadWatch *LoadWatch_new(const char *const *paths, size_t n) {
     }
     w->phase = LOAD_STARTING;
     w->t0 = w->t_last_cb = now_s();
+    const char *th = getenv("OVTRACE_TEST_LOAD_THROTTLE_MS");
+    if (th && *th) w->throttle_ms = strtol(th, NULL, 10);
+    if (w->throttle_ms < 0 || w->throttle_ms > 10000) w->throttle_ms = 0;
     return w;
 }
 
@@ -295,6 +299,10 @@ void LoadWatch_progress(void *ctx, const char *path, uint64_t done, uint64_t tot
     if (w->phase == LOAD_STARTING) w->phase = LOAD_READING;
     w->t_last_cb = now_s();
     pthread_mutex_unlock(&w->mu);
+    if (w->throttle_ms) { /* slows the loading thread down, so tests can watch the screen */
+        struct timespec ts = {w->throttle_ms / 1000, (w->throttle_ms % 1000) * 1000000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 void LoadWatch_setPhase(LoadWatch *w, LoadPhase p) {
@@ -358,8 +366,8 @@ static void *job_main(void *arg) {
     return NULL;
 }
 
-bool LoadJob_start(LoadJob *j, const char *const *paths, size_t n, const LoadOptions *opt, Caps caps,
-                   const char *title) {
+void LoadJob_init(LoadJob *j, const char *const *paths, size_t n, const LoadOptions *opt, Caps caps,
+                  const char *title) {
     memset(j, 0, sizeof *j);
     j->paths = paths;
     j->n_paths = n;
@@ -369,14 +377,27 @@ bool LoadJob_start(LoadJob *j, const char *const *paths, size_t n, const LoadOpt
     j->watch = LoadWatch_new(paths, n);
     j->opt.progress = LoadWatch_progress;
     j->opt.progress_ctx = j->watch;
+    j->cancel = opt && opt->cancel ? *opt->cancel : 0; /* a caller may start it cancelled (tests) */
     j->opt.cancel = &j->cancel;
     atomic_init(&j->finished, false);
+}
+
+bool LoadJob_launch(LoadJob *j) {
+    if (j->started || j->launch_failed) return j->started;
     if (pthread_create(&j->thread, NULL, job_main, j) != 0) {
         snprintf(j->err, sizeof j->err, "cannot start the loading thread");
+        j->launch_failed = true;
+        atomic_store(&j->finished, true);
         return false;
     }
     j->started = true;
     return true;
+}
+
+bool LoadJob_start(LoadJob *j, const char *const *paths, size_t n, const LoadOptions *opt, Caps caps,
+                   const char *title) {
+    LoadJob_init(j, paths, n, opt, caps, title);
+    return LoadJob_launch(j);
 }
 
 bool LoadJob_finished(LoadJob *j) { return atomic_load(&j->finished); }
@@ -419,6 +440,7 @@ int LoadJob_runScreen(LoadJob *j, const Glyphs *gl) {
         if (first) {
             Loading_markFrame("first-frame");
             first = false;
+            LoadJob_launch(j); /* on failure the job is finished with j->err set */
         }
         if (cancelling) { /* keys are moot now; wait for the loader to notice */
             struct timespec ts = {0, 20 * 1000 * 1000};

@@ -83,11 +83,16 @@ typedef struct {
     char *warnings; /* Load_printWarnings text, NULL if none */
     atomic_bool finished;
     pthread_t thread;
-    bool started;
+    bool started, launch_failed;
 } LoadJob;
 
-/* Starts loading paths on a thread with the rules/threads of opt (its progress and
- * cancel fields are replaced). False if the thread cannot be created. */
+/* Prepares loading paths with the rules/threads of opt (its progress and cancel
+ * fields are replaced; a cancel flag already set is kept): stats the inputs, no thread. */
+void LoadJob_init(LoadJob *j, const char *const *paths, size_t n, const LoadOptions *opt, Caps caps,
+                  const char *title);
+/* Starts the loading thread. False (message in j->err) if it cannot be created. */
+bool LoadJob_launch(LoadJob *j);
+/* LoadJob_init + LoadJob_launch. */
 bool LoadJob_start(LoadJob *j, const char *const *paths, size_t n, const LoadOptions *opt, Caps caps,
                    const char *title);
 bool LoadJob_finished(LoadJob *j);
@@ -98,8 +103,9 @@ void LoadJob_join(LoadJob *j);
 /* Frees the job's watch and warnings; the app (if any) belongs to the caller. */
 void LoadJob_free(LoadJob *j);
 
-/* On an initialised terminal (Crt_init), paints the loading screen every ~100 ms until
- * the job finishes. q, Esc or Ctrl-C cancel: the loader is stopped and joined.
+/* On an initialised terminal (Crt_init), paints the loading screen every 50 ms until
+ * the job finishes; launches the job after the first paint if it is not running yet
+ * (the first frame does not wait for, or compete with, the loader). q, Esc or Ctrl-C cancel: the loader is stopped and joined.
  * Returns 0 when the job finished (check j->app), -1 when the user cancelled with a
  * key, 128+signal after SIGINT/SIGTERM/SIGHUP. */
 int LoadJob_runScreen(LoadJob *j, const Glyphs *gl);

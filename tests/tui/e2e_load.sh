@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# End-to-end test of the progressive load (issue 8) in tmux: a ~150 MB trace tiled
+# from the DeepSeek trace shows the loading screen (progress bar, bytes, events, ETA)
+# before the timeline; q and Ctrl-C during the load exit cleanly with a sane
+# terminal; a syntax error is printed after the terminal is restored, like stats.
+# usage: e2e_load.sh OVTRACE GEN_TRACE DEEPSEEK_TRACE     (exit 77 = skipped)
+set -u
+BIN=$1 GEN=$2 DS=$3
+command -v tmux >/dev/null || { echo "tmux not installed: skipped"; exit 77; }
+[ -f "$DS" ] || { echo "$DS missing: skipped"; exit 77; }
+TMP=$(mktemp -d)
+SOCK="ovt-e2e-load-$$"
+cleanup() { tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT
+fail() { echo "FAIL (load): $*"; [ -f "$TMP/screen" ] && cat "$TMP/screen"; exit 1; }
+
+"$GEN" "$DS" "$TMP/big.json" --mb 150 >/dev/null 2>&1 || fail "gen_trace failed"
+SIZE=$(stat -c %s "$TMP/big.json")
+
+# run FILE [ENV...]: the viewer in a fresh tmux server, 120x40; the pane then records
+# the exit status and the terminal settings. Each report of the loader (every 8 MB)
+# is slowed by OVTRACE_TEST_LOAD_THROTTLE_MS so that the screen can be watched.
+run() {
+  local f=$1; shift
+  rm -f "$TMP/rc" "$TMP/stty" "$TMP/err" "$TMP/frames"
+  tmux -L "$SOCK" kill-server 2>/dev/null
+  tmux -L "$SOCK" -f /dev/null new-session -d -x 120 -y 40 \
+    "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 OVTRACE_FRAME_LOG=$TMP/frames $* sh -c 'echo \$\$ > $TMP/pid; exec \"$BIN\" view \"$f\" 2> $TMP/err'; echo \$? > $TMP/rc; stty -a > $TMP/stty 2>&1; sleep 60" \
+    || fail "tmux did not start"
+}
+screen() { tmux -L "$SOCK" capture-pane -p > "$TMP/screen" 2>/dev/null; cat "$TMP/screen"; }
+wait_for() { # TEXT [tries of 50 ms]
+  for _ in $(seq 1 ${2:-100}); do
+    screen | grep -qF -- "$1" && return 0
+    sleep 0.05
+  done
+  return 1
+}
+wait_exit() {
+  for _ in $(seq 1 100); do [ -s "$TMP/stty" ] && return 0; sleep 0.05; done
+  return 1
+}
+sane_tty() { grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)' "$TMP/stty"; }
+pct() { grep -oE '[0-9]+%' "$TMP/screen" | head -1 | tr -d %; }
+
+# 1. the loading screen comes first and updates, then the timeline replaces it
+run "$TMP/big.json" OVTRACE_TEST_LOAD_THROTTLE_MS=60
+wait_for "q:cancel" 40 || fail "no loading screen within 2 s"
+grep -q "band:" "$TMP/screen" && fail "timeline before the loading screen"
+grep -qF "Loading big.json  (" "$TMP/screen" || fail "no file name and size"
+grep -qE '\[[█▏▎▍▌▋▊▉·]+\] +[0-9]+%' "$TMP/screen" || fail "no progress bar"
+grep -qE '[0-9.]+ (B|kB|MB|GB) / [0-9.]+ MB +[0-9,]+ events +([0-9]+|--) MB/s +ETA ' "$TMP/screen" || fail "no bytes/events/rate/ETA line"
+wait_for "events   " 40 && sleep 0.5 && screen >/dev/null
+p1=$(pct)
+sleep 0.6; screen >/dev/null; p2=$(pct)
+echo "progress $p1% -> $p2%"
+[ -n "$p1" ] && [ -n "$p2" ] && [ "$p2" -gt "$p1" ] || fail "the progress does not advance ($p1 -> $p2)"
+wait_for "band:" 400 || fail "the timeline did not open"
+grep -q "q:cancel" "$TMP/screen" && fail "loading screen left on the timeline"
+grep -q "stream 27" "$TMP/screen" || fail "timeline without its lanes"
+first=$(awk '$1=="first-frame"{print $2}' "$TMP/frames"); tl=$(awk '$1=="timeline"{print $2}' "$TMP/frames")
+echo "first frame $first, timeline $tl"
+[ -n "$first" ] && [ -n "$tl" ] && awk -v a="$first" -v b="$tl" 'BEGIN{exit !(a < b)}' || fail "frame log: $(cat "$TMP/frames")"
+tmux -L "$SOCK" send-keys q
+wait_exit || fail "q did not exit"
+[ "$(cat "$TMP/rc")" = 0 ] || fail "exit status $(cat "$TMP/rc")"
+
+# 2. q during the load cancels: exit 0, terminal restored, no timeline
+run "$TMP/big.json" OVTRACE_TEST_LOAD_THROTTLE_MS=200
+wait_for "events   " 40 || fail "no loading screen"
+tmux -L "$SOCK" send-keys q
+wait_exit || fail "q did not cancel the load"
+[ "$(cat "$TMP/rc")" = 0 ] || fail "cancel exit status $(cat "$TMP/rc")"
+sane_tty || fail "terminal not restored after q: $(cat "$TMP/stty")"
+grep -q timeline "$TMP/frames" && fail "the timeline was drawn after q"
+[ -s "$TMP/err" ] && fail "unexpected stderr: $(cat "$TMP/err")"
+
+# 3. Ctrl-C during the load: 128+SIGINT, terminal restored
+run "$TMP/big.json" OVTRACE_TEST_LOAD_THROTTLE_MS=200
+wait_for "events   " 40 || fail "no loading screen"
+tmux -L "$SOCK" send-keys C-c
+wait_exit || fail "Ctrl-C did not stop the load"
+[ "$(cat "$TMP/rc")" = 130 ] || fail "Ctrl-C exit status $(cat "$TMP/rc")"
+sane_tty || fail "terminal not restored after Ctrl-C"
+
+# 4. a syntax error is reported after the terminal is restored, as stats does
+printf '{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1}, {"ph": x}]}' > "$TMP/bad.json"
+run "$TMP/bad.json"
+wait_exit || fail "no exit on a syntax error"
+[ "$(cat "$TMP/rc")" = 1 ] || fail "syntax error exit status $(cat "$TMP/rc")"
+sane_tty || fail "terminal not restored after an error"
+want=$("$BIN" stats "$TMP/bad.json" 2>&1 >/dev/null)
+[ "$(cat "$TMP/err")" = "$want" ] || fail "error differs from stats: [$(cat "$TMP/err")] vs [$want]"
+echo "ok (load, $SIZE bytes)"
