@@ -19,4 +19,4 @@ endforeach()
 # a temp directory with gen_trace and deleted afterwards).
 add_test(NAME tui_e2e_progressive_load
   COMMAND bash ${tui_dir}/e2e_load.sh $<TARGET_FILE:ovtrace> $<TARGET_FILE:gen_trace> ${OVTRACE_DEEPSEEK})
-set_tests_properties(tui_e2e_progressive_load PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 120)
+set_tests_properties(tui_e2e_progressive_load PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 300)
