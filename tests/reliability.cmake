@@ -38,3 +38,7 @@ foreach(case view live winch-view winch-live)
   add_test(NAME rel.terminal.${case} COMMAND bash ${rel_dir}/terminal.sh ${case} ${OVTRACE_BIN} ${OVTRACE_DEEPSEEK})
   set_tests_properties(rel.terminal.${case} PROPERTIES LABELS reliability SKIP_RETURN_CODE 77 TIMEOUT 180)
 endforeach()
+
+# live store bounds: 5M events/s for 60 s, RSS plateaus, drops exact (bench/live_bench)
+add_test(NAME rel.live_bounds COMMAND bash ${rel_dir}/live_bounds.sh ${CMAKE_BINARY_DIR}/bench/live_bench 60)
+set_tests_properties(rel.live_bounds PROPERTIES LABELS reliability TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
