@@ -79,13 +79,15 @@ const char *regex_refuse(const char *pat) {
         } else if (c == '{' && p[1] >= '0' && p[1] <= '9') {
             uint64_t m = 0, n = 0;
             const char *q = p + 1;
-            while (*q >= '0' && *q <= '9') m = m < 100000 ? m * 10 + (uint64_t)(*q++ - '0') : m;
+            for (; *q >= '0' && *q <= '9'; q++) /* saturate, but always consume the digit */
+                if (m < 100000) m = m * 10 + (uint64_t)(*q - '0');
             n = m;
             if (*q == ',') {
                 q++;
                 if (*q >= '0' && *q <= '9') {
                     n = 0;
-                    while (*q >= '0' && *q <= '9') n = n < 100000 ? n * 10 + (uint64_t)(*q++ - '0') : n;
+                    for (; *q >= '0' && *q <= '9'; q++)
+                        if (n < 100000) n = n * 10 + (uint64_t)(*q - '0');
                 }
             }
             if (*q != '}') { /* not a bound: a literal '{' (or an error regcomp reports) */
