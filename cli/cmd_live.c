@@ -9,27 +9,31 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "live_cmd.h"
 #include "ovtrace/live.h"
 #include "ovtrace/live_cli.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
 
-int live_cli_nosource(const LiveCliOptions *o, const char *cmd); /* cmd_record.c */
-
 void help_live(FILE *out) {
     fprintf(out,
-            "usage: ovtrace live --simulate [SIMULATOR OPTIONS] [--retention S]\n"
-            "       ovtrace live --simulate --headless [--duration S] [--interval S] [--window S]\n"
-            "       ovtrace live -- CMD ARGS...   (CUPTI, needs a GPU)\n\n"
+            "usage: ovtrace live --simulate [SIMULATOR OPTIONS] [--retention S] [-o FILE]\n"
+            "       ovtrace live --workload moe [WORKLOAD OPTIONS]   (CUPTI in-process, needs a GPU)\n"
+            "       ovtrace live -- CMD ARGS...                      (CUPTI injected, needs a GPU)\n"
+            "       ovtrace live SOURCE --headless [--duration S] [--interval S] [--window S]\n\n"
             "Shows a running workload in the timeline: the view follows the newest data (F toggles,\n"
-            "panning leaves it), p freezes the display while collection goes on, the title bar shows\n"
-            "the rolling overlap meter per device, events/s and ring drops. Simulated data is marked\n"
-            "SIMULATED.\n\n"
+            "panning leaves it), p or Z (or Space on a lane) freezes the display while collection goes\n"
+            "on, E saves the whole buffer to a file, the title bar shows the rolling overlap meter per\n"
+            "device, events/s and drops (ring; for CUPTI also CUPTI's dropped records). Simulated data\n"
+            "is marked SIMULATED. A program's output goes to a log file while the TUI runs (its path\n"
+            "is printed at the end); the session ends when the program exits (q leaves the view).\n\n"
             "options:\n"
             "  --retention S   keep the newest S of events (default 60s); older data is evicted in chunks\n"
             "  -o FILE         also record everything to FILE (like 'ovtrace record')\n"
             "  --headless      no TUI: print the meter every --interval (default 1s) over the last\n"
-            "                  --window (default 500ms), for --duration (default: until Ctrl-C)\n");
+            "                  --window (default 500ms), for --duration (default: until Ctrl-C or the\n"
+            "                  source ends)\n\n");
+    LiveCli_helpSources(out);
     LiveCli_helpSim(out);
 }
 
@@ -38,20 +42,23 @@ static void on_signal(int sig) { g_stop = sig; }
 
 typedef struct {
     LiveSession *s;
-    const char *mode;
+    bool program; /* a CUPTI source: drops also show CUPTI's own count */
     int64_t window_ns;
     Trace *shown, *retired;
-    char desc[256];
+    char desc[400];
 } LiveTui;
 
 /* "drops 0  20k ev/s  GPU0 overlap 0.99 exposed 0.00ms": drops first, so that a
- * narrow title bar still shows them. */
-static void meter_text(char *buf, size_t n, const Trace *t, LiveSession *s, int64_t window_ns, bool compact) {
+ * narrow title bar still shows them. With CUPTI: "drops 0 cupti 0 ...". */
+static void meter_text(char *buf, size_t n, const Trace *t, LiveSession *s, bool program, int64_t window_ns,
+                       bool compact) {
     LiveMeter m[8];
-    size_t nd = Live_meter(t, window_ns, m, 8);
+    size_t nd = t ? Live_meter(t, window_ns, m, 8) : 0;
     LiveStats st = LiveStore_stats(LiveSession_store(s));
-    int w = snprintf(buf, n, "drops %" PRIu64 "%s  %.0f ev/s", st.ring_drops, st.names_full ? " NAMES FULL" : "",
-                     st.events_per_s);
+    char cupti[48] = "";
+    if (program || st.cupti_drops) snprintf(cupti, sizeof cupti, " cupti %" PRIu64, st.cupti_drops);
+    int w = snprintf(buf, n, "drops %" PRIu64 "%s%s  %.0f ev/s", st.ring_drops, cupti,
+                     st.names_full ? " NAMES FULL" : "", st.events_per_s);
     size_t k = w > 0 && (size_t)w < n ? (size_t)w : n - 1;
     for (size_t i = 0; i < nd && k + 1 < n; i++) {
         w = m[i].has_comm ? snprintf(buf + k, n - k, compact ? "  GPU%" PRId64 " ovl %.2f exp %.2fms"
@@ -78,15 +85,35 @@ static bool tui_poll(void *ctx, Trace **t) {
 static const char *tui_describe(void *ctx) {
     LiveTui *L = ctx;
     char m[200];
-    meter_text(m, sizeof m, L->shown, L->s, L->window_ns, true);
-    snprintf(L->desc, sizeof L->desc, "LIVE %s", m);
+    meter_text(m, sizeof m, L->shown, L->s, L->program, L->window_ns, true);
+    char ended[160];
+    if (L->program && LiveSession_sourceDone(L->s)) {
+        LiveSession_programExit(L->s, ended, sizeof ended);
+        snprintf(L->desc, sizeof L->desc, "ENDED (program %s) %s", ended, m);
+    } else {
+        snprintf(L->desc, sizeof L->desc, "LIVE %s", m);
+    }
     return L->desc;
 }
 
-static int run_tui(LiveSession *s, const LiveSessionConfig *cfg, const LiveCliOptions *o) {
-    /* the first model: wait for a snapshot with events (at most ~5 s) */
+static bool tui_save(void *ctx, const char *path, char *msg, size_t n) {
+    LiveTui *L = ctx;
+    char err[512];
+    LiveStats st = LiveStore_stats(LiveSession_store(L->s));
+    if (!LiveStore_save(LiveSession_store(L->s), path, err, sizeof err)) {
+        snprintf(msg, n, "save failed: %s", err);
+        return false;
+    }
+    snprintf(msg, n, "saved the buffer (%" PRIu64 " events) to %s", st.retained, path);
+    return true;
+}
+
+static int run_tui(LiveSession *s, const char *what, bool program, const LiveCliOptions *o) {
+    /* the first model: wait for a snapshot with events (at most ~5 s for the simulator;
+     * a program may take long to start its GPU work: until it ends or q / Ctrl-C) */
     Trace *t = NULL;
-    for (int i = 0; i < 500 && !g_stop; i++) {
+    if (program) fprintf(stderr, "ovtrace live: waiting for the first events of %s (Ctrl-C stops)\n", what);
+    for (int i = 0; (program || i < 500) && !g_stop; i++) {
         Trace *n = LiveSession_takeSnapshot(s);
         if (n && n->n_events) {
             Trace_free(t);
@@ -94,18 +121,41 @@ static int run_tui(LiveSession *s, const LiveSessionConfig *cfg, const LiveCliOp
             break;
         }
         Trace_free(n);
+        if (program && LiveSession_sourceDone(s)) {
+            Trace *last = LiveSession_takeSnapshot(s);
+            if (last && last->n_events) {
+                t = last;
+                break;
+            }
+            Trace_free(last);
+            char ended[160];
+            LiveSession_programExit(s, ended, sizeof ended);
+            cli_error("the program %s before it sent any GPU events", ended);
+            return 1;
+        }
         struct timespec ts = {0, 10000000};
         nanosleep(&ts, NULL);
     }
+    /* follow mode keeps the span of the first view: let the data cover a useful span
+     * (500 ms of trace time) first, waiting at most 1.5 s */
+    for (int i = 0; t && i < 150 && !g_stop && t->t_max - t->t_min < 500000000; i++) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+        Trace *n = LiveSession_takeSnapshot(s);
+        if (n && n->n_events >= t->n_events) {
+            Trace_free(t);
+            t = n;
+        } else Trace_free(n);
+        if (program && LiveSession_sourceDone(s)) break;
+    }
     if (!t) {
+        if (g_stop) return 128 + g_stop;
         cli_error("the source produced no events");
         return 1;
     }
-    LiveTui L = {s, SchedMode_name(cfg->sim.params.mode), o->window_ns, t, NULL, {0}};
-    TuiSource src = {tui_poll, NULL, tui_describe, &L};
-    char title[64];
-    snprintf(title, sizeof title, "SIMULATED %s", L.mode);
-    App *a = App_new(t, Crt_detectCaps(COLOR_MODE_AUTO, false), title);
+    LiveTui L = {s, program, o->window_ns, t, NULL, {0}};
+    TuiSource src = {tui_poll, NULL, tui_describe, &L, tui_save};
+    App *a = App_new(t, Crt_detectCaps(COLOR_MODE_AUTO, false), what);
     int rc = App_runInteractive(a, &src);
     App_free(a);
     Trace_free(L.shown);
@@ -113,12 +163,23 @@ static int run_tui(LiveSession *s, const LiveSessionConfig *cfg, const LiveCliOp
     return rc;
 }
 
-static int run_headless(LiveSession *s, const LiveSessionConfig *cfg, const LiveCliOptions *o) {
+static void headless_line(LiveSession *s, const Trace *t, bool program, const LiveCliOptions *o, int64_t t0,
+                          const char *tag) {
+    char m[256];
+    if (t) meter_text(m, sizeof m, t, s, program, o->window_ns, false);
+    else snprintf(m, sizeof m, "(no data yet)");
+    LiveStats st = LiveStore_stats(LiveSession_store(s));
+    printf("t=%6.1fs  %s  retained %" PRIu64 " events%s\n", (double)(Live_monotonicNs() - t0) / 1e9, m, st.retained,
+           tag);
+    fflush(stdout);
+}
+
+static int run_headless(LiveSession *s, const char *what, bool program, const LiveCliOptions *o) {
     int64_t t0 = Live_monotonicNs(), next = t0 + o->interval_ns;
     Trace *t = NULL;
-    printf("# ovtrace live --headless: SIMULATED %s; overlap meter over the last %.0f ms\n",
-           SchedMode_name(cfg->sim.params.mode), (double)o->window_ns / 1e6);
+    printf("# ovtrace live --headless: %s; overlap meter over the last %.0f ms\n", what, (double)o->window_ns / 1e6);
     fflush(stdout);
+    bool done = false;
     while (!g_stop) {
         struct timespec ts = {0, 10000000};
         nanosleep(&ts, NULL);
@@ -128,18 +189,21 @@ static int run_headless(LiveSession *s, const LiveSessionConfig *cfg, const Live
             t = n;
         }
         int64_t now = Live_monotonicNs();
-        bool end = (o->duration_ns && now - t0 >= o->duration_ns) || LiveSession_sourceDone(s);
-        if (now >= next || end) {
-            char m[256];
-            if (t) meter_text(m, sizeof m, t, s, o->window_ns, false);
-            else snprintf(m, sizeof m, "(no data yet)");
-            LiveStats st = LiveStore_stats(LiveSession_store(s));
-            printf("t=%6.1fs  %s  retained %" PRIu64 " events\n", (double)(now - t0) / 1e9, m, st.retained);
-            fflush(stdout);
+        if ((o->duration_ns && now - t0 >= o->duration_ns) || LiveSession_sourceDone(s)) {
+            done = true;
+            break;
+        }
+        if (now >= next) {
+            headless_line(s, t, program, o, t0, "");
             next += o->interval_ns;
         }
-        if (end) break;
     }
+    Trace_free(t);
+    /* the last line covers everything: stop (final drain), then a fresh snapshot */
+    char err[512];
+    LiveSession_stop(s, err, sizeof err); /* idempotent: cmd_live reports its result */
+    t = LiveStore_snapshot(LiveSession_store(s), 0, INT64_MIN);
+    headless_line(s, t && t->n_events ? t : NULL, program, o, t0, done ? "  (end)" : "  (stopped)");
     Trace_free(t);
     return 0;
 }
@@ -159,17 +223,12 @@ int cmd_live(int argc, char **argv) {
             return 2;
         }
     }
-    if (!o.simulate) return live_cli_nosource(&o, "live");
-    if (o.cmd_index >= 0) {
-        cli_error("give either --simulate or -- CMD, not both");
-        return 2;
-    }
+    LiveCliSource srck;
+    int rc = live_cmd_source(&o, "live", &srck);
+    if (rc) return rc;
+    bool program = srck != LIVE_CLI_SIMULATE;
     if (!o.headless && o.duration_ns) {
         cli_error("--duration is for --headless (the TUI runs until q)");
-        return 2;
-    }
-    if (!o.headless && !isatty(1)) {
-        cli_error("the live TUI needs a terminal; use --headless for the meter on stdout");
         return 2;
     }
     LiveSessionConfig cfg;
@@ -177,6 +236,29 @@ int cmd_live(int argc, char **argv) {
         cli_error("%s", err);
         return 2;
     }
+    LaunchConfig lc;
+    char **owned = NULL;
+    rc = live_cmd_prepare(&o, srck, argv, &lc, &owned, &cfg);
+    if (rc) return rc;
+    if (!o.headless && !isatty(1)) {
+        cli_error("the live TUI needs a terminal; use --headless for the meter on stdout");
+        Launch_freeArgv(owned);
+        return 2;
+    }
+    /* the TUI owns the terminal: the program writes to a log file and runs in its own
+     * process group (Ctrl-C is a key of the TUI, which then stops the program) */
+    char log_path[512] = "";
+    if (program && !o.headless) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(log_path, sizeof log_path, "%s/ovtrace-live-%ld.log", tmp && *tmp ? tmp : "/tmp", (long)getpid());
+        lc.output_path = log_path;
+        lc.own_pgrp = true;
+    } else {
+        lc.output_path = NULL;
+        lc.own_pgrp = false;
+    }
+    char what[300];
+    live_cmd_describe(&o, srck, argv, &cfg, what, sizeof what);
     cfg.record_path = o.out;
     cfg.snapshot_ms = 100;
     cfg.store.snapshot_max_events = 1u << 20; /* bounds a snapshot build to ~0.4 s */
@@ -188,22 +270,32 @@ int cmd_live(int argc, char **argv) {
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    if (o.headless) {
+    if (o.headless || program) { /* the TUI installs its own handlers once it runs */
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
     }
     LiveSession *s = LiveSession_start(&cfg, err, sizeof err);
     if (!s) {
         cli_error("%s", err);
+        Launch_freeArgv(owned);
         return 1;
     }
-    int rc = o.headless ? run_headless(s, &cfg, &o) : run_tui(s, &cfg, &o);
+    rc = o.headless ? run_headless(s, what, program, &o) : run_tui(s, what, program, &o);
     bool ok = LiveSession_stop(s, err, sizeof err);
+    char ended[160] = "";
+    int prog = LiveSession_programExit(s, ended, sizeof ended);
+    LiveStats st = LiveStore_stats(LiveSession_store(s));
     LiveSession_free(s);
+    Launch_freeArgv(owned);
+    if (program)
+        fprintf(stderr, "ovtrace live: program %s; ring drops %" PRIu64 ", CUPTI dropped records %" PRIu64 "%s%s\n",
+                ended, st.ring_drops, st.cupti_drops, log_path[0] ? "; its output: " : "", log_path);
+    (void)prog;
     if (!ok) {
         cli_error("recording failed: %s", err);
         return 1;
     }
     if (o.out) fprintf(stderr, "recorded to %s\n", o.out);
+    if (rc == 0 && g_stop) rc = 0; /* headless: Ctrl-C is the normal way out */
     return rc;
 }

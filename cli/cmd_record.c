@@ -1,6 +1,7 @@
 /* ovtrace record: run a source headless and write a trace file (export format).
  * Ctrl-C / SIGTERM stop cleanly: the recording on disk is complete after every
- * checkpoint (once a second) and gets a final flush at the stop. */
+ * checkpoint (once a second) and gets a final flush at the stop. A program source
+ * (--workload moe, -- CMD) is stopped with SIGINT and drained before the file closes. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,22 +9,28 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "live_cmd.h"
 #include "ovtrace/live.h"
 #include "ovtrace/live_cli.h"
 
 void help_record(FILE *out) {
     fprintf(out,
             "usage: ovtrace record -o OUT [--duration S] --simulate [SIMULATOR OPTIONS]\n"
-            "       ovtrace record -o OUT [--duration S] -- CMD ARGS...   (CUPTI, needs a GPU)\n\n"
+            "       ovtrace record -o OUT [--duration S] --workload moe [WORKLOAD OPTIONS]   (needs a GPU)\n"
+            "       ovtrace record -o OUT [--duration S] -- CMD ARGS...                      (needs a GPU)\n\n"
             "Records headless to OUT in Chrome Trace JSON (the format 'ovtrace export' writes;\n"
             "'ovtrace view' and Perfetto open it), compressed by extension: .json, .json.gz, .json.zst.\n"
             "The file is complete after every checkpoint (each second) and at the end; Ctrl-C stops\n"
-            "cleanly and keeps everything recorded so far. Ring drop counts and, for --simulate, the\n"
-            "parameters are recorded under the \"ovtrace\" key, marked \"simulated\": true.\n\n"
+            "cleanly and keeps everything recorded so far. A program is stopped with SIGINT (then\n"
+            "SIGTERM, SIGKILL), its last events are drained, and recording ends by itself when it\n"
+            "exits. Ring and CUPTI drop counts, the source (simulator parameters, or the collector and\n"
+            "command) and whether the data is simulated are recorded under the \"ovtrace\" key.\n\n"
             "options:\n"
             "  -o, --output FILE   where to write (required)\n"
-            "  --duration S        stop after S (e.g. 10, 2.5s, 500ms); default: until Ctrl-C\n"
-            "  --retention S       events kept in memory (default 60s; written out every second)\n");
+            "  --duration S        stop after S (e.g. 10, 2.5s, 500ms); default: until Ctrl-C or the\n"
+            "                      source ends\n"
+            "  --retention S       events kept in memory (default 60s; written out every second)\n\n");
+    LiveCli_helpSources(out);
     LiveCli_helpSim(out);
 }
 
@@ -31,29 +38,46 @@ static volatile sig_atomic_t g_stop;
 
 static void on_signal(int sig) { g_stop = sig; }
 
-/* Shared with cmd_live.c's headless mode. */
-int live_cli_nosource(const LiveCliOptions *o, const char *cmd);
-
-int live_cli_nosource(const LiveCliOptions *o, const char *cmd) {
-    if (o->cmd_index >= 0) {
-        char why[256];
-        if (!LiveCli_haveCudaDriver(why, sizeof why)) {
-            cli_error("no CUDA driver found (%s): 'ovtrace %s -- CMD' traces a CUDA program with CUPTI and needs "
-                      "an NVIDIA GPU and driver; try --simulate for the built-in simulated MoE workload",
-                      why, cmd);
-            return 2;
-        }
-        cli_error("'ovtrace %s -- CMD' (CUPTI injection) is not implemented yet (issue 6); try --simulate", cmd);
-        return 3;
-    }
-    if (o->sim_option_seen) {
-        cli_error("%s is a simulator option: add --simulate", o->first_sim_option);
+int live_cmd_source(const LiveCliOptions *o, const char *cmd, LiveCliSource *src) {
+    char err[512];
+    *src = LiveCli_source(o, err, sizeof err);
+    if (*src != LIVE_CLI_NONE) return 0;
+    if (err[0]) {
+        cli_error("%s", err);
         return 2;
     }
-    cli_error("nothing to %s: give --simulate (a simulated DeepSeek-style MoE workload, no GPU needed) or "
-              "-- CMD ARGS (a CUDA program, needs a GPU); see 'ovtrace %s --help'",
+    if (o->sim_option_seen) {
+        cli_error("%s is a simulator option: add --simulate (or --workload moe for the CUDA workload)",
+                  o->first_sim_option);
+        return 2;
+    }
+    cli_error("nothing to %s: give --simulate (a simulated DeepSeek-style MoE workload, no GPU needed), "
+              "--workload moe (the CUDA workload, needs a GPU) or -- CMD ARGS (a CUDA program, needs a GPU); "
+              "see 'ovtrace %s --help'",
               cmd, cmd);
     return 2;
+}
+
+void live_cmd_describe(const LiveCliOptions *o, LiveCliSource src, char **argv, const LiveSessionConfig *cfg,
+                       char *buf, size_t n) {
+    if (src == LIVE_CLI_SIMULATE) snprintf(buf, n, "SIMULATED %s", SchedMode_name(cfg->sim.params.mode));
+    else if (src == LIVE_CLI_WORKLOAD) snprintf(buf, n, "CUPTI in-process: workload moe %s", SchedMode_name(o->mode));
+    else snprintf(buf, n, "CUPTI injected: %s", argv[o->cmd_index] ? argv[o->cmd_index] : "?");
+}
+
+int live_cmd_prepare(const LiveCliOptions *o, LiveCliSource src, char **argv, LaunchConfig *lc, char ***owned,
+                     LiveSessionConfig *cfg) {
+    *owned = NULL;
+    if (src == LIVE_CLI_SIMULATE) return 0;
+    char err[512];
+    int rc = LiveCli_launchConfig(o, argv, lc, owned, err, sizeof err);
+    if (rc) {
+        cli_error("%s", err);
+        return rc;
+    }
+    cfg->simulate = false;
+    cfg->launch = lc;
+    return 0;
 }
 
 int cmd_record(int argc, char **argv) {
@@ -75,11 +99,9 @@ int cmd_record(int argc, char **argv) {
         cli_error("record is always headless; --headless is for 'ovtrace live'");
         return 2;
     }
-    if (!o.simulate) return live_cli_nosource(&o, "record");
-    if (o.cmd_index >= 0) {
-        cli_error("give either --simulate or -- CMD, not both");
-        return 2;
-    }
+    LiveCliSource src;
+    int rc = live_cmd_source(&o, "record", &src);
+    if (rc) return rc;
     if (!o.out) {
         cli_error("record needs an output file: -o OUT.json.zst");
         return 2;
@@ -89,8 +111,16 @@ int cmd_record(int argc, char **argv) {
         cli_error("%s", err);
         return 2;
     }
+    LaunchConfig lc;
+    char **owned = NULL;
+    rc = live_cmd_prepare(&o, src, argv, &lc, &owned, &cfg);
+    if (rc) return rc;
+    lc.output_path = NULL; /* headless: the program keeps the terminal */
+    lc.own_pgrp = false;   /* and gets the terminal's Ctrl-C itself */
     cfg.record_path = o.out;
     cfg.snapshot_ms = 0; /* no view */
+    char what[300];
+    live_cmd_describe(&o, src, argv, &cfg, what, sizeof what);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -100,36 +130,56 @@ int cmd_record(int argc, char **argv) {
     LiveSession *s = LiveSession_start(&cfg, err, sizeof err);
     if (!s) {
         cli_error("%s", err);
+        Launch_freeArgv(owned);
         return 1;
     }
-    bool tty = isatty(2);
+    bool tty = isatty(2) && src == LIVE_CLI_SIMULATE; /* a program may write to the terminal too */
     int64_t t0 = Live_monotonicNs(), last_status = t0;
+    bool source_ended = false, timed_out = false;
     while (!g_stop) {
         struct timespec ts = {0, 20000000};
         nanosleep(&ts, NULL);
         int64_t now = Live_monotonicNs();
-        if (o.duration_ns && now - t0 >= o.duration_ns) break;
-        if (LiveSession_sourceDone(s)) break;
+        if (o.duration_ns && now - t0 >= o.duration_ns) {
+            timed_out = true;
+            break;
+        }
+        if (LiveSession_sourceDone(s)) {
+            source_ended = true;
+            break;
+        }
         if (LiveSession_recordError(s)[0]) break;
         if (tty && now - last_status >= 1000000000) {
             LiveStats st = LiveStore_stats(LiveSession_store(s));
-            fprintf(stderr, "\rrecording (SIMULATED %s): %.1fs, %llu events, %.0f ev/s, drops %llu   ",
-                    SchedMode_name(cfg.sim.params.mode), (double)(now - t0) / 1e9, (unsigned long long)st.ingested,
-                    st.events_per_s, (unsigned long long)st.ring_drops);
+            fprintf(stderr, "\rrecording (%s): %.1fs, %llu events, %.0f ev/s, drops %llu   ", what,
+                    (double)(now - t0) / 1e9, (unsigned long long)st.ingested, st.events_per_s,
+                    (unsigned long long)st.ring_drops);
             last_status = now;
         }
     }
     if (tty) fputc('\n', stderr);
     bool ok = LiveSession_stop(s, err, sizeof err);
     LiveStats st = LiveStore_stats(LiveSession_store(s));
-    uint64_t steps = Simulator_steps(LiveSession_simulator(s));
+    char ended[160] = "";
+    int prog = LiveSession_programExit(s, ended, sizeof ended);
+    uint64_t steps = src == LIVE_CLI_SIMULATE ? Simulator_steps(LiveSession_simulator(s)) : 0;
     LiveSession_free(s);
+    Launch_freeArgv(owned);
     if (!ok) {
         cli_error("recording failed: %s", err);
         return 1;
     }
-    fprintf(stderr, "recorded %llu events (SIMULATED %s, %llu steps) to %s; ring drops %llu%s\n",
-            (unsigned long long)st.ingested, SchedMode_name(cfg.sim.params.mode), (unsigned long long)steps, o.out,
-            (unsigned long long)st.ring_drops, g_stop ? " (stopped by signal)" : "");
+    if (src == LIVE_CLI_SIMULATE)
+        fprintf(stderr, "recorded %llu events (%s, %llu steps) to %s; ring drops %llu%s\n",
+                (unsigned long long)st.ingested, what, (unsigned long long)steps, o.out,
+                (unsigned long long)st.ring_drops, g_stop ? " (stopped by signal)" : "");
+    else
+        fprintf(stderr, "recorded %llu events (%s) to %s; ring drops %llu, CUPTI dropped records %llu; program %s%s\n",
+                (unsigned long long)st.ingested, what, o.out, (unsigned long long)st.ring_drops,
+                (unsigned long long)st.cupti_drops, ended,
+                g_stop ? " (stopped by signal)" : timed_out ? " (stopped after --duration)" : "");
+    /* a program that failed on its own passes its status on (like time(1)); stopped by
+     * us, it ended as asked */
+    if (source_ended && prog > 0) return prog;
     return 0;
 }

@@ -53,12 +53,25 @@ int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, s
         o->headless = true;
         return 1;
     }
+    if (!strcmp(a, "--workload")) {
+        if (*i + 1 >= argc) {
+            snprintf(err, errlen, "option --workload needs a value (the built-in workload: moe)");
+            return -1;
+        }
+        const char *v = argv[++*i];
+        if (strcmp(v, "moe") != 0) {
+            snprintf(err, errlen, "unknown workload '%s' (the built-in workload is 'moe')", v);
+            return -1;
+        }
+        o->workload = v;
+        return 1;
+    }
     static const struct {
         const char *name;
-        int sim; /* 1: a simulator option */
+        int sim; /* 1: a simulator option the workload takes too, 2: a simulator-only option */
     } OPTS[] = {{"--mode", 1},    {"--comm-sms", 1}, {"--tokens", 1},   {"--layers", 1},   {"--experts", 1},
-                {"--topk", 1},    {"--hidden", 1},   {"--link", 1},     {"--tflops", 1},   {"--seed", 1},
-                {"--speed", 1},   {"--jitter", 1},   {"--steps", 1},    {"--device", 1},   {"--duration", 0},
+                {"--topk", 1},    {"--hidden", 1},   {"--link", 1},     {"--tflops", 1},   {"--seed", 2},
+                {"--speed", 2},   {"--jitter", 2},   {"--steps", 1},    {"--device", 1},   {"--duration", 0},
                 {"--retention", 0}, {"-o", 0},       {"--output", 0},   {"--interval", 0}, {"--window", 0}};
     size_t k;
     for (k = 0; k < sizeof OPTS / sizeof OPTS[0]; k++)
@@ -72,6 +85,11 @@ int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, s
     if (OPTS[k].sim && !o->sim_option_seen) {
         o->sim_option_seen = true;
         o->first_sim_option = a;
+    }
+    if (OPTS[k].sim == 2 && !o->first_sim_only) o->first_sim_only = a;
+    if (OPTS[k].sim == 1 && o->n_fwd + 2 <= sizeof o->fwd / sizeof o->fwd[0]) { /* for --workload moe */
+        o->fwd[o->n_fwd++] = argv[*i - 1];
+        o->fwd[o->n_fwd++] = argv[*i];
     }
     int64_t n;
     double d;
@@ -181,6 +199,68 @@ void LiveCli_helpSim(FILE *out) {
             "  --speed X         simulated time per wall time (default 1: real time)\n"
             "  --steps N         stop after N steps\n"
             "  --device N        device ordinal in the events (default 0)\n");
+}
+
+LiveCliSource LiveCli_source(const LiveCliOptions *o, char *err, size_t errlen) {
+    if (errlen) err[0] = 0;
+    int n = (o->simulate ? 1 : 0) + (o->workload ? 1 : 0) + (o->cmd_index >= 0 ? 1 : 0);
+    if (n > 1) {
+        snprintf(err, errlen, "give one source: --simulate, --workload moe or -- CMD ARGS");
+        return LIVE_CLI_NONE;
+    }
+    if (o->simulate) return LIVE_CLI_SIMULATE;
+    if (o->workload) {
+        if (o->first_sim_only) {
+            snprintf(err, errlen, "%s is a simulator option (--simulate); the CUDA workload runs in real time", o->first_sim_only);
+            return LIVE_CLI_NONE;
+        }
+        return LIVE_CLI_WORKLOAD;
+    }
+    if (o->cmd_index >= 0) {
+        if (o->sim_option_seen) {
+            snprintf(err, errlen, "%s configures --simulate or --workload moe, not a program run with -- CMD",
+                     o->first_sim_option);
+            return LIVE_CLI_NONE;
+        }
+        return LIVE_CLI_COMMAND;
+    }
+    return LIVE_CLI_NONE;
+}
+
+int LiveCli_launchConfig(const LiveCliOptions *o, char **argv, LaunchConfig *lc, char ***owned_argv, char *err,
+                         size_t errlen) {
+    LaunchConfig_default(lc);
+    *owned_argv = NULL;
+    const char *assume = getenv("OVTRACE_ASSUME_DRIVER"); /* TEST ONLY: see live_cli.h */
+    bool skip_check = assume && !strcmp(assume, "1");
+    if (!skip_check && !Launch_cudaDriver(err, errlen)) return 2;
+    lc->check_driver = !skip_check;
+    if (o->workload) {
+        *owned_argv = Launch_workloadArgv(true, o->fwd, o->n_fwd, err, errlen);
+        if (!*owned_argv) return 2;
+        lc->argv = *owned_argv;
+        lc->inject = false; /* ovtrace-workload --collect runs the CUPTI collector in-process */
+    } else {
+        if (o->cmd_index < 0 || !argv[o->cmd_index]) {
+            snprintf(err, errlen, "no program after '--' (usage: -- CMD ARGS)");
+            return 2;
+        }
+        lc->argv = &argv[o->cmd_index];
+        lc->inject = true;
+    }
+    return 0;
+}
+
+void LiveCli_helpSources(FILE *out) {
+    fprintf(out,
+            "sources (exactly one):\n"
+            "  --simulate        the built-in simulated MoE workload (no GPU; data marked SIMULATED)\n"
+            "  --workload moe    the built-in CUDA MoE workload (ovtrace-workload) under the in-process\n"
+            "                    CUPTI collector; --mode --comm-sms --steps --tokens --layers --experts\n"
+            "                    --topk --hidden --link --tflops --device are passed on to it\n"
+            "  -- CMD ARGS       any CUDA program, with ovtrace's CUPTI injection library\n"
+            "                    (CUDA_INJECTION64_PATH); the session ends when it exits\n"
+            "The last two need an NVIDIA GPU and driver; without one they say so and exit non-zero.\n\n");
 }
 
 bool LiveCli_haveCudaDriver(char *why, size_t n) {

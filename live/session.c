@@ -1,8 +1,10 @@
-/* LiveSession: one source (the simulator for now; CUPTI later) -> RingSet -> drain
+/* LiveSession: one source (the simulator, or a program streaming through a shared
+ * ring set: the CUPTI collector in-process or injected) -> RingSet -> drain
  * thread -> LiveStore; a background thread publishes view snapshots into a one-slot
  * mailbox (double buffering: the UI owns the snapshot it renders, the mailbox holds
  * the next) and checkpoints the recording. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -11,12 +13,16 @@
 #include <unistd.h>
 
 #include "live_internal.h"
+#include "ovtrace/jsonout.h"
 
 struct LiveSession {
     LiveSessionConfig cfg;
     RingSet *rings;
     LiveStore *store;
     Simulator *sim;
+    Launch *launch;
+    int prog_exit;        /* Launch_exitCode once known (-1: running / none) */
+    char prog_desc[128];  /* Launch_describe */
     LiveRecorder *rec;
     pthread_t drain_thread, bg_thread;
     bool threads;
@@ -103,7 +109,51 @@ static void *bg_main(void *arg) {
     return NULL;
 }
 
+/* "collector" metadata: how the program's events are collected, and the command. */
+static void describe_program(LiveStore *store, const LaunchConfig *lc) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) abort();
+    fprintf(f, "{\"kind\": \"cupti\", \"mode\": \"%s\", \"command\": [", lc->inject ? "injected" : "in-process");
+    for (size_t i = 0; lc->argv && lc->argv[i]; i++) {
+        if (i) fputs(", ", f);
+        JsonOut_string(f, lc->argv[i]);
+    }
+    fputs("]}", f);
+    fclose(f);
+    LiveStore_setMetaJson(store, "collector", buf);
+    free(buf);
+}
+
+static void note_exit(LiveSession *s) {
+    s->prog_exit = Launch_exitCode(s->launch);
+    Launch_describe(s->launch, s->prog_desc, sizeof s->prog_desc);
+}
+
+/* SIGINT (the program's own clean stop: its collector flushes at exit), 5 s; then
+ * SIGTERM, 3 s; then SIGKILL. */
+static void stop_program(LiveSession *s) {
+    if (s->prog_exit >= 0 || Launch_poll(s->launch)) {
+        note_exit(s);
+        return;
+    }
+    Launch_signal(s->launch, SIGINT);
+    if (!Launch_wait(s->launch, 5000000000LL)) {
+        Launch_signal(s->launch, SIGTERM);
+        if (!Launch_wait(s->launch, 3000000000LL)) {
+            Launch_signal(s->launch, SIGKILL);
+            Launch_wait(s->launch, -1);
+        }
+    }
+    note_exit(s);
+}
+
 LiveSession *LiveSession_start(const LiveSessionConfig *cfg, char *err, size_t errlen) {
+    if (cfg->simulate && cfg->launch) {
+        snprintf(err, errlen, "a session has one source: the simulator or a program, not both");
+        return NULL;
+    }
     LiveSession *s = xcalloc(1, sizeof *s);
     s->cfg = *cfg;
     if (s->cfg.checkpoint_ms <= 0) s->cfg.checkpoint_ms = 1000;
@@ -113,14 +163,27 @@ LiveSession *LiveSession_start(const LiveSessionConfig *cfg, char *err, size_t e
     atomic_init(&s->recorded, 0);
     atomic_init(&s->stop_drain, false);
     atomic_init(&s->stop_bg, false);
-    s->rings = RingSet_new(&s->cfg.ring);
+    s->prog_exit = -1;
+    bool shared = cfg->shared_rings || cfg->launch;
+    s->rings = shared ? RingSet_create_shared(&s->cfg.ring) : RingSet_new(&s->cfg.ring);
     if (!s->rings) {
-        snprintf(err, errlen, "bad ring configuration");
+        snprintf(err, errlen, shared ? "cannot create the shared ring set (memfd): out of memory or bad ring configuration"
+                                     : "bad ring configuration");
         goto fail;
     }
-    if (cfg->simulate) s->cfg.store.simulated = true;
-    if (!s->cfg.store.source_name) s->cfg.store.source_name = cfg->simulate ? "live:simulate" : "live";
+    s->cfg.store.simulated = cfg->simulate;
+    char srcname[300];
+    if (!s->cfg.store.source_name) {
+        if (cfg->simulate) s->cfg.store.source_name = "live:simulate";
+        else if (cfg->launch && cfg->launch->argv && cfg->launch->argv[0]) {
+            const char *base = strrchr(cfg->launch->argv[0], '/');
+            snprintf(srcname, sizeof srcname, "live:%s", base ? base + 1 : cfg->launch->argv[0]);
+            s->cfg.store.source_name = srcname;
+        } else s->cfg.store.source_name = "live";
+    }
     s->store = LiveStore_new(s->rings, &s->cfg.store);
+    s->cfg.store.source_name = NULL; /* the store has its own copy (srcname is local) */
+    if (cfg->launch) describe_program(s->store, cfg->launch);
     if (cfg->simulate) {
         char e2[256];
         if (!ScheduleParams_validate(&cfg->sim.params, e2, sizeof e2)) {
@@ -137,6 +200,11 @@ LiveSession *LiveSession_start(const LiveSessionConfig *cfg, char *err, size_t e
         s->sim = Simulator_start(&cfg->sim, s->rings, err, errlen);
         if (!s->sim) goto fail;
     }
+    if (cfg->launch) {
+        s->launch = Launch_start(cfg->launch, s->rings, err, errlen);
+        if (!s->launch) goto fail;
+    }
+    s->cfg.launch = NULL; /* the caller's; only needed to start */
     pthread_create(&s->drain_thread, NULL, drain_main, s);
     pthread_create(&s->bg_thread, NULL, bg_main, s);
     s->threads = true;
@@ -144,6 +212,8 @@ LiveSession *LiveSession_start(const LiveSessionConfig *cfg, char *err, size_t e
 fail:
     LiveRecorder_abort(s->rec);
     s->rec = NULL;
+    Simulator_stop(s->sim);
+    Simulator_free(s->sim);
     LiveStore_free(s->store);
     RingSet_free(s->rings);
     pthread_mutex_destroy(&s->rec_mu);
@@ -158,12 +228,27 @@ bool LiveSession_stop(LiveSession *s, char *err, size_t errlen) {
     }
     s->stopped = true;
     Simulator_stop(s->sim);
+    if (s->launch) stop_program(s);
     if (s->threads) {
-        atomic_store(&s->stop_drain, true);
+        atomic_store(&s->stop_drain, true); /* the drain thread empties the rings before it ends */
         pthread_join(s->drain_thread, NULL);
         atomic_store(&s->stop_bg, true);
         pthread_join(s->bg_thread, NULL);
         s->threads = false;
+    }
+    LiveStore_drain(s->store, 0); /* everything the source pushed before it ended */
+    if (s->launch) {
+        char buf[256];
+        FILE *f = fmemopen(buf, sizeof buf, "w");
+        if (f) {
+            fprintf(f, "{\"exit_status\": %d, \"ended\": ", s->prog_exit);
+            JsonOut_string(f, s->prog_desc);
+            fputc('}', f);
+            fputc(0, f);
+            fclose(f);
+            buf[sizeof buf - 1] = 0;
+            LiveStore_setMetaJson(s->store, "program", buf);
+        }
     }
     s->stop_ok = true;
     pthread_mutex_lock(&s->rec_mu);
@@ -190,6 +275,7 @@ void LiveSession_free(LiveSession *s) {
     char err[512];
     LiveSession_stop(s, err, sizeof err);
     Simulator_free(s->sim);
+    Launch_free(s->launch);
     Trace_free(atomic_exchange(&s->mailbox, NULL));
     LiveStore_free(s->store);
     RingSet_free(s->rings);
@@ -200,7 +286,23 @@ void LiveSession_free(LiveSession *s) {
 LiveStore *LiveSession_store(LiveSession *s) { return s->store; }
 RingSet *LiveSession_rings(LiveSession *s) { return s->rings; }
 Simulator *LiveSession_simulator(LiveSession *s) { return s->sim; }
-bool LiveSession_sourceDone(LiveSession *s) { return s->sim && Simulator_finished(s->sim); }
+bool LiveSession_sourceDone(LiveSession *s) {
+    if (s->launch) {
+        if (s->prog_exit >= 0) return true;
+        if (!Launch_poll(s->launch)) return false;
+        note_exit(s);
+        return true;
+    }
+    return s->sim && Simulator_finished(s->sim);
+}
+
+Launch *LiveSession_launch(LiveSession *s) { return s->launch; }
+
+int LiveSession_programExit(LiveSession *s, char *desc, size_t n) {
+    if (s->launch && s->prog_exit < 0 && Launch_poll(s->launch)) note_exit(s);
+    if (n) snprintf(desc, n, "%s", s->prog_exit >= 0 ? s->prog_desc : s->launch ? "running" : "");
+    return s->prog_exit;
+}
 Trace *LiveSession_takeSnapshot(LiveSession *s) { return atomic_exchange(&s->mailbox, NULL); }
 uint64_t LiveSession_snapshotGen(LiveSession *s) { return atomic_load(&s->gen); }
 uint64_t LiveSession_recorded(LiveSession *s) { return atomic_load(&s->recorded); }

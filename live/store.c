@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "live_internal.h"
+#include "ovtrace/cupti_translate.h" /* CUPTI_TR_DROPPED_NAME (no CUDA headers) */
 #include "ovtrace/jsonout.h"
 
 typedef struct {
@@ -63,6 +64,14 @@ struct LiveStore {
     /* metadata */
     MetaKV *meta;
     size_t n_meta, cap_meta;
+    /* CUPTI's dropped-record counters (cumulative per producer process) */
+    uint32_t cupti_name; /* store name id of CUPTI_TR_DROPPED_NAME */
+    struct {
+        int64_t pid;
+        uint64_t value;
+    } cupti[16];
+    size_t n_cupti;
+    uint64_t cupti_drops;
     /* rate */
     int64_t rate_t0;
     uint64_t rate_n0;
@@ -98,6 +107,7 @@ LiveStore *LiveStore_new(RingSet *rings, const LiveStoreConfig *cfg) {
     s->rings = rings;
     pthread_mutex_init(&s->mu, NULL);
     s->names = StrTab_new();
+    s->cupti_name = StrTab_intern(s->names, CUPTI_TR_DROPPED_NAME, strlen(CUPTI_TR_DROPPED_NAME));
     s->n_slots = 64;
     s->lane_slots = xcalloc(s->n_slots, sizeof *s->lane_slots);
     s->last_gpu = -1;
@@ -269,6 +279,24 @@ static uint8_t name_class(LiveStore *s, uint32_t name) {
     return s->name_comm[name];
 }
 
+/* The collector sends CUPTI's dropped-record count as a cumulative counter per
+ * process: keep the largest value seen per pid (records of one process may arrive
+ * out of order across its rings) and their sum. */
+static void note_cupti_dropped(LiveStore *s, int64_t pid, double v) {
+    uint64_t x = v > 0 && v < 1.8e19 ? (uint64_t)v : 0;
+    size_t i;
+    for (i = 0; i < s->n_cupti; i++)
+        if (s->cupti[i].pid == pid) break;
+    if (i == s->n_cupti) {
+        if (i == sizeof s->cupti / sizeof s->cupti[0]) i--; /* more processes: the last slot is shared */
+        else s->cupti[s->n_cupti++].pid = pid;
+    }
+    if (x > s->cupti[i].value) {
+        s->cupti_drops += x - s->cupti[i].value;
+        s->cupti[i].value = x;
+    }
+}
+
 static void ingest(LiveStore *s, const RingRecord *r, uint32_t name) {
     unsigned rk = r->kind < RING_KIND__COUNT ? r->kind : RING_KIND_OVERHEAD;
     TraceEvent e;
@@ -279,6 +307,7 @@ static void ingest(LiveStore *s, const RingRecord *r, uint32_t name) {
         double v;
         memcpy(&v, &r->arg, sizeof v);
         e.value = v;
+        if (name == s->cupti_name) note_cupti_dropped(s, r->pid, v);
     } else {
         e.dur = r->dur_ns > 0 ? r->dur_ns : 0;
     }
@@ -380,6 +409,7 @@ LiveStats LiveStore_stats(LiveStore *s) {
     st.evicted = s->evicted;
     st.events_per_s = s->rate;
     st.n_lanes = s->n_lanes;
+    st.cupti_drops = s->cupti_drops;
     if (st.retained) {
         st.t_first = INT64_MAX;
         Chunk *c = chunk_at(s, 0);
@@ -466,6 +496,7 @@ char *LiveStore_metaJson(LiveStore *s, const char *extra) {
             ", \"ring\": {\"drops\": %" PRIu64 ", \"name_table_full\": %" PRIu64 "}"
             ", \"store\": {\"ingested\": %" PRIu64 ", \"evicted\": %" PRIu64 ", \"retention_ns\": %" PRId64 "}",
             st.ring_drops, st.names_full, st.ingested, st.evicted, retention);
+    if (!s->cfg.simulated || st.cupti_drops) fprintf(f, ", \"cupti\": {\"dropped_records\": %" PRIu64 "}", st.cupti_drops);
     if (extra && *extra) fprintf(f, ", %s", extra);
     fputc('}', f);
     fclose(f);

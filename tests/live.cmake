@@ -8,3 +8,17 @@ endforeach()
 
 add_test(NAME live.cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/live/test_live_cli.sh $<TARGET_FILE:ovtrace>)
 set_tests_properties(live.cli PROPERTIES LABELS live TIMEOUT 60)
+
+# A program as the source without a GPU (issue 6 wiring): a stand-in streams records
+# through the shared ring set (OVTRACE_SHM) as the CUPTI collector would; the driver
+# check is bypassed with the test-only OVTRACE_ASSUME_DRIVER=1.
+add_executable(live_fake_program ${CMAKE_CURRENT_LIST_DIR}/live/live_fake_program.c)
+target_link_libraries(live_fake_program PRIVATE ovtrace_collector Threads::Threads)
+add_test(NAME live.program COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/live/test_live_program.sh
+  $<TARGET_FILE:ovtrace> $<TARGET_FILE:live_fake_program>)
+set_tests_properties(live.program PROPERTIES LABELS live TIMEOUT 90)
+
+# The live TUI in tmux (skipped with 77 without tmux).
+add_test(NAME live.tui COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/live/test_live_tui.sh
+  $<TARGET_FILE:ovtrace> $<TARGET_FILE:live_fake_program>)
+set_tests_properties(live.tui PROPERTIES LABELS live SKIP_RETURN_CODE 77 TIMEOUT 120)

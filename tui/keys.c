@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/export_key.h"
@@ -104,10 +105,14 @@ static unsigned k_group(App *a, const TuiKey *k, int arg) {
     return REDRAW_VIEW;
 }
 
+static unsigned k_follow(App *a, const TuiKey *k, int arg);
+
 static unsigned k_toggle(App *a, const TuiKey *k, int arg) {
-    (void)k;
     (void)arg;
     if (!a->lines.n) return REDRAW_NONE;
+    /* live mode: Space on a lane freezes the display (issue 5); on a group header it
+     * folds, as Enter always does */
+    if (a->src && k->code == ' ' && a->lines.v[a->v.line].kind != LINE_GROUP) return k_follow(a, k, 1);
     uint32_t g = a->lines.v[a->v.line].group;
     a->collapsed[g] = !a->collapsed[g];
     App_rebuildLines(a);
@@ -366,9 +371,40 @@ static unsigned k_follow(App *a, const TuiKey *k, int arg) {
     } else {
         a->v.frozen = !a->v.frozen;
         if (a->src->set_frozen) a->src->set_frozen(a->src->ctx, a->v.frozen);
-        App_message(a, ROLE_DIM, "%s", a->v.frozen ? "display frozen (p resumes)" : "display live");
+        App_message(a, ROLE_DIM, "%s", a->v.frozen ? "display frozen, collection goes on (p or Z resumes)" : "display live");
     }
     return REDRAW_VIEW;
+}
+
+/* ---- live: save the buffer ---- */
+
+static unsigned k_save(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    if (!a->src || !a->src->save) {
+        App_message(a, ROLE_ERROR, "not a live session (E saves the live buffer; e exports a range)");
+        return REDRAW_VIEW;
+    }
+    a->prompt.kind = PROMPT_SAVE;
+    snprintf(a->prompt.label, sizeof a->prompt.label, "save buffer to: ");
+    time_t now = time(NULL);
+    struct tm tm;
+    char stamp[32] = "now";
+    if (localtime_r(&now, &tm)) strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    snprintf(a->prompt.buf, sizeof a->prompt.buf, "live-%s.json.zst", stamp);
+    a->prompt.len = strlen(a->prompt.buf);
+    return REDRAW_VIEW;
+}
+
+static void save_submit(App *a, const char *path) {
+    if (!path[0]) {
+        App_message(a, ROLE_ERROR, "save cancelled: no file name");
+        return;
+    }
+    char msg[256];
+    bool ok = a->src && a->src->save && a->src->save(a->src->ctx, path, msg, sizeof msg);
+    if (!a->src || !a->src->save) snprintf(msg, sizeof msg, "not a live session");
+    App_message(a, ok ? ROLE_GOOD : ROLE_ERROR, "%s", msg);
 }
 
 static unsigned k_export(App *a, const TuiKey *k, int arg) {
@@ -403,7 +439,7 @@ const KeyBinding KEY_TABLE[] = {
     {{'G'}, "G", "last lane", k_line, INT_MAX},
     {{TK_TAB}, "Tab", "next group (device / process)", k_group, 1},
     {{TK_BTAB}, "S-Tab", "previous group", k_group, -1},
-    {{TK_ENTER, ' '}, "Enter Space", "collapse / expand the group", k_toggle, 0},
+    {{TK_ENTER, ' '}, "Enter Space", "collapse / expand the group (live: Space on a lane freezes)", k_toggle, 0},
     {{'.'}, ".", "next event on the lane", k_event, 1},
     {{','}, ",", "previous event on the lane", k_event, -1},
     {{TK_CLICK}, "click", "select the event (or fold a group header)", k_click, 0},
@@ -419,7 +455,8 @@ const KeyBinding KEY_TABLE[] = {
     {{'i'}, "i", "hide / show the panel", k_panel, 0},
     {{'e'}, "e", "export the marked (or visible) range", k_export, 0},
     {{'F'}, "F", "live: follow the newest data", k_follow, 0},
-    {{'p'}, "p", "live: freeze / resume the display", k_follow, 1},
+    {{'p', 'Z'}, "p Z", "live: freeze / resume the display (collection goes on)", k_follow, 1},
+    {{'E'}, "E", "live: save the whole buffer to a file", k_save, 0},
     {{'?', TK_F1}, "? F1", "this help", k_help, 0},
     {{TK_CTRL_L}, "Ctrl-L", "redraw the screen", k_redraw, 0},
     {{TK_RESIZE}, "(resize)", "the layout follows the terminal (min 80x24)", k_resize, 0},
@@ -469,6 +506,8 @@ static unsigned prompt_key(App *a, const TuiKey *k) {
             search_jump(a, 1, true);
         } else if (kind == PROMPT_EXPORT) {
             ExportKey_submit(a, p->buf);
+        } else if (kind == PROMPT_SAVE) {
+            save_submit(a, p->buf);
         }
         return REDRAW_VIEW;
     }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ovtrace/classify.h"
+#include "ovtrace/launch.h"
 #include "ovtrace/ring.h"
 #include "ovtrace/schedule.h"
 #include "ovtrace/trace.h"
@@ -80,6 +81,8 @@ typedef struct {
     uint64_t evicted;      /* events dropped by retention */
     uint64_t ring_drops;   /* exact drops counted by the rings (producers never block) */
     uint64_t names_full;   /* interns refused by the full name table */
+    uint64_t cupti_drops;  /* CUPTI's own dropped-record count: the newest value of the
+                              "cupti dropped records" counter, summed over processes */
     int64_t t_first, t_last; /* retained extent, ns (0 if empty) */
     double events_per_s;   /* ingest rate over the last ~1 s */
     size_t memory_bytes;   /* chunks + lanes + names */
@@ -162,6 +165,15 @@ typedef struct {
     int64_t snapshot_span_ns; /* snapshots hold the newest span (0: all retained) */
     const char *record_path;  /* record to this file (NULL: no recording) */
     int checkpoint_ms;        /* recording checkpoint period (default 1000) */
+    /* A program as the source (issue 6): the session creates the ring set with
+     * RingSet_create_shared, starts the program with Launch_start (after the store and
+     * the recording are set up, so that a failed start leaves no file), ends when it
+     * exits (LiveSession_sourceDone = Launch_poll) and stops it at LiveSession_stop
+     * (SIGINT, 5 s, then SIGTERM, 3 s, then SIGKILL). The data is marked real
+     * ("simulated": false) and the recording names the collector (CUPTI in-process for
+     * the workload, injected for `-- CMD`) and the command. NULL: no program. */
+    const LaunchConfig *launch;
+    bool shared_rings;        /* RingSet_create_shared without a program (tests); implied by launch */
 } LiveSessionConfig;
 
 void LiveSessionConfig_default(LiveSessionConfig *c);
@@ -176,8 +188,15 @@ void LiveSession_free(LiveSession *s);
 LiveStore *LiveSession_store(LiveSession *s);
 RingSet *LiveSession_rings(LiveSession *s);
 Simulator *LiveSession_simulator(LiveSession *s);
-/* True once the source has nothing more to send (simulator reached max_steps). */
+/* True once the source has nothing more to send (simulator reached max_steps, the
+ * program exited: Launch_poll). UI thread. */
 bool LiveSession_sourceDone(LiveSession *s);
+/* The program source (NULL without one). */
+Launch *LiveSession_launch(LiveSession *s);
+/* How the program ended: Launch_exitCode (-1 while it runs, or without a program) and
+ * Launch_describe into desc ("exited with status 0"); after LiveSession_stop these
+ * stay available. */
+int LiveSession_programExit(LiveSession *s, char *desc, size_t n);
 /* Double-buffered view: the newest published snapshot, or NULL if none newer than the
  * last one taken. The caller owns it. UI thread. */
 Trace *LiveSession_takeSnapshot(LiveSession *s);

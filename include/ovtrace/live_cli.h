@@ -24,7 +24,17 @@ typedef struct {
     int64_t interval_ns;  /* headless meter period */
     int64_t window_ns;    /* meter window */
     int cmd_index;        /* argv index of the first word after "--", or -1 */
+    const char *workload; /* --workload NAME ("moe"), NULL if not given */
+    /* the options --workload moe passes on to ovtrace-workload (--mode, --comm-sms,
+     * --steps, --tokens, --layers, --experts, --topk, --hidden, --link, --tflops,
+     * --device), validated, as given: pointers into argv */
+    char *fwd[64];
+    size_t n_fwd;
+    const char *first_sim_only; /* first option only the simulator takes (--seed, --speed, --jitter) */
 } LiveCliOptions;
+
+/* Where the events come from. */
+typedef enum { LIVE_CLI_NONE, LIVE_CLI_SIMULATE, LIVE_CLI_WORKLOAD, LIVE_CLI_COMMAND } LiveCliSource;
 
 void LiveCli_init(LiveCliOptions *o);
 /* Consumes argv[*i] (and its value). 1 consumed, 0 not a live option, -1 error (err). */
@@ -32,6 +42,22 @@ int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, s
 /* Fills a session configuration from the options. False (err) if inconsistent. */
 bool LiveCli_config(const LiveCliOptions *o, LiveSessionConfig *cfg, char *err, size_t errlen);
 void LiveCli_helpSim(FILE *out);
+void LiveCli_helpSources(FILE *out);
+/* The source the options ask for; LIVE_CLI_NONE with err set when they conflict (two
+ * sources, simulator options for a program, ...) or name none (err empty then). */
+LiveCliSource LiveCli_source(const LiveCliOptions *o, char *err, size_t errlen);
+/* For a program source (--workload moe, -- CMD): the CUDA driver check first
+ * (Launch_cudaDriver: "no CUDA driver found ...; try --simulate"), then lc:
+ *   --workload moe: argv = Launch_workloadArgv(true, forwarded options), inject = false
+ *                   (the workload runs the CUPTI collector in-process);
+ *   -- CMD ARGS:    argv = CMD ARGS, inject = true (CUPTI injection library).
+ * output_path (the program's stdout/stderr; NULL: inherited) and own_pgrp are the
+ * caller's (a TUI wants both). *owned_argv is to be freed with Launch_freeArgv (NULL
+ * for -- CMD). Returns 0, or the exit status for the error in err.
+ * OVTRACE_ASSUME_DRIVER=1 skips the driver check: TEST ONLY (the launcher tests run a
+ * stand-in program that streams records without a GPU). */
+int LiveCli_launchConfig(const LiveCliOptions *o, char **argv, LaunchConfig *lc, char ***owned_argv, char *err,
+                         size_t errlen);
 /* Whether a CUDA driver can be loaded (dlopen libcuda.so.1). */
 bool LiveCli_haveCudaDriver(char *why, size_t n);
 

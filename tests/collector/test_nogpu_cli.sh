@@ -29,14 +29,12 @@ check "ovtrace workload --mode decode --steps 3" "$ov" workload --mode decode --
 if [ -n "$wl" ]; then
   check "ovtrace-workload" "$wl" --mode serial
 fi
-# `ovtrace live --workload moe` and `-- CMD` are wired by cmd_live.c / cmd_record.c.
-for args in "live --workload moe" "live --workload moe --mode decode" "record -o $tmp/t.json -- true"; do
-  # shellcheck disable=SC2086
-  "$ov" $args >"$tmp/out" 2>&1 </dev/null
-  if grep -qi -e "not implemented" -e "unknown option '--workload'" "$tmp/out"; then
-    echo "note: ovtrace $args is not wired yet ($(head -1 "$tmp/out"))"
-    continue
-  fi
-  # shellcheck disable=SC2086
-  check "ovtrace $args" "$ov" $args
-done
+# `ovtrace live|record --workload moe` and `-- CMD`: the driver check comes first.
+check "ovtrace live --workload moe" "$ov" live --workload moe
+check "ovtrace live --workload moe --mode decode --steps 3" "$ov" live --workload moe --mode decode --steps 3
+check "ovtrace live --workload moe --headless" "$ov" live --workload moe --headless
+check "ovtrace record --workload moe" "$ov" record -o "$tmp/w.json" --workload moe
+check "ovtrace live -- true" "$ov" live -- true
+check "ovtrace record -- true" "$ov" record -o "$tmp/t.json" -- true
+[ -e "$tmp/w.json" ] || [ -e "$tmp/t.json" ] && fail "a refused record left a file"
+exit 0

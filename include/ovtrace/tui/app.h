@@ -32,9 +32,12 @@ typedef struct {
     void (*set_frozen)(void *ctx, bool frozen);
     const char *(*describe)(void *ctx);
     void *ctx;
+    /* Saves the whole current buffer to path (the E key; live mode); msg gets the
+     * result shown in the status bar. Optional. */
+    bool (*save)(void *ctx, const char *path, char *msg, size_t msglen);
 } TuiSource;
 
-typedef enum { PROMPT_NONE, PROMPT_SEARCH, PROMPT_EXPORT } PromptKind;
+typedef enum { PROMPT_NONE, PROMPT_SEARCH, PROMPT_EXPORT, PROMPT_SAVE } PromptKind;
 
 typedef struct {
     PromptKind kind;

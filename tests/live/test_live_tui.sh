@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The live TUI in tmux (issue 5): the view advances (two captures a second apart differ
+# in the ruler), the drop counter shows, Z freezes the display while collection goes
+# on, E saves the buffer to a loadable file, q exits 0 with the terminal restored; a
+# program source (stand-in, TEST-ONLY OVTRACE_ASSUME_DRIVER=1) shows the CUPTI drop
+# figure, Ctrl-C leaves (130) and stops the program, whose output went to a log file.
+# usage: test_live_tui.sh OVTRACE LIVE_FAKE_PROGRAM        (exit 77: no tmux)
+set -u
+BIN=$1 FAKE=$2
+command -v tmux >/dev/null || { echo "tmux not installed: skipped"; exit 77; }
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ovtrace-live-tui.XXXXXX")
+SOCK="ovt-live-$$"
+W=160 H=40
+cleanup() { tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; [ -f "$TMP/screen" ] && cat "$TMP/screen"; exit 1; }
+screen() { tmux -L "$SOCK" capture-pane -p > "$TMP/screen"; cat "$TMP/screen"; }
+wait_for() { # TEXT [tries of 0.1 s]
+  for _ in $(seq 1 "${2:-100}"); do
+    screen | grep -qF -- "$1" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+wait_file() { for _ in $(seq 1 100); do [ -s "$1" ] && return 0; sleep 0.1; done; return 1; }
+keys() { tmux -L "$SOCK" send-keys "$@"; sleep 0.3; }
+ruler() { screen | sed -n 2p; }
+# start ENV... -- ARGS: the live TUI in a fresh tmux server; afterwards the pane records
+# the exit status and the terminal settings
+start() {
+  tmux -L "$SOCK" -f /dev/null new-session -d -x $W -y $H \
+    "cd $TMP && env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TMPDIR=$TMP $* 2>$TMP/stderr; echo \$? > $TMP/rc; stty -a > $TMP/stty 2>&1; sleep 60" \
+    || fail "tmux did not start"
+}
+check_exit() { # expected status
+  wait_file "$TMP/rc" || fail "the TUI did not exit"
+  [ "$(cat "$TMP/rc")" = "$1" ] || fail "exit status $(cat "$TMP/rc"), expected $1: $(cat "$TMP/stderr")"
+  wait_file "$TMP/stty" || fail "no stty output"
+  grep -qw -- "-icanon" "$TMP/stty" && fail "terminal left in non-canonical mode: $(cat "$TMP/stty")"
+  grep -qw -- "-echo" "$TMP/stty" && fail "terminal left without echo: $(cat "$TMP/stty")"
+  grep -qw "icanon" "$TMP/stty" || fail "stty: $(cat "$TMP/stty")"
+}
+
+# ---- simulated source ----
+start "$BIN" live --simulate --speed 4
+wait_for "LIVE drops" || fail "no live title with the drop counter"
+grep -q "SIMULATED prefill" "$TMP/screen" || fail "not marked SIMULATED"
+sed -n 1p "$TMP/screen" | grep -Eq "drops [0-9]+ " || fail "drop counter: $(sed -n 1p "$TMP/screen")"
+sed -n 1p "$TMP/screen" | grep -q "follow" || fail "not in follow mode"
+r1=$(ruler); sleep 1; r2=$(ruler)
+[ "$r1" != "$r2" ] || fail "the ruler did not advance in 1 s: $r1"
+
+# Z freezes: the ruler stays while collection goes on; Z again resumes
+keys Z
+wait_for "FROZEN" 30 || fail "Z did not freeze"
+r1=$(ruler); sleep 1; r2=$(ruler)
+[ "$r1" = "$r2" ] || fail "frozen display changed: '$r1' -> '$r2'"
+keys Z
+sleep 1
+screen | sed -n 1p | grep -q FROZEN && fail "Z did not resume"
+r3=$(ruler)
+[ "$r3" != "$r2" ] || fail "the view did not advance after resuming"
+
+# Space on a lane freezes too (on a group header it folds): j moves off the header
+keys j Space
+wait_for "FROZEN" 30 || fail "Space on a lane did not freeze"
+keys p
+sleep 0.5
+screen | sed -n 1p | grep -q FROZEN && fail "p did not resume"
+
+# E saves the whole buffer: the prompt offers live-<time>.json.zst
+keys E
+wait_for "save buffer to: live-" 30 || fail "no save prompt"
+grep -Eq "live-[0-9]{8}-[0-9]{6}\.json\.zst" "$TMP/screen" || fail "default name"
+keys C-u
+tmux -L "$SOCK" send-keys -l "$TMP/saved.json.zst"
+keys Enter
+wait_for "saved the buffer" 100 || fail "no save result in the status bar"
+"$BIN" stats "$TMP/saved.json.zst" > "$TMP/saved.stats" 2>&1 || fail "saved buffer does not load: $(cat "$TMP/saved.stats")"
+grep -q "dpsk::ep::intranode::dispatch" "$TMP/saved.stats" || fail "saved buffer lacks the dispatch kernels"
+zstd -dcq "$TMP/saved.json.zst" | grep -q '"simulated": true' || fail "saved buffer not marked simulated"
+# a bad path reports the error and the session goes on
+keys E C-u
+tmux -L "$SOCK" send-keys -l "/nonexistent-dir/x.json"
+keys Enter
+wait_for "save failed" 50 || fail "no error for a bad path"
+
+keys q
+check_exit 0
+tmux -L "$SOCK" kill-server 2>/dev/null
+rm -f "$TMP/rc" "$TMP/stty"
+
+# ---- a program source (stand-in for a CUDA program under CUPTI) ----
+mkdir -p "$TMP/lib" && : > "$TMP/lib/libovtrace_inject.so"
+start OVTRACE_ASSUME_DRIVER=1 OVTRACE_LIBDIR=$TMP/lib "$BIN" live -- "$FAKE" stream
+wait_for "LIVE drops" || fail "program source: no live title: $(cat "$TMP/stderr")"
+sed -n 1p "$TMP/screen" | grep -Eq "drops 0 cupti [0-9]+" || fail "no CUPTI drop figure: $(sed -n 1p "$TMP/screen")"
+grep -q "CUPTI injected" "$TMP/screen" || fail "source not named"
+grep -q "SIMULATED" "$TMP/screen" && fail "real data marked SIMULATED"
+r1=$(ruler); sleep 1; r2=$(ruler)
+[ "$r1" != "$r2" ] || fail "program source: the ruler did not advance"
+keys C-c
+check_exit 130
+grep -q "program exited with status 0" "$TMP/stderr" || fail "the program was not stopped cleanly: $(cat "$TMP/stderr")"
+log=$(sed -n 's/.*its output: //p' "$TMP/stderr")
+[ -n "$log" ] && grep -q "OVTRACE_SHM=set" "$log" || fail "program output not in the log: $(cat "$TMP/stderr")"
+echo "ok"
