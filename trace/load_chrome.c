@@ -84,7 +84,8 @@ typedef struct Split {
     LoopStatus status;
     const char *end; /* where the worker stopped */
     bool usable;
-    _Atomic uint64_t done; /* bytes parsed, for progress */
+    _Atomic uint64_t done;   /* bytes parsed, for progress */
+    _Atomic uint64_t events; /* events parsed, for progress */
     const char *path;
     const LoadOptions *opt;
     const char *map;
@@ -605,6 +606,7 @@ static bool progress(Loader *L, const char *p) {
         Split *sp = worker_split(L);
         if (atomic_load_explicit(&sp->abort, memory_order_relaxed)) return false;
         atomic_store_explicit(&sp->done, (uint64_t)(p - sp->at), memory_order_relaxed);
+        atomic_store_explicit(&sp->events, L->t->n_events, memory_order_relaxed);
         return true;
     }
     if (!L->opt->progress) return true;
@@ -612,9 +614,12 @@ static bool progress(Loader *L, const char *p) {
                                                           : Input_fileOffset(L->in);
     if (done < L->next_progress) return true;
     L->next_progress = done + PROGRESS_EVERY;
-    for (size_t i = L->next_split; i < L->n_splits; i++) /* slices parsed ahead */
+    uint64_t events = L->t->n_events;
+    for (size_t i = L->next_split; i < L->n_splits; i++) { /* slices parsed ahead */
         done += atomic_load_explicit(&L->splits[i].done, memory_order_relaxed);
-    L->opt->progress(L->opt->progress_ctx, L->path, done, Input_fileSize(L->in), L->t->n_events);
+        events += atomic_load_explicit(&L->splits[i].events, memory_order_relaxed);
+    }
+    L->opt->progress(L->opt->progress_ctx, L->path, done, Input_fileSize(L->in), (size_t)events);
     return true;
 }
 
