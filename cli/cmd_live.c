@@ -39,6 +39,7 @@ void help_live(FILE *out) {
 
 static volatile sig_atomic_t g_stop;
 static void on_signal(int sig) { g_stop = sig; }
+static bool g_source_ended; /* headless: the source ended by itself */
 
 typedef struct {
     LiveSession *s;
@@ -189,7 +190,8 @@ static int run_headless(LiveSession *s, const char *what, bool program, const Li
             t = n;
         }
         int64_t now = Live_monotonicNs();
-        if ((o->duration_ns && now - t0 >= o->duration_ns) || LiveSession_sourceDone(s)) {
+        if (LiveSession_sourceDone(s)) g_source_ended = true;
+        if ((o->duration_ns && now - t0 >= o->duration_ns) || g_source_ended) {
             done = true;
             break;
         }
@@ -290,12 +292,13 @@ int cmd_live(int argc, char **argv) {
     if (program)
         fprintf(stderr, "ovtrace live: program %s; ring drops %" PRIu64 ", CUPTI dropped records %" PRIu64 "%s%s\n",
                 ended, st.ring_drops, st.cupti_drops, log_path[0] ? "; its output: " : "", log_path);
-    (void)prog;
     if (!ok) {
         cli_error("recording failed: %s", err);
         return 1;
     }
     if (o.out) fprintf(stderr, "recorded to %s\n", o.out);
-    if (rc == 0 && g_stop) rc = 0; /* headless: Ctrl-C is the normal way out */
+    /* headless, a program that failed on its own passes its status on (as record does;
+     * Ctrl-C and --duration are the normal ways out); the TUI leaves with q's 0 */
+    if (o.headless && rc == 0 && !g_stop && prog > 0 && g_source_ended) return prog;
     return rc;
 }

@@ -76,7 +76,27 @@ grep -q "drops 0 cupti 7" "$DIR/live.out" || fail "drop figures: $(cat "$DIR/liv
 grep -q "GPU0 overlap" "$DIR/live.out" || fail "no meter: $(cat "$DIR/live.out")"
 grep -q "program exited with status 0" "$DIR/live.err" || fail "no end message: $(cat "$DIR/live.err")"
 
-# 6. errors: a missing program leaves no file; without the driver bypass the no-GPU message
+# 6. --workload moe: ovtrace-workload --collect with the workload options passed on (a
+# stand-in script in OVTRACE_LIBDIR logs its arguments and streams like the real one)
+printf '#!/bin/sh\necho "$@" > "%s/workload.args"\nexec "%s" burst 100 0\n' "$DIR" "$FAKE" >"$DIR/lib/ovtrace-workload"
+chmod +x "$DIR/lib/ovtrace-workload"
+OVTRACE_ASSUME_DRIVER=1 "$BIN" record -o "$DIR/wl.json" --workload moe --mode decode --comm-sms 24 --steps 3 \
+    --tokens 64 --layers 2 --experts 16 --topk 4 --hidden 1024 --link ib --tflops 400 --device 0 \
+    >/dev/null 2>"$DIR/wl.err" || fail "record --workload moe: $(cat "$DIR/wl.err")"
+[ "$(cat "$DIR/workload.args")" = "--collect --mode decode --comm-sms 24 --steps 3 --tokens 64 --layers 2 --experts 16 --topk 4 --hidden 1024 --link ib --tflops 400 --device 0" ] ||
+    fail "workload arguments: $(cat "$DIR/workload.args")"
+grep -q "CUPTI in-process: workload moe decode" "$DIR/wl.err" || fail "workload source: $(cat "$DIR/wl.err")"
+grep -q '"mode": "in-process"' "$DIR/wl.json" || fail "in-process collector not recorded"
+grep -q '"simulated": false' "$DIR/wl.json" || fail "workload data not marked real"
+"$BIN" stats -q "$DIR/wl.json" >/dev/null || fail "workload recording does not load"
+OVTRACE_ASSUME_DRIVER=1 "$BIN" live --headless --workload moe --seed 3 2>"$DIR/e0"; rc=$?
+[ $rc -eq 2 ] && grep -q "simulator option" "$DIR/e0" || fail "--seed with --workload: rc $rc $(cat "$DIR/e0")"
+# headless live passes on the status of a program that fails by itself
+printf '#!/bin/sh\nexit 5\n' >"$DIR/lib/ovtrace-workload"
+OVTRACE_ASSUME_DRIVER=1 "$BIN" live --headless --workload moe >/dev/null 2>&1; rc=$?
+[ $rc -eq 5 ] || fail "live --headless with a failing workload exited $rc, not 5"
+
+# 7. errors: a missing program leaves no file; without the driver bypass the no-GPU message
 OVTRACE_ASSUME_DRIVER=1 "$BIN" record -o "$DIR/none.json" -- ovtrace-no-such-program-xyz 2>"$DIR/e1"
 rc=$?
 [ $rc -ne 0 ] && [ $rc -lt 128 ] || fail "missing program: status $rc"
