@@ -514,7 +514,7 @@ Trace *LiveStore_snapshot(LiveStore *s, size_t max_events, int64_t t_from) {
     for (size_t i = 1; i < n_names; i++) StrTab_intern(t->strings, StrTab_get(s->names, (uint32_t)i), StrTab_len(s->names, (uint32_t)i));
     size_t n_lanes = s->n_lanes;
     LiveLane *lanes = xmalloc((n_lanes ? n_lanes : 1) * sizeof *lanes);
-    memcpy(lanes, s->lanes, n_lanes * sizeof *lanes);
+    if (n_lanes) memcpy(lanes, s->lanes, n_lanes * sizeof *lanes); /* a program source starts empty */
     /* newest events: walk chunks from the newest back */
     uint64_t retained = s->seq_next - s->seq_first;
     size_t want = retained < max_events ? (size_t)retained : max_events;
