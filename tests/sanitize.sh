@@ -6,7 +6,8 @@
 #   2. TSan (-DOVTRACE_TSAN=ON, build-tsan/): the ring tests (ctest -L ring);
 #   3. if clang is present: a short fuzz session, fuzz/run.sh $OVTRACE_FUZZ_SECONDS
 #      (default 45 s per target; build-fuzz/).
-# Each step fails loudly (non-zero exit, which step, the failing output). Knobs:
+# Every step runs even when an earlier one failed; the script then exits 1 and lists
+# the failed steps (with the failing output above). Knobs:
 #   OVTRACE_SANITIZE_STEPS="asan tsan fuzz"  steps to run
 #   OVTRACE_FUZZ_SECONDS=45                  seconds per fuzz target
 #   OVTRACE_JOBS=$(nproc)                    build and ctest parallelism
@@ -18,10 +19,16 @@ fuzz_secs=${OVTRACE_FUZZ_SECONDS:-45}
 t_start=$(date +%s)
 summary=()
 
-die() {
+failed=()
+die() { # fatal: cannot go on
     echo "" >&2
     echo "tests/sanitize.sh: FAILED: $*" >&2
     exit 1
+}
+step_failed() { # this step failed; the others still run
+    echo "" >&2
+    echo "tests/sanitize.sh: FAILED: $*" >&2
+    failed+=("$*")
 }
 elapsed() { echo $(($(date +%s) - $1)); }
 
@@ -29,9 +36,9 @@ configure_build() { # DIR CMAKE_ARGS...
     local dir=$1
     shift
     cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir/sanitize-configure.log" 2>&1 \
-        || { cat "$dir/sanitize-configure.log" >&2; die "configure of $dir ($*)"; }
+        || { cat "$dir/sanitize-configure.log" >&2; step_failed "configure of $dir ($*)"; return 1; }
     cmake --build "$dir" -j"$jobs" >"$dir/sanitize-build.log" 2>&1 \
-        || { grep -E 'error|Error' "$dir/sanitize-build.log" | head -40 >&2; die "build of $dir ($*); log: $dir/sanitize-build.log"; }
+        || { grep -E 'error|Error' "$dir/sanitize-build.log" | head -40 >&2; step_failed "build of $dir ($*); log: $dir/sanitize-build.log"; return 1; }
 }
 
 # Sanitizer reports make the process fail (and print why); leaks are errors too.
@@ -45,21 +52,21 @@ for step in $steps; do
     asan)
         echo "== sanitize.sh: ASan+UBSan build, whole test suite (build-asan/)"
         mkdir -p "$root/build-asan"
-        configure_build "$root/build-asan" -DOVTRACE_SANITIZE=ON
+        configure_build "$root/build-asan" -DOVTRACE_SANITIZE=ON || continue
         ctest --test-dir "$root/build-asan" --output-on-failure -j"$jobs" --timeout 900 \
-            || die "ctest under ASan+UBSan (build-asan/); rerun one: ctest --test-dir build-asan -R NAME -V"
+            || { step_failed "ctest under ASan+UBSan (build-asan/); rerun one: ctest --test-dir build-asan -R NAME -V"; continue; }
         ;;
     tsan)
         echo "== sanitize.sh: TSan build, ring tests (build-tsan/)"
         mkdir -p "$root/build-tsan"
-        configure_build "$root/build-tsan" -DOVTRACE_TSAN=ON
+        configure_build "$root/build-tsan" -DOVTRACE_TSAN=ON || continue
         # TSan needs a non-randomised layout on some kernels (mmap ranges it cannot use)
         run=()
         if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; then
             run=(setarch "$(uname -m)" -R)
         fi
         "${run[@]}" ctest --test-dir "$root/build-tsan" -L ring --output-on-failure -j"$jobs" --timeout 600 \
-            || die "ctest -L ring under TSan (build-tsan/)"
+            || { step_failed "ctest -L ring under TSan (build-tsan/)"; continue; }
         ;;
     fuzz)
         if ! command -v clang >/dev/null; then
@@ -68,11 +75,16 @@ for step in $steps; do
             continue
         fi
         echo "== sanitize.sh: fuzz session, ${fuzz_secs}s per target (build-fuzz/)"
-        "$root/fuzz/run.sh" "$fuzz_secs" || die "fuzz session (inputs in build-fuzz/artifacts/)"
+        "$root/fuzz/run.sh" "$fuzz_secs" || { step_failed "fuzz session (inputs in build-fuzz/artifacts/)"; continue; }
         ;;
     *) die "unknown step '$step' (asan, tsan, fuzz)" ;;
     esac
     summary+=("$step: ok in $(elapsed "$t0")s")
 done
-echo "== sanitize.sh: all passed in $(elapsed "$t_start")s"
 for s in "${summary[@]}"; do echo "   $s"; done
+if [ "${#failed[@]}" -gt 0 ]; then
+    echo "tests/sanitize.sh: FAILED after $(elapsed "$t_start")s:" >&2
+    for f in "${failed[@]}"; do echo "   $f" >&2; done
+    exit 1
+fi
+echo "== sanitize.sh: all passed in $(elapsed "$t_start")s"

@@ -978,7 +978,8 @@ static void apply_meta(Loader *L) {
     cJSON *ov = cJSON_GetObjectItemCaseSensitive(m, "ovtrace");
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ov, "simulated"))) L->t->simulated = true;
     cJSON *bt = cJSON_GetObjectItemCaseSensitive(m, "baseTimeNanoseconds");
-    if (cJSON_IsNumber(bt)) src->base_time_ns = (int64_t)bt->valuedouble;
+    if (cJSON_IsNumber(bt) && bt->valuedouble > -9.2e18 && bt->valuedouble < 9.2e18) /* else the cast is UB */
+        src->base_time_ns = (int64_t)bt->valuedouble;
     cJSON_Delete(m);
 }
 

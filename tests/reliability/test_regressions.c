@@ -158,6 +158,25 @@ static void load_empty_directory(void **state) {
     rmdir(dir);
 }
 
+/* fuzz_export-basetime-cast: "baseTimeNanoseconds": 1.7e19 was cast to int64 (UB,
+ * float-cast-overflow). Out-of-range values are ignored now. */
+static void basetime_out_of_range(void **state) {
+    (void)state;
+    char path[] = "/tmp/ovtrace-rel-bt-XXXXXX.json", err[512];
+    int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    const char *json = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":1}],"
+                       "\"baseTimeNanoseconds\":17122000000000000000}";
+    assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
+    close(fd);
+    const char *paths[] = {path};
+    Trace *t = Load_files(paths, 1, NULL, err, sizeof err);
+    assert_non_null(t);
+    assert_int_equal(t->sources[0].base_time_ns, 0);
+    Trace_free(t);
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(formatus_limits),
@@ -165,6 +184,7 @@ int main(void) {
         cmocka_unit_test(export_nothing_kept),
         cmocka_unit_test(regex_exponential_refused),
         cmocka_unit_test(load_empty_directory),
+        cmocka_unit_test(basetime_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
