@@ -17,12 +17,16 @@ for mb in "${sizes[@]}"; do
     "$build/bench/gen_trace" "$src" "$f" --mb "$mb" 2>/dev/null
     variants=("$f")
     if [ "$mb" -le 500 ]; then gzip -1 -k -c "$f" >"$f.gz"; variants+=("$f.gz"); fi
-    zstd -q -3 -T2 -k "$f" -o "$f.zst"; variants+=("$f.zst")
+    if [ "$mb" -le 2000 ]; then zstd -q -3 -T2 -k "$f" -o "$f.zst"; variants+=("$f.zst"); fi
     for v in "${variants[@]}"; do
-        "$build/bench/load_bench" "$v" "$(stat -c %s "$f")" | awk -F'\t' -v name="$(basename "$v")" '{
+      for th in 1 0; do  # single-threaded, then one parser thread per core
+        [ "$th" = 0 ] && [ "$v" != "$f" ] && continue  # compressed input streams on one thread
+        OVTRACE_THREADS=$th "$build/bench/load_bench" "$v" "$(stat -c %s "$f")" |
+            awk -F'\t' -v name="$(basename "$v") ($([ "$th" = 1 ] && echo 1 thread || echo "$(nproc) threads"))" '{
             gsub(/ events/,"",$3); gsub(/peak RSS /,"",$7); gsub(/anon /,"",$8);
             split($9, b, " "); m=$9; sub(/.*model /,"",m); sub(/ B\/event\)/,"",m);
             printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, $2, $3, $4, $5, $6, $7, $8, b[1], m }'
+      done
     done
     if [ "$mb" -le 500 ]; then
         echo "| baseline python3 json.load ($(basename "$f")) | | | $(rss python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$f") |||||||"
