@@ -22,6 +22,13 @@ wait_for() { # TEXT [tries of 0.1 s]
   done
   return 1
 }
+wait_gone() { # TEXT on the title line [tries of 0.1 s]
+  for _ in $(seq 1 "${2:-50}"); do
+    screen | sed -n 1p | grep -qF -- "$1" || return 0
+    sleep 0.1
+  done
+  return 1
+}
 wait_file() { for _ in $(seq 1 100); do [ -s "$1" ] && return 0; sleep 0.1; done; return 1; }
 keys() { tmux -L "$SOCK" send-keys "$@"; sleep 0.3; }
 ruler() { screen | sed -n 2p; }
@@ -56,8 +63,8 @@ wait_for "FROZEN" 30 || fail "Z did not freeze"
 r1=$(ruler); sleep 1; r2=$(ruler)
 [ "$r1" = "$r2" ] || fail "frozen display changed: '$r1' -> '$r2'"
 keys Z
+wait_gone FROZEN || fail "Z did not resume"
 sleep 1
-screen | sed -n 1p | grep -q FROZEN && fail "Z did not resume"
 r3=$(ruler)
 [ "$r3" != "$r2" ] || fail "the view did not advance after resuming"
 
@@ -65,8 +72,7 @@ r3=$(ruler)
 keys j Space
 wait_for "FROZEN" 30 || fail "Space on a lane did not freeze"
 keys p
-sleep 0.5
-screen | sed -n 1p | grep -q FROZEN && fail "p did not resume"
+wait_gone FROZEN || fail "p did not resume"
 
 # E saves the whole buffer: the prompt offers live-<time>.json.zst
 keys E
