@@ -36,7 +36,8 @@ set_tests_properties(rel.atomic PROPERTIES LABELS reliability TIMEOUT 600 SKIP_R
 # terminal restore after SIGINT/TERM/HUP/SEGV and SIGWINCH storms, view and live, in tmux
 foreach(case view live winch-view winch-live)
   add_test(NAME rel.terminal.${case} COMMAND bash ${rel_dir}/terminal.sh ${case} ${OVTRACE_BIN} ${OVTRACE_DEEPSEEK})
-  set_tests_properties(rel.terminal.${case} PROPERTIES LABELS reliability SKIP_RETURN_CODE 77 TIMEOUT 180)
+  # generous: waits scale with OVTRACE_TEST_TIMEOUT_SCALE (3 under ASan, tests/sanitize.sh)
+  set_tests_properties(rel.terminal.${case} PROPERTIES LABELS reliability SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
 
 # live store bounds: 5M events/s for 60 s, RSS plateaus, drops exact (bench/live_bench)

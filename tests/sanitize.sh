@@ -51,6 +51,8 @@ for step in $steps; do
     case $step in
     asan)
         echo "== sanitize.sh: ASan+UBSan build, whole test suite (build-asan/)"
+        # the tmux-driven tests (tests/lib/tmux.sh) wait 3x longer for the slower binaries
+        export OVTRACE_TEST_TIMEOUT_SCALE=${OVTRACE_TEST_TIMEOUT_SCALE:-3}
         mkdir -p "$root/build-asan"
         configure_build "$root/build-asan" -DOVTRACE_SANITIZE=ON || continue
         ctest --test-dir "$root/build-asan" --output-on-failure -j"$jobs" --timeout 900 \

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../trace/util.h" /* regex_refuse */
+
 static void *xcal(size_t n, size_t sz) {
     void *p = calloc(n ? n : 1, sz);
     if (!p) {
@@ -30,6 +32,13 @@ bool Search_set(Search *s, const Trace *t, const char *pattern, char *err, size_
     bool upper = false;
     for (const char *p = pattern; *p; p++) upper |= isupper((unsigned char)*p) != 0;
     if (!upper) flags |= REG_ICASE;
+    /* a typed pattern such as "a+++++++++++++++++++++" would make glibc's regcomp
+     * build an exponential automaton (GBs, seconds): refuse it as a bad regex */
+    const char *why = regex_refuse(pattern);
+    if (why) {
+        snprintf(err, errlen, "bad regex '%s': %s", pattern, why);
+        return false;
+    }
     int rc = regcomp(&re, pattern, flags);
     if (rc) {
         char msg[160];

@@ -23,15 +23,9 @@ cleanup() { for i in $(seq 0 "$NSTART"); do tmux -L "$SOCK0-$i" kill-server 2>/d
 trap cleanup EXIT
 fail() { echo "FAIL ($CASE): $*" >&2; fails=$((fails + 1)); }
 
-screen() { tmux -L "$SOCK" capture-pane -p >"$TMP/screen" 2>/dev/null; cat "$TMP/screen"; }
-wait_for() { # TEXT [tries of 0.1 s]
-    for _ in $(seq 1 "${2:-100}"); do
-        screen | grep -qF -- "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
-wait_file() { for _ in $(seq 1 "${2:-100}"); do [ -s "$1" ] && return 0; sleep 0.1; done; return 1; }
+# shared polling helpers (screen, wait_for_text, wait_until, wait_for_file, settle):
+# deadlines scale with OVTRACE_TEST_TIMEOUT_SCALE (3 under ASan, tests/sanitize.sh)
+. "$(dirname "$0")/../lib/tmux.sh"
 fmt() { tmux -L "$SOCK" display-message -p -t s "$1"; }
 
 # start MODE: the pane records the tty settings, runs ovtrace in the foreground, then
@@ -46,26 +40,27 @@ start() {
     tmux -L "$SOCK" -f /dev/null new-session -d -s s -x $W -y $H \
         "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 PS1='rel\$ ' sh -c 'stty -g > $TMP/base; sh -c \"echo \\\$\\\$ > $TMP/pid; exec $cmd\"; echo \$? > $TMP/rc; stty -g > $TMP/after; stty -a > $TMP/stty; exec bash --norc --noprofile -i'" \
         || { fail "tmux did not start"; return 1; }
-    wait_file "$TMP/pid" || { fail "ovtrace did not start"; return 1; }
+    wait_for_file "$TMP/pid" || { fail "ovtrace did not start"; return 1; }
     local marker=band:
     [ "$1" = live ] && marker=SIMULATED
-    wait_for "$marker" 150 || { fail "$1 did not draw ('$marker' not on screen)"; screen >&2; return 1; }
+    wait_for_text "$marker" 60 || { fail "$1 did not draw ('$marker' not on screen)"; screen >&2; return 1; }
     PID=$(cat "$TMP/pid")
 }
 
 # check_restored WHAT: after ovtrace exited
 check_restored() {
-    wait_file "$TMP/rc" 100 || { fail "$1: ovtrace did not exit within 10 s"; kill -9 "$PID" 2>/dev/null; return; }
-    wait_file "$TMP/after" 50 && wait_file "$TMP/stty" 50 || { fail "$1: no tty settings recorded after the exit"; return; }
+    wait_for_file "$TMP/rc" 20 || { fail "$1: ovtrace did not exit within $(scaled 20) s"; kill -9 "$PID" 2>/dev/null; return; }
+    wait_for_file "$TMP/after" && wait_for_file "$TMP/stty" || { fail "$1: no tty settings recorded after the exit"; return; }
     cmp -s "$TMP/base" "$TMP/after" || fail "$1: tty settings changed: $(cat "$TMP/stty" | tr '\n' ' ' | head -c 600)"
     grep -qE '(^| )icanon( |$)' "$TMP/stty" && grep -qE '(^| )echo( |$)' "$TMP/stty" \
         || fail "$1: terminal left without icanon/echo"
-    sleep 0.3
+    # tmux parses the pane's last output asynchronously: poll for the restored modes
+    wait_until '[ "$(fmt "#{alternate_on}")" = 0 ] && [ "$(fmt "#{cursor_flag}")" = 1 ] && [ "$(fmt "#{mouse_any_flag}")" = 0 ]' 10
     [ "$(fmt '#{alternate_on}')" = 0 ] || fail "$1: still on the alternate screen"
     [ "$(fmt '#{cursor_flag}')" = 1 ] || fail "$1: cursor left hidden"
     [ "$(fmt '#{mouse_any_flag}')" = 0 ] || fail "$1: mouse reporting left on"
     tmux -L "$SOCK" send-keys -t s 'echo REL""MARK-$((6*7))' Enter
-    wait_for "RELMARK-42" 50 || { fail "$1: the shell does not answer after the exit"; screen >&2; }
+    wait_for_text "RELMARK-42" || { fail "$1: the shell does not answer after the exit"; screen >&2; }
     echo "$1: exit $(cat "$TMP/rc"), terminal restored"
 }
 
@@ -88,11 +83,11 @@ winch_case() { # MODE
         kill -WINCH "$PID" 2>/dev/null
     done
     tmux -L "$SOCK" resize-window -t s -x $W -y $H
-    sleep 1
+    settle 1 # the storm's signals are handled before the liveness check
     kill -0 "$PID" 2>/dev/null || { fail "$1 died during the SIGWINCH storm (rc $(cat "$TMP/rc" 2>/dev/null))"; return; }
     local marker=band:
     [ "$1" = live ] && marker=SIMULATED
-    wait_for "$marker" 50 || fail "$1: nothing drawn after the storm"
+    wait_for_text "$marker" || fail "$1: nothing drawn after the storm"
     tmux -L "$SOCK" send-keys -t s q
     check_restored "$1 after a SIGWINCH storm, quit with q"
     [ "$(cat "$TMP/rc" 2>/dev/null)" = 0 ] || fail "$1: exit $(cat "$TMP/rc" 2>/dev/null) after q"

@@ -5,99 +5,114 @@ set -u
 CASE=$1 BIN=$2 DS=$3 SAMPLES=$4
 DEMO=$SAMPLES/demo-moe.json.gz
 TMP=$(mktemp -d)
-SOCK="ovt-e2e-$CASE-$$"
+SOCK0="ovt-e2e-$CASE-$$"
+SOCK=$SOCK0 NSTART=0
 W=120 H=40
-cleanup() { tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"; }
+# shared polling helpers (screen, wait_for_text, wait_until, wait_for_change, ...):
+# deadlines scale with OVTRACE_TEST_TIMEOUT_SCALE (3 under ASan, tests/sanitize.sh)
+. "$(dirname "$0")/../lib/tmux.sh"
+cleanup() { for i in $(seq 0 "$NSTART"); do tmux -L "$SOCK0-$i" kill-server 2>/dev/null; done; rm -rf "$TMP"; }
 trap cleanup EXIT
 fail() { echo "FAIL ($CASE): $*"; [ -f "$TMP/screen" ] && cat "$TMP/screen"; exit 1; }
 
 need_tmux() { command -v tmux >/dev/null || { echo "tmux not installed: skipped"; exit 77; }; }
 need_ds() { [ -f "$DS" ] || { echo "$DS missing: skipped"; exit 77; }; }
 
-# start FILE: runs the viewer in a fresh tmux server; afterwards the pane records
-# the exit status and the terminal settings.
+# start FILE: runs the viewer in a fresh tmux server (reusing a socket races the old
+# server's shutdown); afterwards the pane records the exit status and the terminal
+# settings. Loading the DeepSeek trace takes seconds under ASan: 60 s (scaled).
 start() {
+  rm -f "$TMP/pid" "$TMP/rc" "$TMP/stty"
+  NSTART=$((NSTART + 1))
+  SOCK="$SOCK0-$NSTART"
   tmux -L "$SOCK" -f /dev/null new-session -d -x $W -y $H \
-    "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 sh -c 'echo \$\$ > $TMP/pid; exec \"$BIN\" view \"$1\"'; echo \$? > $TMP/rc; stty -a > $TMP/stty 2>&1; sleep 60" \
+    "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 sh -c 'echo \$\$ > $TMP/pid; exec \"$BIN\" view \"$1\"'; echo \$? > $TMP/rc; stty -a > $TMP/stty 2>&1; sleep 600" \
     || fail "tmux did not start"
-  wait_for "band:" || fail "viewer did not draw its legend"
+  wait_for_text "band:" 60 || fail "viewer did not draw its legend"
+  wait_for_file "$TMP/pid" || fail "no pid recorded"
 }
-screen() { tmux -L "$SOCK" capture-pane -p > "$TMP/screen"; cat "$TMP/screen"; }
-wait_for() { # TEXT [tries]
-  for _ in $(seq 1 ${2:-50}); do
-    screen | grep -qF -- "$1" && return 0
-    sleep 0.1
-  done
-  return 1
-}
-keys() { tmux -L "$SOCK" send-keys "$@"; sleep 0.3; }
+# keys are queued by tmux and read in order: no pause is needed between them; what a
+# key does is then awaited with wait_for_text / expect
+keys() { tmux -L "$SOCK" send-keys "$@"; }
 line_of() { grep -F -- "$1" "$TMP/screen" | head -1; }
+# expect 'CONDITION' MESSAGE: CONDITION (on $TMP/screen, re-captured) must hold within
+# the deadline; a frame may be caught half drawn, so positive checks are polled
+expect() { wait_until "$1" || fail "$2"; }
+sane_stty() { grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)' "$TMP/stty"; }
 
 case $CASE in
 open)
   need_tmux; need_ds; start "$DS"
-  screen > /dev/null
-  for s in "stream 7" "stream 23" "stream 27"; do line_of "$s" | grep -q . || fail "no lane '$s'"; done
-  line_of "GPU 0" | grep -q "ratio 0.9632" || fail "device header without the overlap ratio"
-  grep -E "^ +overlap +│" "$TMP/screen" | grep -q "█" || fail "no overlap band"
-  line_of "band:" | grep -q "comm exposed" || fail "no legend"
-  line_of "?:help" | grep -q "q:quit" || fail "no status bar"
+  for s in "stream 7" "stream 23" "stream 27"; do expect "line_of '$s' | grep -q ." "no lane '$s'"; done
+  expect 'line_of "GPU 0" | grep -q "ratio 0.9632"' "device header without the overlap ratio"
+  expect 'grep -E "^ +overlap +│" "$TMP/screen" | grep -q "█"' "no overlap band"
+  expect 'line_of "band:" | grep -q "comm exposed"' "no legend"
+  expect 'line_of "?:help" | grep -q "q:quit"' "no status bar"
   ;;
 search)
   need_tmux; need_ds; start "$DS"
   keys / c o m b i n e Enter
-  wait_for "matches" || fail "search did not report matches"
-  line_of " name " | grep -q "dpsk::ep::internode::combine" || fail "selection is not a combine kernel"
-  line_of " duration " | grep -Eq "[0-9]+\.[0-9]+(us|ms)" || fail "no duration in the details"
-  line_of " lane " | grep -q "GPU 0 stream" || fail "the match is not a GPU kernel"
+  wait_for_text "matches" || fail "search did not report matches"
+  expect 'line_of " name " | grep -q "dpsk::ep::internode::combine"' "selection is not a combine kernel"
+  expect 'line_of " duration " | grep -Eq "[0-9]+\.[0-9]+(us|ms)"' "no duration in the details"
+  expect 'line_of " lane " | grep -q "GPU 0 stream"' "the match is not a GPU kernel"
   ;;
 zoom)
   need_tmux; need_ds; start "$DS"
-  screen > /dev/null; before=$(sed -n 2p "$TMP/screen")
+  expect 'line_of "?:help" | grep -q "q:quit"' "no status bar"
+  before=$(screen | sed -n 2p)
   keys + + +
-  wait_for "zoom 8.0x" || fail "zoom level not shown"
-  after=$(sed -n 2p "$TMP/screen")
+  wait_for_text "zoom 8.0x" || fail "zoom level not shown"
+  after=$(wait_for_change 'screen | sed -n 2p' "$before") || fail "the ruler did not change: $after"
   [ "$before" != "$after" ] || fail "the ruler did not change"
-  keys 0; wait_for "zoom 1.0x" || fail "0 did not fit all"
+  keys 0; wait_for_text "zoom 1.0x" || fail "0 did not fit all"
   ;;
 launch)
   need_tmux; need_ds; start "$DS"
   keys / c o m b i n e Enter
-  wait_for "matches" || fail "search failed"
+  wait_for_text "matches" || fail "search failed"
+  expect 'line_of " name " | grep -q "combine"' "search did not select a combine kernel"
   keys c
-  wait_for "launched by" || fail "c did not jump"
-  line_of " name " | grep -q "cudaLaunch" || fail "not on a runtime launch call"
-  line_of " lane " | grep -q "CPU pid" || fail "not on a CPU lane"
+  # the kernel's details already read "launched by": wait for the jump itself
+  wait_for_text "launched by" || fail "c did not jump"
+  expect 'line_of " name " | grep -q "cudaLaunch"' "not on a runtime launch call"
+  expect 'line_of " lane " | grep -q "CPU pid"' "not on a CPU lane"
   keys c
-  wait_for "launches" || fail "c did not jump back"
-  line_of " name " | grep -q "combine" || fail "did not come back to the kernel"
+  wait_for_text "launches" || fail "c did not jump back"
+  expect 'line_of " name " | grep -q "combine"' "did not come back to the kernel"
   ;;
 range)
   need_tmux; need_ds; start "$DS"
-  keys / c o m b i n e Enter; wait_for "matches" || fail "search failed"
+  keys / c o m b i n e Enter; wait_for_text "matches" || fail "search failed"
   keys "["; keys n; keys n; keys n; keys "]"
-  wait_for "ovtrace stats --range" || fail "no range panel"
+  wait_for_text "ovtrace stats --range" || fail "no range panel"
+  expect 'grep -q "stats --range [0-9]*ns:[0-9]*ns" "$TMP/screen"' "range argument not shown"
   arg=$(grep -o "stats --range [0-9]*ns:[0-9]*ns" "$TMP/screen" | head -1 | awk '{print $3}')
   [ -n "$arg" ] || fail "range argument not shown"
-  hdr=$(grep -n " window " "$TMP/screen" | tail -1 | cut -d: -f1)
-  tui=$(sed -n "$((hdr + 1))p" "$TMP/screen" | awk '{print $2,$3,$4,$5,$6,$7,$8,$9,$10}')
   cli=$("$BIN" stats -q --range "$arg" "$DS" | awk '$1=="0" && $2=="0" {print $3,$4,$5,$6,$7,$8,$9,$10,$11; exit}')
+  tui_row() {
+    local hdr
+    hdr=$(grep -n " window " "$TMP/screen" | tail -1 | cut -d: -f1)
+    [ -n "$hdr" ] && sed -n "$((hdr + 1))p" "$TMP/screen" | awk '{print $2,$3,$4,$5,$6,$7,$8,$9,$10}'
+  }
+  # the panel's figures may be caught mid-draw: poll until they equal the CLI's
+  wait_until '[ -n "$cli" ] && [ "$(tui_row)" = "$cli" ]'
+  tui=$(tui_row)
   echo "range $arg: tui [$tui] stats [$cli]"
   [ -n "$cli" ] && [ "$tui" = "$cli" ] || fail "range figures differ: tui [$tui] stats [$cli]"
   ;;
 quit)
   need_tmux; need_ds; start "$DS"
   keys q
-  for _ in $(seq 1 50); do [ -s "$TMP/stty" ] && break; sleep 0.1; done
+  wait_for_exit || fail "q did not exit (no tty settings recorded)"
   [ "$(cat "$TMP/rc" 2>/dev/null)" = 0 ] || fail "exit status $(cat "$TMP/rc" 2>/dev/null)"
-  grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)' "$TMP/stty" || fail "terminal not restored: $(cat "$TMP/stty")"
-  # a termination signal also restores the terminal
-  tmux -L "$SOCK" kill-server; rm -f "$TMP/rc" "$TMP/stty"
+  sane_stty || fail "terminal not restored: $(cat "$TMP/stty")"
+  # a termination signal also restores the terminal (a fresh server: start)
   start "$DS"
   kill -TERM "$(cat "$TMP/pid")"
-  for _ in $(seq 1 50); do [ -s "$TMP/stty" ] && break; sleep 0.1; done
+  wait_for_exit || fail "SIGTERM did not end the viewer (no tty settings recorded)"
   [ "$(cat "$TMP/rc" 2>/dev/null)" = 143 ] || fail "SIGTERM exit status $(cat "$TMP/rc" 2>/dev/null)"
-  grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)' "$TMP/stty" || fail "terminal not restored after SIGTERM"
+  sane_stty || fail "terminal not restored after SIGTERM"
   ;;
 headless)
   [ -f "$DEMO" ] || { echo "$DEMO missing: skipped"; exit 77; }

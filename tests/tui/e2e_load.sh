@@ -33,35 +33,26 @@ run() {
     "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 OVTRACE_FRAME_LOG=$TMP/frames $* sh -c 'echo \$\$ > $TMP/pid; exec \"$BIN\" view \"$f\" 2> $TMP/err'; echo \$? > $TMP/rc; stty -a > $TMP/stty 2>&1; sleep 60" \
     || fail "tmux did not start"
 }
-screen() { tmux -L "$SOCK" capture-pane -p > "$TMP/screen" 2>/dev/null; cat "$TMP/screen"; }
-# Deadlines are in seconds, generous: the 2-core box is often shared with fuzzers.
-wait_for() { # TEXT [seconds]
-  local end=$((SECONDS + ${2:-10}))
-  while [ $SECONDS -lt $end ]; do
-    screen | grep -qF -- "$1" && return 0
-    sleep 0.05
-  done
-  return 1
-}
-wait_exit() {
-  local end=$((SECONDS + 20))
-  while [ $SECONDS -lt $end ]; do [ -s "$TMP/stty" ] && return 0; sleep 0.05; done
-  return 1
-}
+# shared polling helpers (screen, wait_for_text, wait_for_exit, scaled): deadlines in
+# seconds, generous, and multiplied by OVTRACE_TEST_TIMEOUT_SCALE (3 under ASan,
+# tests/sanitize.sh): the 2-core box is often shared with fuzzers.
+. "$(dirname "$0")/../lib/tmux.sh"
+wait_for() { wait_for_text "$@"; } # TEXT [seconds]
+wait_exit() { wait_for_exit 20; }
 sane_tty() { grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)' "$TMP/stty"; }
 pct() { grep -oE '[0-9]+%' "$TMP/screen" | head -1 | tr -d %; }
 
 # 1. the loading screen comes first and updates, then the timeline replaces it
 run "$TMP/big.json" OVTRACE_TEST_LOAD_THROTTLE_MS=100
-wait_for "q:cancel" 10 || fail "no loading screen within 10 s"
+wait_for "q:cancel" 10 || fail "no loading screen within $(scaled 10) s"
 log "loading screen"
 grep -q "band:" "$TMP/screen" && fail "timeline before the loading screen"
-grep -qF "Loading big.json  (" "$TMP/screen" || fail "no file name and size"
-grep -qE '\[[█▏▎▍▌▋▊▉·]+\] +[0-9]+%' "$TMP/screen" || fail "no progress bar"
-grep -qE '[0-9.]+ (B|kB|MB|GB) / [0-9.]+ MB +[0-9,]+ events +([0-9]+|--) MB/s +ETA ' "$TMP/screen" || fail "no bytes/events/rate/ETA line"
+wait_until 'grep -qF "Loading big.json  (" "$TMP/screen"' || fail "no file name and size"
+wait_until "grep -qE '\[[█▏▎▍▌▋▊▉·]+\] +[0-9]+%' \"\$TMP/screen\"" || fail "no progress bar"
+wait_until "grep -qE '[0-9.]+ (B|kB|MB|GB) / [0-9.]+ MB +[0-9,]+ events +([0-9]+|--) MB/s +ETA ' \"\$TMP/screen\"" || fail "no bytes/events/rate/ETA line"
 # the screen updates while loading: at least two different percentages before the timeline
 seen=""
-end=$((SECONDS + 120))
+end=$((SECONDS + $(scaled 120)))
 while [ $SECONDS -lt $end ]; do
   screen > /dev/null
   grep -q "q:cancel" "$TMP/screen" || break
@@ -73,7 +64,7 @@ echo "percentages seen:$seen"
 wait_for "band:" 120 || fail "the timeline did not open"
 log "timeline"
 grep -q "q:cancel" "$TMP/screen" && fail "loading screen left on the timeline"
-grep -q "stream 27" "$TMP/screen" || fail "timeline without its lanes"
+wait_until 'grep -q "stream 27" "$TMP/screen"' || fail "timeline without its lanes"
 first=$(awk '$1=="first-frame"{print $2}' "$TMP/frames"); tl=$(awk '$1=="timeline"{print $2}' "$TMP/frames")
 echo "first frame $first, timeline $tl"
 [ -n "$first" ] && [ -n "$tl" ] && awk -v a="$first" -v b="$tl" 'BEGIN{exit !(a < b)}' || fail "frame log: $(cat "$TMP/frames")"

@@ -159,6 +159,29 @@ static void test_search_and_partner(void **state) {
     done(a, &g);
 }
 
+/* a pattern whose glibc automaton would be exponential (GBs from 30 bytes) is refused
+ * by regex_refuse before regcomp, and shown as the search error in the status bar */
+static void test_search_refuses_exponential_regex(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    press(a, &g, "/a+++++++++++++++++++++<Enter>");
+    assert_false(a->search.active);
+    assert_non_null(strstr(a->msg, "bad regex"));
+    assert_true(Grid_findAny(&g, "bad regex", NULL) > 0);
+    /* after a refusal an ordinary search still works */
+    press(a, &g, "/combine<Enter>");
+    assert_true(a->search.active);
+    assert_int_equal(a->search.total, 10);
+    /* Search_set directly: false with the reason, the search left as it was */
+    char err[256] = "";
+    assert_false(Search_set(&a->search, a->t, "x(gemm)+++++++++++++++++++++y", err, sizeof err));
+    assert_non_null(strstr(err, "bad regex"));
+    assert_true(a->search.active);
+    assert_int_equal(a->search.total, 10);
+    done(a, &g);
+}
+
 static void test_range_matches_stats(void **state) {
     (void)state;
     Grid g;
@@ -234,7 +257,7 @@ int main(void) {
         cmocka_unit_test(test_script_parse),     cmocka_unit_test(test_zoom_pan_fit),
         cmocka_unit_test(test_lanes_and_events), cmocka_unit_test(test_search_and_partner),
         cmocka_unit_test(test_range_matches_stats), cmocka_unit_test(test_help_lists_every_binding),
-        cmocka_unit_test(test_mouse),
+        cmocka_unit_test(test_mouse),               cmocka_unit_test(test_search_refuses_exponential_regex),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
