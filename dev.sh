@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # ovtrace developer entry point.
 #   ./dev.sh demo   install missing Debian packages, build, open the demo trace in the TUI
-#   ./dev.sh test   install missing Debian packages, build, run the whole test suite
+#   ./dev.sh test   install missing Debian packages, build, run the whole test suite, then
+#                   again under ASan+UBSan, the ring tests under TSan, and a short fuzz
+#                   session (tests/sanitize.sh)
 #   ./dev.sh build  install missing Debian packages and build
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(build-essential cmake pkg-config libncurses-dev libcjson-dev libzstd-dev zlib1g-dev
-          libcmocka-dev tmux zstd gzip python3 clang)
+          libcmocka-dev tmux zstd gzip python3 clang libclang-rt-14-dev)
 
 install_missing() {
     local missing=()
@@ -37,13 +39,14 @@ case "${1:-}" in
         install_missing
         build
         ctest --test-dir build --output-on-failure -j"$(nproc)"
+        tests/sanitize.sh
         ;;
     build)
         install_missing
         build
         ;;
     *)
-        sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
         exit 2
         ;;
 esac

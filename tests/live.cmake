@@ -21,4 +21,4 @@ set_tests_properties(live.program PROPERTIES LABELS live TIMEOUT 90)
 # The live TUI in tmux (skipped with 77 without tmux).
 add_test(NAME live.tui COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/live/test_live_tui.sh
   $<TARGET_FILE:ovtrace> $<TARGET_FILE:live_fake_program>)
-set_tests_properties(live.tui PROPERTIES LABELS live SKIP_RETURN_CODE 77 TIMEOUT 120)
+set_tests_properties(live.tui PROPERTIES LABELS live SKIP_RETURN_CODE 77 TIMEOUT 600)
