@@ -212,19 +212,9 @@ static int run_headless(LiveSession *s, const char *what, bool program, const Li
 
 int cmd_live(int argc, char **argv) {
     LiveCliOptions o;
-    LiveCli_init(&o);
     char err[512];
-    for (int i = 1; i < argc; i++) {
-        int r = LiveCli_parse(&o, argc, argv, &i, err, sizeof err);
-        if (r < 0) {
-            cli_error("%s", err);
-            return 2;
-        }
-        if (r == 0) {
-            cli_error("unknown option '%s' for live (see 'ovtrace live --help')", argv[i]);
-            return 2;
-        }
-    }
+    int prc = live_cmd_parse(&o, argc, argv, "live");
+    if (prc) return prc;
     LiveCliSource srck;
     int rc = live_cmd_source(&o, "live", &srck);
     if (rc) return rc;

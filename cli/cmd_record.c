@@ -38,6 +38,23 @@ static volatile sig_atomic_t g_stop;
 
 static void on_signal(int sig) { g_stop = sig; }
 
+int live_cmd_parse(LiveCliOptions *o, int argc, char **argv, const char *cmd) {
+    LiveCli_init(o);
+    char err[512];
+    for (int i = 1; i < argc; i++) {
+        int r = LiveCli_parse(o, argc, argv, &i, err, sizeof err);
+        if (r < 0) {
+            cli_error("%s", err);
+            return 2;
+        }
+        if (r == 0) {
+            cli_error("unknown option '%s' for %s (see 'ovtrace %s --help')", argv[i], cmd, cmd);
+            return 2;
+        }
+    }
+    return 0;
+}
+
 int live_cmd_source(const LiveCliOptions *o, const char *cmd, LiveCliSource *src) {
     char err[512];
     *src = LiveCli_source(o, err, sizeof err);
@@ -82,19 +99,9 @@ int live_cmd_prepare(const LiveCliOptions *o, LiveCliSource src, char **argv, La
 
 int cmd_record(int argc, char **argv) {
     LiveCliOptions o;
-    LiveCli_init(&o);
     char err[512];
-    for (int i = 1; i < argc; i++) {
-        int r = LiveCli_parse(&o, argc, argv, &i, err, sizeof err);
-        if (r < 0) {
-            cli_error("%s", err);
-            return 2;
-        }
-        if (r == 0) {
-            cli_error("unknown option '%s' for record (see 'ovtrace record --help')", argv[i]);
-            return 2;
-        }
-    }
+    int prc = live_cmd_parse(&o, argc, argv, "record");
+    if (prc) return prc;
     if (o.headless) {
         cli_error("record is always headless; --headless is for 'ovtrace live'");
         return 2;

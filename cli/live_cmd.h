@@ -7,6 +7,8 @@
 #include "ovtrace/live.h"
 #include "ovtrace/live_cli.h"
 
+/* Parses live/record options (cmd names the command in messages); 0 or exit code 2. */
+int live_cmd_parse(LiveCliOptions *o, int argc, char **argv, const char *cmd);
 /* The source of the options; 0, or an exit status after printing the error (none,
  * two, simulator options without --simulate, ...). */
 int live_cmd_source(const LiveCliOptions *o, const char *cmd, LiveCliSource *src);
