@@ -63,6 +63,7 @@ typedef struct {
     bool cancelled;
     /* parallel parsing of a mapped file (see parallel_start) */
     bool worker;          /* parsing one slice of the event array for another loader */
+    struct Split *slice;  /* worker: the slice it parses (progress, abort) */
     bool be_unsafe;       /* worker saw B/E pairs that may cross its slice */
     const char *stop_at;  /* worker: stop at this element start */
     struct Split *splits; /* main: speculative slices being parsed by workers */
@@ -593,8 +594,6 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
 
 /* ---------- top level ---------- */
 
-static Split *worker_split(Loader *L);
-
 /* Reports progress; returns false when the caller asked to cancel. */
 static bool progress(Loader *L, const char *p) {
     if (!L->opt) return true;
@@ -603,7 +602,7 @@ static bool progress(Loader *L, const char *p) {
         return false;
     }
     if (L->worker) { /* workers publish bytes done; the main loader reports */
-        Split *sp = worker_split(L);
+        Split *sp = L->slice;
         if (atomic_load_explicit(&sp->abort, memory_order_relaxed)) return false;
         atomic_store_explicit(&sp->done, (uint64_t)(p - sp->at), memory_order_relaxed);
         atomic_store_explicit(&sp->events, L->t->n_events, memory_order_relaxed);
@@ -627,18 +626,10 @@ static bool progress(Loader *L, const char *p) {
 
 static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errlen);
 
-/* The worker's Loader lives on its stack; the Split is found through stop_at's owner.
- * (Kept simple: a thread-local pointer set by the worker.) */
-static _Thread_local Split *tls_split;
-static Split *worker_split(Loader *L) {
-    (void)L;
-    return tls_split;
-}
-
 static void *worker_main(void *arg) {
     Split *sp = arg;
-    tls_split = sp;
     Loader W = {0};
+    W.slice = sp;
     W.t = Trace_new();
     W.path = sp->path;
     W.opt = sp->opt;
