@@ -59,7 +59,6 @@ typedef struct {
     /* top-level metadata, accumulated as the text of one JSON object */
     char *meta;
     size_t meta_len, meta_cap;
-    uint32_t cat_ac2g;
     bool cancelled;
     /* parallel parsing of a mapped file (see parallel_start) */
     bool worker;          /* parsing one slice of the event array for another loader */
@@ -100,7 +99,7 @@ typedef struct Split {
 static bool window_refill(Loader *L, const char **keep_ptr, const char **other) {
     if (L->eof) return false;
     size_t keep = (size_t)(*keep_ptr - L->buf);
-    for (size_t i = 0; i < keep; i++) L->lines_before += L->buf[i] == '\n';
+    for (const char *q = L->buf, *e = L->buf + keep; (q = memchr(q, '\n', (size_t)(e - q))); q++) L->lines_before++;
     size_t tail = L->len - keep;
     if (L->own != L->buf) abort(); /* refill only happens on owned windows */
     memmove(L->own, L->own + keep, tail);
@@ -857,7 +856,7 @@ static bool parse_top(Loader *L, char *err, size_t errlen) {
         if (st == ST_TRUNC) return note_truncated(L, p);
     } else if (*p == '{') {
         p++;
-        bool first = true, saw_events = false;
+        bool first = true;
         for (;;) {
             const char *q = Js_ws(p, L->js.end);
             if (q >= L->js.end) {
@@ -906,7 +905,6 @@ static bool parse_top(Loader *L, char *err, size_t errlen) {
                     return syntax_error(L, err, errlen);
                 }
                 q++;
-                saw_events = true;
                 LoopStatus ls = event_array(L, &q, err, errlen);
                 if (ls == ST_ERR) return false;
                 if (ls == ST_TRUNC) return note_truncated(L, q);
@@ -926,7 +924,6 @@ static bool parse_top(Loader *L, char *err, size_t errlen) {
             p = q;
             first = false;
         }
-        (void)saw_events;
     } else {
         L->js.err_at = p;
         L->js.expected = "'{' or '[' at the start of a Chrome trace";
