@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ovtrace developer entry point.
 #   ./dev.sh demo   install missing Debian packages, build, open the demo trace in the TUI
+#                   (a simulated prefill recording; sample-traces/README.md lists the others)
 #   ./dev.sh test   install missing Debian packages, build, run the whole test suite, then
 #                   again under ASan+UBSan, the ring tests under TSan, and a short fuzz
 #                   session (tests/sanitize.sh)
@@ -33,7 +34,7 @@ case "${1:-}" in
     demo)
         install_missing
         build
-        exec build/cli/ovtrace view sample-traces/demo-moe.json.gz
+        exec build/cli/ovtrace view sample-traces/sim-prefill.json.zst
         ;;
     test)
         install_missing
@@ -46,7 +47,7 @@ case "${1:-}" in
         build
         ;;
     *)
-        sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
         exit 2
         ;;
 esac

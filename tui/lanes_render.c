@@ -48,7 +48,9 @@ static void group_label(const App *a, uint32_t gi, char *buf, size_t n) {
     if (t->n_sources > 1) snprintf(rank, sizeof rank, "rank %d ", G->rank);
     const char *pname = StrTab_get(t->strings, G->name);
     const char *label = StrTab_get(t->strings, G->label);
-    if (!strncmp(label, "GPU ", 4)) label = ""; /* Kineto's "GPU N" label repeats the header */
+    char gpu_n[32];
+    snprintf(gpu_n, sizeof gpu_n, "GPU %" PRId64, G->id);
+    if (!strcmp(label, gpu_n)) label = ""; /* Kineto's "GPU N" label repeats the header */
     if (G->gpu)
         snprintf(buf, n, "%sGPU %" PRId64 "%s%s  %u stream%s", rank, G->id, *label ? "  " : "", label, G->n_lanes,
                  G->n_lanes == 1 ? "" : "s");

@@ -20,8 +20,10 @@ void Statusbar_title(const App *a, Grid *g, Rect r) {
     Ruler_format(cur, sizeof cur, v->cursor - v->min_t, res);
     const char *sep = a->gl->unicode ? " \xe2\x94\x82 " : " | ";
     char buf[512];
-    int n = snprintf(buf, sizeof buf, " ovtrace  %s%sview %s..%s (%s)%szoom %.1fx%scursor %s", a->title, sep, t0, t1,
-                     sp, sep, View_zoomLevel(v), sep, cur);
+    /* a recording of the simulator says so on every screen */
+    int n = snprintf(buf, sizeof buf, " ovtrace  %s%s%sview %s..%s (%s)%szoom %.1fx%scursor %s", a->title,
+                     a->t && a->t->simulated && !a->src ? " SIMULATED" : "", sep, t0, t1, sp, sep,
+                     View_zoomLevel(v), sep, cur);
     if (a->src && n > 0 && (size_t)n < sizeof buf) {
         const char *d = a->src->describe ? a->src->describe(a->src->ctx) : "LIVE";
         snprintf(buf + n, sizeof buf - (size_t)n, "%s%s%s%s", sep, d ? d : "LIVE", v->follow ? " follow" : "",

@@ -67,6 +67,11 @@ PY
         check "compressed $(basename "$f")" test $? -eq 0
     done
 fi
+samples=$DATA/../../sample-traces
+"$BIN" view "$samples/sim-prefill.json.zst" --dump --frames 1 --size 120x30 >"$tmp/sim" 2>&1
+check "simulated recordings say so in the viewer" bash -c "head -1 '$tmp/sim' | grep -q SIMULATED"
+"$BIN" view "$samples/demo-moe.json.gz" --dump --frames 1 --size 120x30 >"$tmp/demo" 2>&1
+check "recorded traces are not marked simulated" bash -c "! head -1 '$tmp/demo' | grep -q SIMULATED"
 "$BIN" view x.json 2>"$tmp/err"; rc=$?
 if grep -q "not implemented" "$tmp/err"; then check "pending view says so" test $rc -eq 3; fi
 echo "$fails failure(s)"
