@@ -3,8 +3,8 @@
 #   ./dev.sh demo   install missing Debian packages, build, open the demo trace in the TUI
 #                   (a simulated prefill recording; sample-traces/README.md lists the others)
 #   ./dev.sh test   install missing Debian packages, build, run the whole test suite, then
-#                   again under ASan+UBSan, the ring tests under TSan, and a short fuzz
-#                   session (tests/sanitize.sh)
+#                   again under ASan+UBSan (stored fuzz crashes included) and the ring
+#                   tests under TSan (tests/sanitize.sh; fuzz/run.sh runs a fuzz session)
 #   ./dev.sh build  install missing Debian packages and build
 set -euo pipefail
 cd "$(dirname "$0")"

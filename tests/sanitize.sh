@@ -4,16 +4,19 @@
 #      includes the crash replays, the truncation sweep, the malformed corpus, the
 #      atomicity tests and the TUI's headless smoke mode (view --frames/--keys/--dump);
 #   2. TSan (-DOVTRACE_TSAN=ON, build-tsan/): the ring tests (ctest -L ring);
-#   3. if clang is present: a short fuzz session, fuzz/run.sh $OVTRACE_FUZZ_SECONDS
-#      (default 45 s per target; build-fuzz/).
+#   3. on request (OVTRACE_SANITIZE_STEPS="asan tsan fuzz"), if clang is present: a short
+#      fuzz session, fuzz/run.sh $OVTRACE_FUZZ_SECONDS (default 45 s per target;
+#      build-fuzz/). Not in the default CI run: a time-boxed session explores
+#      differently on every machine, so a new finding would turn an unrelated CI run
+#      red; findings become crash files that step 1 replays deterministically.
 # Every step runs even when an earlier one failed; the script then exits 1 and lists
 # the failed steps (with the failing output above). Knobs:
-#   OVTRACE_SANITIZE_STEPS="asan tsan fuzz"  steps to run
+#   OVTRACE_SANITIZE_STEPS="asan tsan"       steps to run (add fuzz for a session)
 #   OVTRACE_FUZZ_SECONDS=45                  seconds per fuzz target
 #   OVTRACE_JOBS=$(nproc)                    build and ctest parallelism
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-steps=${OVTRACE_SANITIZE_STEPS:-asan tsan fuzz}
+steps=${OVTRACE_SANITIZE_STEPS:-asan tsan}
 jobs=${OVTRACE_JOBS:-$(nproc)}
 fuzz_secs=${OVTRACE_FUZZ_SECONDS:-45}
 t_start=$(date +%s)
