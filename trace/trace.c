@@ -319,7 +319,7 @@ static void order_groups_and_lanes(Trace *t) {
             m = meta_find(B, l->source, META_PROCESS_LABELS, l->pid, 0);
             G->label = m ? m->str : 0;
             m = meta_find(B, l->source, META_PROCESS_SORT, l->pid, 0);
-            G->sort_index = m ? m->num : (l->gpu ? id : id);
+            G->sort_index = m ? m->num : id; /* no process_sort_index: by device or pid */
             G->first_lane = (uint32_t)i; /* provisional: first lane seen */
         }
         lane_group[i] = (uint32_t)g;
