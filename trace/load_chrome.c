@@ -607,7 +607,7 @@ static bool progress(Loader *L, const char *p) {
         atomic_store_explicit(&sp->events, L->t->n_events, memory_order_relaxed);
         return true;
     }
-    if (!L->opt->progress) return true;
+    if (!L->opt->progress && !L->opt->observe) return true;
     uint64_t done = Input_compression(L->in) == COMP_NONE ? L->base + (uint64_t)(p - L->buf)
                                                           : Input_fileOffset(L->in);
     if (done < L->next_progress) return true;
@@ -617,7 +617,9 @@ static bool progress(Loader *L, const char *p) {
         done += atomic_load_explicit(&L->splits[i].done, memory_order_relaxed);
         events += atomic_load_explicit(&L->splits[i].events, memory_order_relaxed);
     }
-    L->opt->progress(L->opt->progress_ctx, L->path, done, Input_fileSize(L->in), (size_t)events);
+    if (L->opt->progress)
+        L->opt->progress(L->opt->progress_ctx, L->path, done, Input_fileSize(L->in), (size_t)events);
+    if (L->opt->observe) L->opt->observe(L->opt->observe_ctx, L->t);
     return true;
 }
 

@@ -19,6 +19,11 @@ typedef struct {
     const volatile int *cancel; /* when it becomes non-zero, loading stops with "cancelled" */
     int threads;                /* parser threads for plain files: 0 = one per core, 1 = single */
     uint64_t min_parallel_bytes; /* files smaller than this parse single-threaded (0: 16 MB) */
+    /* Called right after each progress report, on the loading thread, with the trace
+     * being built: lanes and events [0, partial->n_events) are readable for the duration
+     * of the call (unsorted, unclassified, not finished). For progressive previews. */
+    void (*observe)(void *ctx, const Trace *partial);
+    void *observe_ctx;
 } LoadOptions;
 
 /* Loads one file into t as a new source (t not yet finished). Returns false with a
