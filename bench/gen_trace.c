@@ -2,7 +2,9 @@
  * repeated shifted in time (tiles) and its GPU events replicated across devices.
  *   gen_trace SRC OUT --mb N [--devices D]
  * Event objects are copied as text with "ts" (and the GPU "pid"/"device") rewritten,
- * so the output has exactly the source's shape: names, args, flows, metadata. */
+ * so the output has exactly the source's shape: names, args, flows, metadata. Flow
+ * ids, correlation and External ids are offset per tile, as in one long profile: a
+ * tiled copy that reused them would chain every tile's flows into one. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,14 +13,28 @@
 #include "jsonscan.h"
 #include "ovtrace/timeunits.h"
 
+enum { CUT_TS, CUT_PID, CUT_DEV, CUT_ID, CUT_CORR, CUT_EXT, N_CUTS };
+static const char *const cut_keys[N_CUTS] = {"\"ts\"", "\"pid\"", "\"device\"", "\"id\"", "\"correlation\"",
+                                             "\"External id\""};
+
+typedef struct {
+    const char *at, *end; /* the number after the key */
+    int kind;
+} Cut;
+
 typedef struct {
     const char *p;
     size_t n;
     int64_t ts_ns;
-    const char *ts_at, *ts_end; /* the number after "ts": */
-    const char *pid_at, *pid_end, *dev_at, *dev_end;
+    Cut cuts[N_CUTS]; /* in text order */
+    int n_cuts;
     int gpu;
 } Obj;
+
+static int cmp_cut(const void *a, const void *b) {
+    const Cut *x = a, *y = b;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
 
 static const char *find_num(const char *p, const char *end, const char *key, const char **num_end) {
     size_t kl = strlen(key);
@@ -64,7 +80,7 @@ int main(int argc, char **argv) {
     js.end = end;
     Obj *objs = NULL;
     size_t n = 0, cap = 0;
-    int64_t tmin = INT64_MAX, tmax = INT64_MIN;
+    int64_t tmin = INT64_MAX, tmax = INT64_MIN, max_id = 0;
     for (;;) {
         p = Js_ws(p, end);
         if (*p == ']') break;
@@ -77,21 +93,30 @@ int main(int argc, char **argv) {
         memset(o, 0, sizeof *o);
         o->p = s;
         o->n = (size_t)(p - s);
-        o->ts_at = find_num(s, p, "\"ts\"", &o->ts_end);
-        if (o->ts_at) {
-            Time_parseMicros(o->ts_at, (size_t)(o->ts_end - o->ts_at), &o->ts_ns);
-            if (o->ts_ns < tmin) tmin = o->ts_ns;
-            if (o->ts_ns > tmax) tmax = o->ts_ns;
-        }
         o->gpu = strstr(s, "\"cat\": \"kernel\"") && (size_t)(strstr(s, "\"cat\": \"kernel\"") - s) < o->n;
         const char *mc = strstr(s, "\"cat\": \"gpu_mem");
         if (mc && (size_t)(mc - s) < o->n) o->gpu = 1;
-        if (o->gpu) {
-            o->pid_at = find_num(s, p, "\"pid\"", &o->pid_end);
-            o->dev_at = find_num(s, p, "\"device\"", &o->dev_end);
+        for (int k = 0; k < N_CUTS; k++) {
+            if ((k == CUT_PID || k == CUT_DEV) && !o->gpu) continue;
+            Cut *c = &o->cuts[o->n_cuts];
+            c->at = find_num(s, p, cut_keys[k], &c->end);
+            if (!c->at) continue;
+            c->kind = k;
+            o->n_cuts++;
+            if (k == CUT_TS) {
+                Time_parseMicros(c->at, (size_t)(c->end - c->at), &o->ts_ns);
+                if (o->ts_ns < tmin) tmin = o->ts_ns;
+                if (o->ts_ns > tmax) tmax = o->ts_ns;
+            } else if (k >= CUT_ID) {
+                int64_t v = (int64_t)strtoll(c->at, NULL, 10);
+                if (v > max_id) max_id = v;
+            }
         }
+        qsort(o->cuts, (size_t)o->n_cuts, sizeof *o->cuts, cmp_cut);
     }
     int64_t span = tmax - tmin + 1000000; /* tiles 1 ms apart */
+    int64_t id_stride = 1;
+    while (id_stride <= max_id) id_stride <<= 1;
     /* header: everything before the array, e.g. deviceProperties, distributedInfo */
     FILE *out = fopen(argv[2], "wb");
     if (!out) {
@@ -107,38 +132,32 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < n && bytes < limit; i++) {
             const Obj *o = &objs[i];
             int reps = o->gpu ? devices : 1;
-            if (!o->ts_at) { /* metadata: once */
-                if (tile) continue;
-                reps = 1;
+            if (!o->n_cuts || o->cuts[0].kind != CUT_TS) { /* metadata (no ts): once */
+                int has_ts = 0;
+                for (int c = 0; c < o->n_cuts; c++) has_ts |= o->cuts[c].kind == CUT_TS;
+                if (!has_ts) {
+                    if (tile) continue;
+                    reps = 1;
+                }
             }
             for (int d = 0; d < reps; d++) {
                 if (!first) fputs(",\n", out);
                 first = 0;
                 const char *q = o->p;
-                /* copy with rewrites in source order: pid, device, ts */
-                const char *cuts[3][2] = {{o->pid_at, o->pid_end}, {o->dev_at, o->dev_end}, {o->ts_at, o->ts_end}};
-                for (int a = 0; a < 3; a++)
-                    for (int b = a + 1; b < 3; b++)
-                        if (cuts[b][0] && (!cuts[a][0] || cuts[b][0] < cuts[a][0])) {
-                            const char *t0 = cuts[a][0], *t1 = cuts[a][1];
-                            cuts[a][0] = cuts[b][0];
-                            cuts[a][1] = cuts[b][1];
-                            cuts[b][0] = t0;
-                            cuts[b][1] = t1;
-                        }
-                for (int c = 0; c < 3; c++) {
-                    if (!cuts[c][0]) continue;
-                    fwrite(q, 1, (size_t)(cuts[c][0] - q), out);
-                    if (cuts[c][0] == o->ts_at) {
+                for (int c = 0; c < o->n_cuts; c++) {
+                    const Cut *k = &o->cuts[c];
+                    bytes += fwrite(q, 1, (size_t)(k->at - q), out);
+                    if (k->kind == CUT_TS) {
                         int64_t ts = o->ts_ns + tile * span;
-                        fprintf(out, "%" PRId64 ".%03d", ts / 1000, (int)(ts % 1000));
+                        bytes += (uint64_t)fprintf(out, "%" PRId64 ".%03d", ts / 1000, (int)(ts % 1000));
+                    } else if (k->kind == CUT_PID || k->kind == CUT_DEV) {
+                        bytes += (uint64_t)fprintf(out, "%d", d);
                     } else {
-                        fprintf(out, "%d", d);
+                        bytes += (uint64_t)fprintf(out, "%" PRId64, (int64_t)strtoll(k->at, NULL, 10) + tile * id_stride);
                     }
-                    q = cuts[c][1];
+                    q = k->end;
                 }
-                fwrite(q, 1, (size_t)(o->p + o->n - q), out);
-                bytes += o->n + 2;
+                bytes += fwrite(q, 1, (size_t)(o->p + o->n - q), out) + 2;
                 events++;
             }
         }

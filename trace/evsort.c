@@ -1,110 +1,152 @@
 #include "evsort.h"
 
-#include <stdint.h>
-#include <stdlib.h>
+typedef struct {
+    const TraceEvent *ev;
+    EventCmp cmp;
+} Ctx;
 
-#include "util.h"
+static inline int less(const Ctx *c, uint32_t a, uint32_t b) {
+    int r = c->cmp(&c->ev[a], &c->ev[b]);
+    return r ? r < 0 : a < b;
+}
 
-static inline void swap_ev(TraceEvent *a, TraceEvent *b) {
-    TraceEvent t = *a;
+static inline void swap_ix(uint32_t *a, uint32_t *b) {
+    uint32_t t = *a;
     *a = *b;
     *b = t;
 }
 
-static void insertion(TraceEvent *ev, size_t n, EventCmp cmp) {
-    for (size_t i = 1; i < n; i++) {
-        TraceEvent x = ev[i];
+/* Insertion sort of ix[from..n) into the sorted ix[0..from); gives up (leaving a
+ * permutation) after `budget` moves. */
+static int insertion(const Ctx *c, uint32_t *ix, size_t n, size_t from, size_t budget) {
+    for (size_t i = from; i < n; i++) {
+        uint32_t x = ix[i];
         size_t j = i;
-        while (j > 0 && cmp(&x, &ev[j - 1]) < 0) {
-            ev[j] = ev[j - 1];
+        while (j > 0 && less(c, x, ix[j - 1])) {
+            ix[j] = ix[j - 1];
             j--;
+            if (budget-- == 0) {
+                ix[j] = x;
+                return 0;
+            }
         }
-        ev[j] = x;
+        ix[j] = x;
     }
+    return 1;
 }
 
-static void sift(TraceEvent *ev, size_t root, size_t n, EventCmp cmp) {
+static void sift(const Ctx *c, uint32_t *ix, size_t root, size_t n) {
     for (;;) {
-        size_t c = 2 * root + 1;
-        if (c >= n) return;
-        if (c + 1 < n && cmp(&ev[c], &ev[c + 1]) < 0) c++;
-        if (cmp(&ev[root], &ev[c]) >= 0) return;
-        swap_ev(&ev[root], &ev[c]);
-        root = c;
+        size_t k = 2 * root + 1;
+        if (k >= n) return;
+        if (k + 1 < n && less(c, ix[k], ix[k + 1])) k++;
+        if (!less(c, ix[root], ix[k])) return;
+        swap_ix(&ix[root], &ix[k]);
+        root = k;
     }
 }
 
-static void heapsort_ev(TraceEvent *ev, size_t n, EventCmp cmp) {
-    for (size_t i = n / 2; i-- > 0;) sift(ev, i, n, cmp);
-    for (size_t i = n; i-- > 1;) {
-        swap_ev(&ev[0], &ev[i]);
-        sift(ev, 0, i, cmp);
-    }
-}
-
-static void intro(TraceEvent *ev, size_t n, EventCmp cmp, int budget) {
+static void intro(const Ctx *c, uint32_t *ix, size_t n, int budget) {
     while (n > 24) {
-        if (budget-- == 0) {
-            heapsort_ev(ev, n, cmp);
+        if (budget-- == 0) { /* heapsort: O(n log n) whatever the input */
+            for (size_t i = n / 2; i-- > 0;) sift(c, ix, i, n);
+            for (size_t i = n; i-- > 1;) {
+                swap_ix(&ix[0], &ix[i]);
+                sift(c, ix, 0, i);
+            }
             return;
         }
-        /* median of three to the front as pivot */
-        size_t m = n / 2;
-        if (cmp(&ev[m], &ev[0]) < 0) swap_ev(&ev[m], &ev[0]);
-        if (cmp(&ev[n - 1], &ev[0]) < 0) swap_ev(&ev[n - 1], &ev[0]);
-        if (cmp(&ev[n - 1], &ev[m]) < 0) swap_ev(&ev[n - 1], &ev[m]);
-        swap_ev(&ev[0], &ev[m]);
+        size_t m = n / 2; /* median of three to the front as pivot */
+        if (less(c, ix[m], ix[0])) swap_ix(&ix[m], &ix[0]);
+        if (less(c, ix[n - 1], ix[0])) swap_ix(&ix[n - 1], &ix[0]);
+        if (less(c, ix[n - 1], ix[m])) swap_ix(&ix[n - 1], &ix[m]);
+        swap_ix(&ix[0], &ix[m]);
         size_t i = 0, j = n;
-        for (;;) { /* Hoare partition around ev[0] */
+        for (;;) { /* Hoare partition around ix[0]; keys are distinct (ties by index) */
             do i++;
-            while (i < n && cmp(&ev[i], &ev[0]) < 0);
+            while (i < n && less(c, ix[i], ix[0]));
             do j--;
-            while (cmp(&ev[0], &ev[j]) < 0);
+            while (less(c, ix[0], ix[j]));
             if (i >= j) break;
-            swap_ev(&ev[i], &ev[j]);
+            swap_ix(&ix[i], &ix[j]);
         }
-        swap_ev(&ev[0], &ev[j]);
-        /* recurse into the smaller side, loop on the larger: O(log n) stack */
-        if (j < n - j - 1) {
-            intro(ev, j, cmp, budget);
-            ev += j + 1;
+        swap_ix(&ix[0], &ix[j]);
+        if (j < n - j - 1) { /* recurse into the smaller side: O(log n) stack */
+            intro(c, ix, j, budget);
+            ix += j + 1;
             n -= j + 1;
         } else {
-            intro(ev + j + 1, n - j - 1, cmp, budget);
+            intro(c, ix + j + 1, n - j - 1, budget);
             n = j;
         }
     }
-    insertion(ev, n, cmp);
+    insertion(c, ix, n, 1, SIZE_MAX);
 }
 
-void EventSort_sort(TraceEvent *ev, size_t n, EventCmp cmp) {
+#define MAX_PILES 16
+
+/* Profilers write a thread's events as a few sorted streams interleaved (Kineto: CPU
+ * ops, then runtime calls, ...). Deal idx into the fewest sorted piles (each element
+ * onto the first pile it extends), then merge them: O(n * piles). Returns 0, idx
+ * untouched, when more than MAX_PILES piles would be needed. tmp holds n entries. */
+static int pile_merge(const Ctx *c, uint32_t *idx, size_t n, uint32_t *tmp) {
+    uint32_t top[MAX_PILES];
+    size_t count[MAX_PILES] = {0}, head[MAX_PILES], end[MAX_PILES];
+    int piles = 0;
+    for (size_t i = 0; i < n; i++) { /* pass 1: pile sizes */
+        int k = 0;
+        while (k < piles && less(c, idx[i], top[k])) k++;
+        if (k == piles) {
+            if (piles == MAX_PILES) return 0;
+            piles++;
+        }
+        top[k] = idx[i];
+        count[k]++;
+    }
+    for (int k = 0, o = 0; k < piles; o += (int)count[k], k++) head[k] = end[k] = (size_t)o;
+    int dealt = 0;
+    for (size_t i = 0; i < n; i++) { /* pass 2: deal into tmp, pile by pile */
+        int k = 0;
+        while (k < dealt && less(c, idx[i], top[k])) k++;
+        if (k == dealt) dealt++;
+        top[k] = idx[i];
+        tmp[end[k]++] = idx[i];
+    }
+    for (size_t o = 0; o < n; o++) { /* merge: the smallest head */
+        int best = -1;
+        for (int k = 0; k < piles; k++)
+            if (head[k] < end[k] && (best < 0 || less(c, tmp[head[k]], tmp[head[best]]))) best = k;
+        idx[o] = tmp[head[best]++];
+    }
+    return 1;
+}
+
+void EventSort_sortIndex(const TraceEvent *ev, uint32_t *idx, size_t n, uint32_t *tmp, EventCmp cmp) {
+    Ctx c = {ev, cmp};
     size_t i = 1;
-    while (i < n && cmp(&ev[i - 1], &ev[i]) <= 0) i++;
-    if (i >= n) return; /* already sorted: the common case for profiler output */
+    while (i < n && less(&c, idx[i - 1], idx[i])) i++;
+    if (i >= n) return;
+    if (insertion(&c, idx, n, i, 4 * n)) return;
+    if (pile_merge(&c, idx, n, tmp)) return;
     int budget = 2;
     for (size_t k = n; k > 1; k >>= 1) budget += 2;
-    intro(ev, n, cmp, budget);
+    intro(&c, idx, n, budget);
 }
 
-void EventSort_groupByLane(TraceEvent *ev, size_t n, size_t n_lanes, size_t *first) {
-    for (size_t l = 0; l <= n_lanes; l++) first[l] = 0;
-    for (size_t i = 0; i < n; i++) first[ev[i].lane + 1]++;
-    for (size_t l = 0; l < n_lanes; l++) first[l + 1] += first[l];
-    if (n == 0) return;
-    /* dest[i] = where event i goes; then follow permutation cycles in place */
-    uint32_t *dest = xmalloc(n * sizeof *dest);
-    size_t *next = xmalloc((n_lanes ? n_lanes : 1) * sizeof *next);
-    for (size_t l = 0; l < n_lanes; l++) next[l] = first[l];
-    for (size_t i = 0; i < n; i++) dest[i] = (uint32_t)next[ev[i].lane]++;
-    for (size_t i = 0; i < n; i++) {
-        while (dest[i] != i) {
-            size_t d = dest[i];
-            swap_ev(&ev[i], &ev[d]);
-            uint32_t t = dest[d];
-            dest[d] = (uint32_t)d;
-            dest[i] = t;
+void EventSort_permute(TraceEvent *ev, uint32_t *idx, size_t n) {
+    for (size_t p = 0; p < n; p++) {
+        if (idx[p] == p) continue;
+        TraceEvent hold = ev[p]; /* follow the cycle through p, filling each hole */
+        size_t q = p;
+        for (;;) {
+            size_t s = idx[q];
+            idx[q] = (uint32_t)q;
+            if (s == p) {
+                ev[q] = hold;
+                break;
+            }
+            ev[q] = ev[s];
+            q = s;
         }
     }
-    free(next);
-    free(dest);
 }

@@ -1,19 +1,23 @@
-/* In-place sorting of events. glibc's qsort is a merge sort that allocates a copy
- * of the whole array (40 B/event more at peak), so the model sorts itself:
- * a counting-sort permutation groups events by lane, then each lane is checked
- * and, only if needed, sorted in place. */
+/* Ordering events without moving them until the end. Trace_finish sorts 4-byte
+ * indices (grouped by lane, then by time, then by sub-row) and moves each 40-byte
+ * event exactly once with EventSort_permute. glibc's qsort would allocate a copy of
+ * the whole array (40 B/event more at peak); this needs 4 B/event. */
 #ifndef OVTRACE_EVSORT_H
 #define OVTRACE_EVSORT_H
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ovtrace/trace.h"
 
 typedef int (*EventCmp)(const TraceEvent *a, const TraceEvent *b);
 
-/* Introsort (quicksort, heapsort fallback, insertion sort for small runs). Not stable. */
-void EventSort_sort(TraceEvent *ev, size_t n, EventCmp cmp);
-/* Stable in-place grouping by lane (lanes < n_lanes); returns per-lane start offsets
- * in first (n_lanes + 1 entries). Uses 4 B/event of temporary memory. */
-void EventSort_groupByLane(TraceEvent *ev, size_t n, size_t n_lanes, size_t *first);
+/* Sorts idx[0..n) by cmp on ev[idx[k]], ties by index, so the order is total and
+ * stable. Profiler output is sorted or nearly so: a sorted check, an insertion sort
+ * with a move budget (ops written a few places late), a merge of a few interleaved
+ * sorted streams, and only then introsort. tmp: scratch for n indices. */
+void EventSort_sortIndex(const TraceEvent *ev, uint32_t *idx, size_t n, uint32_t *tmp, EventCmp cmp);
+/* Reorders ev so that position p holds what ev[idx[p]] held (idx a permutation of
+ * 0..n-1). In place, one move per event; idx is clobbered. */
+void EventSort_permute(TraceEvent *ev, uint32_t *idx, size_t n);
 
 #endif

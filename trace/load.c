@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "ovtrace/load.h"
@@ -68,7 +69,8 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         t = Trace_new();
         for (size_t i = 0; ok && i < n_files; i++) ok = Load_chromeFile(t, files[i], opt, err, errlen);
         if (ok) {
-            Trace_finish(t);
+            long cores = sysconf(_SC_NPROCESSORS_ONLN);
+            Trace_finishThreads(t, opt && opt->threads > 0 ? opt->threads : cores > 0 ? (int)cores : 1);
             CommRules *def = opt && opt->rules ? NULL : CommRules_default();
             Classify_trace(t, opt && opt->rules ? opt->rules : def);
             CommRules_free(def);

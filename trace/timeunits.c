@@ -6,31 +6,27 @@
 #include <string.h>
 
 /* Fast path for the common spelling (digits, optional '.', at most scale fractional
- * digits, no exponent, at most 18 digits): plain int64 arithmetic. */
+ * digits, no exponent, at most 19 digits): uint64 arithmetic, which holds any 19
+ * digits. Kineto writes epoch microseconds with three decimals: 16 + 3 digits. */
 static bool parse_simple(const char *s, size_t len, int scale, int64_t *out) {
-    size_t i = 0;
-    bool neg = len && s[0] == '-';
-    i += neg;
-    int64_t v = 0;
-    int ndig = 0, frac = -1;
-    for (; i < len; i++) {
-        char c = s[i];
-        if (c >= '0' && c <= '9') {
-            if (++ndig > 18) return false; /* before multiplying: no overflow */
-            v = v * 10 + (c - '0');
-            if (frac >= 0 && ++frac > scale) return false;
-        } else if (c == '.' && frac < 0) {
-            frac = 0;
-        } else {
-            return false;
-        }
+    const char *p = s, *end = s + len;
+    bool neg = p < end && *p == '-';
+    p += neg;
+    uint64_t v = 0;
+    const char *d0 = p;
+    while (p < end && (unsigned)(*p - '0') < 10) v = v * 10 + (uint64_t)(*p++ - '0');
+    int ndig = (int)(p - d0), frac = 0;
+    if (p < end && *p == '.') {
+        const char *f0 = ++p;
+        while (p < end && (unsigned)(*p - '0') < 10) v = v * 10 + (uint64_t)(*p++ - '0');
+        frac = (int)(p - f0);
+        if (frac == 0) return false;
+        ndig += frac;
     }
-    if (!ndig || frac == 0) return false;
-    for (int k = frac < 0 ? 0 : frac; k < scale; k++) {
-        if (v > INT64_MAX / 10) return false;
-        v *= 10;
-    }
-    *out = neg ? -v : v;
+    if (p != end || ndig == 0 || ndig > 19 || frac > scale) return false;
+    static const uint64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
+    if (__builtin_mul_overflow(v, pow10[scale - frac], &v) || v > (uint64_t)INT64_MAX) return false;
+    *out = neg ? -(int64_t)v : (int64_t)v;
     return true;
 }
 

@@ -2,8 +2,12 @@
  * sub-rows, flow binding). */
 #include "ovtrace/trace.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "evsort.h"
 #include "util.h"
@@ -279,17 +283,13 @@ static int cmp_lane_order(const void *a, const void *b) {
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* Within a lane: by start, parents (longer) before children, then file order. */
+/* Within a lane: by start, parents (longer) before children; EventSort breaks ties
+ * by append order (file order). */
 static int cmp_event(const TraceEvent *x, const TraceEvent *y) {
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
     int64_t dx = x->kind == KIND_COUNTER ? 0 : x->dur, dy = y->kind == KIND_COUNTER ? 0 : y->dur;
-    if (dx != dy) return dx > dy ? -1 : 1; /* parents before children */
-    return x->src < y->src ? -1 : x->src > y->src;
-}
-
-static int cmp_event_depth(const TraceEvent *x, const TraceEvent *y) {
-    if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
-    return cmp_event(x, y);
+    if (dx != dy) return dx > dy ? -1 : 1;
+    return 0;
 }
 
 static void order_groups_and_lanes(Trace *t) {
@@ -372,49 +372,132 @@ static void order_groups_and_lanes(Trace *t) {
     free(lane_group);
 }
 
-/* Greedy interval partitioning: each event takes the lowest row whose last event has
- * ended. For properly nested CPU ops this is exactly the nesting depth. */
-static void assign_depths(Trace *t) {
+/* ---------- lane layout: order, sub-rows, rows ---------- */
+
+typedef struct {
+    Trace *t;
+    uint32_t *idx;        /* event indices grouped by lane */
+    const size_t *first;  /* per lane start in idx (n_lanes + 1) */
+    const uint32_t *order; /* lanes, largest first */
+    size_t **depth_count; /* per lane: events per sub-row */
+    uint32_t *n_depth;
+    _Atomic size_t next;
+} Layout;
+
+/* One lane: sort its indices by time, give each event the lowest sub-row whose last
+ * event has ended (greedy interval partitioning: for properly nested CPU ops this is
+ * the nesting depth), then regroup the indices by sub-row, keeping time order. */
+static void layout_lane(Layout *L, uint32_t ln, int64_t **row_end, size_t *row_cap, uint32_t **tmp,
+                        size_t *tmp_cap) {
+    TraceEvent *ev = L->t->events;
+    uint32_t *li = L->idx + L->first[ln];
+    size_t m = L->first[ln + 1] - L->first[ln];
+    GROW(*tmp, *tmp_cap, m);
+    EventSort_sortIndex(ev, li, m, *tmp, cmp_event);
+    size_t n_depth = 0;
+    for (size_t k = 0; k < m; k++) {
+        TraceEvent *e = &ev[li[k]];
+        int64_t s = e->ts;
+        size_t d = 0;
+        while (d < n_depth && (*row_end)[d] > s) d++;
+        if (d == n_depth) {
+            GROW(*row_end, *row_cap, n_depth + 1);
+            n_depth++;
+        }
+        (*row_end)[d] = TraceEvent_end(e);
+        e->depth = (unsigned)(d < 0xfffff ? d : 0xfffff);
+    }
+    if (n_depth > 0xfffff) n_depth = 0xfffff + 1; /* deeper events share the last row */
+    size_t *cnt = xcalloc(n_depth ? n_depth : 1, sizeof *cnt);
+    for (size_t k = 0; k < m; k++) cnt[ev[li[k]].depth]++;
+    if (n_depth > 1) { /* stable counting scatter by sub-row */
+        size_t *at = xmalloc(n_depth * sizeof *at);
+        for (size_t d = 0, o = 0; d < n_depth; d++) at[d] = o, o += cnt[d];
+        for (size_t k = 0; k < m; k++) (*tmp)[at[ev[li[k]].depth]++] = li[k];
+        memcpy(li, *tmp, m * sizeof *li);
+        free(at);
+    }
+    L->depth_count[ln] = cnt;
+    L->n_depth[ln] = (uint32_t)n_depth;
+}
+
+static void *layout_worker(void *arg) {
+    Layout *L = arg;
     int64_t *row_end = NULL;
-    size_t row_cap = 0;
-    Row *rows = NULL;
-    size_t n_rows = 0, rows_cap = 0;
-    size_t i = 0;
-    for (uint32_t ln = 0; ln < t->n_lanes; ln++) {
-        Lane *l = &t->lanes[ln];
-        l->first = i;
-        size_t n_depth = 0;
-        while (i < t->n_events && t->events[i].lane == ln) {
-            TraceEvent *e = &t->events[i];
-            int64_t s = e->ts, end = TraceEvent_end(e);
-            size_t d = 0;
-            while (d < n_depth && row_end[d] > s) d++;
-            if (d == n_depth) {
-                GROW(row_end, row_cap, n_depth + 1);
-                n_depth++;
-            }
-            row_end[d] = end;
-            e->depth = (unsigned)(d < 0xfffff ? d : 0xfffff);
-            i++;
-        }
-        l->count = i - l->first;
-        if (n_depth > 1) EventSort_sort(t->events + l->first, l->count, cmp_event_depth);
-        l->first_row = (uint32_t)n_rows;
-        l->n_rows = (uint32_t)n_depth;
-        size_t j = l->first;
-        for (size_t d = 0; d < n_depth; d++) {
-            GROW(rows, rows_cap, n_rows + 1);
-            Row *r = &rows[n_rows++];
-            r->lane = ln;
-            r->depth = (uint32_t)d;
-            r->first = j;
-            while (j < l->first + l->count && t->events[j].depth == d) j++;
-            r->count = j - r->first;
-        }
+    uint32_t *tmp = NULL;
+    size_t row_cap = 0, tmp_cap = 0;
+    for (;;) {
+        size_t k = atomic_fetch_add(&L->next, 1);
+        if (k >= L->t->n_lanes) break;
+        layout_lane(L, L->order[k], &row_end, &row_cap, &tmp, &tmp_cap);
     }
     free(row_end);
+    free(tmp);
+    return NULL;
+}
+
+static _Thread_local const size_t *g_lane_size; /* for cmp_lane_size (qsort has no context) */
+
+static int cmp_lane_size(const void *a, const void *b) {
+    size_t x = g_lane_size[*(const uint32_t *)a], y = g_lane_size[*(const uint32_t *)b];
+    if (x != y) return x > y ? -1 : 1;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Orders every lane's events (lanes in parallel on up to `threads` threads), then
+ * moves each event once into place: lane by lane, sub-row by sub-row, by time. */
+static void layout_lanes(Trace *t, int threads) {
+    size_t n = t->n_events, nl = t->n_lanes;
+    size_t *first = xcalloc(nl + 2, sizeof *first);
+    for (size_t i = 0; i < n; i++) first[t->events[i].lane + 2]++;
+    for (size_t l = 0; l < nl; l++) first[l + 2] += first[l + 1];
+    uint32_t *idx = xmalloc((n ? n : 1) * sizeof *idx);
+    for (size_t i = 0; i < n; i++) idx[first[t->events[i].lane + 1]++] = (uint32_t)i; /* stable */
+    size_t *size = xmalloc((nl ? nl : 1) * sizeof *size);
+    uint32_t *order = xmalloc((nl ? nl : 1) * sizeof *order);
+    for (size_t l = 0; l < nl; l++) size[l] = first[l + 1] - first[l], order[l] = (uint32_t)l;
+    g_lane_size = size;
+    sort_n(order, nl, sizeof *order, cmp_lane_size);
+    g_lane_size = NULL;
+    Layout L = {.t = t, .idx = idx, .first = first, .order = order};
+    L.depth_count = xcalloc(nl ? nl : 1, sizeof *L.depth_count);
+    L.n_depth = xcalloc(nl ? nl : 1, sizeof *L.n_depth);
+    atomic_init(&L.next, 0);
+    /* a second thread pays off only when another lane is big too */
+    int extra = threads > 1 && nl > 1 && size[order[1]] >= (1u << 16) ? threads - 1 : 0;
+    if ((size_t)extra > nl - 1) extra = (int)(nl - 1);
+    pthread_t th[8];
+    int started = 0;
+    for (int i = 0; i < extra && i < 8; i++)
+        if (pthread_create(&th[started], NULL, layout_worker, &L) == 0) started++;
+    layout_worker(&L);
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    /* rows, in lane order */
+    Row *rows = NULL;
+    size_t n_rows = 0, rows_cap = 0;
+    for (uint32_t ln = 0; ln < nl; ln++) {
+        Lane *l = &t->lanes[ln];
+        l->first = first[ln];
+        l->count = first[ln + 1] - first[ln];
+        l->first_row = (uint32_t)n_rows;
+        l->n_rows = L.n_depth[ln];
+        size_t at = l->first;
+        for (uint32_t d = 0; d < l->n_rows; d++) {
+            GROW(rows, rows_cap, n_rows + 1);
+            rows[n_rows++] = (Row){ln, d, at, L.depth_count[ln][d]};
+            at += L.depth_count[ln][d];
+        }
+        free(L.depth_count[ln]);
+    }
     t->rows = rows;
     t->n_rows = n_rows;
+    EventSort_permute(t->events, idx, n);
+    free(L.depth_count);
+    free(L.n_depth);
+    free(order);
+    free(size);
+    free(idx);
+    free(first);
 }
 
 size_t Row_lowerBound(const Trace *t, const Row *r, int64_t ts) {
@@ -428,70 +511,118 @@ size_t Row_lowerBound(const Trace *t, const Row *r, int64_t ts) {
     return r->first + lo;
 }
 
-/* Deepest event of the lane containing ts (start <= ts <= end), or SIZE_MAX. */
-static size_t enclosing(const Trace *t, const Lane *l, int64_t ts) {
-    for (uint32_t k = l->n_rows; k-- > 0;) {
-        const Row *r = &t->rows[l->first_row + k];
-        size_t lo = 0, hi = r->count;
-        const TraceEvent *ev = t->events + r->first;
-        while (lo < hi) { /* first with start > ts */
-            size_t mid = lo + (hi - lo) / 2;
-            if (ev[mid].ts > ts) hi = mid;
-            else lo = mid + 1;
-        }
-        if (lo > 0 && TraceEvent_end(&ev[lo - 1]) >= ts) return r->first + lo - 1;
-    }
-    return SIZE_MAX;
-}
-
-/* First event of the lane starting at or after ts, or SIZE_MAX. */
-static size_t next_slice(const Trace *t, const Lane *l, int64_t ts) {
-    size_t best = SIZE_MAX;
-    for (uint32_t k = 0; k < l->n_rows; k++) {
-        const Row *r = &t->rows[l->first_row + k];
-        size_t lo = 0, hi = r->count;
-        const TraceEvent *ev = t->events + r->first;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (ev[mid].ts >= ts) hi = mid;
-            else lo = mid + 1;
-        }
-        if (lo < r->count && (best == SIZE_MAX || ev[lo].ts < t->events[best].ts)) best = r->first + lo;
-    }
-    return best;
-}
-
-static int cmp_fp(const void *a, const void *b) {
-    const FlowPoint *x = a, *y = b;
-    if (x->source != y->source) return x->source < y->source ? -1 : 1;
-    if (x->cat != y->cat) return x->cat < y->cat ? -1 : 1;
-    if (x->id != y->id) return x->id < y->id ? -1 : 1;
-    int ox = x->ph == 's' ? 0 : x->ph == 't' ? 1 : 2, oy = y->ph == 's' ? 0 : y->ph == 't' ? 1 : 2;
-    if (ox != oy) return ox - oy;
-    return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
+/* ---------- flows ---------- */
 
 /* Lane named by a flow point's source pid/tid (GPU lanes remember theirs). */
-static const Lane *lane_by_raw(const Trace *t, uint32_t source, int64_t pid, int64_t tid) {
+static uint32_t lane_by_raw(const Trace *t, uint32_t source, int64_t pid, int64_t tid) {
     for (size_t i = 0; i < t->n_lanes; i++) {
         const Lane *l = &t->lanes[i];
-        if (l->source == source && l->pid == pid && l->tid == tid) return l;
+        if (l->source == source && l->pid == pid && l->tid == tid) return (uint32_t)i;
     }
-    return NULL;
+    return UINT32_MAX;
 }
 
-typedef struct {
-    uint32_t source, corr;
-    uint8_t gpu;
-    size_t idx;
-} CorrRec;
+static _Thread_local const FlowPoint *g_fp; /* for cmp_fp_ts */
 
-static int cmp_corr(const void *a, const void *b) {
-    const CorrRec *x = a, *y = b;
-    if (x->source != y->source) return x->source < y->source ? -1 : 1;
-    if (x->corr != y->corr) return x->corr < y->corr ? -1 : 1;
-    if (x->gpu != y->gpu) return x->gpu < y->gpu ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
+static int cmp_fp_ts(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (g_fp[x].ts != g_fp[y].ts) return g_fp[x].ts < g_fp[y].ts ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* Binds one lane's flow points (fps sorted by ts) to events: `enclosing` points to the
+ * deepest event containing ts (start <= ts <= end), others to the first event starting
+ * at or after ts (lowest sub-row on ties). Both searches are sweeps: one cursor per
+ * sub-row only moves forward, so a lane costs O(events + points * sub-rows). */
+static void bind_lane_points(const Trace *t, const Lane *l, const FlowPoint *fp, const uint32_t *fps, size_t n,
+                             uint32_t *ev_of, size_t *cur) {
+    const Row *rows = t->rows + l->first_row;
+    for (int pass = 0; pass < 2; pass++) {
+        bool enclosing = pass == 0;
+        for (uint32_t k = 0; k < l->n_rows; k++) cur[k] = 0;
+        for (size_t j = 0; j < n; j++) {
+            const FlowPoint *f = &fp[fps[j]];
+            if (f->enclosing != enclosing) continue;
+            size_t found = SIZE_MAX;
+            for (uint32_t k = l->n_rows; k-- > 0;) {
+                const TraceEvent *ev = t->events + rows[k].first;
+                size_t c = cur[k];
+                if (enclosing) { /* c = events with start <= ts */
+                    while (c < rows[k].count && ev[c].ts <= f->ts) c++;
+                    if (found == SIZE_MAX && c > 0 && TraceEvent_end(&ev[c - 1]) >= f->ts) found = rows[k].first + c - 1;
+                } else { /* c = events with start < ts */
+                    while (c < rows[k].count && ev[c].ts < f->ts) c++;
+                    if (c < rows[k].count && (found == SIZE_MAX || ev[c].ts <= t->events[found].ts))
+                        found = rows[k].first + c;
+                }
+                cur[k] = c;
+            }
+            ev_of[fps[j]] = found > UINT32_MAX ? UINT32_MAX : (uint32_t)found;
+        }
+    }
+}
+
+/* Event index of every flow point (UINT32_MAX: no lane or no event). */
+static uint32_t *bind_points(const Trace *t) {
+    const TraceBuild *B = t->build;
+    size_t n = B->n_fp, nl = t->n_lanes;
+    uint32_t *ev_of = xmalloc((n ? n : 1) * sizeof *ev_of);
+    uint32_t *lane_of = xmalloc((n ? n : 1) * sizeof *lane_of);
+    size_t *first = xcalloc(nl + 2, sizeof *first);
+    uint32_t last = UINT32_MAX; /* flow points come in runs of the same pid/tid */
+    for (size_t i = 0; i < n; i++) {
+        const FlowPoint *f = &B->fp[i];
+        if (i == 0 || f->source != f[-1].source || f->pid != f[-1].pid || f->tid != f[-1].tid)
+            last = lane_by_raw(t, f->source, f->pid, f->tid);
+        lane_of[i] = last;
+        ev_of[i] = UINT32_MAX;
+        if (last != UINT32_MAX) first[last + 2]++;
+    }
+    for (size_t l = 0; l < nl; l++) first[l + 2] += first[l + 1];
+    uint32_t *by_lane = xmalloc((n ? n : 1) * sizeof *by_lane);
+    for (size_t i = 0; i < n; i++)
+        if (lane_of[i] != UINT32_MAX) by_lane[first[lane_of[i] + 1]++] = (uint32_t)i;
+    size_t max_rows = 1;
+    for (size_t l = 0; l < nl; l++)
+        if (t->lanes[l].n_rows > max_rows) max_rows = t->lanes[l].n_rows;
+    size_t *cur = xmalloc(max_rows * sizeof *cur);
+    for (size_t l = 0; l < nl; l++) {
+        uint32_t *fps = by_lane + first[l];
+        size_t m = first[l + 1] - first[l];
+        size_t k = 1;
+        while (k < m && B->fp[fps[k - 1]].ts <= B->fp[fps[k]].ts) k++;
+        if (k < m) { /* written out of time order: sort (file order on ties) */
+            g_fp = B->fp;
+            qsort(fps, m, sizeof *fps, cmp_fp_ts);
+            g_fp = NULL;
+        }
+        bind_lane_points(t, &t->lanes[l], B->fp, fps, m, ev_of, cur);
+    }
+    free(cur);
+    free(by_lane);
+    free(first);
+    free(lane_of);
+    return ev_of;
+}
+
+static int ph_order(char ph) { return ph == 's' ? 0 : ph == 't' ? 1 : 2; }
+
+/* A chain's points in flow order: s, t, f, each by time, then file order. */
+static bool fp_before(const FlowPoint *fp, uint32_t a, uint32_t b) {
+    int oa = ph_order(fp[a].ph), ob = ph_order(fp[b].ph);
+    if (oa != ob) return oa < ob;
+    if (fp[a].ts != fp[b].ts) return fp[a].ts < fp[b].ts;
+    return a < b;
+}
+
+static int cmp_chain(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return fp_before(g_fp, x, y) ? -1 : fp_before(g_fp, y, x) ? 1 : 0;
+}
+
+static uint64_t chain_hash(uint32_t source, uint32_t cat, uint64_t id) {
+    uint64_t h = mix(mix(mix(0x9e3779b97f4a7c15ull, source), cat), id);
+    return h ^ (h >> 29); /* the table indexes by low bits: fold the high ones in */
 }
 
 static bool is_launch(EventKind k) { return k == KIND_RUNTIME || k == KIND_DRIVER; }
@@ -502,58 +633,135 @@ static void add_flow(Trace *t, size_t *cap, uint64_t id, uint32_t cat, size_t fr
     t->flows[t->n_flows++] = (Flow){(uint32_t)from, (uint32_t)to, cat, (uint32_t)id};
 }
 
+/* Groups items 0..n-1 by key with an open-addressing table: returns, per item, the
+ * next item of its group (UINT32_MAX at the end) and, in *heads, each group's first
+ * item in order of first appearance. same(ctx, a, b): do items a and b share a key. */
+static uint32_t *group_by_hash(size_t n, uint64_t (*hash)(const void *, uint32_t),
+                               bool (*same)(const void *, uint32_t, uint32_t), const void *ctx, uint32_t **heads,
+                               size_t *n_heads) {
+    size_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    uint32_t *slot = xmalloc(cap * sizeof *slot); /* group number + 1, 0 = empty */
+    memset(slot, 0, cap * sizeof *slot);
+    uint32_t *next = xmalloc((n ? n : 1) * sizeof *next);
+    uint32_t *head = xmalloc((n ? n : 1) * sizeof *head), *tail = xmalloc((n ? n : 1) * sizeof *tail);
+    size_t ng = 0;
+    for (size_t i = 0; i < n; i++) {
+        next[i] = UINT32_MAX;
+        size_t h = (size_t)hash(ctx, (uint32_t)i) & (cap - 1);
+        while (slot[h] && !same(ctx, head[slot[h] - 1], (uint32_t)i)) h = (h + 1) & (cap - 1);
+        if (!slot[h]) {
+            slot[h] = (uint32_t)++ng;
+            head[ng - 1] = tail[ng - 1] = (uint32_t)i;
+        } else {
+            uint32_t g = slot[h] - 1;
+            next[tail[g]] = (uint32_t)i;
+            tail[g] = (uint32_t)i;
+        }
+    }
+    free(slot);
+    free(tail);
+    *heads = head;
+    *n_heads = ng;
+    return next;
+}
+
+static uint64_t fp_key_hash(const void *ctx, uint32_t i) {
+    const FlowPoint *f = (const FlowPoint *)ctx + i;
+    return chain_hash(f->source, f->cat, f->id);
+}
+
+static bool fp_same(const void *ctx, uint32_t a, uint32_t b) {
+    const FlowPoint *x = (const FlowPoint *)ctx + a, *y = (const FlowPoint *)ctx + b;
+    return x->source == y->source && x->cat == y->cat && x->id == y->id;
+}
+
+typedef struct {
+    const Trace *t;
+    const uint32_t *ev; /* candidate events */
+} CorrCtx;
+
+static uint64_t corr_hash(const void *ctx, uint32_t i) {
+    const CorrCtx *c = ctx;
+    const TraceEvent *e = &c->t->events[c->ev[i]];
+    return chain_hash(c->t->lanes[e->lane].source, 0, e->corr);
+}
+
+static bool corr_same(const void *ctx, uint32_t a, uint32_t b) {
+    const CorrCtx *c = ctx;
+    const TraceEvent *x = &c->t->events[c->ev[a]], *y = &c->t->events[c->ev[b]];
+    return x->corr == y->corr && c->t->lanes[x->lane].source == c->t->lanes[y->lane].source;
+}
+
 static void bind_flows(Trace *t) {
     TraceBuild *B = t->build;
     size_t cap = 0;
-    sort_n(B->fp, B->n_fp, sizeof *B->fp, cmp_fp);
-    /* cache lane lookups: flow points come in runs of the same pid/tid */
-    const Lane *last = NULL;
-    uint32_t last_src = UINT32_MAX;
-    int64_t last_pid = 0, last_tid = 0;
-    size_t prev_ev = SIZE_MAX;
-    for (size_t i = 0; i < B->n_fp; i++) {
-        const FlowPoint *f = &B->fp[i];
-        bool new_chain = i == 0 || f->source != B->fp[i - 1].source || f->cat != B->fp[i - 1].cat ||
-                         f->id != B->fp[i - 1].id;
-        if (new_chain) prev_ev = SIZE_MAX;
-        if (!last || f->source != last_src || f->pid != last_pid || f->tid != last_tid) {
-            last = lane_by_raw(t, f->source, f->pid, f->tid);
-            last_src = f->source;
-            last_pid = f->pid;
-            last_tid = f->tid;
+    /* flow points: each to its event, then chains (source, cat, id) in flow order */
+    uint32_t *ev_of = bind_points(t);
+    uint32_t *heads;
+    size_t n_chains;
+    uint32_t *next = group_by_hash(B->n_fp, fp_key_hash, fp_same, B->fp, &heads, &n_chains);
+    uint32_t *chain = NULL;
+    size_t chain_cap = 0;
+    for (size_t c = 0; c < n_chains; c++) {
+        size_t k = 0;
+        for (uint32_t i = heads[c]; i != UINT32_MAX; i = next[i]) {
+            GROW(chain, chain_cap, k + 1);
+            chain[k++] = i;
         }
-        size_t ev = !last ? SIZE_MAX : f->enclosing ? enclosing(t, last, f->ts) : next_slice(t, last, f->ts);
-        if (ev != SIZE_MAX && prev_ev != SIZE_MAX && ev != prev_ev) add_flow(t, &cap, f->id, f->cat, prev_ev, ev);
-        if (ev != SIZE_MAX) prev_ev = ev;
+        if (k > 16) {
+            g_fp = B->fp;
+            qsort(chain, k, sizeof *chain, cmp_chain);
+            g_fp = NULL;
+        } else {
+            for (size_t a = 1; a < k; a++) /* insertion: chains are s + f, a few t */
+                for (size_t b = a; b > 0 && fp_before(B->fp, chain[b], chain[b - 1]); b--) {
+                    uint32_t x = chain[b];
+                    chain[b] = chain[b - 1];
+                    chain[b - 1] = x;
+                }
+        }
+        uint32_t prev = UINT32_MAX;
+        for (size_t j = 0; j < k; j++) {
+            uint32_t ev = ev_of[chain[j]];
+            if (ev == UINT32_MAX) continue;
+            const FlowPoint *f = &B->fp[chain[j]];
+            if (prev != UINT32_MAX && ev != prev) add_flow(t, &cap, f->id, f->cat, prev, ev);
+            prev = ev;
+        }
     }
+    free(chain);
+    free(heads);
+    free(next);
+    free(ev_of);
     /* Launch→GPU op by correlation id where the source gave no ac2g flow (live CUPTI
-     * data, traces without flow events). */
+     * data, traces without flow events): the group's first launch to each GPU op. */
     uint32_t ac2g = StrTab_intern(t->strings, "ac2g", 4);
     bool *bound = xcalloc(t->n_events ? t->n_events : 1, sizeof *bound);
     for (size_t i = 0; i < t->n_flows; i++)
         if (t->flows[i].cat == ac2g) bound[t->flows[i].from] = bound[t->flows[i].to] = true;
-    CorrRec *cr = NULL;
-    size_t n_cr = 0, cap_cr = 0;
+    uint32_t *cand = NULL;
+    size_t n_cand = 0, cap_cand = 0;
     for (size_t i = 0; i < t->n_events; i++) {
         const TraceEvent *e = &t->events[i];
-        if (!e->corr || bound[i]) continue;
-        bool gpu = is_gpu_op(e->kind);
-        if (!gpu && !is_launch(e->kind)) continue;
-        GROW(cr, cap_cr, n_cr + 1);
-        cr[n_cr++] = (CorrRec){t->lanes[e->lane].source, e->corr, gpu, i};
+        if (!e->corr || bound[i] || (!is_gpu_op(e->kind) && !is_launch(e->kind))) continue;
+        GROW(cand, cap_cand, n_cand + 1);
+        cand[n_cand++] = (uint32_t)i;
     }
-    sort_n(cr, n_cr, sizeof *cr, cmp_corr);
-    for (size_t i = 0; i < n_cr;) {
-        size_t j = i;
-        while (j < n_cr && cr[j].source == cr[i].source && cr[j].corr == cr[i].corr) j++;
-        /* the group is launches (gpu=0) then GPU ops (gpu=1) */
-        if (!cr[i].gpu)
-            for (size_t k = i; k < j; k++)
-                if (cr[k].gpu) add_flow(t, &cap, cr[i].corr, ac2g, cr[i].idx, cr[k].idx);
-        i = j;
-    }
-    free(cr);
     free(bound);
+    CorrCtx cc = {t, cand};
+    next = group_by_hash(n_cand, corr_hash, corr_same, &cc, &heads, &n_chains);
+    for (size_t c = 0; c < n_chains; c++) {
+        uint32_t launch = UINT32_MAX;
+        for (uint32_t i = heads[c]; i != UINT32_MAX && launch == UINT32_MAX; i = next[i])
+            if (is_launch(t->events[cand[i]].kind)) launch = cand[i];
+        if (launch == UINT32_MAX) continue;
+        for (uint32_t i = heads[c]; i != UINT32_MAX; i = next[i])
+            if (is_gpu_op(t->events[cand[i]].kind)) add_flow(t, &cap, t->events[launch].corr, ac2g, launch, cand[i]);
+    }
+    free(heads);
+    free(next);
+    free(cand);
     /* index by destination for Trace_partner (sorted in Trace_finish) */
     t->flow_by_to = xmalloc((t->n_flows ? t->n_flows : 1) * sizeof *t->flow_by_to);
     for (size_t i = 0; i < t->n_flows; i++) t->flow_by_to[i] = (uint32_t)i;
@@ -562,18 +770,40 @@ static void bind_flows(Trace *t) {
 /* qsort has no context argument in C17; thread-local so traces finish on any thread */
 static _Thread_local const Trace *g_sort_trace;
 
+/* Total orders: the flow arrays do not depend on the order flows were found in. */
 static int cmp_flow_from(const void *a, const void *b) {
     const Flow *x = a, *y = b;
-    return x->from < y->from ? -1 : x->from > y->from;
+    if (x->from != y->from) return x->from < y->from ? -1 : 1;
+    if (x->to != y->to) return x->to < y->to ? -1 : 1;
+    if (x->cat != y->cat) return x->cat < y->cat ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static int cmp_flow_to(const void *a, const void *b) {
-    const Flow *x = &g_sort_trace->flows[*(const uint32_t *)a], *y = &g_sort_trace->flows[*(const uint32_t *)b];
-    return x->to < y->to ? -1 : x->to > y->to;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    const Flow *x = &g_sort_trace->flows[i], *y = &g_sort_trace->flows[j];
+    if (x->to != y->to) return x->to < y->to ? -1 : 1;
+    return i < j ? -1 : i > j;
 }
 
-void Trace_finish(Trace *t) {
+void Trace_finish(Trace *t) { Trace_finishThreads(t, 1); }
+
+/* OVTRACE_FINISH_TIMING=1 prints each phase's wall time (for bench/). */
+static void phase(const char *name, struct timespec *t0) {
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    fprintf(stderr, "finish: %-8s %.3f s\n", name,
+            (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9);
+    *t0 = t1;
+}
+
+void Trace_finishThreads(Trace *t, int threads) {
     if (!t->build) return;
+    struct timespec t0;
+    bool timing = getenv("OVTRACE_FINISH_TIMING") != NULL;
+    if (timing) clock_gettime(CLOCK_MONOTONIC, &t0);
+#define PHASE(name) \
+    if (timing) phase(name, &t0)
     /* extent */
     t->t_min = INT64_MAX;
     t->t_max = INT64_MIN;
@@ -591,16 +821,17 @@ void Trace_finish(Trace *t) {
     for (size_t i = 0; i < t->n_sources; i++)
         if (t->sources[i].rank < 0) t->sources[i].rank = (int32_t)i;
     order_groups_and_lanes(t);
-    size_t *first = xmalloc((t->n_lanes + 1) * sizeof *first);
-    EventSort_groupByLane(t->events, t->n_events, t->n_lanes, first);
-    for (size_t l = 0; l < t->n_lanes; l++) EventSort_sort(t->events + first[l], first[l + 1] - first[l], cmp_event);
-    free(first);
-    assign_depths(t);
+    PHASE("lanes");
+    layout_lanes(t, threads);
+    PHASE("layout");
     bind_flows(t);
+    PHASE("flows");
     g_sort_trace = t;
     sort_n(t->flows, t->n_flows, sizeof *t->flows, cmp_flow_from);
     sort_n(t->flow_by_to, t->n_flows, sizeof *t->flow_by_to, cmp_flow_to);
     g_sort_trace = NULL;
+    PHASE("flowidx");
+#undef PHASE
     /* give back growth slack */
     if (t->n_events < t->cap_events) {
         t->events = xrealloc(t->events, (t->n_events ? t->n_events : 1) * sizeof *t->events);

@@ -184,6 +184,9 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src);
 
 /* Sort, assign depths and rows, order lanes and groups, bind flows. */
 void Trace_finish(Trace *t);
+/* The same, spreading lanes over up to `threads` threads (at most 8; the result does not
+ * depend on the count). */
+void Trace_finishThreads(Trace *t, int threads);
 
 /* ---- queries (after Trace_finish) ---- */
 static inline const char *Trace_name(const Trace *t, const TraceEvent *e) {

@@ -19,12 +19,19 @@ static void exact_epoch_micros(void **state) {
     assert_int_equal(us("1.5e3"), 1500000);
     assert_int_equal(us("1712195495519689047e-3"), INT64_C(1712195495519689047));
     assert_int_equal(us("12.3456789"), 12346);
+    /* 19 digits (Kineto's epoch us with ns decimals) up to the int64 limit */
+    assert_int_equal(us("1740461679471281.500"), INT64_C(1740461679471281500));
+    assert_int_equal(us("9223372036854775.807"), INT64_MAX);
+    assert_int_equal(us("-9223372036854775.807"), -INT64_MAX);
+    assert_int_equal(us("922337203685477.5807"), INT64_C(922337203685477581));
+    assert_int_equal(us("1.2345"), 1235);
 }
 
 static void rejects_bad_numbers(void **state) {
     (void)state;
     int64_t v;
-    const char *bad[] = {"", "-", "1.2.3", "abc", "1e", "99999999999999999999", "1e30"};
+    const char *bad[] = {"",         "-",   "1.2.3", "abc", "1e", "99999999999999999999", "1e30", "9223372036854775.808",
+                         "9999999999999999.999", "18446744073709551.616", "1.-5", ".", "-.5e"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_false(Time_parseMicros(bad[i], strlen(bad[i]), &v));
 }
