@@ -177,7 +177,13 @@ static char *scratch(Loader *L, size_t n) {
 static uint32_t intern_tok(Loader *L, const Tok *t) {
     if (t->type != TOK_STRING) return 0;
     bool plain = !t->esc;
-    for (uint32_t i = 0; plain && i < t->n; i++) plain = (unsigned char)t->p[i] < 0x80;
+    uint32_t i = 0;
+    for (uint64_t w, hi = 0; plain && i + 8 <= t->n; i += 8) { /* any byte >= 0x80? */
+        memcpy(&w, t->p + i, 8);
+        hi |= w;
+        plain = !(hi & 0x8080808080808080ULL);
+    }
+    for (; plain && i < t->n; i++) plain = (unsigned char)t->p[i] < 0x80;
     if (plain) return StrTab_intern(L->t->strings, t->p, t->n);
     char *s = scratch(L, t->n);
     size_t n = Js_decode(t, s);

@@ -2,14 +2,13 @@
  * sub-rows, flow binding). */
 #include "ovtrace/trace.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "evsort.h"
+#include "parfor.h"
 #include "util.h"
 
 /* qsort/bsearch with a NULL base are undefined even for n == 0 (UBSan says so). */
@@ -372,7 +371,53 @@ static void order_groups_and_lanes(Trace *t) {
     free(lane_group);
 }
 
+/* OVTRACE_FINISH_TIMING=1 prints the wall time of each step of Trace_finish (bench/). */
+typedef struct {
+    bool on;
+    struct timespec t0;
+} Clock;
+
+static Clock clock_start(void) {
+    Clock c = {getenv("OVTRACE_FINISH_TIMING") != NULL, {0, 0}};
+    if (c.on) clock_gettime(CLOCK_MONOTONIC, &c.t0);
+    return c;
+}
+
+static void clock_mark(Clock *c, const char *step) {
+    if (!c->on) return;
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    fprintf(stderr, "finish: %-10s %.3f s\n", step,
+            (double)(t1.tv_sec - c->t0.tv_sec) + (double)(t1.tv_nsec - c->t0.tv_nsec) * 1e-9);
+    c->t0 = t1;
+}
+
 /* ---------- lane layout: order, sub-rows, rows ---------- */
+
+static _Thread_local const size_t *g_lane_size; /* for cmp_lane_size (qsort has no context) */
+
+static int cmp_lane_size(const void *a, const void *b) {
+    size_t x = g_lane_size[*(const uint32_t *)a], y = g_lane_size[*(const uint32_t *)b];
+    if (x != y) return x > y ? -1 : 1;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Lanes 0..nl-1, largest (by first[l + 1] - first[l]) first. */
+static uint32_t *lanes_by_size(const size_t *first, size_t nl) {
+    size_t *size = xmalloc((nl ? nl : 1) * sizeof *size);
+    uint32_t *order = xmalloc((nl ? nl : 1) * sizeof *order);
+    for (size_t l = 0; l < nl; l++) size[l] = first[l + 1] - first[l], order[l] = (uint32_t)l;
+    g_lane_size = size;
+    sort_n(order, nl, sizeof *order, cmp_lane_size);
+    g_lane_size = NULL;
+    free(size);
+    return order;
+}
+
+/* More threads pay off only when a second lane has much to do too. */
+static int threads_for(const size_t *first, const uint32_t *order, size_t nl, int threads) {
+    return nl > 1 && first[order[1] + 1] - first[order[1]] >= (1u << 15) ? threads : 1;
+}
 
 typedef struct {
     Trace *t;
@@ -381,14 +426,16 @@ typedef struct {
     const uint32_t *order; /* lanes, largest first */
     size_t **depth_count; /* per lane: events per sub-row */
     uint32_t *n_depth;
-    _Atomic size_t next;
 } Layout;
 
 /* One lane: sort its indices by time, give each event the lowest sub-row whose last
  * event has ended (greedy interval partitioning: for properly nested CPU ops this is
  * the nesting depth), then regroup the indices by sub-row, keeping time order. */
-static void layout_lane(Layout *L, uint32_t ln, int64_t **row_end, size_t *row_cap, uint32_t **tmp,
-                        size_t *tmp_cap) {
+static void layout_lane(void *ctx, uint32_t ln, ParScratch *S) {
+    Layout *L = ctx;
+    int64_t **row_end = (int64_t **)&S->a;
+    uint32_t **tmp = (uint32_t **)&S->b;
+    size_t *row_cap = &S->cap_a, *tmp_cap = &S->cap_b;
     TraceEvent *ev = L->t->events;
     uint32_t *li = L->idx + L->first[ln];
     size_t m = L->first[ln + 1] - L->first[ln];
@@ -421,57 +468,23 @@ static void layout_lane(Layout *L, uint32_t ln, int64_t **row_end, size_t *row_c
     L->n_depth[ln] = (uint32_t)n_depth;
 }
 
-static void *layout_worker(void *arg) {
-    Layout *L = arg;
-    int64_t *row_end = NULL;
-    uint32_t *tmp = NULL;
-    size_t row_cap = 0, tmp_cap = 0;
-    for (;;) {
-        size_t k = atomic_fetch_add(&L->next, 1);
-        if (k >= L->t->n_lanes) break;
-        layout_lane(L, L->order[k], &row_end, &row_cap, &tmp, &tmp_cap);
-    }
-    free(row_end);
-    free(tmp);
-    return NULL;
-}
-
-static _Thread_local const size_t *g_lane_size; /* for cmp_lane_size (qsort has no context) */
-
-static int cmp_lane_size(const void *a, const void *b) {
-    size_t x = g_lane_size[*(const uint32_t *)a], y = g_lane_size[*(const uint32_t *)b];
-    if (x != y) return x > y ? -1 : 1;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
 /* Orders every lane's events (lanes in parallel on up to `threads` threads), then
  * moves each event once into place: lane by lane, sub-row by sub-row, by time. */
 static void layout_lanes(Trace *t, int threads) {
     size_t n = t->n_events, nl = t->n_lanes;
+    Clock clk = clock_start();
     size_t *first = xcalloc(nl + 2, sizeof *first);
     for (size_t i = 0; i < n; i++) first[t->events[i].lane + 2]++;
     for (size_t l = 0; l < nl; l++) first[l + 2] += first[l + 1];
     uint32_t *idx = xmalloc((n ? n : 1) * sizeof *idx);
     for (size_t i = 0; i < n; i++) idx[first[t->events[i].lane + 1]++] = (uint32_t)i; /* stable */
-    size_t *size = xmalloc((nl ? nl : 1) * sizeof *size);
-    uint32_t *order = xmalloc((nl ? nl : 1) * sizeof *order);
-    for (size_t l = 0; l < nl; l++) size[l] = first[l + 1] - first[l], order[l] = (uint32_t)l;
-    g_lane_size = size;
-    sort_n(order, nl, sizeof *order, cmp_lane_size);
-    g_lane_size = NULL;
+    uint32_t *order = lanes_by_size(first, nl);
     Layout L = {.t = t, .idx = idx, .first = first, .order = order};
     L.depth_count = xcalloc(nl ? nl : 1, sizeof *L.depth_count);
     L.n_depth = xcalloc(nl ? nl : 1, sizeof *L.n_depth);
-    atomic_init(&L.next, 0);
-    /* a second thread pays off only when another lane is big too */
-    int extra = threads > 1 && nl > 1 && size[order[1]] >= (1u << 16) ? threads - 1 : 0;
-    if ((size_t)extra > nl - 1) extra = (int)(nl - 1);
-    pthread_t th[8];
-    int started = 0;
-    for (int i = 0; i < extra && i < 8; i++)
-        if (pthread_create(&th[started], NULL, layout_worker, &L) == 0) started++;
-    layout_worker(&L);
-    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    clock_mark(&clk, "  index");
+    ParFor_run(order, nl, threads_for(first, order, nl, threads), layout_lane, &L);
+    clock_mark(&clk, "  lanes");
     /* rows, in lane order */
     Row *rows = NULL;
     size_t n_rows = 0, rows_cap = 0;
@@ -491,11 +504,12 @@ static void layout_lanes(Trace *t, int threads) {
     }
     t->rows = rows;
     t->n_rows = n_rows;
+    clock_mark(&clk, "  rows");
     EventSort_permute(t->events, idx, n);
+    clock_mark(&clk, "  permute");
     free(L.depth_count);
     free(L.n_depth);
     free(order);
-    free(size);
     free(idx);
     free(first);
 }
@@ -562,8 +576,32 @@ static void bind_lane_points(const Trace *t, const Lane *l, const FlowPoint *fp,
     }
 }
 
+typedef struct {
+    const Trace *t;
+    const FlowPoint *fp;
+    uint32_t *by_lane; /* flow point indices grouped by lane */
+    const size_t *first;
+    uint32_t *ev_of;
+} PointBind;
+
+static void bind_lane(void *ctx, uint32_t ln, ParScratch *S) {
+    PointBind *P = ctx;
+    uint32_t *fps = P->by_lane + P->first[ln];
+    size_t m = P->first[ln + 1] - P->first[ln];
+    size_t k = 1;
+    while (k < m && P->fp[fps[k - 1]].ts <= P->fp[fps[k]].ts) k++;
+    if (k < m) { /* written out of time order: sort (file order on ties) */
+        g_fp = P->fp;
+        qsort(fps, m, sizeof *fps, cmp_fp_ts);
+        g_fp = NULL;
+    }
+    const Lane *l = &P->t->lanes[ln];
+    GROW(*(size_t **)&S->a, S->cap_a, l->n_rows ? l->n_rows : 1);
+    bind_lane_points(P->t, l, P->fp, fps, m, P->ev_of, S->a);
+}
+
 /* Event index of every flow point (UINT32_MAX: no lane or no event). */
-static uint32_t *bind_points(const Trace *t) {
+static uint32_t *bind_points(const Trace *t, int threads) {
     const TraceBuild *B = t->build;
     size_t n = B->n_fp, nl = t->n_lanes;
     uint32_t *ev_of = xmalloc((n ? n : 1) * sizeof *ev_of);
@@ -582,23 +620,10 @@ static uint32_t *bind_points(const Trace *t) {
     uint32_t *by_lane = xmalloc((n ? n : 1) * sizeof *by_lane);
     for (size_t i = 0; i < n; i++)
         if (lane_of[i] != UINT32_MAX) by_lane[first[lane_of[i] + 1]++] = (uint32_t)i;
-    size_t max_rows = 1;
-    for (size_t l = 0; l < nl; l++)
-        if (t->lanes[l].n_rows > max_rows) max_rows = t->lanes[l].n_rows;
-    size_t *cur = xmalloc(max_rows * sizeof *cur);
-    for (size_t l = 0; l < nl; l++) {
-        uint32_t *fps = by_lane + first[l];
-        size_t m = first[l + 1] - first[l];
-        size_t k = 1;
-        while (k < m && B->fp[fps[k - 1]].ts <= B->fp[fps[k]].ts) k++;
-        if (k < m) { /* written out of time order: sort (file order on ties) */
-            g_fp = B->fp;
-            qsort(fps, m, sizeof *fps, cmp_fp_ts);
-            g_fp = NULL;
-        }
-        bind_lane_points(t, &t->lanes[l], B->fp, fps, m, ev_of, cur);
-    }
-    free(cur);
+    PointBind P = {t, B->fp, by_lane, first, ev_of};
+    uint32_t *order = lanes_by_size(first, nl);
+    ParFor_run(order, nl, threads_for(first, order, nl, threads), bind_lane, &P);
+    free(order);
     free(by_lane);
     free(first);
     free(lane_of);
@@ -693,11 +718,13 @@ static bool corr_same(const void *ctx, uint32_t a, uint32_t b) {
     return x->corr == y->corr && c->t->lanes[x->lane].source == c->t->lanes[y->lane].source;
 }
 
-static void bind_flows(Trace *t) {
+static void bind_flows(Trace *t, int threads) {
     TraceBuild *B = t->build;
     size_t cap = 0;
     /* flow points: each to its event, then chains (source, cat, id) in flow order */
-    uint32_t *ev_of = bind_points(t);
+    Clock clk = clock_start();
+    uint32_t *ev_of = bind_points(t, threads);
+    clock_mark(&clk, "  points");
     uint32_t *heads;
     size_t n_chains;
     uint32_t *next = group_by_hash(B->n_fp, fp_key_hash, fp_same, B->fp, &heads, &n_chains);
@@ -734,6 +761,7 @@ static void bind_flows(Trace *t) {
     free(heads);
     free(next);
     free(ev_of);
+    clock_mark(&clk, "  chains");
     /* Launch→GPU op by correlation id where the source gave no ac2g flow (live CUPTI
      * data, traces without flow events): the group's first launch to each GPU op. */
     uint32_t ac2g = StrTab_intern(t->strings, "ac2g", 4);
@@ -762,6 +790,7 @@ static void bind_flows(Trace *t) {
     free(heads);
     free(next);
     free(cand);
+    clock_mark(&clk, "  corr");
     /* index by destination for Trace_partner (sorted in Trace_finish) */
     t->flow_by_to = xmalloc((t->n_flows ? t->n_flows : 1) * sizeof *t->flow_by_to);
     for (size_t i = 0; i < t->n_flows; i++) t->flow_by_to[i] = (uint32_t)i;
@@ -788,22 +817,9 @@ static int cmp_flow_to(const void *a, const void *b) {
 
 void Trace_finish(Trace *t) { Trace_finishThreads(t, 1); }
 
-/* OVTRACE_FINISH_TIMING=1 prints each phase's wall time (for bench/). */
-static void phase(const char *name, struct timespec *t0) {
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    fprintf(stderr, "finish: %-8s %.3f s\n", name,
-            (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9);
-    *t0 = t1;
-}
-
 void Trace_finishThreads(Trace *t, int threads) {
     if (!t->build) return;
-    struct timespec t0;
-    bool timing = getenv("OVTRACE_FINISH_TIMING") != NULL;
-    if (timing) clock_gettime(CLOCK_MONOTONIC, &t0);
-#define PHASE(name) \
-    if (timing) phase(name, &t0)
+    Clock clk = clock_start();
     /* extent */
     t->t_min = INT64_MAX;
     t->t_max = INT64_MIN;
@@ -821,17 +837,16 @@ void Trace_finishThreads(Trace *t, int threads) {
     for (size_t i = 0; i < t->n_sources; i++)
         if (t->sources[i].rank < 0) t->sources[i].rank = (int32_t)i;
     order_groups_and_lanes(t);
-    PHASE("lanes");
+    clock_mark(&clk, "groups");
     layout_lanes(t, threads);
-    PHASE("layout");
-    bind_flows(t);
-    PHASE("flows");
+    clock_mark(&clk, "layout");
+    bind_flows(t, threads);
+    clock_mark(&clk, "flows");
     g_sort_trace = t;
     sort_n(t->flows, t->n_flows, sizeof *t->flows, cmp_flow_from);
     sort_n(t->flow_by_to, t->n_flows, sizeof *t->flow_by_to, cmp_flow_to);
     g_sort_trace = NULL;
-    PHASE("flowidx");
-#undef PHASE
+    clock_mark(&clk, "flowidx");
     /* give back growth slack */
     if (t->n_events < t->cap_events) {
         t->events = xrealloc(t->events, (t->n_events ? t->n_events : 1) * sizeof *t->events);
