@@ -46,6 +46,19 @@ static inline const char *plain_run(const char *p, const char *end) {
     return p;
 }
 
+uint64_t Js_countNewlines(const char *p, size_t n) {
+    uint64_t lines = 0;
+    const char *end = p + n;
+#ifdef __SSE2__
+    const __m128i nl = _mm_set1_epi8('\n');
+    for (; end - p >= 16; p += 16)
+        lines += (uint64_t)__builtin_popcount(
+            (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), nl)));
+#endif
+    for (; p < end; p++) lines += *p == '\n';
+    return lines;
+}
+
 JsStatus Js_string(JsCtx *c, const char **pp, Tok *t) {
     const char *p = *pp + 1, *end = c->end;
     bool esc = false;

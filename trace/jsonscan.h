@@ -33,6 +33,9 @@ static inline const char *Js_ws(const char *p, const char *end) {
     while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
     return p;
 }
+/* Newlines in p[0..n), for line numbers in error messages (one per-line memchr call
+ * would cost more than parsing the lines). */
+uint64_t Js_countNewlines(const char *p, size_t n);
 /* Each scanner takes *pp at the first byte of the value and leaves it after it. */
 JsStatus Js_string(JsCtx *c, const char **pp, Tok *t);
 JsStatus Js_number(JsCtx *c, const char **pp, Tok *t);

@@ -99,7 +99,7 @@ typedef struct Split {
 static bool window_refill(Loader *L, const char **keep_ptr, const char **other) {
     if (L->eof) return false;
     size_t keep = (size_t)(*keep_ptr - L->buf);
-    for (const char *q = L->buf, *e = L->buf + keep; (q = memchr(q, '\n', (size_t)(e - q))); q++) L->lines_before++;
+    L->lines_before += Js_countNewlines(L->buf, keep);
     size_t tail = L->len - keep;
     if (L->own != L->buf) abort(); /* refill only happens on owned windows */
     memmove(L->own, L->own + keep, tail);

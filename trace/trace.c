@@ -414,9 +414,12 @@ static uint32_t *lanes_by_size(const size_t *first, size_t nl) {
     return order;
 }
 
-/* More threads pay off only when a second lane has much to do too. */
+/* More threads pay off only when a second lane has much to do too (32k items; tests
+ * lower that with OVTRACE_FINISH_PAR_MIN to run small traces in parallel). */
 static int threads_for(const size_t *first, const uint32_t *order, size_t nl, int threads) {
-    return nl > 1 && first[order[1] + 1] - first[order[1]] >= (1u << 15) ? threads : 1;
+    const char *env = getenv("OVTRACE_FINISH_PAR_MIN");
+    size_t min = env ? (size_t)strtoull(env, NULL, 10) : (1u << 15);
+    return nl > 1 && first[order[1] + 1] - first[order[1]] >= min ? threads : 1;
 }
 
 typedef struct {

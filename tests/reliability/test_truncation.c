@@ -323,7 +323,9 @@ static size_t unzstd_prefix(const unsigned char *in, size_t n) {
     return total;
 }
 
-static void compressed_cuts(bool zstd) {
+/* ahead: decompress on the read-ahead thread (the default with 2+ cores) or inline */
+static void compressed_cuts(bool zstd, bool ahead) {
+    setenv("OVTRACE_READ_AHEAD", ahead ? "1" : "0", 1);
     size_t n;
     char *data = synth_trace(&n, 60000);
     assert_true(n > 10u << 20);
@@ -372,15 +374,24 @@ static void compressed_cuts(bool zstd) {
     free(z);
     free(sp);
     free(data);
+    unsetenv("OVTRACE_READ_AHEAD");
 }
 
 static void gzip_cuts(void **state) {
     (void)state;
-    compressed_cuts(false);
+    compressed_cuts(false, true);
 }
 static void zstd_cuts(void **state) {
     (void)state;
-    compressed_cuts(true);
+    compressed_cuts(true, true);
+}
+static void gzip_cuts_inline(void **state) {
+    (void)state;
+    compressed_cuts(false, false);
+}
+static void zstd_cuts_inline(void **state) {
+    (void)state;
+    compressed_cuts(true, false);
 }
 
 static int setup(void **state) {
@@ -400,6 +411,8 @@ int main(void) {
         cmocka_unit_test(deepseek_dense_head),
         cmocka_unit_test(gzip_cuts),
         cmocka_unit_test(zstd_cuts),
+        cmocka_unit_test(gzip_cuts_inline),
+        cmocka_unit_test(zstd_cuts_inline),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     if (rc == 0 && access(OVTRACE_DEEPSEEK, R_OK) != 0) {
