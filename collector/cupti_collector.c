@@ -182,33 +182,6 @@ static void *flusher_main(void *arg) {
     return NULL;
 }
 
-/* ---- demangling --------------------------------------------------------------------------- */
-
-typedef char *(*CxaDemangleFn)(const char *, char *, size_t *, int *);
-static CxaDemangleFn cxa_demangle;
-
-static const char *demangle(const char *mangled, char *buf, size_t n) {
-    if (!cxa_demangle || strncmp(mangled, "_Z", 2) != 0) return NULL;
-    int status = 0;
-    char *d = cxa_demangle(mangled, NULL, NULL, &status);
-    if (!d || status != 0) {
-        free(d);
-        return NULL;
-    }
-    snprintf(buf, n, "%s", d);
-    free(d);
-    return buf;
-}
-
-static void find_demangler(void) {
-    void *f = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-    if (!f) {
-        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-        if (h) f = dlsym(h, "__cxa_demangle"); /* kept open: the names are needed until exit */
-    }
-    *(void **)&cxa_demangle = f;
-}
-
 /* ---- start / stop ------------------------------------------------------------------------- */
 
 static uint64_t cupti_now(void *ctx) {
@@ -301,11 +274,10 @@ bool Cupti_start(const CuptiConfig *cfg, RingSet *set, char *err, size_t errlen)
     }
 
     /* 3. translator with the clock offset */
-    if (C.cfg.demangle) find_demangler();
     CuptiTrConfig tc;
     memset(&tc, 0, sizeof tc);
     tc.all_driver_calls = C.cfg.all_driver_calls;
-    tc.demangle = C.cfg.demangle && cxa_demangle ? demangle : NULL;
+    tc.demangle = C.cfg.demangle ? CuptiTr_cxaDemangler() : NULL;
     cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM); /* tids = gettid(), like the CPU lanes */
     tc.clock_offset_ns = CuptiTr_estimateOffset(cupti_now, NULL, 32);
     pthread_mutex_lock(&C.tr_mu);

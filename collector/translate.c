@@ -3,6 +3,8 @@
 #include "ovtrace/cupti_translate.h"
 
 #include <cupti_activity.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +241,37 @@ static bool is_comm_stream(const CuptiTr *tr, uint32_t dev, uint32_t stream) {
 }
 
 /* ---- kernel names: demangled once per distinct name ------------------------------------ */
+
+typedef char *(*CxaDemangleFn)(const char *, char *, size_t *, int *);
+static CxaDemangleFn cxa_demangle;
+static pthread_once_t cxa_once = PTHREAD_ONCE_INIT;
+
+static void find_cxa_demangle(void) {
+    void *f = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (!f) {
+        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (h) f = dlsym(h, "__cxa_demangle"); /* kept open: used until exit */
+    }
+    *(void **)&cxa_demangle = f;
+}
+
+static const char *demangle_cxa(const char *mangled, char *buf, size_t n) {
+    if (!cxa_demangle || strncmp(mangled, "_Z", 2) != 0) return NULL;
+    int status = 0;
+    char *d = cxa_demangle(mangled, NULL, NULL, &status);
+    if (!d || status != 0) {
+        free(d);
+        return NULL;
+    }
+    snprintf(buf, n, "%s", d);
+    free(d);
+    return buf;
+}
+
+CuptiTrDemangleFn CuptiTr_cxaDemangler(void) {
+    pthread_once(&cxa_once, find_cxa_demangle);
+    return cxa_demangle ? demangle_cxa : NULL;
+}
 
 static uint64_t str_hash(const char *s) {
     uint64_t h = 1469598103934665603ULL;

@@ -1,4 +1,4 @@
-// ovtrace-workload: the built-in MoE overlap workload on one GPU (issue 6).
+// ovtrace-workload: the built-in MoE overlap workload (issue 6).
 //
 // Executes the WlPlan of the shared Schedule (workload_plan.h, include/ovtrace/schedule.h):
 // one compute stream per micro-batch plus a high-priority comm stream, cross-stream
@@ -6,18 +6,24 @@
 //   compute   moe::{attn_proj,gate,expert_gemm,shared_expert}: a tiled FP32 GEMM whose
 //             K is sized so the kernel takes the cost model's duration (FLOP rate
 //             calibrated at start on all SMs); it gets whatever SMs comm kernels leave.
+// One GPU: the all-to-all is emulated.
 //   prefill   dpsk::ep::{intranode,internode}::{dispatch,combine}<8, 20>: grid = comm
 //             SMs, one block per SM (shared memory forces it), copying the all-to-all's
 //             bytes paced by %globaltimer to the link bandwidth.
 //   decode    cudaMemcpyAsync with pinned host memory on the comm stream (copy engine,
 //             no SMs), bytes scaled by measured copy bandwidth / link bandwidth.
 //   serial    the same ops on one stream.
+// More than one GPU (--gpus N, default: all visible GPUs when there are several and NCCL
+// loads): every GPU runs the same plan and dispatch/combine are real all-to-alls, grouped
+// ncclSend/ncclRecv on the op's stream (comm stream; the one stream in serial mode).
+// NCCL is loaded with dlopen, so the binary starts without it and says what is missing.
 // --collect runs the CUPTI collector in-process into the ring set named by OVTRACE_SHM.
 // Without a driver or GPU it exits with status 3 and "no CUDA driver found ...; try
-// --simulate". One GPU only: the NCCL all-to-all for several GPUs is not implemented.
+// --simulate".
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
+#include <pthread.h>
 
 #include <cerrno>
 #include <cmath>
@@ -26,10 +32,19 @@
 #include <cstring>
 #include <ctime>
 
-// The project headers are C17; ring.h's _Static_assert is static_assert in C++.
-#ifndef _Static_assert
-#define _Static_assert static_assert
+// nccl.h only for types and prototypes (the calls go through dlsym'd pointers); a build
+// without it runs the one-GPU emulation only (-DOVTRACE_HAVE_NCCL=0 forces that).
+#ifndef OVTRACE_HAVE_NCCL
+#if __has_include(<nccl.h>)
+#define OVTRACE_HAVE_NCCL 1
+#else
+#define OVTRACE_HAVE_NCCL 0
 #endif
+#endif
+#if OVTRACE_HAVE_NCCL
+#include <nccl.h>
+#endif
+
 extern "C" {
 #include "ovtrace/cupti.h"
 #include "ovtrace/ring.h"
@@ -144,7 +159,7 @@ template __global__ void combine<8, 20>(CombineArgs);
 // ---- host ----------------------------------------------------------------------------------
 
 #define EXIT_USAGE 2
-#define EXIT_NO_GPU 3
+#define EXIT_NO_GPU 3 // no driver or GPU, too few GPUs, or NCCL missing for --gpus N
 
 static void die_cuda(cudaError_t e, const char *what) {
     fprintf(stderr, "ovtrace-workload: %s: %s (%s)\n", what, cudaGetErrorString(e), cudaGetErrorName(e));
@@ -163,6 +178,8 @@ struct Options {
     long steps = 20, warmup = 3;
     double imbalance = 0;
     int device = 0;
+    bool device_given = false;
+    int gpus = 0; // 0: all visible GPUs if several and NCCL loads, else 1
     bool collect = false, quiet = false, json = false;
 };
 
@@ -170,10 +187,13 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: ovtrace-workload [--mode prefill|decode|serial] [--comm-sms N] [--steps N] [--warmup N]\n"
             "                        [--tokens N] [--layers N] [--experts N] [--topk K] [--hidden N]\n"
-            "                        [--link nvlink|ib] [--tflops X] [--imbalance F] [--device N]\n"
+            "                        [--link nvlink|ib] [--tflops X] [--imbalance F] [--gpus N | --device N]\n"
             "                        [--json] [--quiet] [--collect]\n"
-            "The DeepSeek-style MoE overlap workload (two micro-batches) on one GPU, driven by the\n"
-            "same schedule as `ovtrace live --simulate`. Prints the step time and tokens/s.\n"
+            "The DeepSeek-style MoE overlap workload (two micro-batches), driven by the same schedule as\n"
+            "`ovtrace live --simulate`. Prints the step time and tokens/s (all GPUs).\n"
+            "--gpus N: run on GPUs 0..N-1 (CUDA_VISIBLE_DEVICES picks them) with a real NCCL all-to-all\n"
+            "(libnccl.so.2, or $OVTRACE_NCCL_LIB); default: all visible GPUs when there are several and\n"
+            "NCCL loads. --gpus 1: the one-GPU emulation (on --device N).\n"
             "--collect: stream CUPTI events into the ring set of OVTRACE_SHM (used by\n"
             "`ovtrace live --workload moe`).\n");
 }
@@ -233,7 +253,8 @@ static int parse(int argc, char **argv, Options *o) {
         else if (!strcmp(a, "--hidden")) { if ((ok = num(v, 1, 1 << 18, &x))) o->p.hidden = (int)x; }
         else if (!strcmp(a, "--tflops")) { if ((ok = num(v, 1e-3, 1e6, &x))) o->p.tflops = x; }
         else if (!strcmp(a, "--imbalance")) { if ((ok = num(v, 0, 10, &x))) o->imbalance = x; }
-        else if (!strcmp(a, "--device")) { if ((ok = num(v, 0, 1023, &x))) o->device = (int)x; }
+        else if (!strcmp(a, "--device")) { if ((ok = num(v, 0, 1023, &x) && x == (int)x)) { o->device = (int)x; o->device_given = true; } }
+        else if (!strcmp(a, "--gpus")) { if ((ok = num(v, 1, 1024, &x) && x == (int)x)) o->gpus = (int)x; }
         else {
             fprintf(stderr, "ovtrace-workload: unknown option %s (see --help)\n", a);
             return EXIT_USAGE;
@@ -242,6 +263,11 @@ static int parse(int argc, char **argv, Options *o) {
             fprintf(stderr, "ovtrace-workload: bad value for %s: '%s'\n", a, v);
             return EXIT_USAGE;
         }
+    }
+    if (o->gpus > 1 && o->device_given) {
+        fprintf(stderr, "ovtrace-workload: --device picks the GPU of a one-GPU run; --gpus %d uses GPUs 0..%d "
+                        "(choose them with CUDA_VISIBLE_DEVICES)\n", o->gpus, o->gpus - 1);
+        return EXIT_USAGE;
     }
     if (o->p.topk > o->p.experts) o->p.topk = o->p.experts;
     if (o->p.ep_ranks > o->p.experts) o->p.ep_ranks = o->p.experts;
@@ -254,122 +280,335 @@ static double now_s() {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-struct Ctx {
-    const Schedule *sch;
-    WlPlan *plan;
-    cudaStream_t stream[SCHED_MAX_STREAMS];
-    cudaEvent_t *ev[2]; // by step parity
-    float *a, *b, *c;
-    int4 *comm_src, *comm_dst;
-    char *host;         // pinned, decode copies
-    char *dev_copy;
-    double flop_per_ns; // calibrated GEMM rate on all SMs
-    double copy_gbps;   // calibrated D2H/H2D copy bandwidth
-    double imbalance;
-    size_t max_bytes;
+// ---- NCCL, loaded at run time ----------------------------------------------------------------
+
+#if OVTRACE_HAVE_NCCL
+// decltype of nccl.h's prototypes: a pointer type that disagrees with the header cannot
+// compile. Nothing links libnccl.
+struct Nccl {
+    void *lib = nullptr;
+    int version = 0;
+    decltype(&ncclGetVersion) GetVersion = nullptr;
+    decltype(&ncclGetErrorString) GetErrorString = nullptr;
+    decltype(&ncclGetUniqueId) GetUniqueId = nullptr;
+    decltype(&ncclCommInitRankConfig) CommInitRankConfig = nullptr;
+    decltype(&ncclCommDestroy) CommDestroy = nullptr;
+    decltype(&ncclGroupStart) GroupStart = nullptr;
+    decltype(&ncclGroupEnd) GroupEnd = nullptr;
+    decltype(&ncclSend) Send = nullptr;
+    decltype(&ncclRecv) Recv = nullptr;
+};
+static Nccl nccl;
+
+static void die_nccl(ncclResult_t r, const char *what) {
+    fprintf(stderr, "ovtrace-workload: %s: %s (NCCL error %d)\n", what, nccl.GetErrorString(r), (int)r);
+    exit(1);
+}
+#define NK(x)                                                                                                          \
+    do {                                                                                                               \
+        ncclResult_t r_ = (x);                                                                                         \
+        if (r_ != ncclSuccess) die_nccl(r_, #x);                                                                       \
+    } while (0)
+
+static const char *nccl_lib_name() {
+    const char *env = getenv("OVTRACE_NCCL_LIB"); // NCCL outside the loader's path (e.g. a pip wheel)
+    return env && *env ? env : "libnccl.so.2";
+}
+#endif
+
+// dlopen + dlsym of the calls the workload makes; why says what is missing.
+static bool nccl_load(char *why, size_t n) {
+#if OVTRACE_HAVE_NCCL
+    if (nccl.lib) return true;
+    const char *name = nccl_lib_name();
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        if (!e || strstr(e, "No such file")) snprintf(why, n, "%s not found", name);
+        else snprintf(why, n, "%s cannot be loaded: %s", name, e);
+        return false;
+    }
+    struct {
+        const char *sym;
+        void **fn;
+    } syms[] = {{"ncclGetVersion", (void **)&nccl.GetVersion},
+                {"ncclGetErrorString", (void **)&nccl.GetErrorString},
+                {"ncclGetUniqueId", (void **)&nccl.GetUniqueId},
+                {"ncclCommInitRankConfig", (void **)&nccl.CommInitRankConfig},
+                {"ncclCommDestroy", (void **)&nccl.CommDestroy},
+                {"ncclGroupStart", (void **)&nccl.GroupStart},
+                {"ncclGroupEnd", (void **)&nccl.GroupEnd},
+                {"ncclSend", (void **)&nccl.Send},
+                {"ncclRecv", (void **)&nccl.Recv}};
+    for (auto &s : syms) {
+        *s.fn = dlsym(h, s.sym);
+        if (!*s.fn) {
+            snprintf(why, n, "%s has no %s: NCCL 2.17 or later is needed", name, s.sym);
+            dlclose(h);
+            return false;
+        }
+    }
+    int v = 0;
+    if (nccl.GetVersion(&v) != ncclSuccess || v < NCCL_VERSION(2, 17, 0)) {
+        snprintf(why, n, "%s is NCCL %d: 2.17 or later is needed (maxCTAs)", name, v);
+        dlclose(h);
+        return false;
+    }
+    nccl.version = v;
+    nccl.lib = h;
+    return true;
+#else
+    snprintf(why, n, "this ovtrace-workload was built without nccl.h; rebuild with NCCL's headers installed");
+    return false;
+#endif
+}
+
+// ---- one GPU's state ---------------------------------------------------------------------------
+
+struct Gpu {
+    int dev = 0, rank = 0;
+    WlPlan *plan = nullptr;
+    cudaDeviceProp prop{};
+    cudaStream_t stream[SCHED_MAX_STREAMS] = {};
+    cudaEvent_t *ev[2] = {}; // by step parity
+    float *a = nullptr, *b = nullptr, *c = nullptr;
+    int4 *comm_src = nullptr, *comm_dst = nullptr; // comm kernels; NCCL send / receive buffers
+    char *host = nullptr;                          // pinned, decode copies
+    char *dev_copy = nullptr;
+    double flop_per_ns = 0; // calibrated GEMM rate on all SMs
+    double copy_gbps = 0;   // calibrated D2H/H2D copy bandwidth
+    size_t max_bytes = 0;
+#if OVTRACE_HAVE_NCCL
+    ncclComm_t comm = nullptr;
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER; // read by ncclGroupEnd: lives with the comm
+#endif
 };
 
-static void gemm_launch(const SchedOp *op, int k, cudaStream_t s, const Ctx &c) {
-    moe::GemmArgs g{c.a, c.b, c.c, GEMM_M, GEMM_N, k};
+static void gemm_launch(const SchedOp *op, int k, cudaStream_t s, const Gpu &g) {
+    moe::GemmArgs a{g.a, g.b, g.c, GEMM_M, GEMM_N, k};
     dim3 grid((GEMM_M / moe::TILE) * (GEMM_N / moe::TILE)), block(256);
     switch (op->phase) {
-    case SCHED_PH_ATTN: moe::attn_proj<<<grid, block, 0, s>>>(g); break;
-    case SCHED_PH_GATE: moe::gate<<<grid, block, 0, s>>>(g); break;
-    case SCHED_PH_EXPERT: moe::expert_gemm<<<grid, block, 0, s>>>(g); break;
-    default: moe::shared_expert<<<grid, block, 0, s>>>(g); break;
+    case SCHED_PH_ATTN: moe::attn_proj<<<grid, block, 0, s>>>(a); break;
+    case SCHED_PH_GATE: moe::gate<<<grid, block, 0, s>>>(a); break;
+    case SCHED_PH_EXPERT: moe::expert_gemm<<<grid, block, 0, s>>>(a); break;
+    default: moe::shared_expert<<<grid, block, 0, s>>>(a); break;
     }
 }
 
-static int gemm_k(const WlOpShape &sh, const SchedOp *op, const Ctx &c) {
-    double ns = sh.target_ns * (op->phase == SCHED_PH_EXPERT ? 1 + c.imbalance : 1);
-    double k = ns * c.flop_per_ns / (2.0 * GEMM_M * GEMM_N);
+static int gemm_k(const WlOpShape &sh, const Gpu &g) {
+    double k = sh.target_ns * g.flop_per_ns / (2.0 * GEMM_M * GEMM_N);
     int ki = (int)(k / moe::TK) * moe::TK;
     return ki < moe::TK ? moe::TK : ki > (1 << 16) ? (1 << 16) : ki;
 }
 
-static void comm_launch(const SchedOp *op, const WlOpShape &sh, cudaStream_t s, const Ctx &c, bool ib) {
-    double bytes = sh.bytes * (1 + c.imbalance);
-    if (bytes > (double)c.max_bytes) bytes = (double)c.max_bytes;
+static void comm_launch(const SchedOp *op, const WlOpShape &sh, cudaStream_t s, const Gpu &g, bool ib) {
+    double bytes = sh.bytes;
+    if (bytes > (double)g.max_bytes) bytes = (double)g.max_bytes;
     size_t n16 = (size_t)(bytes / 16);
     uint64_t dur = (uint64_t)(bytes / sh.link_gbps); // GB/s = bytes/ns
     dim3 grid(sh.grid), block(COMM_THREADS);
     if (op->phase == SCHED_PH_DISPATCH) {
-        dpsk::ep::DispatchArgs a{c.comm_src, c.comm_dst, n16, dur};
+        dpsk::ep::DispatchArgs a{g.comm_src, g.comm_dst, n16, dur};
         if (ib) dpsk::ep::internode::dispatch<8, 20><<<grid, block, COMM_SMEM, s>>>(a);
         else dpsk::ep::intranode::dispatch<8, 20><<<grid, block, COMM_SMEM, s>>>(a);
     } else {
-        dpsk::ep::CombineArgs a{c.comm_src, c.comm_dst, n16, dur};
+        dpsk::ep::CombineArgs a{g.comm_src, g.comm_dst, n16, dur};
         if (ib) dpsk::ep::internode::combine<8, 20><<<grid, block, COMM_SMEM, s>>>(a);
         else dpsk::ep::intranode::combine<8, 20><<<grid, block, COMM_SMEM, s>>>(a);
     }
 }
 
-static void copy_launch(const SchedOp *op, const WlOpShape &sh, cudaStream_t s, const Ctx &c) {
-    double bytes = sh.bytes * (1 + c.imbalance) * (c.copy_gbps / sh.link_gbps);
-    size_t n = bytes > (double)c.max_bytes ? c.max_bytes : (size_t)bytes;
-    if (op->phase == SCHED_PH_DISPATCH) CK(cudaMemcpyAsync(c.host, c.dev_copy, n, cudaMemcpyDeviceToHost, s));
-    else CK(cudaMemcpyAsync(c.dev_copy, c.host, n, cudaMemcpyHostToDevice, s));
+static void copy_launch(const SchedOp *op, const WlOpShape &sh, cudaStream_t s, const Gpu &g) {
+    double bytes = sh.bytes * (g.copy_gbps / sh.link_gbps);
+    size_t n = bytes > (double)g.max_bytes ? g.max_bytes : (size_t)bytes;
+    if (op->phase == SCHED_PH_DISPATCH) CK(cudaMemcpyAsync(g.host, g.dev_copy, n, cudaMemcpyDeviceToHost, s));
+    else CK(cudaMemcpyAsync(g.dev_copy, g.host, n, cudaMemcpyHostToDevice, s));
 }
 
-static void run_step(Ctx &c, long step) {
-    const Schedule *sch = c.sch;
-    const WlPlan *pl = c.plan;
+// One NCCL action of the plan (only in plans for more than one GPU).
+static void nccl_action(const WlAction &a, cudaStream_t s, const Gpu &g) {
+#if OVTRACE_HAVE_NCCL
+    switch (a.kind) {
+    case WL_NCCL_GROUP_START: NK(nccl.GroupStart()); break;
+    case WL_NCCL_SEND: NK(nccl.Send((const char *)g.comm_src + a.offset, a.bytes, ncclInt8, a.peer, g.comm, s)); break;
+    case WL_NCCL_RECV: NK(nccl.Recv((char *)g.comm_dst + a.offset, a.bytes, ncclInt8, a.peer, g.comm, s)); break;
+    case WL_NCCL_GROUP_END: NK(nccl.GroupEnd()); break;
+    default: break;
+    }
+#else
+    (void)a, (void)s, (void)g;
+    abort(); // unreachable: nccl_load refuses, so no plan has NCCL actions
+#endif
+}
+
+static void run_step(Gpu &g, const Schedule *sch, long step) {
+    const WlPlan *pl = g.plan;
     bool ib = sch->p.link == SCHED_LINK_IB;
     int par = (int)(step & 1);
     for (size_t i = 0; i < pl->n_acts; i++) {
         const WlAction &a = pl->acts[i];
         const SchedOp *op = &sch->ops[a.op];
-        cudaStream_t s = c.stream[a.stream];
+        cudaStream_t s = g.stream[a.stream];
         switch (a.kind) {
         case WL_NVTX_PUSH: nvtxRangePushA(op->nvtx); break;
         case WL_NVTX_POP: nvtxRangePop(); break;
         case WL_WAIT:
             if (a.prev_step && step == 0) break;
-            CK(cudaStreamWaitEvent(s, c.ev[a.prev_step ? par ^ 1 : par][pl->event_of[a.dep]], 0));
+            CK(cudaStreamWaitEvent(s, g.ev[a.prev_step ? par ^ 1 : par][pl->event_of[a.dep]], 0));
             break;
-        case WL_RECORD: CK(cudaEventRecord(c.ev[par][pl->event_of[a.op]], s)); break;
+        case WL_RECORD: CK(cudaEventRecord(g.ev[par][pl->event_of[a.op]], s)); break;
         case WL_LAUNCH: {
             const WlOpShape &sh = pl->shape[a.op];
-            if (sh.kernel == WL_K_GEMM) gemm_launch(op, gemm_k(sh, op, c), s, c);
-            else if (sh.kernel == WL_K_COMM) comm_launch(op, sh, s, c, ib);
-            else copy_launch(op, sh, s, c);
+            if (sh.kernel == WL_K_GEMM) gemm_launch(op, gemm_k(sh, g), s, g);
+            else if (sh.kernel == WL_K_COMM) comm_launch(op, sh, s, g, ib);
+            else copy_launch(op, sh, s, g);
             break;
         }
+        case WL_NCCL_GROUP_START:
+        case WL_NCCL_SEND:
+        case WL_NCCL_RECV:
+        case WL_NCCL_GROUP_END: nccl_action(a, s, g); break;
         }
     }
     CK(cudaGetLastError());
 }
 
-static void calibrate(Ctx &c) {
-    cudaStream_t s = c.stream[0];
+static void calibrate(Gpu &g) {
+    cudaStream_t s = g.stream[0];
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     SchedOp op{};
     op.phase = SCHED_PH_ATTN;
-    gemm_launch(&op, 256, s, c); // warm up
+    gemm_launch(&op, 256, s, g); // warm up
     const int K = 2048;
     CK(cudaEventRecord(e0, s));
-    for (int i = 0; i < 3; i++) gemm_launch(&op, K, s, c);
+    for (int i = 0; i < 3; i++) gemm_launch(&op, K, s, g);
     CK(cudaEventRecord(e1, s));
     CK(cudaEventSynchronize(e1));
     float ms = 0;
     CK(cudaEventElapsedTime(&ms, e0, e1));
-    c.flop_per_ns = 3 * 2.0 * GEMM_M * GEMM_N * K / (ms * 1e6);
-    c.copy_gbps = 0;
-    if (c.host) {
-        size_t n = c.max_bytes < (64u << 20) ? c.max_bytes : (64u << 20);
-        CK(cudaMemcpyAsync(c.host, c.dev_copy, n, cudaMemcpyDeviceToHost, s));
+    g.flop_per_ns = 3 * 2.0 * GEMM_M * GEMM_N * K / (ms * 1e6);
+    g.copy_gbps = 0;
+    if (g.host) {
+        size_t n = g.max_bytes < (64u << 20) ? g.max_bytes : (64u << 20);
+        CK(cudaMemcpyAsync(g.host, g.dev_copy, n, cudaMemcpyDeviceToHost, s));
         CK(cudaEventRecord(e0, s));
-        CK(cudaMemcpyAsync(c.host, c.dev_copy, n, cudaMemcpyDeviceToHost, s));
-        CK(cudaMemcpyAsync(c.dev_copy, c.host, n, cudaMemcpyHostToDevice, s));
+        CK(cudaMemcpyAsync(g.host, g.dev_copy, n, cudaMemcpyDeviceToHost, s));
+        CK(cudaMemcpyAsync(g.dev_copy, g.host, n, cudaMemcpyHostToDevice, s));
         CK(cudaEventRecord(e1, s));
         CK(cudaEventSynchronize(e1));
         CK(cudaEventElapsedTime(&ms, e0, e1));
-        c.copy_gbps = 2.0 * n / (ms * 1e6);
+        g.copy_gbps = 2.0 * n / (ms * 1e6);
     }
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
+}
+
+// Streams, events, buffers and the calibration of one GPU (from the main thread, before
+// any step: allocations may synchronise the device, which must not happen while NCCL
+// kernels wait for peers).
+static void setup_gpu(Gpu &g, const Schedule *sch, const Options &o) {
+    CK(cudaSetDevice(g.dev));
+    const WlPlan *plan = g.plan;
+    bool nccl_plan = plan->cfg.gpus > 1;
+    int lo = 0, hi = 0;
+    CK(cudaDeviceGetStreamPriorityRange(&lo, &hi)); // hi: greatest priority (lowest value)
+    for (int i = 0; i < sch->n_streams; i++)
+        CK(cudaStreamCreateWithPriority(&g.stream[i], cudaStreamNonBlocking, sch->streams[i].priority < 0 ? hi : lo));
+    for (int p = 0; p < 2; p++) {
+        g.ev[p] = new cudaEvent_t[plan->n_events ? plan->n_events : 1];
+        for (uint32_t i = 0; i < plan->n_events; i++) CK(cudaEventCreateWithFlags(&g.ev[p][i], cudaEventDisableTiming));
+    }
+    size_t mat = (size_t)GEMM_M * (1 << 16) > (size_t)(1 << 16) * GEMM_N ? (size_t)GEMM_M * (1 << 16)
+                                                                         : (size_t)(1 << 16) * GEMM_N;
+    CK(cudaMalloc(&g.a, mat * sizeof(float)));
+    CK(cudaMalloc(&g.b, mat * sizeof(float)));
+    CK(cudaMalloc(&g.c, (size_t)GEMM_M * GEMM_N * sizeof(float)));
+    CK(cudaMemset(g.a, 0, mat * sizeof(float)));
+    CK(cudaMemset(g.b, 0, mat * sizeof(float)));
+    // NCCL moves exactly the plan's bytes (peers must agree); the emulation caps at 2 GiB.
+    double want = (double)plan->max_op_bytes + 16;
+    if (!nccl_plan && want > 2.0 * (1u << 30)) want = 2.0 * (1u << 30);
+    g.max_bytes = (size_t)want & ~(size_t)15;
+    if (g.max_bytes < (1u << 20)) g.max_bytes = 1u << 20;
+    bool copies = !nccl_plan && o.p.mode == SCHED_DECODE;
+    if (copies) {
+        CK(cudaMallocHost(&g.host, g.max_bytes));
+        CK(cudaMalloc(&g.dev_copy, g.max_bytes));
+    } else {
+        CK(cudaMalloc(&g.comm_src, g.max_bytes));
+        CK(cudaMalloc(&g.comm_dst, g.max_bytes));
+        CK(cudaMemset(g.comm_src, 1, g.max_bytes));
+        auto smem = [](const void *f) { CK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, COMM_SMEM)); };
+        smem((const void *)dpsk::ep::intranode::dispatch<8, 20>);
+        smem((const void *)dpsk::ep::intranode::combine<8, 20>);
+        smem((const void *)dpsk::ep::internode::dispatch<8, 20>);
+        smem((const void *)dpsk::ep::internode::combine<8, 20>);
+    }
+    // decode's emulated all-to-all copies are communication, not memory traffic
+    if (o.collect && sch->n_streams > SCHED_STREAM_COMM) Cupti_markCommStream((void *)g.stream[SCHED_STREAM_COMM]);
+    calibrate(g);
+    if (copies && g.copy_gbps <= 0) g.copy_gbps = o.p.link_gbps;
+}
+
+// Communicators for all GPUs, created from this thread in one group (NCCL's pattern for
+// several devices in one thread). maxCTAs = --comm-sms: the all-to-all holds at most the
+// SMs the emulation's dispatch/combine kernels hold.
+static void nccl_init(Gpu *gpus, int n, const Options &o) {
+#if OVTRACE_HAVE_NCCL
+    ncclUniqueId id;
+    NK(nccl.GetUniqueId(&id));
+    NK(nccl.GroupStart());
+    for (int r = 0; r < n; r++) {
+        CK(cudaSetDevice(gpus[r].dev));
+        gpus[r].config.maxCTAs = o.p.comm_sms;
+        NK(nccl.CommInitRankConfig(&gpus[r].comm, n, id, r, &gpus[r].config));
+    }
+    NK(nccl.GroupEnd());
+#else
+    (void)gpus, (void)n, (void)o;
+#endif
+}
+
+struct Run {
+    const Schedule *sch;
+    const Options *o;
+    pthread_barrier_t bar;
+    double t0 = 0, t1 = 0;
+};
+
+struct Worker {
+    Gpu *g;
+    Run *run;
+};
+
+// Warm-up, then the measured steps between two barriers over all GPUs: the step time is
+// the wall time until the slowest GPU is done.
+static void *run_gpu(void *arg) {
+    Worker *w = (Worker *)arg;
+    Gpu &g = *w->g;
+    Run &r = *w->run;
+    CK(cudaSetDevice(g.dev));
+    nvtxRangePushA("warmup");
+    for (long s = 0; s < r.o->warmup; s++) run_step(g, r.sch, s);
+    CK(cudaDeviceSynchronize());
+    nvtxRangePop();
+    if (pthread_barrier_wait(&r.bar) == PTHREAD_BARRIER_SERIAL_THREAD) r.t0 = now_s();
+    for (long s = 0; s < r.o->steps; s++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "step %ld", s);
+        nvtxRangePushA(nm);
+        run_step(g, r.sch, r.o->warmup + s);
+        nvtxRangePop();
+    }
+    CK(cudaDeviceSynchronize());
+    if (pthread_barrier_wait(&r.bar) == PTHREAD_BARRIER_SERIAL_THREAD) r.t1 = now_s();
+#if OVTRACE_HAVE_NCCL
+    // every rank at once: destroying may finalize, which waits for the peers
+    if (g.comm) NK(nccl.CommDestroy(g.comm));
+#endif
+    return nullptr;
 }
 
 int main(int argc, char **argv) {
@@ -377,7 +616,17 @@ int main(int argc, char **argv) {
     int rc = parse(argc, argv, &o);
     if (rc) return rc;
 
-    // 1. a driver? (before anything touches CUDA, for a clear message)
+    // 1. NCCL for an explicit --gpus N: a host-side check, said before anything else
+    char why[512];
+    if (o.gpus > 1 && !nccl_load(why, sizeof why)) {
+        fprintf(stderr,
+                "ovtrace-workload: --gpus %d needs NCCL (%s); install NCCL (or set OVTRACE_NCCL_LIB to its "
+                "libnccl.so.2), or run --gpus 1 for the one-GPU emulation\n",
+                o.gpus, why);
+        return EXIT_NO_GPU;
+    }
+
+    // 2. a driver? (before anything touches CUDA, for a clear message)
     void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!drv) {
         const char *e = dlerror();
@@ -389,7 +638,7 @@ int main(int argc, char **argv) {
     }
     dlclose(drv);
 
-    // 2. the collector, before the first CUDA call so it sees the context being created
+    // 3. the collector, before the first CUDA call so it sees the contexts being created
     RingSet *set = nullptr;
     if (o.collect) {
         set = RingSet_attach_env();
@@ -408,7 +657,7 @@ int main(int argc, char **argv) {
         }
     }
 
-    // 3. the GPU
+    // 4. the GPUs
     int ndev = 0;
     cudaError_t e = cudaGetDeviceCount(&ndev);
     if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice || e == cudaErrorInitializationError ||
@@ -418,94 +667,112 @@ int main(int argc, char **argv) {
         return EXIT_NO_GPU;
     }
     CK(e);
+    if (o.gpus == 0) { // default: every visible GPU through NCCL, else the emulation
+        o.gpus = 1;
+        if (ndev > 1 && !o.device_given) {
+            if (nccl_load(why, sizeof why)) o.gpus = ndev;
+            else if (!o.quiet)
+                fprintf(stderr, "ovtrace-workload: %d GPUs visible but NCCL is not usable (%s): running the one-GPU "
+                                "emulation on GPU %d (--gpus 1 chooses it without this note)\n", ndev, why, o.device);
+        }
+    }
+    if (o.gpus > ndev) {
+        fprintf(stderr, "ovtrace-workload: --gpus %d but only %d GPU%s visible (CUDA_VISIBLE_DEVICES=%s)\n", o.gpus,
+                ndev, ndev == 1 ? "" : "s", getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "unset");
+        return EXIT_NO_GPU;
+    }
     if (o.device >= ndev) {
         fprintf(stderr, "ovtrace-workload: --device %d but only %d GPU(s)\n", o.device, ndev);
         return EXIT_USAGE;
     }
-    CK(cudaSetDevice(o.device));
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, o.device));
-    o.p.total_sms = prop.multiProcessorCount;
+    int n = o.gpus;
+    Gpu *gpus = new Gpu[n];
+    for (int r = 0; r < n; r++) {
+        gpus[r].dev = n == 1 ? o.device : r;
+        gpus[r].rank = r;
+        CK(cudaGetDeviceProperties(&gpus[r].prop, gpus[r].dev));
+    }
+    // the schedule is one GPU's; with several, the smallest sizes it (the step waits for it)
+    o.p.total_sms = gpus[0].prop.multiProcessorCount;
+    for (int r = 1; r < n; r++)
+        if (gpus[r].prop.multiProcessorCount < o.p.total_sms) o.p.total_sms = gpus[r].prop.multiProcessorCount;
     char err[256];
     Schedule *sch = Schedule_build(&o.p, err, sizeof err);
     if (!sch) {
         fprintf(stderr, "ovtrace-workload: %s\n", err);
         return EXIT_USAGE;
     }
-    WlPlan *plan = WlPlan_build(sch, err, sizeof err);
-    if (!plan) {
-        fprintf(stderr, "ovtrace-workload: %s\n", err);
-        return EXIT_USAGE;
+    for (int r = 0; r < n; r++) {
+        WlPlanConfig pc = {n, r, o.imbalance};
+        gpus[r].plan = WlPlan_buildFor(sch, &pc, err, sizeof err);
+        if (!gpus[r].plan) {
+            fprintf(stderr, "ovtrace-workload: %s\n", err);
+            return EXIT_USAGE;
+        }
     }
+    for (int r = 0; r < n; r++) setup_gpu(gpus[r], sch, o);
+    if (n > 1) nccl_init(gpus, n, o);
 
-    Ctx c{};
-    c.sch = sch;
-    c.plan = plan;
-    c.imbalance = o.imbalance;
-    int lo = 0, hi = 0;
-    CK(cudaDeviceGetStreamPriorityRange(&lo, &hi)); // hi: greatest priority (lowest value)
-    for (int i = 0; i < sch->n_streams; i++)
-        CK(cudaStreamCreateWithPriority(&c.stream[i], cudaStreamNonBlocking, sch->streams[i].priority < 0 ? hi : lo));
-    for (int p = 0; p < 2; p++) {
-        c.ev[p] = new cudaEvent_t[plan->n_events ? plan->n_events : 1];
-        for (uint32_t i = 0; i < plan->n_events; i++) CK(cudaEventCreateWithFlags(&c.ev[p][i], cudaEventDisableTiming));
+    // 5. the steps: one host thread per GPU. Like one rank per process in a real job: each
+    // GPU's API calls and NVTX ranges are on their own CPU lane, launch throughput grows
+    // with the GPUs (one thread issuing ~100 ops x 3-4 calls per GPU and step would bound
+    // decode steps), and each thread's ncclGroupStart/End holds only its own rank's
+    // sends/receives, NCCL's one-device-per-thread pattern (one thread would need every
+    // device's calls of an op in one group). One GPU runs on the main thread, as before.
+    Run run;
+    run.sch = sch;
+    run.o = &o;
+    pthread_barrier_init(&run.bar, nullptr, (unsigned)n);
+    Worker *workers = new Worker[n];
+    pthread_t *threads = new pthread_t[n];
+    for (int r = 0; r < n; r++) workers[r] = Worker{&gpus[r], &run};
+    if (n == 1) run_gpu(&workers[0]);
+    else {
+        for (int r = 0; r < n; r++)
+            if (pthread_create(&threads[r], nullptr, run_gpu, &workers[r]) != 0) {
+                fprintf(stderr, "ovtrace-workload: cannot start the thread of GPU %d\n", gpus[r].dev);
+                exit(1);
+            }
+        for (int r = 0; r < n; r++) pthread_join(threads[r], nullptr);
     }
-    size_t mat = (size_t)GEMM_M * (1 << 16) > (size_t)(1 << 16) * GEMM_N ? (size_t)GEMM_M * (1 << 16)
-                                                                         : (size_t)(1 << 16) * GEMM_N;
-    CK(cudaMalloc(&c.a, mat * sizeof(float)));
-    CK(cudaMalloc(&c.b, mat * sizeof(float)));
-    CK(cudaMalloc(&c.c, (size_t)GEMM_M * GEMM_N * sizeof(float)));
-    CK(cudaMemset(c.a, 0, mat * sizeof(float)));
-    CK(cudaMemset(c.b, 0, mat * sizeof(float)));
-    double maxb = 0;
-    for (size_t i = 0; i < sch->n_ops; i++) maxb = fmax(maxb, plan->shape[i].bytes * (1 + o.imbalance));
-    c.max_bytes = (size_t)fmin(maxb + 16, 2.0 * (1u << 30)) & ~(size_t)15;
-    if (c.max_bytes < (1u << 20)) c.max_bytes = 1u << 20;
-    bool copies = o.p.mode == SCHED_DECODE;
-    if (copies) {
-        CK(cudaMallocHost(&c.host, c.max_bytes));
-        CK(cudaMalloc(&c.dev_copy, c.max_bytes));
-    } else {
-        CK(cudaMalloc(&c.comm_src, c.max_bytes));
-        CK(cudaMalloc(&c.comm_dst, c.max_bytes));
-        CK(cudaMemset(c.comm_src, 1, c.max_bytes));
-        auto smem = [](const void *f) { CK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, COMM_SMEM)); };
-        smem((const void *)dpsk::ep::intranode::dispatch<8, 20>);
-        smem((const void *)dpsk::ep::intranode::combine<8, 20>);
-        smem((const void *)dpsk::ep::internode::dispatch<8, 20>);
-        smem((const void *)dpsk::ep::internode::combine<8, 20>);
-    }
-    if (o.collect && sch->n_streams > SCHED_STREAM_COMM) Cupti_markCommStream((void *)c.stream[SCHED_STREAM_COMM]);
-    calibrate(c);
-    if (copies && c.copy_gbps <= 0) c.copy_gbps = o.p.link_gbps;
+    pthread_barrier_destroy(&run.bar);
 
-    nvtxRangePushA("warmup");
-    for (long s = 0; s < o.warmup; s++) run_step(c, s);
-    CK(cudaDeviceSynchronize());
-    nvtxRangePop();
-    double t0 = now_s();
-    for (long s = 0; s < o.steps; s++) {
-        char nm[32];
-        snprintf(nm, sizeof nm, "step %ld", s);
-        nvtxRangePushA(nm);
-        run_step(c, o.warmup + s);
-        nvtxRangePop();
+    double t = run.t1 - run.t0;
+    double step_ms = t * 1e3 / o.steps, tps = gpus[0].plan->tokens_per_step / (t / o.steps);
+    double tflops = 0, copy_gbps = 0;
+    for (int r = 0; r < n; r++) {
+        tflops += gpus[r].flop_per_ns * 1e-3 / n;
+        copy_gbps += gpus[r].copy_gbps / n;
     }
-    CK(cudaDeviceSynchronize());
-    double t1 = now_s();
-    double step_ms = (t1 - t0) * 1e3 / o.steps, tps = plan->tokens_per_step / ((t1 - t0) / o.steps);
+    const cudaDeviceProp &prop = gpus[0].prop;
+    char a2a[96];
+#if OVTRACE_HAVE_NCCL
+    if (n > 1)
+        snprintf(a2a, sizeof a2a, "NCCL %d.%d.%d", nccl.version / 10000, nccl.version / 100 % 100, nccl.version % 100);
+    else
+#endif
+        snprintf(a2a, sizeof a2a, "emulated");
     if (o.json)
-        printf("{\"gpu\": \"%s\", \"sms\": %d, \"mode\": \"%s\", \"comm_sms\": %d, \"link\": \"%s\", \"steps\": %ld, "
-               "\"step_ms\": %.4f, \"tokens_per_s\": %.1f, \"gemm_tflops\": %.2f, \"copy_gbps\": %.2f, "
-               "\"collector\": %s}\n",
-               prop.name, prop.multiProcessorCount, SchedMode_name(o.p.mode), o.p.comm_sms,
-               SchedLink_name(o.p.link), o.steps, step_ms, tps, c.flop_per_ns * 1e-3, c.copy_gbps,
-               o.collect ? "true" : "false");
-    else if (!o.quiet)
-        printf("%s (%d SMs)  mode %s  comm SMs %d  link %s  %ld steps: step %.3f ms  %.0f tokens/s"
-               "  [GEMM %.1f TFLOP/s calibrated%s]\n",
-               prop.name, prop.multiProcessorCount, SchedMode_name(o.p.mode), o.p.comm_sms, SchedLink_name(o.p.link),
-               o.steps, step_ms, tps, c.flop_per_ns * 1e-3, o.collect ? ", CUPTI collector on" : "");
+        printf("{\"gpu\": \"%s\", \"gpus\": %d, \"sms\": %d, \"mode\": \"%s\", \"all_to_all\": \"%s\", "
+               "\"comm_sms\": %d, \"link\": \"%s\", \"steps\": %ld, \"step_ms\": %.4f, \"tokens_per_s\": %.1f, "
+               "\"gemm_tflops\": %.2f, \"copy_gbps\": %.2f, \"collector\": %s}\n",
+               prop.name, n, o.p.total_sms, SchedMode_name(o.p.mode), a2a, o.p.comm_sms, SchedLink_name(o.p.link),
+               o.steps, step_ms, tps, tflops, copy_gbps, o.collect ? "true" : "false");
+    else if (!o.quiet) {
+        char who[300];
+        if (n == 1) snprintf(who, sizeof who, "%s (%d SMs)", prop.name, prop.multiProcessorCount);
+        else snprintf(who, sizeof who, "%d x %s (%d SMs)", n, prop.name, o.p.total_sms);
+        if (n == 1)
+            printf("%s  mode %s  comm SMs %d  link %s  %ld steps: step %.3f ms  %.0f tokens/s"
+                   "  [GEMM %.1f TFLOP/s calibrated%s]\n",
+                   who, SchedMode_name(o.p.mode), o.p.comm_sms, SchedLink_name(o.p.link), o.steps, step_ms, tps,
+                   tflops, o.collect ? ", CUPTI collector on" : "");
+        else
+            printf("%s  mode %s  all-to-all %s (<= %d CTAs)  %ld steps: step %.3f ms  %.0f tokens/s (all GPUs)"
+                   "  [GEMM %.1f TFLOP/s per GPU calibrated%s]\n",
+                   who, SchedMode_name(o.p.mode), a2a, o.p.comm_sms, o.steps, step_ms, tps, tflops,
+                   o.collect ? ", CUPTI collector on" : "");
+    }
     if (o.collect) {
         Cupti_stop();
         CuptiTrStats st = Cupti_stats();
@@ -513,7 +780,10 @@ int main(int argc, char **argv) {
             fprintf(stderr, "ovtrace-workload: dropped %llu events in CUPTI, %llu in the ring\n",
                     (unsigned long long)st.cupti_dropped, (unsigned long long)RingSet_drops(set));
     }
-    WlPlan_free(plan);
+    for (int r = 0; r < n; r++) WlPlan_free(gpus[r].plan);
+    delete[] workers;
+    delete[] threads;
+    delete[] gpus;
     Schedule_free(sch);
     return 0;
 }

@@ -15,7 +15,15 @@
  * needs. Durations: compute kernels are sized to the cost model's duration
  * (Schedule_opWorkNs without the launch cost) using a calibrated FLOP rate; comm kernels
  * move link_bytes paced to the link bandwidth on exactly comm_sms blocks; decode copies
- * move link_bytes scaled by (measured copy bandwidth / link bandwidth). */
+ * move link_bytes scaled by (measured copy bandwidth / link bandwidth).
+ *
+ * More than one GPU (WlPlanConfig.gpus > 1, one plan per rank): the same actions, except
+ * that each dispatch/combine LAUNCH becomes a grouped NCCL all-to-all on the op's stream
+ * (the comm stream; the one stream in serial mode):
+ *     NCCL_GROUP_START / (NCCL_SEND to p, NCCL_RECV from p) per peer p / NCCL_GROUP_END
+ * Each rank sends the bytes the one-GPU emulation moves (link_bytes: the traffic of one
+ * rank), split evenly over its gpus-1 peers; what rank r sends to p is what p receives
+ * from r, which NCCL requires. Nothing is paced: the real interconnect sets the time. */
 #ifndef OVTRACE_WORKLOAD_PLAN_H
 #define OVTRACE_WORKLOAD_PLAN_H
 #include <stdbool.h>
@@ -28,7 +36,17 @@
 extern "C" {
 #endif
 
-typedef enum { WL_NVTX_PUSH, WL_WAIT, WL_LAUNCH, WL_RECORD, WL_NVTX_POP } WlActKind;
+typedef enum {
+    WL_NVTX_PUSH,
+    WL_WAIT,
+    WL_LAUNCH,
+    WL_RECORD,
+    WL_NVTX_POP,
+    WL_NCCL_GROUP_START, /* gpus > 1: the all-to-all of one dispatch/combine op */
+    WL_NCCL_SEND,
+    WL_NCCL_RECV,
+    WL_NCCL_GROUP_END,
+} WlActKind;
 
 typedef struct {
     WlActKind kind;
@@ -36,33 +54,56 @@ typedef struct {
     uint32_t op;      /* the op launched / recorded / annotated */
     uint32_t dep;     /* WL_WAIT: the op waited on */
     bool prev_step;   /* WL_WAIT: on the previous step's event (skipped in step 0) */
+    int peer;         /* WL_NCCL_SEND / _RECV: the other rank */
+    uint64_t offset;  /* WL_NCCL_SEND / _RECV: byte offset in the send / receive buffer */
+    uint64_t bytes;   /* WL_NCCL_SEND / _RECV: bytes to / from peer */
 } WlAction;
 
 /* Which kernel (or copy) an op runs, and its size. */
-typedef enum { WL_K_GEMM, WL_K_COMM, WL_K_COPY } WlKernel;
+typedef enum { WL_K_GEMM, WL_K_COMM, WL_K_COPY, WL_K_NCCL } WlKernel;
+
+/* The kernel NCCL runs for grouped send/recv, as CUPTI reports it once demangled
+ * ("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)" in NCCL 2.19 and later). */
+#define WL_NCCL_KERNEL "ncclDevKernel_SendRecv"
 
 typedef struct {
     WlKernel kernel;
     const char *name;  /* the schedule's name (the kernels' demangled names start with it) */
-    double target_ns;  /* modelled duration without the launch cost */
+    double target_ns;  /* modelled duration without the launch cost (x (1+imbalance) for experts) */
     double flops;      /* compute: modelled FLOPs */
-    double bytes;      /* comm / copy: bytes over the link */
+    double bytes;      /* comm / copy / NCCL: bytes over the link, x (1+imbalance); NCCL: what
+                          this rank sends in all (= receives), the sum of its NCCL_SENDs */
     int grid;          /* comm: comm_sms (one block per SM); compute: 0 = enough for all SMs */
-    double link_gbps;  /* comm: pacing rate, GB/s (scaled down below full_bw_sms) */
+    double link_gbps;  /* comm: pacing rate, GB/s (scaled down below full_bw_sms); NCCL: 0 */
 } WlOpShape;
 
 typedef struct {
+    int gpus;          /* 1: the one-GPU emulation; > 1: NCCL all-to-all between gpus ranks */
+    int rank;          /* this GPU's rank, 0..gpus-1 */
+    double imbalance;  /* the routed experts and the all-to-all get (1+imbalance) x the balanced
+                          load (every GPU alike: a straggler rank is not modelled) */
+} WlPlanConfig;
+
+typedef struct {
     const Schedule *sch; /* not owned */
+    WlPlanConfig cfg;
     WlAction *acts;
     size_t n_acts;
     WlOpShape *shape;    /* per op */
     uint32_t n_events;   /* ops that are dep targets (one CUDA event each, x2 for parity) */
     int32_t *event_of;   /* per op: event slot, -1 if none */
-    double tokens_per_step; /* both micro-batches */
+    double tokens_per_step; /* both micro-batches, all GPUs */
+    uint64_t max_op_bytes;  /* the most bytes one comm op moves (buffer size) */
 } WlPlan;
 
+/* The one-GPU plan (gpus 1, no imbalance). */
 WlPlan *WlPlan_build(const Schedule *sch, char *err, size_t errlen);
+/* The plan of one rank; cfg NULL = WlPlan_build. NULL (err) for a bad config. */
+WlPlan *WlPlan_buildFor(const Schedule *sch, const WlPlanConfig *cfg, char *err, size_t errlen);
 void WlPlan_free(WlPlan *p);
+/* Bytes rank `from` sends to rank `to` for an op whose ranks each send `total` bytes:
+ * total split evenly over the gpus-1 peers, the remainder to the first ones. */
+uint64_t WlPlan_pairBytes(uint64_t total, int gpus, int from, int to);
 /* The demangled-name prefix CUPTI reports for an op's kernel ("moe::attn_proj(" for
  * SCHED_NAME_ATTN, the full DeepEP signature for comm kernels), for tests and docs. */
 const char *WlPlan_kernelSymbol(const SchedOp *op);

@@ -68,11 +68,13 @@ int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, s
     }
     static const struct {
         const char *name;
-        int sim; /* 1: a simulator option the workload takes too, 2: a simulator-only option */
+        int sim; /* 1: a simulator option the workload takes too, 2: a simulator-only option,
+                    3: a workload-only option */
     } OPTS[] = {{"--mode", 1},    {"--comm-sms", 1}, {"--tokens", 1},   {"--layers", 1},   {"--experts", 1},
                 {"--topk", 1},    {"--hidden", 1},   {"--link", 1},     {"--tflops", 1},   {"--seed", 2},
                 {"--speed", 2},   {"--jitter", 2},   {"--steps", 1},    {"--device", 1},   {"--duration", 0},
-                {"--retention", 0}, {"-o", 0},       {"--output", 0},   {"--interval", 0}, {"--window", 0}};
+                {"--retention", 0}, {"-o", 0},       {"--output", 0},   {"--interval", 0}, {"--window", 0},
+                {"--gpus", 3}};
     size_t k;
     for (k = 0; k < sizeof OPTS / sizeof OPTS[0]; k++)
         if (!strcmp(a, OPTS[k].name)) break;
@@ -87,7 +89,8 @@ int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, s
         o->first_sim_option = a;
     }
     if (OPTS[k].sim == 2 && !o->first_sim_only) o->first_sim_only = a;
-    if (OPTS[k].sim == 1 && o->n_fwd + 2 <= sizeof o->fwd / sizeof o->fwd[0]) { /* for --workload moe */
+    if (OPTS[k].sim == 3 && !o->first_wl_only) o->first_wl_only = a;
+    if ((OPTS[k].sim == 1 || OPTS[k].sim == 3) && o->n_fwd + 2 <= sizeof o->fwd / sizeof o->fwd[0]) { /* for --workload moe */
         o->fwd[o->n_fwd++] = argv[*i - 1];
         o->fwd[o->n_fwd++] = argv[*i];
     }
@@ -128,6 +131,8 @@ int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, s
     } else if (!strcmp(a, "--device")) {
         if (!int_arg(v, 0, 1023, &n)) BAD("--device needs an ordinal in 0..1023, got '%s'", v);
         o->device = (int)n;
+    } else if (!strcmp(a, "--gpus")) { /* only passed on: ovtrace-workload checks it against the GPUs */
+        if (!int_arg(v, 1, 1024, &n)) BAD("--gpus needs a GPU count in 1..1024, got '%s'", v);
     } else if (!strcmp(a, "--seed")) {
         if (!int_arg(v, 0, INT32_MAX, &n)) BAD("--seed needs a non-negative integer, got '%s'", v);
         o->seed = n;
@@ -208,7 +213,13 @@ LiveCliSource LiveCli_source(const LiveCliOptions *o, char *err, size_t errlen) 
         snprintf(err, errlen, "give one source: --simulate, --workload moe or -- CMD ARGS");
         return LIVE_CLI_NONE;
     }
-    if (o->simulate) return LIVE_CLI_SIMULATE;
+    if (o->simulate) {
+        if (o->first_wl_only) {
+            snprintf(err, errlen, "%s is a --workload moe option; the simulator models one GPU", o->first_wl_only);
+            return LIVE_CLI_NONE;
+        }
+        return LIVE_CLI_SIMULATE;
+    }
     if (o->workload) {
         if (o->first_sim_only) {
             snprintf(err, errlen, "%s is a simulator option (--simulate); the CUDA workload runs in real time", o->first_sim_only);
@@ -257,7 +268,9 @@ void LiveCli_helpSources(FILE *out) {
             "  --simulate        the built-in simulated MoE workload (no GPU; data marked SIMULATED)\n"
             "  --workload moe    the built-in CUDA MoE workload (ovtrace-workload) under the in-process\n"
             "                    CUPTI collector; --mode --comm-sms --steps --tokens --layers --experts\n"
-            "                    --topk --hidden --link --tflops --device are passed on to it\n"
+            "                    --topk --hidden --link --tflops --device --gpus are passed on to it\n"
+            "                    (--gpus N: N GPUs with a real NCCL all-to-all; default: all visible\n"
+            "                    GPUs when there are several and NCCL loads; --gpus 1: one GPU)\n"
             "  -- CMD ARGS       any CUDA program, with ovtrace's CUPTI injection library\n"
             "                    (CUDA_INJECTION64_PATH); the session ends when it exits\n"
             "The last two need an NVIDIA GPU and driver; without one they say so and exit non-zero.\n\n");

@@ -17,7 +17,7 @@ ovtrace_unit_test(collector_workload_plan SOURCES ${_cdir}/test_workload_plan.c
 # Translation of synthesised CUPTI records (CUPTI headers only, no libcupti, no GPU).
 if(TARGET ovtrace_cupti_translate)
   ovtrace_unit_test(collector_translate SOURCES ${_cdir}/test_translate.c
-    LIBS ovtrace_cupti_translate ovtrace_live ovtrace_collector LABELS collector)
+    LIBS ovtrace_cupti_translate ovtrace_workload_plan ovtrace_live ovtrace_collector LABELS collector)
 endif()
 
 if(TARGET ovtrace_inject)
@@ -29,6 +29,17 @@ endif()
 if(TARGET ovtrace-workload)
   add_test(NAME collector.kernel_names COMMAND sh ${_cdir}/test_kernel_names.sh $<TARGET_FILE:ovtrace-workload>)
   set_tests_properties(collector.kernel_names PROPERTIES LABELS collector SKIP_RETURN_CODE 77)
+  # --gpus N without a GPU: NCCL loaded at run time, clear errors; the real library (the
+  # toolkit's, when it has one) must load with every call the workload makes.
+  find_library(OVTRACE_NCCL_LIBRARY NAMES libnccl.so.2 nccl
+    HINTS ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}/lib ${CUDAToolkit_TARGET_DIR}/lib)
+  set(_nccl "")
+  if(OVTRACE_NCCL_LIBRARY)
+    set(_nccl ${OVTRACE_NCCL_LIBRARY})
+  endif()
+  add_test(NAME collector.workload_nccl_cli
+    COMMAND sh ${_cdir}/test_workload_nccl.sh $<TARGET_FILE:ovtrace-workload> ${_nccl})
+  set_tests_properties(collector.workload_nccl_cli PROPERTIES LABELS collector TIMEOUT 60)
   set(_wl $<TARGET_FILE:ovtrace-workload>)
 else()
   set(_wl "")

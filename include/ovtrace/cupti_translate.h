@@ -36,6 +36,16 @@ typedef struct CuptiTr CuptiTr;
  * or NULL to keep the name as it is. */
 typedef const char *(*CuptiTrDemangleFn)(const char *mangled, char *buf, size_t n);
 
+/* The Itanium-ABI demangler (libstdc++'s __cxa_demangle) as a CuptiTrDemangleFn, or NULL
+ * when the process cannot load one. CUPTI reports kernels mangled
+ * ("_Z22ncclDevKernel_SendRecv24ncclDevKernelArgsStorageILm4096EE"); Kineto and the comm
+ * rules use the demangled text ("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
+ * "void dpsk::ep::intranode::dispatch<8, 20>(dpsk::ep::DispatchArgs)"). It is looked up at
+ * run time (the process's own, else dlopen libstdc++.so.6) so that these C libraries, the
+ * injection library included, link no C++ runtime; the toolkit's __cu_demangle (libcufilt.a)
+ * is not in every CUDA install. Non-"_Z" names are kept as they are. Thread-safe. */
+CuptiTrDemangleFn CuptiTr_cxaDemangler(void);
+
 typedef struct {
     int64_t clock_offset_ns; /* host CLOCK_REALTIME ns - CUPTI ns (CuptiTr_estimateOffset) */
     uint32_t pid;            /* process of the GPU records (default: getpid()) */

@@ -27,10 +27,11 @@ typedef struct {
     const char *workload; /* --workload NAME ("moe"), NULL if not given */
     /* the options --workload moe passes on to ovtrace-workload (--mode, --comm-sms,
      * --steps, --tokens, --layers, --experts, --topk, --hidden, --link, --tflops,
-     * --device), validated, as given: pointers into argv */
+     * --device, --gpus), validated, as given: pointers into argv */
     char *fwd[64];
     size_t n_fwd;
     const char *first_sim_only; /* first option only the simulator takes (--seed, --speed, --jitter) */
+    const char *first_wl_only;  /* first option only the CUDA workload takes (--gpus) */
 } LiveCliOptions;
 
 /* Where the events come from. */

@@ -55,7 +55,12 @@ typedef struct {
     uint32_t spare;       /* zero; reserved for the next format version */
 } RingRecord;
 
+/* C++ (nvcc compiles kernels/workload.cu) has static_assert, not C's _Static_assert. */
+#ifdef __cplusplus
+static_assert(sizeof(RingRecord) == 64, "RingRecord is part of the shared-memory format");
+#else
 _Static_assert(sizeof(RingRecord) == 64, "RingRecord is part of the shared-memory format");
+#endif
 
 /* ---- Ring: a single SPSC queue ---------------------------------------------------- */
 

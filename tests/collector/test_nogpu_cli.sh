@@ -26,13 +26,16 @@ check() { # name, then the command
 
 check "ovtrace workload" "$ov" workload
 check "ovtrace workload --mode decode --steps 3" "$ov" workload --mode decode --steps 3
+check "ovtrace workload --gpus 2" "$ov" workload --gpus 2
 if [ -n "$wl" ]; then
   check "ovtrace-workload" "$wl" --mode serial
+  check "ovtrace-workload --gpus 1" "$wl" --gpus 1
 fi
 # `ovtrace live|record --workload moe` and `-- CMD`: the driver check comes first.
 check "ovtrace live --workload moe" "$ov" live --workload moe
 check "ovtrace live --workload moe --mode decode --steps 3" "$ov" live --workload moe --mode decode --steps 3
 check "ovtrace live --workload moe --headless" "$ov" live --workload moe --headless
+check "ovtrace live --workload moe --gpus 2" "$ov" live --workload moe --gpus 2
 check "ovtrace record --workload moe" "$ov" record -o "$tmp/w.json" --workload moe
 check "ovtrace live -- true" "$ov" live -- true
 check "ovtrace record -- true" "$ov" record -o "$tmp/t.json" -- true

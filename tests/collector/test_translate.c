@@ -18,7 +18,9 @@
 #include "ovtrace/cupti_translate.h"
 #include "ovtrace/live.h"
 #include "ovtrace/ring.h"
+#include "ovtrace/schedule.h"
 #include "ovtrace/trace.h"
+#include "workload_plan.h" /* WL_NCCL_KERNEL */
 
 #define OFF 1700000000000000000LL /* clock offset: CUPTI ns -> host ns */
 #define PID 4242u
@@ -639,6 +641,125 @@ static void test_trace_classes_and_flows(void **state) {
     RingSet_free(set);
 }
 
+/* ---- real kernel names and the workload's comm ------------------------------------------ */
+
+/* Mangled names as CUPTI reports them (the workload's from its cubin, NCCL's from
+ * libnccl.so.2 2.28), through the real demangler, classify like Kineto's text. */
+static void test_real_demangled_names(void **state) {
+    (void)state;
+    CuptiTrDemangleFn dm = CuptiTr_cxaDemangler();
+    assert_non_null(dm); /* libstdc++ is on every machine that builds the CUDA parts */
+    static const struct {
+        const char *mangled, *name;
+        EventClass cls;
+    } K[] = {
+        {"_ZN4dpsk2ep9intranode8dispatchILi8ELi20EEEvNS0_12DispatchArgsE",
+         "void dpsk::ep::intranode::dispatch<8, 20>(dpsk::ep::DispatchArgs)", CLASS_COMM},
+        {"_ZN4dpsk2ep9internode7combineILi8ELi20EEEvNS0_11CombineArgsE",
+         "void dpsk::ep::internode::combine<8, 20>(dpsk::ep::CombineArgs)", CLASS_COMM},
+        {"_Z22ncclDevKernel_SendRecv24ncclDevKernelArgsStorageILm4096EE",
+         "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", CLASS_COMM},
+        {"_Z42ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_tP11ncclDevCommmP8ncclWork",
+         "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", CLASS_COMM},
+        {"_ZN3moe9attn_projENS_8GemmArgsE", "moe::attn_proj(moe::GemmArgs)", CLASS_COMPUTE},
+        {"_ZN3moe11expert_gemmENS_8GemmArgsE", "moe::expert_gemm(moe::GemmArgs)", CLASS_COMPUTE},
+        {"triton_poi_fused_0", "triton_poi_fused_0", CLASS_COMPUTE}, /* not mangled: kept */
+        {"_Zbroken", "_Zbroken", CLASS_COMPUTE},                     /* not demangled: kept */
+    };
+    size_t nk = sizeof K / sizeof K[0];
+    /* the schedule's names are what the demangler gives for the workload's kernels */
+    assert_string_equal(K[0].name, SCHED_NAME_DISPATCH_NVL);
+    assert_string_equal(K[1].name, SCHED_NAME_COMBINE);
+    assert_int_equal(strncmp(K[2].name, WL_NCCL_KERNEL "(", strlen(WL_NCCL_KERNEL) + 1), 0);
+
+    RingSet *set = RingSet_new(NULL);
+    CuptiTrConfig c = test_cfg();
+    c.demangle = dm;
+    CuptiTr *tr = CuptiTr_new(&c, set);
+    LiveStore *store = LiveStore_new(set, NULL);
+    for (size_t i = 0; i < nk; i++) {
+        CUpti_ActivityKernel10 k = kernel(K[i].mangled, 0, 1, 20, (uint32_t)(200 + i), 1000 * (i + 1), 1000 * (i + 1) + 500);
+        assert_int_equal(CuptiTr_record(tr, &k), 1);
+    }
+    LiveStore_drain(store, 0);
+    Trace *t = LiveStore_snapshot(store, SIZE_MAX, INT64_MIN);
+    CommRules *rules = CommRules_default();
+    Classify_trace(t, rules);
+    assert_int_equal(t->n_events, nk);
+    for (size_t i = 0; i < nk; i++) {
+        size_t e = find(t, K[i].name, KIND_KERNEL);
+        if (e == SIZE_MAX) fail_msg("no kernel named '%s' (from %s)", K[i].name, K[i].mangled);
+        if (t->events[e].cls != K[i].cls) fail_msg("'%s' classified %d, want %d", K[i].name, t->events[e].cls, K[i].cls);
+    }
+    CommRules_free(rules);
+    Trace_free(t);
+    LiveStore_free(store);
+    CuptiTr_free(tr);
+    RingSet_free(set);
+}
+
+/* Decode mode's emulated all-to-all: DtoH then HtoD through pinned memory on the comm
+ * stream. CUPTI calls them plain copies (memory); marked comm streams make them
+ * communication, per device (each GPU has its own comm stream ids). */
+static void test_decode_copies_are_comm(void **state) {
+    (void)state;
+    RingSet *set = RingSet_new(NULL);
+    CuptiTrConfig c = test_cfg();
+    CuptiTr *tr = CuptiTr_new(&c, set);
+    LiveStore *store = LiveStore_new(set, NULL);
+    CuptiTr_markCommStream(tr, 0, 20);
+    CuptiTr_markCommStream(tr, 1, 33);
+    struct {
+        uint32_t dev, stream;
+        bool comm;
+    } where[] = {{0, 20, true}, {1, 33, true}, {0, 7, false}, {1, 20, false}, {2, 20, false}};
+    uint32_t corr = 300;
+    uint64_t ts = 1000;
+    for (size_t w = 0; w < sizeof where / sizeof where[0]; w++) {
+        CUpti_ActivityMemcpy6 d2h = memcpy6(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                                            CUPTI_ACTIVITY_MEMORY_KIND_PINNED, where[w].stream, corr++, 1 << 20, ts,
+                                            ts + 100);
+        CUpti_ActivityMemcpy6 h2d = memcpy6(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
+                                            CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, where[w].stream, corr++, 1 << 20,
+                                            ts + 200, ts + 300);
+        d2h.deviceId = h2d.deviceId = where[w].dev;
+        d2h.contextId = h2d.contextId = where[w].dev + 1;
+        ts += 1000;
+        assert_int_equal(CuptiTr_record(tr, &d2h), 1);
+        assert_int_equal(CuptiTr_record(tr, &h2d), 1);
+    }
+    LiveStore_drain(store, 0);
+    Trace *t = LiveStore_snapshot(store, SIZE_MAX, INT64_MIN);
+    CommRules *rules = CommRules_default();
+    Classify_trace(t, rules);
+    assert_int_equal(t->n_events, 10);
+    size_t seen = 0;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const TraceEvent *e = &t->events[i];
+        const Lane *l = &t->lanes[Trace_laneOf(t, i)];
+        assert_int_equal(e->kind, KIND_MEMCPY);
+        bool comm = false;
+        for (size_t w = 0; w < sizeof where / sizeof where[0]; w++)
+            if ((uint32_t)l->device == where[w].dev && (uint32_t)l->stream == where[w].stream) comm = where[w].comm;
+        const char *name = Trace_name(t, e);
+        if (comm) {
+            assert_int_equal(e->cls, CLASS_COMM);
+            /* the name says it too, so a recording reloaded from file classifies it again */
+            assert_non_null(strstr(name, " P2P"));
+        } else {
+            assert_int_equal(e->cls, CLASS_MEMORY);
+            assert_null(strstr(name, "P2P"));
+        }
+        seen++;
+    }
+    assert_int_equal(seen, 10);
+    CommRules_free(rules);
+    Trace_free(t);
+    LiveStore_free(store);
+    CuptiTr_free(tr);
+    RingSet_free(set);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_kernel_record, setup, teardown),
@@ -656,6 +777,8 @@ int main(void) {
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_clock_offset),
         cmocka_unit_test(test_trace_classes_and_flows),
+        cmocka_unit_test(test_real_demangled_names),
+        cmocka_unit_test(test_decode_copies_are_comm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

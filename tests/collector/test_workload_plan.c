@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,12 +171,208 @@ static void test_kernel_symbols(void **state) {
     Schedule_free(sch);
 }
 
+/* ---- more than one GPU: the NCCL all-to-all ---------------------------------------------- */
+
+static WlPlan *plan_for(const Schedule *sch, int gpus, int rank, double imbalance) {
+    WlPlanConfig c = {.gpus = gpus, .rank = rank, .imbalance = imbalance};
+    char err[256];
+    WlPlan *p = WlPlan_buildFor(sch, &c, err, sizeof err);
+    if (!p) fail_msg("%s", err);
+    return p;
+}
+
+/* bytes[from][to] of each comm op, filled from every rank's SENDs and checked against the
+ * RECVs: NCCL needs rank r's send to p to match p's receive from r (same count). */
+typedef struct {
+    uint64_t *sent; /* [op][from][to] */
+    int gpus;
+    size_t n_ops;
+} PairTable;
+
+static uint64_t *pair_at(PairTable *t, uint32_t op, int from, int to) {
+    return &t->sent[((size_t)op * (size_t)t->gpus + (size_t)from) * (size_t)t->gpus + (size_t)to];
+}
+
+/* Rank `rank`'s plan against the one-GPU plan of the same schedule: action for action the
+ * same, except that each comm LAUNCH is a group of one send and one receive per peer on
+ * the same stream, moving the emulated bytes in all. Returns the comm ops' order. */
+static size_t check_rank(const Schedule *sch, const WlPlan *one, const WlPlan *pl, PairTable *pairs, uint32_t *order) {
+    int n = pl->cfg.gpus, me = pl->cfg.rank;
+    int comm_stream = sch->p.mode == SCHED_SERIAL ? SCHED_STREAM_MB0 : SCHED_STREAM_COMM;
+    size_t j = 0, n_groups = 0;
+    assert_int_equal(pl->n_events, one->n_events);
+    assert_true(pl->tokens_per_step == 2.0 * sch->p.tokens * n);
+    for (size_t i = 0; i < one->n_acts; i++) {
+        const WlAction *a = &one->acts[i];
+        const SchedOp *op = &sch->ops[a->op];
+        assert_true(j < pl->n_acts);
+        const WlAction *b = &pl->acts[j];
+        bool comm = a->kind == WL_LAUNCH && op->kind != SCHED_OP_COMPUTE;
+        if (!comm) { /* NVTX, waits, records, compute launches: unchanged */
+            assert_int_equal(b->kind, a->kind);
+            assert_int_equal(b->stream, a->stream);
+            assert_int_equal(b->op, a->op);
+            assert_int_equal(b->dep, a->dep);
+            assert_int_equal(b->prev_step, a->prev_step);
+            if (a->kind == WL_LAUNCH) assert_int_equal(pl->shape[a->op].kernel, WL_K_GEMM);
+            j++;
+            continue;
+        }
+        /* comm: on the comm stream (prefill, decode) or the one stream (serial) */
+        assert_int_equal(a->stream, comm_stream);
+        assert_int_equal(pl->shape[a->op].kernel, WL_K_NCCL);
+        uint64_t emulated = (uint64_t)(one->shape[a->op].bytes + 0.5);
+        assert_true(one->shape[a->op].bytes > 0);
+        assert_int_equal((uint64_t)pl->shape[a->op].bytes, emulated);
+        assert_true(emulated < pl->max_op_bytes);
+        assert_int_equal(b->kind, WL_NCCL_GROUP_START);
+        assert_int_equal(b->stream, comm_stream);
+        assert_int_equal(b->op, a->op);
+        j++;
+        uint64_t sent = 0, received = 0;
+        bool *seen = calloc((size_t)n, sizeof *seen);
+        for (int k = 0; k < 2 * (n - 1); k++, j++) {
+            const WlAction *x = &pl->acts[j];
+            assert_int_equal(x->kind, k % 2 ? WL_NCCL_RECV : WL_NCCL_SEND);
+            assert_int_equal(x->stream, comm_stream);
+            assert_int_equal(x->op, a->op);
+            assert_true(x->peer >= 0 && x->peer < n && x->peer != me);
+            assert_true(x->bytes > 0);
+            if (x->kind == WL_NCCL_SEND) {
+                assert_false(seen[x->peer]);
+                seen[x->peer] = true;
+                assert_int_equal(x->offset, sent); /* packed, in order */
+                sent += x->bytes;
+                *pair_at(pairs, a->op, me, x->peer) = x->bytes;
+            } else {
+                assert_int_equal(x->offset, received);
+                received += x->bytes;
+            }
+        }
+        free(seen);
+        assert_int_equal(sent, emulated);     /* per-peer shares sum to the emulated bytes */
+        assert_int_equal(received, emulated); /* and so do the receives (same load everywhere) */
+        assert_int_equal(pl->acts[j].kind, WL_NCCL_GROUP_END);
+        assert_int_equal(pl->acts[j].op, a->op);
+        j++;
+        order[n_groups++] = a->op;
+    }
+    assert_int_equal(j, pl->n_acts);
+    return n_groups;
+}
+
+static void check_nccl(SchedMode mode, SchedLink link, int gpus, double imbalance) {
+    ScheduleParams p;
+    ScheduleParams_default(&p, mode);
+    ScheduleParams_setLink(&p, link);
+    p.layers = 2;
+    p.tokens = 333; /* odd sizes: shares that do not divide evenly */
+    p.hidden = 1027;
+    Schedule *sch = Schedule_build(&p, NULL, 0);
+    assert_non_null(sch);
+    WlPlan *one = plan_for(sch, 1, 0, imbalance);
+    bool uneven = false;
+    for (size_t i = 0; i < sch->n_ops; i++)
+        if (sch->ops[i].kind != SCHED_OP_COMPUTE) uneven |= (uint64_t)(one->shape[i].bytes + 0.5) % (uint64_t)(gpus - 1) != 0;
+    assert_true(uneven || gpus == 2);
+    PairTable pairs = {calloc(sch->n_ops * (size_t)gpus * (size_t)gpus, sizeof(uint64_t)), gpus, sch->n_ops};
+    uint32_t *order0 = calloc(sch->n_ops, sizeof *order0), *order = calloc(sch->n_ops, sizeof *order);
+    size_t groups0 = 0;
+    WlPlan **plans = calloc((size_t)gpus, sizeof *plans);
+    for (int r = 0; r < gpus; r++) {
+        plans[r] = plan_for(sch, gpus, r, imbalance);
+        size_t g = check_rank(sch, one, plans[r], &pairs, r ? order : order0);
+        if (r == 0) groups0 = g;
+        /* every rank issues its groups for the same ops in the same order (NCCL matches them) */
+        else {
+            assert_int_equal(g, groups0);
+            assert_memory_equal(order, order0, g * sizeof *order);
+        }
+    }
+    assert_int_equal(groups0, (size_t)p.layers * 2 * 2); /* dispatch + combine per layer and mb */
+    for (int r = 0; r < gpus; r++)
+        for (size_t i = 0; i < plans[r]->n_acts; i++) {
+            const WlAction *x = &plans[r]->acts[i];
+            if (x->kind == WL_NCCL_RECV) assert_int_equal(x->bytes, *pair_at(&pairs, x->op, x->peer, r));
+        }
+    for (int r = 0; r < gpus; r++) WlPlan_free(plans[r]);
+    free(plans);
+    free(order0);
+    free(order);
+    free(pairs.sent);
+    WlPlan_free(one);
+    Schedule_free(sch);
+}
+
+static void test_nccl_plans(void **state) {
+    (void)state;
+    int gpus[] = {2, 3, 8};
+    for (size_t g = 0; g < 3; g++) {
+        check_nccl(SCHED_PREFILL, SCHED_LINK_NVLINK, gpus[g], 0);
+        check_nccl(SCHED_PREFILL, SCHED_LINK_IB, gpus[g], 0.5);
+        check_nccl(SCHED_DECODE, SCHED_LINK_NVLINK, gpus[g], 0);
+        check_nccl(SCHED_SERIAL, SCHED_LINK_NVLINK, gpus[g], 0.3);
+    }
+}
+
+/* --imbalance: the routed experts and the all-to-all of every op get (1+F) x the load. */
+static void test_imbalance(void **state) {
+    (void)state;
+    ScheduleParams p;
+    ScheduleParams_default(&p, SCHED_PREFILL);
+    Schedule *sch = Schedule_build(&p, NULL, 0);
+    WlPlan *base = plan_for(sch, 1, 0, 0), *heavy = plan_for(sch, 1, 0, 0.5);
+    for (size_t i = 0; i < sch->n_ops; i++) {
+        const SchedOp *op = &sch->ops[i];
+        const WlOpShape *b = &base->shape[i], *h = &heavy->shape[i];
+        if (op->kind != SCHED_OP_COMPUTE) {
+            assert_true(b->bytes == op->link_bytes);
+            assert_true(fabs(h->bytes - 1.5 * op->link_bytes) < 1e-6 * op->link_bytes);
+        } else if (op->phase == SCHED_PH_EXPERT) {
+            assert_true(fabs(h->target_ns - 1.5 * b->target_ns) < 1e-9 * b->target_ns);
+        } else {
+            assert_true(h->target_ns == b->target_ns);
+        }
+    }
+    WlPlan_free(base);
+    WlPlan_free(heavy);
+    Schedule_free(sch);
+}
+
+static void test_pair_bytes_and_bad_configs(void **state) {
+    (void)state;
+    /* 10 bytes over 3 peers: 4 + 3 + 3, whoever sends */
+    for (int from = 0; from < 4; from++) {
+        uint64_t sum = 0, sizes[4] = {0};
+        for (int to = 0; to < 4; to++) sum += sizes[to] = WlPlan_pairBytes(10, 4, from, to);
+        assert_int_equal(sum, 10);
+        assert_int_equal(sizes[from], 0);
+        for (int to = 0; to < 4; to++)
+            if (to != from) assert_true(sizes[to] == 3 || sizes[to] == 4);
+    }
+    assert_int_equal(WlPlan_pairBytes(10, 1, 0, 0), 0);
+    ScheduleParams p;
+    ScheduleParams_default(&p, SCHED_DECODE);
+    Schedule *sch = Schedule_build(&p, NULL, 0);
+    char err[128];
+    WlPlanConfig bad[] = {{.gpus = 0}, {.gpus = 4, .rank = 4}, {.gpus = 2, .rank = -1}, {.gpus = 2, .imbalance = -1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        assert_null(WlPlan_buildFor(sch, &bad[i], err, sizeof err));
+        assert_true(err[0] != 0);
+    }
+    Schedule_free(sch);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prefill),
         cmocka_unit_test(test_decode),
         cmocka_unit_test(test_serial),
         cmocka_unit_test(test_kernel_symbols),
+        cmocka_unit_test(test_nccl_plans),
+        cmocka_unit_test(test_imbalance),
+        cmocka_unit_test(test_pair_bytes_and_bad_configs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,9 +81,9 @@ grep -q "program exited with status 0" "$DIR/live.err" || fail "no end message: 
 printf '#!/bin/sh\necho "$@" > "%s/workload.args"\nexec "%s" burst 100 0\n' "$DIR" "$FAKE" >"$DIR/lib/ovtrace-workload"
 chmod +x "$DIR/lib/ovtrace-workload"
 OVTRACE_ASSUME_DRIVER=1 "$BIN" record -o "$DIR/wl.json" --workload moe --mode decode --comm-sms 24 --steps 3 \
-    --tokens 64 --layers 2 --experts 16 --topk 4 --hidden 1024 --link ib --tflops 400 --device 0 \
+    --tokens 64 --layers 2 --experts 16 --topk 4 --hidden 1024 --link ib --tflops 400 --device 0 --gpus 1 \
     >/dev/null 2>"$DIR/wl.err" || fail "record --workload moe: $(cat "$DIR/wl.err")"
-[ "$(cat "$DIR/workload.args")" = "--collect --mode decode --comm-sms 24 --steps 3 --tokens 64 --layers 2 --experts 16 --topk 4 --hidden 1024 --link ib --tflops 400 --device 0" ] ||
+[ "$(cat "$DIR/workload.args")" = "--collect --mode decode --comm-sms 24 --steps 3 --tokens 64 --layers 2 --experts 16 --topk 4 --hidden 1024 --link ib --tflops 400 --device 0 --gpus 1" ] ||
     fail "workload arguments: $(cat "$DIR/workload.args")"
 grep -q "CUPTI in-process: workload moe decode" "$DIR/wl.err" || fail "workload source: $(cat "$DIR/wl.err")"
 grep -q '"mode": "in-process"' "$DIR/wl.json" || fail "in-process collector not recorded"
@@ -91,6 +91,10 @@ grep -q '"simulated": false' "$DIR/wl.json" || fail "workload data not marked re
 "$BIN" stats -q "$DIR/wl.json" >/dev/null || fail "workload recording does not load"
 OVTRACE_ASSUME_DRIVER=1 "$BIN" live --headless --workload moe --seed 3 2>"$DIR/e0"; rc=$?
 [ $rc -eq 2 ] && grep -q "simulator option" "$DIR/e0" || fail "--seed with --workload: rc $rc $(cat "$DIR/e0")"
+"$BIN" live --headless --simulate --gpus 2 2>"$DIR/e0"; rc=$?
+[ $rc -eq 2 ] && grep -q "workload moe option" "$DIR/e0" || fail "--gpus with --simulate: rc $rc $(cat "$DIR/e0")"
+OVTRACE_ASSUME_DRIVER=1 "$BIN" live --headless --workload moe --gpus 0 2>"$DIR/e0"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--gpus needs a GPU count" "$DIR/e0" || fail "--gpus 0: rc $rc $(cat "$DIR/e0")"
 # headless live passes on the status of a program that fails by itself
 printf '#!/bin/sh\nexit 5\n' >"$DIR/lib/ovtrace-workload"
 OVTRACE_ASSUME_DRIVER=1 "$BIN" live --headless --workload moe >/dev/null 2>&1; rc=$?
