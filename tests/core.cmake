@@ -10,3 +10,4 @@ ovtrace_unit_test(test_differential SOURCES ${core_dir}/test_differential.c LIBS
 add_test(NAME test_cli COMMAND bash ${core_dir}/test_cli.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK} ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set_tests_properties(test_cli PROPERTIES LABELS core)
 ovtrace_unit_test(test_parallel SOURCES ${core_dir}/test_parallel.c LABELS core)
+ovtrace_unit_test(test_finish SOURCES ${core_dir}/test_finish.c LABELS core)
