@@ -196,8 +196,9 @@ static inline const char *Trace_name(const Trace *t, const TraceEvent *e) {
 uint32_t Trace_laneOf(const Trace *t, size_t idx);
 /* First event in row whose end > ts (i.e. the first that may be visible from ts). */
 size_t Row_lowerBound(const Trace *t, const Row *r, int64_t ts);
-/* Partner of a GPU op (its launching runtime call) or of a launch (its GPU op): by
- * ac2g flow, else by equal correlation id. SIZE_MAX if none. */
+/* Partner of a GPU op (its launching runtime call) or of a launch (its GPU op), by
+ * flow: the source's ac2g flows, or those Trace_finish derived from equal correlation
+ * ids where the source had none. SIZE_MAX if none. */
 size_t Trace_partner(const Trace *t, size_t idx);
 /* Resident memory of the model, bytes (events, lanes, rows, flows, strings, indexes). */
 size_t Trace_memoryBytes(const Trace *t);
