@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# Progressive load (issue 8): time to the first frame and to the timeline of
-# `ovtrace view` on a real terminal (tmux), from the viewer's own frame log.
+# Progressive load (issue 8): time to the first frame, to the first loading screen
+# with a preview that shows lanes, and to the timeline of `ovtrace view` on a real
+# terminal (tmux), from the viewer's own frame log.
 # usage: bench/first_frame.sh OVTRACE FILE [RUNS]
-# The viewer appends "first-frame T" / "timeline T" (CLOCK_REALTIME) to
+# The viewer appends "first-frame T" / "preview T" / "timeline T" (CLOCK_REALTIME) to
 # $OVTRACE_FRAME_LOG after painting them; the start time is taken in the pane just
 # before exec. A capture-pane poll cross-checks that the loading screen was visible.
 set -u
 BIN=$1 FILE=$2 RUNS=${3:-3}
 command -v tmux >/dev/null || { echo "needs tmux"; exit 2; }
 TMP=$(mktemp -d)
-SOCK="ovt-ff-$$"
-trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
-printf "%-28s %10s %14s %12s %14s\n" file MB first-frame-s full-load-s loading-seen
+# a tmux server per run: a server being killed cannot always take a new session at once
+cleanup() { for i in $(seq 1 "$RUNS"); do tmux -L "ovt-ff-$$-$i" kill-server 2>/dev/null; done; rm -rf "$TMP"; }
+trap cleanup EXIT
+printf "%-28s %10s %14s %10s %12s %14s\n" file MB first-frame-s preview-s full-load-s loading-seen
 for r in $(seq 1 "$RUNS"); do
   rm -f "$TMP/frames" "$TMP/start"
-  tmux -L "$SOCK" kill-server 2>/dev/null
+  [ "$r" -gt 1 ] && tmux -L "$SOCK" kill-server 2>/dev/null
+  SOCK="ovt-ff-$$-$r"
   tmux -L "$SOCK" -f /dev/null new-session -d -x 160 -y 45 \
     "env TERM=xterm-256color LANG=C.UTF-8 OVTRACE_FRAME_LOG=$TMP/frames sh -c 'date +%s.%N > $TMP/start; exec \"$BIN\" view \"$FILE\"'; sleep 600"
   seen=no
@@ -25,7 +28,8 @@ for r in $(seq 1 "$RUNS"); do
   done
   tmux -L "$SOCK" send-keys q
   s=$(cat "$TMP/start"); f=$(awk '$1=="first-frame"{print $2}' "$TMP/frames"); t=$(awk '$1=="timeline"{print $2}' "$TMP/frames")
-  awk -v n="$(basename "$FILE")" -v mb="$(stat -c %s "$FILE")" -v s="$s" -v f="$f" -v t="$t" -v seen="$seen" \
-    'BEGIN{printf "%-28s %10.0f %14.3f %12.2f %14s\n", n, mb/1e6, f-s, t-s, seen}'
+  p=$(awk '$1=="preview"{print $2}' "$TMP/frames") # none when the load ends before the first 8 MB report
+  awk -v n="$(basename "$FILE")" -v mb="$(stat -c %s "$FILE")" -v s="$s" -v f="$f" -v p="$p" -v t="$t" -v seen="$seen" \
+    'BEGIN{printf "%-28s %10.0f %14.3f %10s %12.2f %14s\n", n, mb/1e6, f-s, p == "" ? "-" : sprintf("%.3f", p-s), t-s, seen}'
   sleep 0.5
 done

@@ -22,3 +22,8 @@ endforeach()
 add_test(NAME tui_e2e_progressive_load
   COMMAND bash ${tui_dir}/e2e_load.sh $<TARGET_FILE:ovtrace> $<TARGET_FILE:gen_trace> ${OVTRACE_DEEPSEEK})
 set_tests_properties(tui_e2e_progressive_load PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 900)
+# Live preview while loading (issue 8): bucket model, rendering, fed by the loader.
+ovtrace_unit_test(test_tui_preview SOURCES ${tui_dir}/test_preview.c LIBS ovtrace_tui LABELS tui)
+add_test(NAME tui_e2e_load_preview
+  COMMAND bash ${tui_dir}/e2e_preview.sh $<TARGET_FILE:ovtrace> $<TARGET_FILE:gen_trace> ${OVTRACE_DEEPSEEK})
+set_tests_properties(tui_e2e_load_preview PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 600)

@@ -112,7 +112,11 @@ static const char *phase_text(const LoadingView *v) {
     return "";
 }
 
-void Loading_render(Grid *g, const LoadingView *v, const Glyphs *gl) {
+static bool shows_preview(const Grid *g, const LoadingView *v) {
+    return v->preview && v->preview->any && v->preview->n_lanes && g->h >= 16 && g->w >= 40;
+}
+
+bool Loading_render(Grid *g, const LoadingView *v, const Glyphs *gl) {
     Grid_clear(g);
     bool ascii = !gl->unicode;
     char sz[32], dn[32], tot[32], ev[32], eta[32], el[32], buf[512];
@@ -128,7 +132,9 @@ void Loading_render(Grid *g, const LoadingView *v, const Glyphs *gl) {
     int mx = g->w >= 40 ? 4 : 1;
     int cw = g->w - 2 * mx;
     if (cw > 100) cw = 100;
-    int y = g->h >= 16 ? g->h / 4 : 2;
+    /* with a preview to show, the progress block moves up to make room for it */
+    bool preview = shows_preview(g, v);
+    int y = preview ? 2 : g->h >= 16 ? g->h / 4 : 2;
     if (y < 2) y = 2;
     /* files */
     if (v->n_files == 1) {
@@ -174,12 +180,14 @@ void Loading_render(Grid *g, const LoadingView *v, const Glyphs *gl) {
     snprintf(buf, sizeof buf, "elapsed %s   %s", Loading_formatEta(el, sizeof el, v->elapsed), phase_text(v));
     Grid_textAscii(g, mx, y++, cw, buf, v->cancelling ? ROLE_ERROR : ROLE_DIM, 0, ascii);
     y++;
-    Grid_textAscii(g, mx, y, cw, "The timeline opens when the load completes.", ROLE_DIM, 0, ascii);
+    int drawn = preview ? Preview_render(g, (Rect){0, y, g->w, g->h - 1 - y}, v->preview, gl, v->colors) : 0;
+    if (!drawn) Grid_textAscii(g, mx, y, cw, "The timeline opens when the load completes.", ROLE_DIM, 0, ascii);
     /* status bar */
     Rect st = {0, g->h - 1, g->w, 1};
     Grid_fill(g, st, ' ', ROLE_STATUS, 0);
     int x = Grid_text(g, 1, g->h - 1, g->w - 1, "q", ROLE_STATUS_KEY, ATTR_BOLD) + 1;
     Grid_text(g, x, g->h - 1, g->w - x, ":cancel (also Esc, Ctrl-C)", ROLE_STATUS, 0);
+    return drawn > 0;
 }
 
 /* ---------- progress collector ---------- */
@@ -197,6 +205,8 @@ struct LoadWatch {
     LoadPhase phase;
     double t0, t_read_end, t_last_cb;
     long throttle_ms; /* $OVTRACE_TEST_LOAD_THROTTLE_MS: sleep per report (e2e tests) */
+    PreviewModel *preview;       /* updated by the loading thread, under mu */
+    PreviewModel *preview_shown; /* the snapshotting thread's copy */
 };
 
 static bool is_trace_name(const char *n) {
@@ -273,6 +283,8 @@ void LoadWatch_free(LoadWatch *w) {
     free(w->sizes);
     free(w->cb_total);
     free(w->done);
+    Preview_free(w->preview);
+    Preview_free(w->preview_shown);
     pthread_mutex_destroy(&w->mu);
     free(w);
 }
@@ -303,6 +315,20 @@ void LoadWatch_progress(void *ctx, const char *path, uint64_t done, uint64_t tot
         struct timespec ts = {w->throttle_ms / 1000, (w->throttle_ms % 1000) * 1000000};
         nanosleep(&ts, NULL);
     }
+}
+
+void LoadWatch_enablePreview(LoadWatch *w, const CommRules *rules) {
+    if (w->preview) return;
+    w->preview = Preview_new(rules, 0);
+    w->preview_shown = Preview_new(rules, 0);
+}
+
+void LoadWatch_observe(void *ctx, const Trace *partial) {
+    LoadWatch *w = ctx;
+    if (!w->preview) return;
+    pthread_mutex_lock(&w->mu);
+    Preview_update(w->preview, partial);
+    pthread_mutex_unlock(&w->mu);
 }
 
 void LoadWatch_setPhase(LoadWatch *w, LoadPhase p) {
@@ -337,6 +363,10 @@ void LoadWatch_snapshot(LoadWatch *w, LoadingView *v) {
         v->read_elapsed = w->t_last_cb - w->t0;
     } else if (v->phase >= LOAD_BUILDING) {
         v->read_elapsed = w->t_read_end - w->t0;
+    }
+    if (w->preview) { /* copies only when the loader changed it */
+        Preview_copy(w->preview_shown, w->preview);
+        v->preview = w->preview_shown;
     }
     pthread_mutex_unlock(&w->mu);
 }
@@ -377,6 +407,9 @@ void LoadJob_init(LoadJob *j, const char *const *paths, size_t n, const LoadOpti
     j->watch = LoadWatch_new(paths, n);
     j->opt.progress = LoadWatch_progress;
     j->opt.progress_ctx = j->watch;
+    LoadWatch_enablePreview(j->watch, j->opt.rules); /* classified with the rules the model will use */
+    j->opt.observe = LoadWatch_observe;
+    j->opt.observe_ctx = j->watch;
     j->cancel = opt && opt->cancel ? *opt->cancel : 0; /* a caller may start it cancelled (tests) */
     j->opt.cancel = &j->cancel;
     atomic_init(&j->finished, false);
@@ -434,9 +467,11 @@ int LoadJob_runScreen(LoadJob *j, const Glyphs *gl) {
         LoadingView v;
         LoadWatch_snapshot(j->watch, &v);
         v.cancelling = cancelling;
-        Loading_render(&g, &v, gl);
+        v.colors = j->caps.colors > 0;
+        bool preview = Loading_render(&g, &v, gl);
         Crt_paint(&g, full);
         full = false;
+        if (preview) Loading_markFrame("preview");
         if (first) {
             Loading_markFrame("first-frame");
             first = false;

@@ -1,9 +1,11 @@
 /* Progressive load (issue 8): the trace loads on a background thread while the
  * terminal shows a loading screen (file names and sizes, a progress bar with bytes
- * done/total, events so far, MB/s, ETA, "q cancels").
+ * done/total, events so far, MB/s, ETA, "q cancels") and, under it, a live preview
+ * of the timeline built from the events read so far (tui/preview.c).
  *
  *   LoadWatch    thread-safe progress collector; its LoadWatch_progress is the
- *                LoadOptions.progress callback (may be called from any thread).
+ *                LoadOptions.progress callback (may be called from any thread), its
+ *                LoadWatch_observe the LoadOptions.observe hook feeding the preview.
  *   LoadingView  a plain snapshot of it; Loading_render draws one into a cell grid
  *                (pure: unit-tested without a terminal).
  *   LoadJob      the background thread: Load_files, then the viewer's App (index).
@@ -20,6 +22,7 @@
 
 #include "ovtrace/load.h"
 #include "ovtrace/tui/grid.h"
+#include "ovtrace/tui/preview.h"
 #include "ovtrace/tui/theme.h"
 
 struct App;
@@ -43,6 +46,8 @@ typedef struct {
     double read_elapsed;      /* seconds the reading took (set from LOAD_BUILDING on) */
     LoadPhase phase;
     bool cancelling; /* the user asked to cancel; waiting for the loader to stop */
+    const PreviewModel *preview; /* NULL or no lanes yet: no preview */
+    bool colors;                 /* the terminal has colours: the preview shows the class legend */
 } LoadingView;
 
 /* 0..100, 0 when total is 0. */
@@ -55,8 +60,10 @@ double Loading_eta(const LoadingView *v);
 char *Loading_formatEta(char *buf, size_t n, double seconds);
 /* Decimal units like the stats progress bar: "812 B", "3.4 kB", "682.1 MB", "2.00 GB". */
 char *Loading_formatBytes(char *buf, size_t n, uint64_t bytes);
-/* The whole loading screen, sized to g. */
-void Loading_render(Grid *g, const LoadingView *v, const Glyphs *gl);
+/* The whole loading screen, sized to g. With a preview that has lanes (and room for
+ * it), the progress block moves to the top and the preview fills the rest. Returns
+ * whether the preview was drawn. */
+bool Loading_render(Grid *g, const LoadingView *v, const Glyphs *gl);
 
 typedef struct LoadWatch LoadWatch;
 /* Stats the inputs up front (a directory counts its trace files, as Load_files reads them). */
@@ -65,7 +72,15 @@ void LoadWatch_free(LoadWatch *w);
 /* LoadProgressFn; ctx is the LoadWatch. */
 void LoadWatch_progress(void *ctx, const char *path, uint64_t done, uint64_t total, size_t events);
 void LoadWatch_setPhase(LoadWatch *w, LoadPhase p);
-/* Consistent copy for rendering; names/sizes point into w (valid until LoadWatch_free). */
+/* Keeps a preview of the partial trace (rules: as the final classification, NULL:
+ * built-in); borrowed rules must outlive w. */
+void LoadWatch_enablePreview(LoadWatch *w, const CommRules *rules);
+/* LoadOptions.observe; ctx is the LoadWatch. Updates the preview under the watch's
+ * mutex (only the events added since the last call are read). */
+void LoadWatch_observe(void *ctx, const Trace *partial);
+/* Consistent copy for rendering; names/sizes point into w (valid until LoadWatch_free).
+ * The preview is copied into a model w keeps for the one thread that takes snapshots
+ * (the UI thread); out->preview points to it (valid until the next snapshot). */
 void LoadWatch_snapshot(LoadWatch *w, LoadingView *out);
 
 typedef struct {
@@ -86,8 +101,9 @@ typedef struct {
     bool started, launch_failed;
 } LoadJob;
 
-/* Prepares loading paths with the rules/threads of opt (its progress and cancel
- * fields are replaced; a cancel flag already set is kept): stats the inputs, no thread. */
+/* Prepares loading paths with the rules/threads of opt (its progress, observe and
+ * cancel fields are replaced; a cancel flag already set is kept): stats the inputs,
+ * sets up the preview, no thread. */
 void LoadJob_init(LoadJob *j, const char *const *paths, size_t n, const LoadOptions *opt, Caps caps,
                   const char *title);
 /* Starts the loading thread. False (message in j->err) if it cannot be created. */
