@@ -784,6 +784,9 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             const char *to = parallel_adopt(L, q, &ws);
             if (to) {
                 p = to;
+                /* the preview sees adopted slices now, not at the next 8 MB report (the
+                 * last slice is followed by none) */
+                if (L->opt && L->opt->observe) L->opt->observe(L->opt->observe_ctx, L->t);
                 /* a slice ends at the next slice's first element, at ']', or where
                  * the file was cut */
                 first = ws == ST_STOP;

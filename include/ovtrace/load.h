@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ovtrace/classify.h"
 #include "ovtrace/trace.h"
@@ -21,9 +22,20 @@ typedef struct {
     uint64_t min_parallel_bytes; /* files smaller than this parse single-threaded (0: 16 MB) */
     /* Called right after each progress report, on the loading thread, with the trace
      * being built: lanes and events [0, partial->n_events) are readable for the duration
-     * of the call (unsorted, unclassified, not finished). For progressive previews. */
+     * of the call (unsorted, unclassified, not finished). Also called after each parallel
+     * slice is adopted. Events are only appended between calls (an E only sets its B's
+     * dur), so a cursor over n_events sees each once. For progressive previews. */
     void (*observe)(void *ctx, const Trace *partial);
     void *observe_ctx;
+    /* Snapshot cache (ovtrace/snapshot.h): -1 off, 0 auto (inputs of >= 64 MB of JSON;
+     * $OVTRACE_CACHE=0 or 1 turns it off or on), 1 on. */
+    int cache;
+    /* Save a new snapshot before Load_files returns, instead of in a detached process
+     * that lets the caller go on at once (tests, benchmarks). */
+    bool cache_sync;
+    /* Notes on the cache (hit, miss and why, saved or not and why). NULL: none, unless
+     * $OVTRACE_CACHE_DEBUG is set (a path beginning with '/' appends there, else stderr). */
+    FILE *cache_log;
 } LoadOptions;
 
 /* Loads one file into t as a new source (t not yet finished). Returns false with a
@@ -33,7 +45,9 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
 
 /* Loads every path (a directory contributes its *.json, *.json.gz, *.json.zst, in
  * name order), finishes and classifies the model. Ranks come from
- * distributedInfo.rank, else file order. */
+ * distributedInfo.rank, else file order. With the snapshot cache on (opt->cache), a
+ * snapshot of exactly these files replaces parsing and finishing; after a parse, one
+ * is saved. */
 Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, char *err, size_t errlen);
 
 /* Human-readable warnings for t->diag (skipped events, truncation); one per line. */
