@@ -1,13 +1,20 @@
 /* Load throughput and memory: load_bench FILE [JSON_BYTES] prints one row:
  * file, size, events, load s, MB/s of JSON (JSON_BYTES: the decompressed size for
- * .gz/.zst input), peak RSS, anon RSS, B/event, model B/event. */
+ * .gz/.zst input), peak RSS, anon RSS, B/event, model B/event.
+ * load_bench --cache [--repeat N] FILE: the snapshot cache instead, in a temp
+ * XDG_CACHE_HOME: JSON load (cache off), snapshot save, snapshot file size, reopen
+ * through the cache (Load_files: snapshot load + classification); each load N times
+ * (default 5), best and median. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ovtrace/load.h"
+#include "ovtrace/snapshot.h"
 
 static long status_kb(const char *key) {
     FILE *f = fopen("/proc/self/status", "r");
@@ -19,9 +26,93 @@ static long status_kb(const char *key) {
     return v;
 }
 
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static Trace *timed_load(const char *path, int cache, double *s, char *log, size_t loglen) {
+    char err[512];
+    const char *paths[] = {path};
+    FILE *m = log ? fmemopen(log, loglen, "w") : NULL;
+    LoadOptions o = {.threads = getenv("OVTRACE_THREADS") ? atoi(getenv("OVTRACE_THREADS")) : 0,
+                     .cache = cache,
+                     .cache_sync = true,
+                     .cache_log = m};
+    double a = now_s();
+    Trace *t = Load_files(paths, 1, &o, err, sizeof err);
+    *s = now_s() - a;
+    if (m) fclose(m);
+    if (!t) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
+    }
+    return t;
+}
+
+static int bench_cache(const char *path, int repeat) {
+    char dir[] = "/tmp/ovtrace-bench-cache-XXXXXX";
+    if (!mkdtemp(dir)) return 1;
+    setenv("XDG_CACHE_HOME", dir, 1);
+    double *js = calloc((size_t)repeat, sizeof *js), *cs = calloc((size_t)repeat, sizeof *cs);
+    size_t n_events = 0;
+    for (int i = 0; i < repeat; i++) Trace_free(timed_load(path, -1, &js[i], NULL, 0));
+    /* save: timed on its own, synchronously */
+    const char *paths[] = {path};
+    char cp[PATH_MAX], err[512];
+    double s_json;
+    Trace *t = timed_load(path, -1, &s_json, NULL, 0);
+    n_events = t->n_events;
+    if (!Snapshot_cachePath(paths, 1, cp, sizeof cp)) return 1;
+    double a = now_s();
+    if (!Snapshot_save(t, paths, 1, NULL, cp, err, sizeof err)) {
+        fprintf(stderr, "save: %s\n", err);
+        return 1;
+    }
+    double save = now_s() - a;
+    Trace_free(t);
+    struct stat st;
+    stat(cp, &st);
+    for (int i = 0; i < repeat; i++) {
+        char log[1024] = "";
+        Trace_free(timed_load(path, 1, &cs[i], log, sizeof log));
+        if (!strstr(log, "hit")) {
+            fprintf(stderr, "expected a cache hit: %s\n", log);
+            return 1;
+        }
+    }
+    qsort(js, (size_t)repeat, sizeof *js, cmp_d);
+    qsort(cs, (size_t)repeat, sizeof *cs, cmp_d);
+    struct stat in;
+    stat(path, &in);
+    printf("%s\t%.1f MB\t%zu events\tJSON %.3f / %.3f s\tcache %.3f / %.3f s\t%.0fx / %.0fx\tsnapshot %.1f MB\t"
+           "save %.3f s\n",
+           path, (double)in.st_size / 1e6, n_events, js[0], js[repeat / 2], cs[0], cs[repeat / 2], js[0] / cs[0],
+           js[repeat / 2] / cs[repeat / 2], (double)st.st_size / 1e6, save);
+    unlink(cp);
+    rmdir(strcat(dir, "/ovtrace"));
+    dir[strlen(dir) - strlen("/ovtrace")] = '\0';
+    rmdir(dir);
+    free(js);
+    free(cs);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 3 && !strcmp(argv[1], "--cache")) {
+        int repeat = 5, i = 2;
+        if (argc >= 5 && !strcmp(argv[2], "--repeat")) repeat = atoi(argv[3]), i = 4;
+        if (repeat < 1 || i >= argc) return 2;
+        return bench_cache(argv[i], repeat);
+    }
     if (argc < 2) {
-        fprintf(stderr, "usage: load_bench FILE\n");
+        fprintf(stderr, "usage: load_bench FILE [JSON_BYTES] | load_bench --cache [--repeat N] FILE\n");
         return 2;
     }
     struct stat st;
@@ -34,7 +125,7 @@ int main(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &a);
     char err[512];
     const char *paths[] = {argv[1]};
-    LoadOptions o = {.threads = getenv("OVTRACE_THREADS") ? atoi(getenv("OVTRACE_THREADS")) : 0};
+    LoadOptions o = {.threads = getenv("OVTRACE_THREADS") ? atoi(getenv("OVTRACE_THREADS")) : 0, .cache = -1};
     Trace *t = Load_files(paths, 1, &o, err, sizeof err);
     clock_gettime(CLOCK_MONOTONIC, &b);
     if (!t) {

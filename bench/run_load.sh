@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Load benchmark: generates Kineto-shaped traces by tiling DeepSeek's trace, then
 # measures ovtrace's loader (plain, .gz, .zst) beside python3 json.load and node
-# JSON.parse. Usage: bench/run_load.sh [BUILD_DIR] [SIZES_MB...]   (default: build 444 2000)
+# JSON.parse, then the snapshot cache (JSON load vs reopening through the cache, best
+# and median of 5). Usage: bench/run_load.sh [BUILD_DIR] [SIZES_MB...]   (default: build 444 2000)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build}; shift || true
@@ -9,6 +10,7 @@ sizes=("${@:-444 2000}")
 [ $# -eq 0 ] && sizes=(444 2000)
 src=${OVTRACE_DEEPSEEK:-$here/../../shared/traces/deepseek-train.json}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ovtrace-bench.XXXXXX"); trap 'rm -rf "$tmp"' EXIT
+cache_rows=()
 rss() { /usr/bin/time -f "%e s, peak RSS %M KB" "$@" 2>&1 >/dev/null | tail -1; }
 echo "| file | size | events | load s | JSON MB/s | Mev/s | peak RSS | anon RSS | B/event (anon) | B/event (model) |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -34,5 +36,16 @@ for mb in "${sizes[@]}"; do
             echo "| baseline node JSON.parse ($(basename "$f")) | | | $(rss node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$f" || echo failed) |||||||"
         fi
     fi
+    # the snapshot cache (docs/cache.md), plain and .zst input
+    for v in "$f" "$f.zst"; do
+        [ -e "$v" ] || continue
+        cache_rows+=("$("$build/bench/load_bench" --cache --repeat 5 "$v" | awk -F'\t' -v name="$(basename "$v")" '{
+            gsub(/ events/,"",$3); sub(/^JSON /,"",$4); sub(/^cache /,"",$5); sub(/^snapshot /,"",$7); sub(/^save /,"",$8);
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s |", name, $2, $3, $4, $5, $6, $7, $8 }')")
+    done
     rm -f "$tmp"/*
 done
+echo
+echo "| file (snapshot cache) | size | events | JSON load s best / median | cache load s best / median | speedup | snapshot | save s |"
+echo "|---|---|---|---|---|---|---|---|"
+printf '%s\n' "${cache_rows[@]}"

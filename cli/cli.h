@@ -21,6 +21,8 @@ typedef struct {
     CommRules *rules;
     bool quiet;
     int threads; /* parser threads (0 = one per core) */
+    int cache;   /* snapshot cache: -1 --no-cache, 0 auto, 1 --cache (LoadOptions.cache) */
+    bool verbose; /* -v: notes on the cache on stderr */
     const char *files[256];
     size_t n_files;
 } InputOptions;

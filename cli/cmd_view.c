@@ -51,7 +51,8 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, App **out)
         return 1;
     }
     if (!Crt_init(caps)) return 1;
-    LoadOptions lo = {.rules = in->rules, .threads = in->threads};
+    /* -v's cache notes are not passed: stderr would draw over the screen */
+    LoadOptions lo = {.rules = in->rules, .threads = in->threads, .cache = in->cache};
     LoadJob job;
     LoadJob_init(&job, in->files, in->n_files, &lo, *caps, title); /* the thread starts after the first paint */
     int r = LoadJob_runScreen(&job, Glyphs_get(caps->unicode));

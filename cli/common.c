@@ -43,6 +43,9 @@ void InputOptions_help(FILE *out) {
             "                        (also read: $OVTRACE_RULES or ~/.config/ovtrace/rules)\n"
             "  --threads N           parser threads for plain JSON (default: one per core; 1: single)\n"
             "  -q, --quiet           no progress bar or warnings\n"
+            "  --cache, --no-cache   reopen from / save a snapshot of the model in $XDG_CACHE_HOME/ovtrace\n"
+            "                        (default: for 64 MB of JSON or more; OVTRACE_CACHE=0 turns it off)\n"
+            "  -v, --verbose         say whether the snapshot cache was used, and why not\n"
             "FILE may be plain JSON, .gz or .zst (detected by content), or a directory of traces;\n"
             "several files become one model with lanes grouped by rank.\n");
 }
@@ -82,6 +85,14 @@ int InputOptions_parse(InputOptions *o, int argc, char **argv, int *i) {
             return -1;
         }
         o->threads = (int)n;
+        return 1;
+    }
+    if (!strcmp(a, "--cache") || !strcmp(a, "--no-cache")) {
+        o->cache = a[2] == 'c' ? 1 : -1;
+        return 1;
+    }
+    if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+        o->verbose = true;
         return 1;
     }
     if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
@@ -137,7 +148,8 @@ Trace *InputOptions_load(InputOptions *o) {
         cli_error("no trace file given");
         return NULL;
     }
-    LoadOptions lo = {.rules = o->rules, .threads = o->threads};
+    LoadOptions lo = {
+        .rules = o->rules, .threads = o->threads, .cache = o->cache, .cache_log = o->verbose ? stderr : NULL};
     /* tests force slices on small files to compare parallel and single-threaded loads */
     const char *min = getenv("OVTRACE_PARALLEL_MIN_BYTES");
     if (min && *min) lo.min_parallel_bytes = strtoull(min, NULL, 10);

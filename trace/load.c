@@ -1,13 +1,18 @@
 /* Multi-file loading: expands directories, assigns ranks, finishes and classifies. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
 #include "ovtrace/load.h"
+#include "ovtrace/snapshot.h"
 #include "util.h"
 
 static bool is_trace_name(const char *n) {
@@ -47,6 +52,71 @@ static bool expand_dir(const char *dir, char ***out, size_t *n, size_t *cap, cha
     return true;
 }
 
+/* ---------- snapshot cache ---------- */
+
+typedef struct {
+    FILE *log;
+    const char *log_path;
+} CacheLog;
+
+static CacheLog cache_log(const LoadOptions *opt) {
+    CacheLog l = {opt ? opt->cache_log : NULL, NULL};
+    const char *d = getenv("OVTRACE_CACHE_DEBUG");
+    if (!l.log && d && *d && strcmp(d, "0")) {
+        if (d[0] == '/') l.log_path = d;
+        else l.log = stderr;
+    }
+    return l;
+}
+
+static void note_msg(void *ctx, const char *msg) {
+    const CacheLog *l = ctx;
+    /* opened per note: a detached saver must not flush a copy of the caller's buffer */
+    FILE *f = l->log_path ? fopen(l->log_path, "a") : l->log;
+    if (!f) return;
+    fprintf(f, "ovtrace: cache: %s\n", msg);
+    if (l->log_path) fclose(f);
+    else fflush(f);
+}
+
+static void note(CacheLog *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(CacheLog *l, const char *fmt, ...) {
+    if (!l->log && !l->log_path) return;
+    char msg[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    note_msg(l, msg);
+}
+
+/* -1 off, 0 auto, 1 on: the option, else $OVTRACE_CACHE, else auto. */
+static int cache_mode(const LoadOptions *opt) {
+    if (opt && opt->cache) return opt->cache < 0 ? -1 : 1;
+    const char *e = getenv("OVTRACE_CACHE");
+    if (e && !strcmp(e, "0")) return -1;
+    if (e && !strcmp(e, "1")) return 1;
+    return 0;
+}
+
+/* JSON bytes a file holds, about: compressed traces shrink 10-20x, count them 8x. */
+static uint64_t json_estimate(const char *path, uint64_t size) {
+    unsigned char m[4] = {0};
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, m, sizeof m) != (ssize_t)sizeof m) m[0] = 0;
+        close(fd);
+    }
+    bool gz = m[0] == 0x1f && m[1] == 0x8b, zst = m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd;
+    return gz || zst ? size * 8 : size;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, char *err, size_t errlen) {
     char **files = NULL;
     size_t n_files = 0, cap = 0;
@@ -65,22 +135,83 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         snprintf(err, errlen, "no trace files given");
         ok = false;
     }
-    if (ok) {
-        t = Trace_new();
-        for (size_t i = 0; ok && i < n_files; i++) ok = Load_chromeFile(t, files[i], opt, err, errlen);
-        if (ok) {
-            long cores = sysconf(_SC_NPROCESSORS_ONLN);
-            Trace_finishThreads(t, opt && opt->threads > 0 ? opt->threads : cores > 0 ? (int)cores : 1);
-            CommRules *def = opt && opt->rules ? NULL : CommRules_default();
-            Classify_trace(t, opt && opt->rules ? opt->rules : def);
-            CommRules_free(def);
-            /* parser scratch and worker-thread arenas: give the memory back */
-            malloc_trim(0);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = opt && opt->threads > 0 ? opt->threads : cores > 0 ? (int)cores : 1;
+    /* The cache: inputs identified before parsing, so a file that changes while it is
+     * parsed is never saved as what it is now. */
+    CacheLog log = cache_log(opt);
+    const char *const *fl = (const char *const *)files;
+    SnapshotFileId *ids = NULL;
+    char cpath[PATH_MAX] = "";
+    bool cached = false;
+    int mode = cache_mode(opt);
+    if (ok && mode >= 0) {
+        ids = xcalloc(n_files, sizeof *ids);
+        uint64_t json = 0;
+        bool have = true;
+        for (size_t i = 0; have && i < n_files; i++)
+            if ((have = Snapshot_fileId(files[i], &ids[i]))) json += json_estimate(files[i], ids[i].size);
+        if (!have) {
+            cpath[0] = '\0'; /* the parser says what is wrong with the file */
+        } else if (mode == 0 && json < SNAPSHOT_AUTO_MIN_BYTES) {
+            note(&log, "off: %.1f MB of JSON (automatic from %llu MB; --cache forces it)", (double)json / 1e6,
+                 SNAPSHOT_AUTO_MIN_BYTES >> 20);
+        } else if (!Snapshot_cachePath(fl, n_files, cpath, sizeof cpath)) {
+            cpath[0] = '\0';
+            note(&log, "off: no cache directory ($XDG_CACHE_HOME or $HOME)");
         } else {
-            Trace_free(t);
-            t = NULL;
+            char why[512];
+            double t0 = now_s();
+            t = Snapshot_load(fl, n_files, cpath, threads, why, sizeof why);
+            if (t) {
+                cached = true;
+                note(&log, "hit %s (%.3f s)", cpath, now_s() - t0);
+                for (size_t i = 0; opt && opt->progress && i < n_files; i++)
+                    opt->progress(opt->progress_ctx, files[i], ids[i].size, ids[i].size, t->n_events);
+            } else {
+                note(&log, "miss: %s", why);
+            }
         }
     }
+    if (ok && !cached) {
+        t = Trace_new();
+        for (size_t i = 0; ok && i < n_files; i++) ok = Load_chromeFile(t, files[i], opt, err, errlen);
+        if (ok) Trace_finishThreads(t, threads);
+    }
+    if (ok && cached && opt && opt->cancel && *opt->cancel) {
+        snprintf(err, errlen, "%s: loading cancelled", files[0]);
+        ok = false;
+    }
+    if (ok) {
+        CommRules *def = opt && opt->rules ? NULL : CommRules_default();
+        Classify_trace(t, opt && opt->rules ? opt->rules : def);
+        CommRules_free(def);
+        /* parser scratch and worker-thread arenas: give the memory back */
+        malloc_trim(0);
+    } else {
+        Trace_free(t);
+        t = NULL;
+    }
+    /* Saved after classification: the model is complete, so a detached saver shares
+     * its pages with the caller untouched (classes are not stored). */
+    if (t && !cached && cpath[0]) {
+        char e[768];
+        if (t->diag.truncated) {
+            note(&log, "not saved: the trace is truncated (a profiler may still be writing it)");
+        } else if (opt && opt->cache_sync) {
+            double t0 = now_s();
+            if (Snapshot_save(t, fl, n_files, ids, cpath, e, sizeof e))
+                note(&log, "saved %s (%.2f s)", cpath, now_s() - t0);
+            else note(&log, "not saved: %s", e);
+        } else {
+            double t0 = now_s();
+            if (Snapshot_saveDetached(t, fl, n_files, ids, cpath, log.log || log.log_path ? note_msg : NULL, &log, e,
+                                      sizeof e))
+                note(&log, "saving in a detached process (started in %.1f ms)", (now_s() - t0) * 1e3);
+            else note(&log, "not saved: %s", e);
+        }
+    }
+    free(ids);
     for (size_t i = 0; i < n_files; i++) free(files[i]);
     free(files);
     return t;

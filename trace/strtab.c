@@ -111,3 +111,39 @@ size_t StrTab_count(const StrTab *st) { return st->n; }
 size_t StrTab_bytes(const StrTab *st) {
     return st->arena_cap + st->cap_refs * sizeof(StrRef) + st->n_slots * sizeof(uint32_t);
 }
+
+const char *StrTab_arena(const StrTab *st, size_t *len) {
+    *len = st->arena_len;
+    return st->arena;
+}
+
+/* Bulk construction: no per-string arena growth, one table sized once. */
+StrTab *StrTab_adopt(char *arena, size_t arena_len, const uint32_t *lens, size_t n) {
+    if (n == 0 || lens[0] != 0 || arena_len > UINT32_MAX) return NULL;
+    StrRef *refs = malloc(n * sizeof *refs);
+    size_t n_slots = 1024;
+    while (n * 2 > n_slots) n_slots *= 2; /* the load factor StrTab_intern keeps */
+    uint32_t *slots = calloc(n_slots, sizeof *slots);
+    if (!refs || !slots) goto fail;
+    size_t off = 0;
+    for (size_t id = 0; id < n; id++) {
+        size_t len = lens[id];
+        if (len >= arena_len - off || arena[off + len] != '\0') goto fail;
+        refs[id] = (StrRef){(uint32_t)off, (uint32_t)len};
+        size_t i = hash_bytes(arena + off, len) & (n_slots - 1);
+        for (uint32_t v; (v = slots[i]) != 0; i = (i + 1) & (n_slots - 1))
+            if (refs[v - 1].len == len && memcmp(arena + refs[v - 1].off, arena + off, len) == 0) goto fail;
+        slots[i] = (uint32_t)id + 1;
+        off += len + 1;
+    }
+    if (off != arena_len) goto fail;
+    StrTab *st = calloc(1, sizeof *st);
+    if (!st) goto fail;
+    *st = (StrTab){.arena = arena, .arena_len = arena_len, .arena_cap = arena_len, .refs = refs, .n = n,
+                   .cap_refs = n, .slots = slots, .n_slots = n_slots};
+    return st;
+fail:
+    free(refs);
+    free(slots);
+    return NULL;
+}

@@ -14,5 +14,13 @@ const char *StrTab_get(const StrTab *st, uint32_t id);
 size_t StrTab_len(const StrTab *st, uint32_t id);
 size_t StrTab_count(const StrTab *st);
 size_t StrTab_bytes(const StrTab *st); /* resident bytes, for memory accounting */
+/* Every string in id order, each followed by '\0' (strings may hold '\0' themselves:
+ * StrTab_len tells where each ends). For the snapshot cache. */
+const char *StrTab_arena(const StrTab *st, size_t *len);
+/* Builds a table from an arena laid out as StrTab_arena returns it and the length of
+ * each string; takes ownership of arena (a malloc'd block) on success. Ids are the
+ * order of the strings. NULL, arena untouched, when the lengths do not describe the
+ * arena exactly, string 0 is not "", or a string occurs twice. */
+StrTab *StrTab_adopt(char *arena, size_t arena_len, const uint32_t *lens, size_t n);
 
 #endif

@@ -1,0 +1,10 @@
+# Snapshot cache (issue 8, trace/snapshot.c, docs/cache.md): round trips byte for byte,
+# invalidation, damaged snapshots, unwritable cache directories, the CLI end to end.
+# Every test points XDG_CACHE_HOME at a temp directory of its own.
+set(cache_dir ${CMAKE_CURRENT_SOURCE_DIR}/cache)
+ovtrace_unit_test(test_cache SOURCES ${cache_dir}/test_cache.c LABELS core)
+set_tests_properties(test_cache PROPERTIES TIMEOUT 300)
+add_test(NAME test_cache_cli
+  COMMAND bash ${cache_dir}/test_cache_cli.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK} ${CMAKE_CURRENT_SOURCE_DIR}/data
+          ${PROJECT_SOURCE_DIR}/sample-traces)
+set_tests_properties(test_cache_cli PROPERTIES LABELS core TIMEOUT 300)
