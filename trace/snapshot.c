@@ -685,6 +685,8 @@ bool Snapshot_saveDetached(const Trace *t, const char *const *inputs, size_t n, 
             if (!note) dup2(null, STDERR_FILENO);
             if (null > STDERR_FILENO) close(null);
         }
+        /* nor must any other pipe or file of the caller's stay open for the save */
+        close_range(STDERR_FILENO + 1, ~0u, 0);
         struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
         char e[768], msg[1024];
