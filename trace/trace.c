@@ -387,8 +387,14 @@ static void clock_mark(Clock *c, const char *step) {
     if (!c->on) return;
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    fprintf(stderr, "finish: %-10s %.3f s\n", step,
-            (double)(t1.tv_sec - c->t0.tv_sec) + (double)(t1.tv_nsec - c->t0.tv_nsec) * 1e-9);
+    long anon_kb = -1; /* resident anonymous memory after the step */
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[128];
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "RssAnon:", 8)) anon_kb = strtol(line + 8, NULL, 10);
+    if (f) fclose(f);
+    fprintf(stderr, "finish: %-10s %.3f s  anon %ld MB\n", step,
+            (double)(t1.tv_sec - c->t0.tv_sec) + (double)(t1.tv_nsec - c->t0.tv_nsec) * 1e-9, anon_kb >> 10);
     c->t0 = t1;
 }
 
@@ -764,6 +770,9 @@ static void bind_flows(Trace *t, int threads) {
     free(heads);
     free(next);
     free(ev_of);
+    free(B->fp); /* the largest build array: give it back before the next step's */
+    B->fp = NULL;
+    B->n_fp = B->cap_fp = 0;
     clock_mark(&clk, "  chains");
     /* Launch→GPU op by correlation id where the source gave no ac2g flow (live CUPTI
      * data, traces without flow events): the group's first launch to each GPU op. */
@@ -823,6 +832,7 @@ void Trace_finish(Trace *t) { Trace_finishThreads(t, 1); }
 void Trace_finishThreads(Trace *t, int threads) {
     if (!t->build) return;
     Clock clk = clock_start();
+    clock_mark(&clk, "start");
     /* extent */
     t->t_min = INT64_MAX;
     t->t_max = INT64_MIN;
