@@ -177,20 +177,26 @@ static void emit(CuptiTr *tr, RingRecord *r) {
 
 static uint32_t intern(CuptiTr *tr, const char *s) { return NameTable_intern_cstr(tr->names, s ? s : ""); }
 
-static int64_t host_ts(const CuptiTr *tr, uint64_t t) { return (int64_t)t + tr->cfg.clock_offset_ns; }
+/* CUPTI ns -> host ns; false when the sum is not an int64 (a timestamp past INT64_MAX,
+ * or one the offset pushes out of range): such a time has no place on the host clock. */
+static bool host_ts(const CuptiTr *tr, uint64_t t, int64_t *out) {
+    return !__builtin_add_overflow(t, tr->cfg.clock_offset_ns, out);
+}
 
-/* Fills ts/dur from a start/end pair; false if the record has no start. */
+/* Fills ts/dur from a start/end pair; false if the record has no usable start (counted
+ * with the records without one). */
 static bool set_times(CuptiTr *tr, RingRecord *r, uint64_t start, uint64_t end) {
-    if (start == 0) {
+    if (start == 0 || !host_ts(tr, start, &r->ts_ns)) {
         tr->st.zero_ts++;
         return false;
     }
-    r->ts_ns = host_ts(tr, start);
-    if (end == 0 || end < start) {
+    /* the end too must be a host time, and the duration an int64 (end - start can
+     * exceed INT64_MAX) */
+    int64_t host_end;
+    if (end == 0 || end < start || !host_ts(tr, end, &host_end) ||
+        __builtin_sub_overflow(host_end, r->ts_ns, &r->dur_ns)) {
         tr->st.bad_end++;
         r->dur_ns = 0;
-    } else {
-        r->dur_ns = (int64_t)(end - start);
     }
     return true;
 }
@@ -355,8 +361,11 @@ static int do_kernel(CuptiTr *tr, const TrKernel *k) {
     learn_context(tr, k->contextId, k->deviceId);
     RingRecord r = gpu_record(tr, RING_KIND_KERNEL, k->deviceId, k->streamId, k->correlationId);
     if (!set_times(tr, &r, k->start, k->end)) return 0;
-    int64_t gx = k->gridX, gy = k->gridY, gz = k->gridZ;
-    r.arg = gx > 0 && gy > 0 && gz > 0 ? (uint64_t)(gx * gy * gz) : 0;
+    /* blocks in the grid; three int32 factors can exceed 64 bits (not within CUDA's
+     * limits, but the product must not be undefined): saturate */
+    if (k->gridX > 0 && k->gridY > 0 && k->gridZ > 0 &&
+        __builtin_mul_overflow((uint64_t)k->gridX * (uint64_t)k->gridY, (uint64_t)k->gridZ, &r.arg))
+        r.arg = UINT64_MAX;
     r.name_id = kernel_name(tr, k->name);
     emit(tr, &r);
     return 1;
@@ -514,11 +523,11 @@ static void marker_owner(const CuptiTr *tr, const TrMarker *m, uint32_t *pid, in
 }
 
 static int do_marker(CuptiTr *tr, const TrMarker *m) {
-    if (m->timestamp == 0) {
+    int64_t ts;
+    if (m->timestamp == 0 || !host_ts(tr, m->timestamp, &ts)) {
         tr->st.zero_ts++;
         return 0;
     }
-    int64_t ts = host_ts(tr, m->timestamp);
     uint32_t flags = (uint32_t)m->flags;
     RingRecord r;
     memset(&r, 0, sizeof r);
@@ -564,11 +573,9 @@ static int do_marker(CuptiTr *tr, const TrMarker *m) {
     }
     nvtx_remove(tr, s);
     r.ts_ns = t0;
-    if (t1 < t0) {
+    if (t1 < t0 || __builtin_sub_overflow(t1, t0, &r.dur_ns)) { /* halves over 2^63 ns apart */
         tr->st.bad_end++;
         r.dur_ns = 0;
-    } else {
-        r.dur_ns = t1 - t0;
     }
     emit(tr, &r);
     return 1;

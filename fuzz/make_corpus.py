@@ -163,6 +163,162 @@ TIMES = [b"1740461679471346.123", b"1e3", b"-0.5", b"0.0005", b"1234567890123456
 for i, s in enumerate(TIMES):
     write("fuzz_time", "seed-%02d" % i, bytes([3 + i % 7]) + struct.pack("<q", 1740461679471346000 * (i % 2)) + s)
 
+
+# fuzz_cupti: programs of synthesised CUPTI records in fuzz_cupti.c's encoding (each op
+# byte, then its fields; see parse() there). A MoE-like step (launches and their GPU
+# work correlated, copies, P2P, memset, syncs, NVTX halves in reversed buffers) in each
+# delivery mode, and edge cases (zero / reversed / huge timestamps, unknown cbids and
+# kinds, filtered driver calls, comm streams, CUPTI drops).
+class Cupti:
+    def __init__(self, cfg, pid=None, offset=None):
+        self.b = bytearray([cfg])
+        if (cfg >> 4) & 3 == 3:
+            self.b += struct.pack("<q", offset or 0)
+        if cfg & 0x40:
+            self.b += struct.pack("<I", pid or 4242)
+
+    def raw(self, fmt, *v):
+        self.b += struct.pack(fmt, *v)
+
+    def ts(self, t):  # ("base", n) | "zero" | ("raw", n) | ("prev+", n) | ("prev-", n) | "imax" | "umax"
+        if t == "zero": self.b.append(0)
+        elif t == "imax": self.b.append(6 | (14 << 3))  # INT64_MAX - 2
+        elif t == "umax": self.b.append(7)
+        elif t[0] == "base": self.b.append(2); self.raw("<I", t[1])
+        elif t[0] == "raw": self.b.append(5); self.raw("<Q", t[1])
+        elif t[0] == "prev+": self.b.append(4); self.raw("<H", t[1])
+        elif t[0] == "prev-": self.b.append(3); self.raw("<H", t[1])
+
+    def span(self, t, dur):  # dur: ns (< 100000 * 31 + 65536), "rev", "zero", "same"
+        self.ts(t)
+        if dur == "same": self.b.append(0)
+        elif dur == "zero": self.b.append(4)
+        elif dur == "rev": self.b.append(3); self.raw("<H", 7)
+        else: self.b.append(1 | (min(dur // 100000, 31) << 3)); self.raw("<H", dur - min(dur // 100000, 31) * 100000)
+
+    def id(self, v):
+        if v < 16: self.b.append(v)
+        else: self.b.append(0xc0); self.raw("<I", v)
+
+    def name(self, n):  # int: fuzz_cupti's NAMES table; bytes: a slice of the input; None
+        if n is None: self.b.append(0)
+        elif isinstance(n, int): self.b.append(1 | (n << 3))
+        else: self.b += bytes([5, len(n)]) + n
+
+    def kernel(self, t, dur, stream, corr, name, dev=0, ctx=1, grid=20):
+        self.b.append(0); self.span(t, dur); self.id(dev); self.b.append(ctx); self.id(stream); self.id(corr)
+        self.b.append(1); self.raw("<H", grid); self.name(name)
+
+    def memcpy(self, t, dur, ck, sk, dk, nbytes, stream, corr, dev=0, ctx=1):
+        self.b.append(2); self.span(t, dur); self.b += bytes([ck, sk, dk]); self.raw("<H", nbytes)
+        self.id(dev); self.b.append(ctx); self.id(stream); self.id(corr)
+
+    def p2p(self, t, dur, stream, corr, dst_dev, dst_ctx, ck=10):
+        self.b.append(3 | 0x20 | 0x80); self.span(t, dur); self.b += bytes([ck, 3, 3]); self.raw("<I", 1 << 20)
+        self.id(0); self.b.append(1); self.id(stream); self.id(corr); self.id(dst_dev); self.b.append(dst_ctx)
+
+    def memset(self, t, dur, stream, corr, mk=3):
+        self.b.append(4); self.span(t, dur); self.raw("<I", 4096); self.b += bytes([0, mk])
+        self.id(0); self.b.append(1); self.id(stream); self.id(corr)
+
+    def api(self, driver, cbid_sel, t, dur, tid, corr):  # cbid_sel: ("list", i) | ("table", n) | ("raw", n)
+        self.b.append(6 if driver else 5)
+        kind, v = cbid_sel
+        if kind == "list": self.b.append(3 | (v << 3))
+        elif kind == "table": self.b.append(0); self.raw("<H", v)
+        else: self.b.append(6); self.raw("<I", v)
+        self.span(t, dur); self.id(tid); self.id(corr)
+
+    def sync(self, typ, t, dur, ctx, stream, corr):
+        self.b.append(7 | (0x10 if stream is None else 0)); self.b.append(typ); self.span(t, dur); self.b.append(ctx)
+        if stream is not None: self.id(stream)
+        self.id(corr)
+
+    def marker(self, flag, t, mid, tid, name):  # flag: 0 start, 1 end, 2 instant, 3 both, 4 sync acquire, 5 none
+        self.b += bytes([8, flag]); self.ts(t); self.b += bytes([mid, 2]); self.id(tid); self.name(name)
+
+    def context(self, ctx, dev): self.b += bytes([9, ctx]); self.id(dev)
+    def other(self, sel): self.b += bytes([10, sel])
+    def end_buffer(self, rank): self.b += bytes([11, rank])
+    def comm(self, dev, stream): self.b.append(12); self.id(dev); self.id(stream)
+    def dropped(self, n, ts): self.b += bytes([13, n & 3]); self.raw("<Q", ts)
+    def setctx(self, ctx, dev): self.b += bytes([14, ctx]); self.id(dev)
+    def null(self): self.b.append(15)
+    def offset(self, ms): self.b.append(15 | 0x10); self.raw("<h", ms)
+
+
+def moe_step(cfg):
+    c = Cupti(cfg)
+    c.context(1, 0)
+    c.context(2, 1)
+    # buffer 1: GPU work, completed first
+    c.kernel(("base", 5000), 4000, 7, 1, 2)                       # DeepEP dispatch (mangled)
+    c.kernel(("base", 9500), 20000, 7, 2, 4)                      # elementwise
+    c.kernel(("base", 3000), 6000, 9, 3, 3)                       # NCCL on a second stream
+    c.memcpy(("base", 1000), 500, 1, 2, 3, 4096, 7, 4)            # HtoD pinned -> device
+    c.memcpy(("prev+", 30000), 800, 2, 3, 2, 64, 7, 5)            # DtoH
+    c.p2p(("base", 40000), 300000, 9, 6, 1, 2)                     # PtoP to device 1
+    c.p2p(("base", 41000), 1000, 9, 7, 1, 2, ck=8)                 # DtoD between devices
+    c.memset(("base", 200), 100, 7, 8)
+    c.marker(1, ("base", 99000), 3, 5, None)                       # NVTX end before its start
+    c.end_buffer(10)
+    # buffer 0: the API side (launch records arrive in a later buffer)
+    c.api(False, ("list", 0), ("base", 2000), 100, 5, 1)          # cudaLaunchKernel
+    c.api(False, ("list", 0), ("base", 2200), 100, 5, 2)
+    c.api(True, ("list", 0), ("base", 1800), 100, 6, 3)            # cuLaunchKernel
+    c.api(False, ("list", 1), ("base", 900), 50, 5, 4)             # cudaMemcpyAsync
+    c.api(True, ("list", 4), ("base", 950), 50, 6, 9)              # cuMemAlloc: filtered
+    c.api(False, ("list", 2), ("base", 150), 10, 5, 8)             # cudaMemsetAsync
+    c.sync(3, ("base", 60000), 8000, 1, 7, 10)                    # stream sync
+    c.sync(4, ("base", 70000), 100, 2, None, 11)                  # context sync on device 1
+    c.marker(0, ("base", 100), 3, 5, 8)                            # "mb0/attn" start
+    c.marker(2, ("base", 150), 4, 5, 9)                            # "step 3" instant
+    c.marker(0, ("base", 120), 5, 5, b"mb0/expert")              # stays open
+    c.end_buffer(20)
+    c.dropped(3, 1700000000000100000)
+    return bytes(c.b)
+
+
+def edges(cfg):
+    c = Cupti(cfg)
+    c.kernel("zero", 100, 7, 1, 1)                   # no start: skipped
+    c.kernel(("base", 500), "zero", 7, 2, 1)         # no end
+    c.kernel(("base", 900), "rev", 7, 3, 1)          # ends before it starts
+    c.kernel("imax", 5000, 7, 4, 1)                  # ends past INT64_MAX
+    c.kernel("umax", 5, 7, 5, 1)                     # starts past INT64_MAX
+    c.kernel(("raw", 1 << 63), 10, 7, 6, 1)
+    c.api(False, ("raw", 60000), ("base", 1), 5, 1, 9)
+    c.api(False, ("raw", 4096), ("base", 2), 5, 1, 9)
+    c.api(True, ("raw", 0xFFFFFFFF), ("base", 3), 5, 1, 9)
+    c.api(False, ("table", 0), ("base", 4), 5, 1, 9)
+    c.marker(4, ("base", 10), 1, 1, 5)               # sync-acquire marker: not a range
+    c.marker(3, ("base", 11), 2, 1, 6)               # start and end bits together
+    c.marker(1, ("base", 5), 2, 1, None)
+    c.marker(0, ("base", 50), 6, 1, 7)
+    c.marker(0, ("base", 60), 6, 1, 8)               # the same start again replaces it
+    c.marker(1, ("prev-", 100), 6, 1, None)          # ends before it started
+    c.other(0); c.other(1); c.other(7); c.other(0xff); c.b += struct.pack("<I", 5000)
+    c.null()
+    c.comm(0, 7)
+    c.memcpy(("base", 100), 10, 2, 3, 2, 100, 7, 9)  # a copy on a comm stream: P2P
+    c.setctx(5, 3)
+    c.sync(1, ("base", 10), 5, 5, 2, 9)
+    c.sync(2, ("base", 10), 5, 77, 2, 9)             # unknown context: the last device
+    c.offset(-5)
+    c.kernel(("base", 100), 10, 7, 7, 1)
+    c.dropped(0, 0)
+    c.dropped(2, 0x7FFFFFFFFFFFFFFF)
+    c.end_buffer(0)
+    c.marker(1, ("base", 1000), 1, 1, None)
+    return bytes(c.b)
+
+
+# 0: emit callback; 2: demangled names; 4|0x80: a 16-record ring; 4|8: 2 KB name table;
+# 1: all driver calls; 0x30: a fuzzed clock offset (0); 0x40: explicit pid
+for i, cfg in enumerate((0x00, 0x02, 0x13, 0x84, 0x0c, 0x26, 0x40, 0x31, 0xfe)):
+    write("fuzz_cupti", "seed-step-%02x" % cfg, moe_step(cfg))
+    write("fuzz_cupti", "seed-edges-%02x" % cfg, edges(cfg))
+
 for p in sorted(glob.glob(os.path.join(root, "tests", "reliability", "crashes", "*"))):
     target = os.path.basename(p).split("-")[0]
     if os.path.isdir(os.path.join(out, target)):

@@ -17,6 +17,20 @@ foreach(target fuzz_load fuzz_load_parallel fuzz_load_compressed fuzz_rules fuzz
   set_tests_properties(replay_${target} PROPERTIES TIMEOUT 120)
 endforeach()
 
+# fuzz_cupti reads CUPTI's record structs and the generated cbid name table, so it builds
+# only with the CUDA toolkit (as the translation library does); without it the replay
+# shows as skipped rather than vanishing.
+if(TARGET ovtrace_cupti_translate)
+  ovtrace_unit_test(replay_fuzz_cupti SOURCES ${fuzz_dir}/fuzz_cupti.c ${rel_dir}/fuzz_replay.c
+    LIBS ovtrace_cupti_translate LABELS reliability)
+  target_include_directories(replay_fuzz_cupti PRIVATE ${PROJECT_BINARY_DIR}/collector/cupti_gen)
+  target_compile_definitions(replay_fuzz_cupti PRIVATE FUZZ_TARGET="fuzz_cupti" FUZZ_REPLAY_DIRS="${rel_dir}/crashes")
+  set_tests_properties(replay_fuzz_cupti PROPERTIES TIMEOUT 120)
+else()
+  add_test(NAME replay_fuzz_cupti COMMAND sh -c "echo 'replay_fuzz_cupti: no CUDA toolkit (CUPTI headers): skipped'; exit 77")
+  set_tests_properties(replay_fuzz_cupti PROPERTIES LABELS reliability SKIP_RETURN_CODE 77)
+endif()
+
 ovtrace_unit_test(test_rel_regressions SOURCES ${rel_dir}/test_regressions.c LABELS reliability)
 
 # truncation sweep: DeepSeek cut at 100 offsets (skipped without it), gz/zst cuts

@@ -4,21 +4,24 @@
 #      includes the crash replays, the truncation sweep, the malformed corpus, the
 #      atomicity tests and the TUI's headless smoke mode (view --frames/--keys/--dump);
 #   2. TSan (-DOVTRACE_TSAN=ON, build-tsan/): the ring tests (ctest -L ring);
-#   3. on request (OVTRACE_SANITIZE_STEPS="asan tsan fuzz"), if clang is present: a short
-#      fuzz session, fuzz/run.sh $OVTRACE_FUZZ_SECONDS (default 45 s per target;
-#      build-fuzz/). Not in the default CI run: a time-boxed session explores
-#      differently on every machine, so a new finding would turn an unrelated CI run
-#      red; findings become crash files that step 1 replays deterministically.
+#   3. if clang is present: a short deterministic fuzz session, fuzz/run.sh --ci
+#      (build-fuzz/): every target from its seeds with -seed=1 and a fixed -runs count
+#      (about 30 s each, 3-4 minutes in all), so a commit explores the same inputs on
+#      every machine and a red run reproduces; the repo is not modified. A crash fails
+#      the step and prints the reproducer. OVTRACE_FUZZ_SECONDS=N runs the time-boxed
+#      session instead (fuzz/run.sh N: explores further, differently on every machine;
+#      by hand). Findings become crash files that step 1 replays.
 # Every step runs even when an earlier one failed; the script then exits 1 and lists
 # the failed steps (with the failing output above). Knobs:
-#   OVTRACE_SANITIZE_STEPS="asan tsan"       steps to run (add fuzz for a session)
-#   OVTRACE_FUZZ_SECONDS=45                  seconds per fuzz target
+#   OVTRACE_SANITIZE_STEPS="asan tsan fuzz"  steps to run
+#   OVTRACE_FUZZ_SECONDS=N                   time-boxed fuzz session, N s per target
+#   OVTRACE_FUZZ_CI_PERCENT=100              scales the deterministic session's -runs
 #   OVTRACE_JOBS=$(nproc)                    build and ctest parallelism
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-steps=${OVTRACE_SANITIZE_STEPS:-asan tsan}
+steps=${OVTRACE_SANITIZE_STEPS:-asan tsan fuzz}
 jobs=${OVTRACE_JOBS:-$(nproc)}
-fuzz_secs=${OVTRACE_FUZZ_SECONDS:-45}
+fuzz_secs=${OVTRACE_FUZZ_SECONDS:-}
 t_start=$(date +%s)
 summary=()
 
@@ -79,8 +82,14 @@ for step in $steps; do
             summary+=("fuzz: skipped (no clang)")
             continue
         fi
-        echo "== sanitize.sh: fuzz session, ${fuzz_secs}s per target (build-fuzz/)"
-        "$root/fuzz/run.sh" "$fuzz_secs" || { step_failed "fuzz session (inputs in build-fuzz/artifacts/)"; continue; }
+        if [ -n "$fuzz_secs" ]; then
+            echo "== sanitize.sh: time-boxed fuzz session, ${fuzz_secs}s per target (build-fuzz/)"
+            "$root/fuzz/run.sh" "$fuzz_secs" || { step_failed "fuzz session (inputs in build-fuzz/artifacts/)"; continue; }
+        else
+            echo "== sanitize.sh: deterministic fuzz session, fixed -seed and -runs per target (build-fuzz/)"
+            "$root/fuzz/run.sh" --ci \
+                || { step_failed "deterministic fuzz session: reproducers in build-fuzz/ci-artifacts/ (printed above)"; continue; }
+        fi
         ;;
     *) die "unknown step '$step' (asan, tsan, fuzz)" ;;
     esac

@@ -436,6 +436,62 @@ static void test_zero_timestamps(void **state) {
     assert_int_equal(st.bad_end, 2);
 }
 
+/* Found by fuzz_cupti (docs/reliability.md): timestamps and grids at the limits. Starts
+ * that have no int64 host time are skipped, ends that have none (or a duration past
+ * INT64_MAX) give dur 0 and count as bad ends, a grid past 64 bits saturates; before,
+ * these were signed overflows or wrapped to negative times and durations. */
+static void test_timestamp_limits(void **state) {
+    Fix *f = *state;
+    const uint64_t imax = (uint64_t)INT64_MAX;
+    /* start past INT64_MAX: wrapped to -3 + OFF before */
+    CUpti_ActivityKernel10 past = kernel("k", 0, 1, 7, 1, UINT64_MAX - 2, UINT64_MAX);
+    /* start + offset past INT64_MAX: signed overflow before */
+    CUpti_ActivityKernel10 over = kernel("k", 0, 1, 7, 2, imax - 5, imax);
+    /* end - start past INT64_MAX: a negative duration before */
+    CUpti_ActivityKernel10 longk = kernel("k", 0, 1, 7, 3, 1000, UINT64_MAX - 5);
+    /* the end alone past the host clock */
+    CUpti_ActivityKernel10 endover = kernel("k", 0, 1, 7, 4, 1000, imax - (uint64_t)OFF + 10);
+    /* the last representable end is kept exactly */
+    CUpti_ActivityKernel10 edge = kernel("k", 0, 1, 7, 5, 1000, imax - (uint64_t)OFF);
+    /* 2^93 blocks: signed overflow before; CUDA's largest grid still exact */
+    CUpti_ActivityKernel10 huge = kernel("k", 0, 1, 7, 6, 2000, 3000);
+    huge.gridX = huge.gridY = huge.gridZ = INT32_MAX;
+    CUpti_ActivityKernel10 maxgrid = huge;
+    maxgrid.gridY = maxgrid.gridZ = 65535;
+    CUpti_ActivityMarker2 mpast = marker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 1, "x", 1, UINT64_MAX);
+    assert_int_equal(CuptiTr_record(f->tr, &past), 0);
+    assert_int_equal(CuptiTr_record(f->tr, &over), 0);
+    assert_int_equal(CuptiTr_record(f->tr, &mpast), 0);
+    assert_int_equal(CuptiTr_record(f->tr, &longk), 1);
+    assert_int_equal(CuptiTr_record(f->tr, &endover), 1);
+    assert_int_equal(CuptiTr_record(f->tr, &edge), 1);
+    assert_int_equal(CuptiTr_record(f->tr, &huge), 1);
+    assert_int_equal(CuptiTr_record(f->tr, &maxgrid), 1);
+    assert_int_equal(f->sink.n, 5);
+    assert_int_equal(f->sink.rec[0].ts_ns, OFF + 1000);
+    assert_int_equal(f->sink.rec[0].dur_ns, 0);
+    assert_int_equal(f->sink.rec[1].dur_ns, 0);
+    assert_int_equal(f->sink.rec[2].dur_ns, (int64_t)(imax - (uint64_t)OFF - 1000));
+    assert_int_equal(f->sink.rec[2].ts_ns + f->sink.rec[2].dur_ns, INT64_MAX);
+    assert_true(f->sink.rec[3].arg == UINT64_MAX);
+    assert_true(f->sink.rec[4].arg == (uint64_t)INT32_MAX * 65535u * 65535u);
+    CuptiTrStats st = CuptiTr_stats(f->tr);
+    assert_int_equal(st.zero_ts, 3);
+    assert_int_equal(st.bad_end, 2);
+
+    /* NVTX halves more than 2^63 ns apart on the host clock (a large negative offset
+     * puts the start far below 0): the subtraction overflowed before */
+    CuptiTr_setClockOffset(f->tr, -(INT64_C(1) << 62));
+    CUpti_ActivityMarker2 st0 = marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 9, "far", 1, 1);
+    CUpti_ActivityMarker2 en0 = marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 9, NULL, 1, (UINT64_C(1) << 63) + (UINT64_C(1) << 61));
+    assert_int_equal(CuptiTr_record(f->tr, &st0), 0);
+    assert_int_equal(CuptiTr_record(f->tr, &en0), 1);
+    assert_int_equal(f->sink.rec[5].kind, RING_KIND_NVTX_RANGE);
+    assert_int_equal(f->sink.rec[5].ts_ns, 1 - (INT64_C(1) << 62));
+    assert_int_equal(f->sink.rec[5].dur_ns, 0);
+    assert_int_equal(CuptiTr_stats(f->tr).bad_end, 3);
+}
+
 static void test_unknown_kinds(void **state) {
     Fix *f = *state;
     uint64_t buf[64];
@@ -772,6 +828,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_nvtx, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nvtx_many_open, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zero_timestamps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_timestamp_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_kinds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cupti_dropped, setup, teardown),
         cmocka_unit_test(test_names),
