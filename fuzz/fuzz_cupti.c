@@ -20,9 +20,10 @@
  * agree with the model after every buffer. Records go to the emit callback or through
  * a small RingSet (ring drops and a full NameTable included).
  *
- * Input: byte 0 = config (see LLVMFuzzerTestOneInput), 4 bytes pid and 8 bytes clock
- * offset when the config asks for them, then ops: one byte each (low 4 bits = what,
- * see parse()) followed by that op's fields. Bytes past the end read as 0. */
+ * Input: byte 0 = config (see LLVMFuzzerTestOneInput), then the 8-byte clock offset and
+ * the 4-byte pid when the config asks for them, then ops: one byte each (low 4 bits =
+ * what, see parse()) followed by that op's fields. Bytes past the end read as 0.
+ * fuzz/make_corpus.py writes seeds in this encoding. */
 #include <cupti_activity.h>
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>

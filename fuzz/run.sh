@@ -12,12 +12,11 @@
 # fuzz/run.sh --ci: the deterministic session CI runs (tests/sanitize.sh): each target
 # starts from the seeds alone (copied to a temporary directory, so neither the repo nor
 # build-fuzz/corpus changes), with -seed=1 and a fixed number of executions (-runs,
-# the table below, about 30 s each on a 2-core machine), one process at a time. The
-# same commit therefore explores the same inputs on every run and a finding is not luck
-# of timing: rerunning reproduces it. A crash fails the run and prints the reproducer
-# (kept in build-fuzz/ci-artifacts/<target>/). Not bit-for-bit repeatable: targets that
-# run threads (the parallel loader, trace finishing) or draw random names (export's
-# temporary files), whose coverage, and so the path after a while, can vary slightly.
+# the table below, about 30 s each on a 2-core machine), one process at a time, without
+# address-space randomisation and in a fixed environment. The same build therefore
+# explores the same inputs on every run and a finding is not luck of timing: rerunning
+# reproduces it (fuzz_load_parallel's parser threads make its path drift a little).
+# A crash fails the run and prints the reproducer (kept in build-fuzz/ci-artifacts/).
 #   OVTRACE_FUZZ_CI_PERCENT=50 fuzz/run.sh --ci                  (half the executions)
 set -euo pipefail
 mode=time
@@ -42,7 +41,7 @@ ci_runs() {
     fuzz_load_parallel) echo 30000 ;;
     fuzz_load_compressed) echo 5000 ;;
     fuzz_rules) echo 100000 ;;
-    fuzz_time) echo 3300000 ;;
+    fuzz_time) echo 2800000 ;;
     fuzz_export) echo 170000 ;;
     fuzz_cupti) echo 230000 ;;
     *) echo 10000 ;;
@@ -61,15 +60,20 @@ rm -rf "$build/seeds"
 python3 "$root/fuzz/make_corpus.py" "$build/seeds" || die "seed corpus builder failed"
 
 tmp=""
-norand=()
+runner=()
 if [ "$mode" = ci ]; then
-    # Without address-space randomisation the pointers the targets compare (and that
-    # libFuzzer's comparison tracing turns into mutation hints) are the same on every
-    # run, so the session is repeatable (checked: identical cov/ft/corpus twice).
+    # Pointer values reach libFuzzer's comparison hints, so the path depends on the
+    # address layout: no address-space randomisation (setarch -R), and a fixed
+    # environment (its size moves the stack; a user's OVTRACE_RULES, HOME or sanitizer
+    # options would change what runs). Then two runs of a build explore the same inputs.
+    # (No detect_stack_use_after_return here: it costs half as many executions again.)
+    runner=(env -i PATH=/usr/bin:/bin ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
     if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; then
-        norand=(setarch "$(uname -m)" -R)
+        runner+=(setarch "$(uname -m)" -R)
     fi
-    tmp=$(mktemp -d "${TMPDIR:-/tmp}/ovtrace-fuzz-ci.XXXXXX")
+    # inside the build directory, not $TMPDIR: argument lengths move the stack too
+    tmp=$(mktemp -d "$build/ci-corpus.XXXXXX")
     trap 'rm -rf "$tmp"' EXIT
     rm -rf "$build/ci-artifacts"
 fi
@@ -108,7 +112,7 @@ run_one() {
     fi
     local rc=0 t0=$SECONDS
     # new inputs go to the first directory: the temporary copy in --ci mode
-    "${norand[@]}" "$build/$t" "${dirs[@]}" "${dict[@]}" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+    "${runner[@]}" "$build/$t" "${dirs[@]}" "${dict[@]}" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
         -print_final_stats=1 -artifact_prefix="$art/" >"$build/logs/$t.log" 2>&1 || rc=$?
     local execs cov ft corp found
     stats "$build/logs/$t.log"
