@@ -397,6 +397,21 @@ typedef struct {
     size_t scratch_cap;
 } Exporter;
 
+/* A string key written back as it came: a loader keys a negative number such as -166
+ * by its text, which the copied events still carry as a number. */
+static void out_key_string(Out *o, const char *s) {
+    const char *p = s + (*s == '-');
+    bool number = *s == '-' && *p >= '1' && *p <= '9' && strlen(p) <= 19;
+    for (; number && *p; p++) number = *p >= '0' && *p <= '9';
+    if (number) out_puts(o, s);
+    else out_jstr(o, s);
+}
+
+static void out_tid_key(Exporter *X, Out *o, int64_t key) {
+    if (key < 0) out_key_string(o, StrTab_get(X->t->strings, (uint32_t)(-1 - key)));
+    else out_i64(o, key);
+}
+
 /* The event's lane source pid, written as a JSON value. Merged files give every
  * source's pids a "rank R pid P" string so that ranks do not share processes. */
 static void out_pid_key(Exporter *X, Out *o, uint32_t source, int64_t key) {
@@ -410,13 +425,7 @@ static void out_pid_key(Exporter *X, Out *o, uint32_t source, int64_t key) {
         out_jstr(o, X->scratch);
         return;
     }
-    if (key < 0) out_jstr(o, StrTab_get(t->strings, (uint32_t)(-1 - key)));
-    else out_i64(o, key);
-}
-
-static void out_tid_key(Exporter *X, Out *o, int64_t key) {
-    if (key < 0) out_jstr(o, StrTab_get(X->t->strings, (uint32_t)(-1 - key)));
-    else out_i64(o, key);
+    out_tid_key(X, o, key);
 }
 
 static bool name_ok(const ExportFilter *f, regex_t *inc, regex_t *exc, uint8_t *cache, const Trace *t,

@@ -199,15 +199,17 @@ static void skip_event(Loader *L, uint64_t off, const char *reason) {
     }
 }
 
-/* pid/tid: numbers as-is, strings become stable negative keys. */
+/* pid/tid: non-negative numbers as-is, strings become stable negative keys. */
 static bool id_key(Loader *L, const Tok *t, int64_t *out) {
     if (t->type == TOK_NONE) {
         *out = 0;
         return true;
     }
     if (t->type == TOK_NUMBER) {
-        if (Js_int(t, out)) return true;
-        *out = Trace_stringKey(L->t, t->p, t->n); /* beyond int64: keep it distinct */
+        if (Js_int(t, out) && *out >= 0) return true;
+        /* Negative keys encode strings, so a negative or beyond-int64 number is keyed by
+         * its text: distinct from every other id, and shown as written. */
+        *out = Trace_stringKey(L->t, t->p, t->n);
         return true;
     }
     if (t->type == TOK_STRING) {

@@ -173,7 +173,8 @@ void Trace_setMeta(Trace *t, uint32_t source, MetaKind k, int64_t pid, int64_t t
  * slice that contains ts (s, or f with bp "e"); otherwise the next slice to start. */
 void Trace_addFlowPoint(Trace *t, uint32_t source, int64_t pid, int64_t tid, int64_t ts, uint64_t id, uint32_t cat,
                         char ph, bool bind_enclosing);
-/* Key for a string pid/tid: stable, negative, distinct from numeric ids. */
+/* Key for a string pid/tid: stable, negative, distinct from numeric ids (which are
+ * non-negative: loaders key a negative number by its text). */
 int64_t Trace_stringKey(Trace *t, const char *s, size_t len);
 
 /* Moves everything src (an unfinished trace with one source, built from a later slice of

@@ -113,8 +113,43 @@ static void slices_adopted_on_plain_events(void **state) {
     free(s);
 }
 
+/* Negative keys encode string pids/tids, so a numeric "pid": -166 must not be read as
+ * string number 165 (it was: a heap overflow in Trace_absorb found by fuzz_load_parallel).
+ * It is keyed by its text, stays apart from pid 166 and from a string pid "x", and the
+ * parallel load agrees. */
+static void negative_numeric_ids(void **state) {
+    (void)state;
+    size_t n_ev = 20000, cap = n_ev * 120, n = 0;
+    char *s = malloc(cap);
+    n += (size_t)sprintf(s, "[");
+    static const char *pids[] = {"-166", "166", "\"x\"", "-1", "0"};
+    for (size_t i = 0; i < n_ev; i++)
+        n += (size_t)sprintf(s + n, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":%s,\"tid\":%s,"
+                                    "\"ts\":%zu,\"dur\":1}", i ? ",\n" : "", pids[i % 5], i % 2 ? "-3" : "3", i);
+    sprintf(s + n, "]");
+    char *p = tu_write(s, strlen(s), ".json");
+    check_file(p, 4, true);
+    char err[512];
+    Trace *t = load_with(p, 1, err, sizeof err);
+    if (!t) fail_msg("%s", err);
+    assert_int_equal(t->n_events, n_ev);
+    assert_int_equal(t->diag.skipped, 0);
+    assert_int_equal(t->n_lanes, 10); /* 5 pids x tids 3 and -3: nothing merged */
+    int named_minus3 = 0;
+    for (size_t i = 0; i < t->n_lanes; i++) {
+        const char *ln = StrTab_get(t->strings, t->lanes[i].name);
+        if (!strcmp(ln, "-3")) named_minus3++;
+        else assert_string_equal(ln, "thread 3");
+    }
+    assert_int_equal(named_minus3, 5);
+    Trace_free(t);
+    unlink(p);
+    free(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(negative_numeric_ids),
         cmocka_unit_test(deepseek_in_slices),
         cmocka_unit_test(misleading_text_and_crossing_pairs),
         cmocka_unit_test(slices_adopted_on_plain_events),
