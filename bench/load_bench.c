@@ -179,10 +179,10 @@ int main(int argc, char **argv) {
     double n = (double)t->n_events;
     long peak = atomic_load(&g_peak_anon);
     printf("%s\t%.1f MB\t%zu events\t%.3f s\t%.0f MB/s\t%.2f Mev/s\tpeak RSS %.0f MB\tanon %.0f MB\t%.1f B/event "
-           "(model %.1f B/event)\tpeak anon %.0f MB\t%.1f B/event at peak\n",
+           "(model %.1f B/event)\tpeak anon %.0f MB\t%.1f B/event at peak\tslices %zu\n",
            argv[1], (double)st.st_size / 1e6, t->n_events, s, json_mb / s, n / s / 1e6,
            (double)hwm / 1024, (double)anon / 1024, (double)(anon - anon0) * 1024 / n,
-           (double)Trace_memoryBytes(t) / n, (double)(peak - anon0) / 1024, (double)(peak - anon0) * 1024 / n);
+           (double)Trace_memoryBytes(t) / n, (double)(peak - anon0) / 1024, (double)(peak - anon0) * 1024 / n, t->diag.parallel_slices);
     Trace_free(t);
     return 0;
 }

@@ -41,7 +41,7 @@ void InputOptions_help(FILE *out) {
             "  --comm-stream REGEX   count every kernel on matching stream ids as communication\n"
             "  --rules FILE          read rules ('comm RE', 'not-comm RE', 'comm-stream RE' per line)\n"
             "                        (also read: $OVTRACE_RULES or ~/.config/ovtrace/rules)\n"
-            "  --threads N           parser threads for plain JSON (default: one per core; 1: single)\n"
+            "  --threads N           parser threads (default: one per core; 1: single)\n"
             "  -q, --quiet           no progress bar or warnings\n"
             "  --cache, --no-cache   reopen from / save a snapshot of the model in $XDG_CACHE_HOME/ovtrace\n"
             "                        (default: for 64 MB of JSON or more; OVTRACE_CACHE=0 turns it off)\n"

@@ -3,16 +3,25 @@
  * give exactly what the single-threaded parser gives: the same success or the same
  * error message, the same events (time, duration, source offset, name, kind, class,
  * flags, depth, lane identity), lanes, flows and diagnostics. Slicing is forced on
- * small inputs (min_parallel_bytes = 1); byte 0 picks 2..5 threads. */
+ * small inputs (min_parallel_bytes = 1); byte 0 picks 2..5 threads. The same input,
+ * zstd-compressed, must load the same single-threaded and in slabs parsed by workers
+ * (trace/slabfeed.c; byte 0 also picks slabs of 64 B to 1 kB, so they are many). */
+#include <zstd.h>
+
 #include "fuzz_common.h"
 
-static Trace *load(const char *path, int threads, char *err, size_t errlen) {
+static Trace *load_slabs(const char *path, int threads, size_t slab, char *err, size_t errlen) {
     LoadOptions o = {0};
     o.threads = threads;
     o.min_parallel_bytes = 1;
+    o.slab_bytes = slab;
     const char *paths[] = {path};
     err[0] = '\0';
     return Load_files(paths, 1, &o, err, errlen);
+}
+
+static Trace *load(const char *path, int threads, char *err, size_t errlen) {
+    return load_slabs(path, threads, 0, err, errlen);
 }
 
 #define CHECK(cond, ...)                                                                                              \
@@ -55,20 +64,34 @@ static void compare(const Trace *a, const Trace *b) {
         CHECK(a->flows[i].from == b->flows[i].from && a->flows[i].to == b->flows[i].to, "flow %zu", i);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (size < 1) return 0;
-    int threads = 2 + data[0] % 4;
-    int fd = fz_memfd(data + 1, size - 1);
-    char path[64], e1[1024], e2[1024];
-    fz_fdpath(fd, path, sizeof path);
+static void differential(const char *path, int threads, size_t slab) {
+    char e1[1024], e2[1024];
     Trace *a = load(path, 1, e1, sizeof e1);
-    Trace *b = load(path, threads, e2, sizeof e2);
+    Trace *b = load_slabs(path, threads, slab, e2, sizeof e2);
     CHECK(!a == !b, "serial %s, parallel %s (%s | %s)", a ? "loads" : "fails", b ? "loads" : "fails", e1, e2);
     if (!a) CHECK(!strcmp(e1, e2), "errors differ: '%s' vs '%s'", e1, e2);
     else compare(a, b);
     if (b) fz_exercise(b);
     Trace_free(a);
     Trace_free(b);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size < 1) return 0;
+    int threads = 2 + data[0] % 4;
+    char path[64];
+    int fd = fz_memfd(data + 1, size - 1);
+    fz_fdpath(fd, path, sizeof path);
+    differential(path, threads, 0);
     close(fd);
+    size_t cap = ZSTD_compressBound(size - 1);
+    void *z = malloc(cap);
+    size_t zn = ZSTD_compress(z, cap, data + 1, size - 1, 1);
+    if (ZSTD_isError(zn)) abort();
+    fd = fz_memfd(z, zn);
+    fz_fdpath(fd, path, sizeof path);
+    differential(path, threads, 64u << (data[0] / 4 % 5));
+    close(fd);
+    free(z);
     return 0;
 }

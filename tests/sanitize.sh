@@ -3,7 +3,8 @@
 #   1. ASan+UBSan (-DOVTRACE_SANITIZE=ON, build-asan/): the whole ctest suite, which
 #      includes the crash replays, the truncation sweep, the malformed corpus, the
 #      atomicity tests and the TUI's headless smoke mode (view --frames/--keys/--dump);
-#   2. TSan (-DOVTRACE_TSAN=ON, build-tsan/): the ring tests (ctest -L ring);
+#   2. TSan (-DOVTRACE_TSAN=ON, build-tsan/): the ring tests and the parallel loaders
+#      (ctest -L 'ring|threads');
 #   3. if clang is present: a short deterministic fuzz session, fuzz/run.sh --ci
 #      (build-fuzz/): every target from its seeds with -seed=1 and a fixed -runs count
 #      (about 30 s each, 3-4 minutes in all), so a commit explores the same inputs on
@@ -65,7 +66,7 @@ for step in $steps; do
             || { step_failed "ctest under ASan+UBSan (build-asan/); rerun one: ctest --test-dir build-asan -R NAME -V"; continue; }
         ;;
     tsan)
-        echo "== sanitize.sh: TSan build, ring tests (build-tsan/)"
+        echo "== sanitize.sh: TSan build, ring tests and parallel loading (build-tsan/)"
         mkdir -p "$root/build-tsan"
         configure_build "$root/build-tsan" -DOVTRACE_TSAN=ON || continue
         # TSan needs a non-randomised layout on some kernels (mmap ranges it cannot use)
@@ -73,8 +74,8 @@ for step in $steps; do
         if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; then
             run=(setarch "$(uname -m)" -R)
         fi
-        "${run[@]}" ctest --test-dir "$root/build-tsan" -L ring --output-on-failure -j"$jobs" --timeout 600 \
-            || { step_failed "ctest -L ring under TSan (build-tsan/)"; continue; }
+        "${run[@]}" ctest --test-dir "$root/build-tsan" -L 'ring|threads' --output-on-failure -j"$jobs" --timeout 600 \
+            || { step_failed "ctest -L 'ring|threads' under TSan (build-tsan/)"; continue; }
         ;;
     fuzz)
         if ! command -v clang >/dev/null; then

@@ -307,6 +307,8 @@ static ssize_t ra_read(ReadAhead *ra, unsigned char *out, size_t n) {
     return (ssize_t)got;
 }
 
+void Input_noReadAhead(Input *in) { in->ra_tried = true; }
+
 ssize_t Input_read(Input *in, void *buf, size_t n) {
     if (in->comp != COMP_NONE) {
         if (!in->ra_tried) ra_start(in);

@@ -302,3 +302,16 @@ bool Js_int(const Tok *t, int64_t *v) {
     /* the exact decimal parser also accepts integral spellings like 7.0 or 1e3 */
     return t->type == TOK_NUMBER && Time_parseDecimal(t->p, t->n, 0, v);
 }
+
+const char *Js_guessElement(const char *from, const char *end) {
+    for (const char *q = from; q < end; q++) {
+        q = memchr(q, '}', (size_t)(end - q));
+        if (!q) return NULL;
+        const char *r = Js_ws(q + 1, end);
+        if (r < end && *r == ',') {
+            r = Js_ws(r + 1, end);
+            if (r < end && *r == '{') return r;
+        }
+    }
+    return NULL;
+}

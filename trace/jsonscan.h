@@ -44,6 +44,9 @@ JsStatus Js_value(JsCtx *c, const char **pp, Tok *t);
 /* Decodes a string token (escapes, \u surrogates) into out (>= t->n bytes + 1).
  * Invalid UTF-8 bytes become '?' so names always display. Returns the length. */
 size_t Js_decode(const Tok *t, char *out);
+/* '{' that starts an array element after "}," in [from, end), or NULL. Only a guess:
+ * the bytes could sit inside a string (parallel loaders verify it by landing there). */
+const char *Js_guessElement(const char *from, const char *end);
 /* Integer value of a number token (must be integral and fit int64). */
 bool Js_int(const Tok *t, int64_t *v);
 

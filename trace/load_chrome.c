@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "jsonscan.h"
+#include "slabfeed.h"
 #include "ovtrace/input.h"
 #include "ovtrace/load.h"
 #include "ovtrace/timeunits.h"
@@ -48,6 +49,7 @@ typedef struct {
     char *own;
     size_t cap;
     uint64_t lines_before; /* newlines in data already dropped from the window */
+    uint64_t cols_before;  /* bytes of the window's first line that were dropped */
     /* scratch */
     char *scratch;
     size_t scratch_cap;
@@ -66,6 +68,8 @@ typedef struct {
     bool be_unsafe;       /* worker saw B/E pairs that may cross its slice */
     const char *stop_at;  /* worker: stop at this element start */
     struct Split *splits; /* main: speculative slices being parsed by workers */
+    SlabFeed *feed;       /* main, compressed input: slabs parsed by workers */
+    bool peek;            /* main: the next refill reads a little (see slab_adopt) */
     size_t n_splits, next_split;
     bool parallel_ok;     /* main: may start workers when it reaches the event array */
     int threads;
@@ -90,16 +94,31 @@ typedef struct Split {
     const LoadOptions *opt;
     const char *map;
     size_t map_len;
+    uint64_t base;          /* stream offset of map[0] (compressed input: a slab) */
+    uint64_t lines, tail;   /* slab slices: newlines in [at, end), bytes after the last */
     atomic_int abort;
+    atomic_int *abort_slab; /* slab slices: set when the main parser passed it */
 } Split;
 
 /* ---------- window management ---------- */
+
+/* Line and column bookkeeping for bytes that leave the window unparsed by us: a line
+ * count and the length of the last (unfinished) line. */
+static void pass_lines(Loader *L, uint64_t newlines, uint64_t tail) {
+    L->lines_before += newlines;
+    L->cols_before = newlines ? tail : L->cols_before + tail;
+}
+
+static void pass_text(Loader *L, const char *p, size_t n) {
+    const char *nl = n ? memrchr(p, '\n', n) : NULL;
+    pass_lines(L, nl ? Js_countNewlines(p, n) : 0, nl ? (uint64_t)(p + n - nl - 1) : n);
+}
 
 /* Keeps bytes from keep onward and appends more input. Returns false at end of input. */
 static bool window_refill(Loader *L, const char **keep_ptr, const char **other) {
     if (L->eof) return false;
     size_t keep = (size_t)(*keep_ptr - L->buf);
-    L->lines_before += Js_countNewlines(L->buf, keep);
+    pass_text(L, L->buf, keep);
     size_t tail = L->len - keep;
     if (L->own != L->buf) abort(); /* refill only happens on owned windows */
     memmove(L->own, L->own + keep, tail);
@@ -110,13 +129,18 @@ static bool window_refill(Loader *L, const char **keep_ptr, const char **other) 
     }
     size_t got = tail;
     while (got < L->cap) {
-        ssize_t r = Input_read(L->in, L->own + got, L->cap - got);
+        /* after a slab slice, read a little first: the rest of the slab is mostly the
+         * next slice, which the parser takes without reading it */
+        size_t want = L->peek && L->cap - got > 4096 ? 4096 : L->cap - got;
+        L->peek = false;
+        ssize_t r = L->feed ? SlabFeed_read(L->feed, L->own + got, want) : Input_read(L->in, L->own + got, want);
         if (r < 0) return false;
         if (r == 0) {
             L->eof = true;
             break;
         }
         got += (size_t)r;
+        if (L->feed) break; /* a slab at a time: the parser takes slices as it meets them */
     }
     ptrdiff_t delta_other = other ? *other - *keep_ptr : 0;
     L->buf = L->own;
@@ -129,7 +153,7 @@ static bool window_refill(Loader *L, const char **keep_ptr, const char **other) 
 
 static void line_col(Loader *L, uint64_t off, uint64_t *line, uint64_t *col) {
     /* off is inside the current window (errors are found there) */
-    uint64_t ln = L->lines_before + 1, c = 1;
+    uint64_t ln = L->lines_before + 1, c = 1 + L->cols_before;
     size_t upto = off >= L->base ? (size_t)(off - L->base) : 0;
     if (upto > L->len) upto = L->len;
     for (size_t i = 0; i < upto; i++) {
@@ -610,14 +634,17 @@ static bool progress(Loader *L, const char *p) {
     }
     if (L->worker) { /* workers publish bytes done; the main loader reports */
         Split *sp = L->slice;
-        if (atomic_load_explicit(&sp->abort, memory_order_relaxed)) return false;
+        if (atomic_load_explicit(&sp->abort, memory_order_relaxed) ||
+            (sp->abort_slab && atomic_load_explicit(sp->abort_slab, memory_order_relaxed)))
+            return false;
         atomic_store_explicit(&sp->done, (uint64_t)(p - sp->at), memory_order_relaxed);
         atomic_store_explicit(&sp->events, L->t->n_events, memory_order_relaxed);
         return true;
     }
     if (!L->opt->progress && !L->opt->observe) return true;
     uint64_t done = Input_compression(L->in) == COMP_NONE ? L->base + (uint64_t)(p - L->buf)
-                                                          : Input_fileOffset(L->in);
+                    : L->feed                            ? SlabFeed_compressedOffset(L->feed)
+                                                         : Input_fileOffset(L->in);
     if (done < L->next_progress) return true;
     L->next_progress = done + PROGRESS_EVERY;
     uint64_t events = L->t->n_events;
@@ -645,6 +672,7 @@ static void *worker_main(void *arg) {
     W.source = Trace_addSource(W.t, sp->path);
     W.buf = sp->map;
     W.len = sp->map_len;
+    W.base = sp->base;
     W.eof = true;
     W.js.end = W.buf + W.len;
     W.worker = true;
@@ -661,23 +689,14 @@ static void *worker_main(void *arg) {
     Js_free(&W.js);
     sp->status = st;
     sp->end = p;
-    sp->usable = st != ST_ERR && !W.be_unsafe && !W.cancelled;
-    sp->t = W.t;
-    return NULL;
-}
-
-/* '{' that starts an element after "}," in [from, end), or NULL. Only a guess: the
- * bytes could sit inside a string. */
-static const char *guess_boundary(const char *from, const char *end) {
-    for (const char *q = from; q < end; q++) {
-        q = memchr(q, '}', (size_t)(end - q));
-        if (!q) return NULL;
-        const char *r = Js_ws(q + 1, end);
-        if (r < end && *r == ',') {
-            r = Js_ws(r + 1, end);
-            if (r < end && *r == '{') return r;
-        }
+    if (sp->abort_slab) { /* for error positions after the slice */
+        const char *nl = p > sp->at ? memrchr(sp->at, '\n', (size_t)(p - sp->at)) : NULL;
+        sp->lines = nl ? Js_countNewlines(sp->at, (size_t)(p - sp->at)) : 0;
+        sp->tail = nl ? (uint64_t)(p - nl - 1) : (uint64_t)(p - sp->at);
     }
+    /* a slice cut inside its first element holds nothing to adopt */
+    sp->usable = st != ST_ERR && !W.be_unsafe && !W.cancelled && p != sp->at;
+    sp->t = W.t;
     return NULL;
 }
 
@@ -691,7 +710,7 @@ static void parallel_start(Loader *L, const char *array_start) {
     L->splits = xcalloc((size_t)n - 1, sizeof *L->splits);
     const char *prev = array_start;
     for (int k = 1; k < n; k++) {
-        const char *g = guess_boundary(array_start + span * (size_t)k / (size_t)n, end);
+        const char *g = Js_guessElement(array_start + span * (size_t)k / (size_t)n, end);
         if (!g || g <= prev) break;
         Split *sp = &L->splits[L->n_splits++];
         sp->at = prev = g;
@@ -748,6 +767,55 @@ static const char *parallel_adopt(Loader *L, const char *q, LoopStatus *st) {
     return sp->end;
 }
 
+/* Compressed input: a worker parses one slab's slice (see slabfeed.h). */
+static void *slab_parse(void *ctx, const SlabSlice *s) {
+    const Loader *L = ctx;
+    Split *sp = xcalloc(1, sizeof *sp);
+    sp->at = s->start;
+    sp->stop = s->stop;
+    sp->path = L->path;
+    sp->opt = L->opt;
+    sp->map = s->mem;
+    sp->map_len = s->len;
+    sp->base = s->base;
+    sp->abort_slab = s->abort;
+    worker_main(sp);
+    return sp;
+}
+
+static void slab_result_free(void *r) {
+    Split *sp = r;
+    Trace_free(sp->t);
+    free(sp);
+}
+
+/* Like parallel_adopt for a slab slice beginning at element start q: adopts it and
+ * moves the window to where the worker stopped. Returns the new parse position. */
+static const char *slab_adopt(Loader *L, const char *q) {
+    Split *sp = SlabFeed_take(L->feed, L->base + (uint64_t)(q - L->buf));
+    if (!sp) return NULL;
+    if (!sp->usable) { /* parse this slice ourselves */
+        slab_result_free(sp);
+        return NULL;
+    }
+    Trace_absorb(L->t, L->source, sp->t);
+    L->t->diag.parallel_slices++;
+    L->n_loaded += sp->t->n_events;
+    uint64_t end = sp->base + (uint64_t)(sp->end - sp->map), lines = sp->lines, tail = sp->tail;
+    slab_result_free(sp);
+    if (end <= L->base + L->len) /* the window already holds where the worker stopped */
+        return L->buf + (end - L->base);
+    pass_text(L, L->buf, (size_t)(q - L->buf));
+    pass_lines(L, lines, tail);
+    L->base = end;
+    L->buf = L->own;
+    L->len = 0;
+    L->js.end = L->buf;
+    L->peek = true; /* the next slice likely starts a few bytes on */
+    SlabFeed_seek(L->feed, end);
+    return L->buf;
+}
+
 /* *pp is just after '['. */
 static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errlen) {
     if (L->parallel_ok) parallel_start(L, *pp);
@@ -778,8 +846,20 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             }
         }
         if (L->worker && q == L->stop_at) {
-            *pp = q;
+            /* end after our last element, before the comma: where the main parser goes
+             * on is then exactly where it would be had it parsed the slice itself (a
+             * truncation or error just after reports the same offset) */
+            *pp = p;
             return ST_STOP;
+        }
+        if (L->feed) {
+            const char *to = slab_adopt(L, q);
+            if (to) {
+                p = to;
+                if (L->opt && L->opt->observe) L->opt->observe(L->opt->observe_ctx, L->t);
+                if (!progress(L, p)) goto cancelled;
+                continue;
+            }
         }
         if (L->n_splits) {
             LoopStatus ws;
@@ -789,9 +869,9 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
                 /* the preview sees adopted slices now, not at the next 8 MB report (the
                  * last slice is followed by none) */
                 if (L->opt && L->opt->observe) L->opt->observe(L->opt->observe_ctx, L->t);
-                /* a slice ends at the next slice's first element, at ']', or where
-                 * the file was cut */
-                first = ws == ST_STOP;
+                /* a slice ends after its last element: before the comma that leads to
+                 * the next slice, at ']', or where the file was cut */
+                first = false;
                 continue;
             }
         }
@@ -824,11 +904,11 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
         }
         first = false;
         p = q;
-        if (!progress(L, p)) {
-            snprintf(err, errlen, "%s: loading cancelled", L->path);
-            return ST_ERR;
-        }
+        if (!progress(L, p)) goto cancelled;
     }
+cancelled:
+    snprintf(err, errlen, "%s: loading cancelled", L->path);
+    return ST_ERR;
 trunc:
     if (L->in && Input_error(L->in)[0]) {
         snprintf(err, errlen, "%s: %s", L->path, Input_error(L->in));
@@ -1007,15 +1087,22 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
         L.len = 0;
     }
     L.js.end = L.buf + L.len;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    L.threads = opt && opt->threads > 0 ? opt->threads : (int)(cores > 0 ? (cores < 8 ? cores : 8) : 1);
+    uint64_t min = opt && opt->min_parallel_bytes ? opt->min_parallel_bytes : (16u << 20);
     if (map) { /* plain files parse in parallel slices */
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        L.threads = opt && opt->threads > 0 ? opt->threads : (int)(cores > 0 ? (cores < 8 ? cores : 8) : 1);
-        uint64_t min = opt && opt->min_parallel_bytes ? opt->min_parallel_bytes : (16u << 20);
         L.parallel_ok = L.threads > 1 && map_len >= min;
+    } else if (L.threads > 1 && Input_fileSize(in) * 8 >= min) {
+        /* compressed (about 8x smaller): slabs parsed by workers, decompressed by the feed */
+        const char *e = getenv("OVTRACE_SLAB_BYTES"); /* tests: many small slabs */
+        size_t slab = opt && opt->slab_bytes ? opt->slab_bytes : e && *e ? (size_t)strtoull(e, NULL, 10) : (4u << 20);
+        Input_noReadAhead(in);
+        L.feed = SlabFeed_start(in, L.threads, slab, slab_parse, &L, slab_result_free);
     }
     size_t before = t->n_events, skipped_before = t->diag.skipped;
     bool ok = parse_top(&L, err, errlen);
     parallel_finish(&L);
+    SlabFeed_stop(L.feed); /* joins the reader: Input's error and truncation are final */
     if (ok && Input_error(in)[0]) {
         snprintf(err, errlen, "%s: %s", path, Input_error(in));
         ok = false;

@@ -24,6 +24,9 @@ const char *Input_map(const Input *in, size_t *len);
 /* Reads up to n decompressed bytes. Returns the count, 0 at end of stream, -1 on a
  * corrupt stream (message in Input_error). */
 ssize_t Input_read(Input *in, void *buf, size_t n);
+/* Compressed input decompresses on a read-ahead thread where there is more than one
+ * core; a caller that reads from its own thread turns that off before the first read. */
+void Input_noReadAhead(Input *in);
 /* True when a compressed stream ended before its end marker (a truncated file). */
 bool Input_truncated(const Input *in);
 const char *Input_error(const Input *in);

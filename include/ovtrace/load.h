@@ -18,8 +18,11 @@ typedef struct {
     LoadProgressFn progress; /* called every few MB (from the loading thread) */
     void *progress_ctx;
     const volatile int *cancel; /* when it becomes non-zero, loading stops with "cancelled" */
-    int threads;                /* parser threads for plain files: 0 = one per core, 1 = single */
-    uint64_t min_parallel_bytes; /* files smaller than this parse single-threaded (0: 16 MB) */
+    int threads;                /* parser threads: 0 = one per core, 1 = single */
+    uint64_t min_parallel_bytes; /* files smaller than this parse single-threaded (0: 16 MB;
+                                    compressed files count 8x their size) */
+    size_t slab_bytes; /* compressed input: decompressed bytes per parallel slab (0: 4 MB,
+                          or $OVTRACE_SLAB_BYTES) */
     /* Called right after each progress report, on the loading thread, with the trace
      * being built: lanes and events [0, partial->n_events) are readable for the duration
      * of the call (unsorted, unclassified, not finished). Also called after each parallel

@@ -1,11 +1,17 @@
 /* Parallel slices against the single-threaded loader: the same model, event for event,
  * including traces built to mislead the slice guesser (strings and args holding "},{"),
- * B/E pairs that cross slices, string pids, bad events and truncation. */
+ * B/E pairs that cross slices, string pids, bad events and truncation; and the same
+ * for compressed input, parsed in slabs (trace/slabfeed.c). */
+#include <zlib.h>
+#include <zstd.h>
+
 #include "testutil.h"
 #include "ovtrace/overlap.h"
 
+static size_t g_slab; /* compressed input: slab size of the parallel loads (0: default) */
+
 static Trace *load_with(const char *path, int threads, char *err, size_t errlen) {
-    LoadOptions o = {.threads = threads, .min_parallel_bytes = 1};
+    LoadOptions o = {.threads = threads, .min_parallel_bytes = 1, .slab_bytes = g_slab, .cache = -1};
     const char *p[] = {path};
     return Load_files(p, 1, &o, err, errlen);
 }
@@ -147,9 +153,137 @@ static void negative_numeric_ids(void **state) {
     free(s);
 }
 
+/* ---------- compressed input: slabs ---------- */
+
+static char *compress_all(const char *in, size_t n, bool zstd, size_t *out_n) {
+    if (zstd) {
+        size_t cap = ZSTD_compressBound(n);
+        char *out = malloc(cap);
+        size_t r = ZSTD_compress(out, cap, in, n, 1);
+        assert_false(ZSTD_isError(r));
+        *out_n = r;
+        return out;
+    }
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    assert_int_equal(deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    size_t cap = deflateBound(&z, n) + 64;
+    char *out = malloc(cap);
+    z.next_in = (Bytef *)in;
+    z.avail_in = (uInt)n;
+    z.next_out = (Bytef *)out;
+    z.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+    *out_n = cap - z.avail_out;
+    deflateEnd(&z);
+    return out;
+}
+
+/* json compressed both ways, loaded single-threaded and in slabs of several sizes with
+ * 2-5 workers: the same model. expect_slices: slabs must have been adopted. */
+static void check_compressed(const char *json, size_t n, bool expect_slices) {
+    static const size_t slabs[] = {4096, 5000, 65536, 1 << 20};
+    for (int zstd = 0; zstd < 2; zstd++) {
+        size_t zn;
+        char *z = compress_all(json, n, zstd, &zn);
+        char *p = tu_write(z, zn, zstd ? ".json.zst" : ".json.gz");
+        for (size_t i = 0; i < sizeof slabs / sizeof slabs[0]; i++) {
+            if (slabs[i] * 4 > n && i) continue;
+            g_slab = slabs[i];
+            check_file(p, 2 + (int)(i % 4), expect_slices);
+        }
+        g_slab = 0;
+        unlink(p);
+        free(z);
+    }
+}
+
+static void compressed_deepseek_in_slabs(void **state) {
+    (void)state;
+    FILE *f = fopen(OVTRACE_DEEPSEEK, "rb");
+    if (!f) skip();
+    char *s = malloc(4u << 20);
+    size_t n = fread(s, 1, 4u << 20, f);
+    fclose(f);
+    check_compressed(s, n, true);
+    free(s);
+}
+
+static void compressed_misleading_text_and_cuts(void **state) {
+    (void)state;
+    for (int cut = 0; cut < 2; cut++) {
+        char *json = tricky(20000, cut);
+        check_compressed(json, strlen(json), false);
+        free(json);
+    }
+}
+
+static void compressed_plain_events_adopted(void **state) {
+    (void)state;
+    size_t n_ev = 30000, cap = n_ev * 120, n = 0;
+    char *s = malloc(cap);
+    n += (size_t)sprintf(s, "{\"traceEvents\":[");
+    for (size_t i = 0; i < n_ev; i++)
+        n += (size_t)sprintf(s + n, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%zu\",\"pid\":0,\"tid\":%zu,"
+                                    "\"ts\":%zu,\"dur\":1}", i ? ",\n" : "", i % 50, i % 5, i);
+    n += (size_t)sprintf(s + n, "],\"traceName\":\"x\"}");
+    check_compressed(s, n, true);
+    free(s);
+}
+
+/* A syntax error deep in a compressed trace: the same message (file, byte, line,
+ * column) whether slabs were adopted before it or not. */
+static void error_position(bool one_line) {
+    /* one line: 6.6 MB, more than the 4 MB decompression window, so that the column
+     * counts bytes that left the window */
+    size_t n_ev = one_line ? 100000 : 30000, cap = n_ev * 120, n = 0, bad = 0;
+    char *s = malloc(cap);
+    n += (size_t)sprintf(s, "{\"traceEvents\":[");
+    for (size_t i = 0; i < n_ev; i++) {
+        n += (size_t)sprintf(s + n, "%s{\"ph\":\"X\",\"name\":\"k\",\"pid\":0,\"tid\":1,\"ts\":%zu,\"dur\":1}",
+                             i ? (one_line ? "," : ",\n") : "", i);
+        if (i == n_ev * 3 / 4) {
+            bad = n + 1;
+            n += (size_t)sprintf(s + n, " x");
+        }
+    }
+    n += (size_t)sprintf(s + n, "]}");
+    size_t line = 1, line_start = 0;
+    for (size_t i = 0; i < bad; i++)
+        if (s[i] == '\n') line++, line_start = i + 1;
+    char want[96];
+    snprintf(want, sizeof want, "byte %zu (line %zu, column %zu)", bad, line, bad - line_start + 1);
+    assert_true(one_line ? line == 1 : line == n_ev * 3 / 4 + 1);
+    for (int zstd = 0; zstd < 2; zstd++) {
+        size_t zn;
+        char *z = compress_all(s, n, zstd, &zn);
+        char *p = tu_write(z, zn, zstd ? ".json.zst" : ".json.gz");
+        char e1[512] = "", e2[512] = "";
+        assert_null(load_with(p, 1, e1, sizeof e1));
+        g_slab = 4096;
+        assert_null(load_with(p, 3, e2, sizeof e2));
+        g_slab = 0;
+        if (!strstr(e1, want)) fail_msg("'%s' lacks '%s'", e1, want);
+        assert_string_equal(e1, e2);
+        unlink(p);
+        free(z);
+    }
+    free(s);
+}
+
+static void compressed_error_position(void **state) {
+    (void)state;
+    error_position(false);
+    error_position(true);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(negative_numeric_ids),
+        cmocka_unit_test(compressed_deepseek_in_slabs),
+        cmocka_unit_test(compressed_misleading_text_and_cuts),
+        cmocka_unit_test(compressed_plain_events_adopted),
+        cmocka_unit_test(compressed_error_position),
         cmocka_unit_test(deepseek_in_slices),
         cmocka_unit_test(misleading_text_and_crossing_pairs),
         cmocka_unit_test(slices_adopted_on_plain_events),

@@ -143,6 +143,9 @@ static size_t span_end_of(const Span *sp, size_t n, uint64_t start) {
 /* Loads path (a cut of a file whose events are full/full_keys/spans) and checks the
  * result: exactly the events whose object ended before `avail` decompressed bytes.
  * Returns the number of events loaded. */
+/* Options of every load here: NULL (defaults) except in the slab variants. */
+static const LoadOptions *g_opt;
+
 static size_t check_prefix(const char *path, size_t avail, const Key *full, size_t n_full, const Span *sp,
                            size_t n_sp, bool must_warn) {
     size_t n_expect = 0;
@@ -151,7 +154,7 @@ static size_t check_prefix(const char *path, size_t avail, const Key *full, size
         if (span_end_of(sp, n_sp, full[i].src) < avail) expect[n_expect++] = full[i];
     char err[1024] = "";
     const char *paths[] = {path};
-    Trace *t = Load_files(paths, 1, NULL, err, sizeof err);
+    Trace *t = Load_files(paths, 1, g_opt, err, sizeof err);
     size_t got = 0;
     if (!t) {
         /* allowed only when no complete event is there; the message names the file */
@@ -338,9 +341,10 @@ static void compressed_cuts(bool zstd, bool ahead) {
     const char *path = write_tmp(name, z, zn);
     char err[1024];
     const char *fp[] = {path};
-    Trace *full = Load_files(fp, 1, NULL, err, sizeof err);
+    Trace *full = Load_files(fp, 1, g_opt, err, sizeof err);
     assert_non_null(full);
     assert_int_equal(full->n_events, 60000);
+    if (g_opt) assert_true(full->diag.parallel_slices > 50); /* the slabs were used */
     assert_false(full->diag.truncated);
     Key *fk = keys_of(full);
     /* cuts in the header, then spread over the stream, then just before the end */
@@ -359,7 +363,7 @@ static void compressed_cuts(bool zstd, bool ahead) {
     z[zn / 2] ^= 0x5a;
     path = write_tmp(name, z, zn);
     err[0] = '\0';
-    Trace *t = Load_files(fp, 1, NULL, err, sizeof err);
+    Trace *t = Load_files(fp, 1, g_opt, err, sizeof err);
     if (t) Trace_free(t);
     else {
         /* the decoder notices (bad block, checksum), or the garbage it produced is a
@@ -394,6 +398,23 @@ static void zstd_cuts_inline(void **state) {
     compressed_cuts(true, false);
 }
 
+/* Parallel slabs (trace/slabfeed.c), small so that every cut lands among many of them,
+ * with more workers than cores so that slices finish out of order. */
+static void slab_cuts(bool zstd) {
+    LoadOptions o = {.threads = 3, .min_parallel_bytes = 1, .slab_bytes = 64 << 10, .cache = -1};
+    g_opt = &o;
+    compressed_cuts(zstd, false);
+    g_opt = NULL;
+}
+static void gzip_cuts_slabs(void **state) {
+    (void)state;
+    slab_cuts(false);
+}
+static void zstd_cuts_slabs(void **state) {
+    (void)state;
+    slab_cuts(true);
+}
+
 static int setup(void **state) {
     (void)state;
     return mkdtemp(g_dir) ? 0 : -1;
@@ -413,6 +434,8 @@ int main(void) {
         cmocka_unit_test(zstd_cuts),
         cmocka_unit_test(gzip_cuts_inline),
         cmocka_unit_test(zstd_cuts_inline),
+        cmocka_unit_test(gzip_cuts_slabs),
+        cmocka_unit_test(zstd_cuts_slabs),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     if (rc == 0 && access(OVTRACE_DEEPSEEK, R_OK) != 0) {
