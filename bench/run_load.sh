@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Load benchmark: generates Kineto-shaped traces by tiling DeepSeek's trace, then
 # measures ovtrace's loader (plain, .gz, .zst) beside python3 json.load and node
-# JSON.parse, then the snapshot cache (JSON load vs reopening through the cache, best
+# JSON.parse and the decompressors alone, then the snapshot cache (JSON load vs reopening through the cache, best
 # and median of 5). Usage: bench/run_load.sh [BUILD_DIR] [SIZES_MB...]   (default: build 444 2000)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,8 +30,7 @@ for mb in "${sizes[@]}"; do
         ff=$(OVTRACE_CACHE=0 "$here/first_frame.sh" "$build/cli/ovtrace" "$f" 1 | awk 'NR==2{print $3}')
     fi
     for v in "${variants[@]}"; do
-      for th in 1 0; do  # single-threaded, then one parser thread per core
-        [ "$th" = 0 ] && [ "$v" != "$f" ] && continue  # compressed input: parser + read-ahead thread
+      for th in 1 0; do  # single-threaded (compressed: + read-ahead thread), then one parser thread per core
         best_of env OVTRACE_THREADS=$th "$build/bench/load_bench" "$v" "$(stat -c %s "$f")" |
             awk -F'\t' -v ff="$([ "$v" = "$f" ] && [ "$th" = 0 ] && echo "$ff" || echo -)" \
                 -v name="$(basename "$v") ($([ "$th" = 1 ] && echo 1 thread || echo "$(nproc) threads"))" '{
@@ -40,6 +39,12 @@ for mb in "${sizes[@]}"; do
       done
     done
     if [ "$mb" -le 500 ]; then
+        # what the decompressors alone cost (one core): the floor for .gz / .zst
+        echo "| decompress alone: zlib inflate ($(basename "$f").gz) | | | $(python3 -c 'import sys, time, zlib
+d = open(sys.argv[1], "rb").read(); t = time.time(); o = zlib.decompressobj(31); n = 0
+for i in range(0, len(d), 1 << 20): n += len(o.decompress(d[i:i + (1 << 20)]))
+s = time.time() - t; print("%.2f s, %.0f MB/s of JSON" % (s, n / s / 1e6))' "$f.gz") |||||"
+        echo "| decompress alone: zstd -d ($(basename "$f").zst) | | | $( { /usr/bin/time -f "%e" zstd -q -d -c "$f.zst" >/dev/null; } 2>&1 | awk -v mb="$mb" '{printf "%.2f s, %.0f MB/s of JSON", $1, mb / $1}') |||||"
         echo "| baseline python3 json.load ($(basename "$f")) | | | $(rss python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$f") |||||"
         if command -v node >/dev/null; then
             echo "| baseline node JSON.parse ($(basename "$f")) | | | $(rss node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$f" || echo failed) |||||"

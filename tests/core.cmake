@@ -11,3 +11,6 @@ add_test(NAME test_cli COMMAND bash ${core_dir}/test_cli.sh $<TARGET_FILE:ovtrac
 set_tests_properties(test_cli PROPERTIES LABELS core)
 ovtrace_unit_test(test_parallel SOURCES ${core_dir}/test_parallel.c LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS core threads)
 ovtrace_unit_test(test_finish SOURCES ${core_dir}/test_finish.c LABELS core)
+# Issue 8: stats --json byte-identical with 1, 2 and 3 parser threads on every test trace.
+add_test(NAME test_stats_threads COMMAND sh ${core_dir}/test_stats_threads.sh $<TARGET_FILE:ovtrace> ${PROJECT_SOURCE_DIR} ${OVTRACE_DEEPSEEK})
+set_tests_properties(test_stats_threads PROPERTIES LABELS "core;threads" TIMEOUT 300)
