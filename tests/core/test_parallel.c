@@ -103,17 +103,25 @@ static void misleading_text_and_crossing_pairs(void **state) {
     }
 }
 
-static void slices_adopted_on_plain_events(void **state) {
-    (void)state;
-    /* without B/E the slices must really be used */
+/* 30,000 kernels on 5 streams, without B/E (so slices must really be used), in array
+ * form or object form with a key after the array. */
+static char *plain_events(bool object, size_t *len) {
     size_t n_ev = 30000, cap = n_ev * 120, n = 0;
     char *s = malloc(cap);
-    n += (size_t)sprintf(s, "[");
+    n += (size_t)sprintf(s, object ? "{\"traceEvents\":[" : "[");
     for (size_t i = 0; i < n_ev; i++)
         n += (size_t)sprintf(s + n, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%zu\",\"pid\":0,\"tid\":%zu,"
                                     "\"ts\":%zu,\"dur\":1}", i ? ",\n" : "", i % 50, i % 5, i);
-    sprintf(s + n, "]");
-    char *p = tu_write(s, strlen(s), ".json");
+    n += (size_t)sprintf(s + n, object ? "],\"traceName\":\"x\"}" : "]");
+    *len = n;
+    return s;
+}
+
+static void slices_adopted_on_plain_events(void **state) {
+    (void)state;
+    size_t n;
+    char *s = plain_events(false, &n);
+    char *p = tu_write(s, n, ".json");
     check_file(p, 4, true);
     unlink(p);
     free(s);
@@ -220,13 +228,8 @@ static void compressed_misleading_text_and_cuts(void **state) {
 
 static void compressed_plain_events_adopted(void **state) {
     (void)state;
-    size_t n_ev = 30000, cap = n_ev * 120, n = 0;
-    char *s = malloc(cap);
-    n += (size_t)sprintf(s, "{\"traceEvents\":[");
-    for (size_t i = 0; i < n_ev; i++)
-        n += (size_t)sprintf(s + n, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%zu\",\"pid\":0,\"tid\":%zu,"
-                                    "\"ts\":%zu,\"dur\":1}", i ? ",\n" : "", i % 50, i % 5, i);
-    n += (size_t)sprintf(s + n, "],\"traceName\":\"x\"}");
+    size_t n;
+    char *s = plain_events(true, &n);
     check_compressed(s, n, true);
     free(s);
 }
