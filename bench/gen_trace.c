@@ -20,7 +20,17 @@ static const char *const cut_keys[N_CUTS] = {"\"ts\"", "\"pid\"", "\"device\"", 
 typedef struct {
     const char *at, *end; /* the number after the key */
     int kind;
+    int64_t id; /* its value (id kinds) */
 } Cut;
+
+/* The integer in [p, end) (ids in the source are plain integers). Not strtoll: the
+ * source is one NUL-terminated string, and ASan's strtoll checks all of it per call. */
+static int64_t parse_id(const char *p, const char *end) {
+    bool neg = p < end && *p == '-';
+    int64_t v = 0;
+    for (p += neg; p < end && *p >= '0' && *p <= '9'; p++) v = v * 10 + (*p - '0');
+    return neg ? -v : v;
+}
 
 typedef struct {
     const char *p;
@@ -108,7 +118,7 @@ int main(int argc, char **argv) {
                 if (o->ts_ns < tmin) tmin = o->ts_ns;
                 if (o->ts_ns > tmax) tmax = o->ts_ns;
             } else if (k >= CUT_ID) {
-                int64_t v = (int64_t)strtoll(c->at, NULL, 10);
+                int64_t v = c->id = parse_id(c->at, c->end);
                 if (v > max_id) max_id = v;
             }
         }
@@ -153,7 +163,7 @@ int main(int argc, char **argv) {
                     } else if (k->kind == CUT_PID || k->kind == CUT_DEV) {
                         bytes += (uint64_t)fprintf(out, "%d", d);
                     } else {
-                        bytes += (uint64_t)fprintf(out, "%" PRId64, (int64_t)strtoll(k->at, NULL, 10) + tile * id_stride);
+                        bytes += (uint64_t)fprintf(out, "%" PRId64, k->id + tile * id_stride);
                     }
                     q = k->end;
                 }
