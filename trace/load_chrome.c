@@ -85,7 +85,6 @@ typedef struct Split {
     pthread_t th;
     bool started;
     Trace *t;
-    LoopStatus status;
     const char *end; /* where the worker stopped */
     bool usable;
     _Atomic uint64_t done;   /* bytes parsed, for progress */
@@ -109,9 +108,16 @@ static void pass_lines(Loader *L, uint64_t newlines, uint64_t tail) {
     L->cols_before = newlines ? tail : L->cols_before + tail;
 }
 
-static void pass_text(Loader *L, const char *p, size_t n) {
+/* Newlines in p[0..n) and the bytes after the last one (all n without one). */
+static uint64_t text_lines(const char *p, size_t n, uint64_t *tail) {
     const char *nl = n ? memrchr(p, '\n', n) : NULL;
-    pass_lines(L, nl ? Js_countNewlines(p, n) : 0, nl ? (uint64_t)(p + n - nl - 1) : n);
+    *tail = nl ? (uint64_t)(p + n - nl - 1) : n;
+    return nl ? Js_countNewlines(p, n) : 0;
+}
+
+static void pass_text(Loader *L, const char *p, size_t n) {
+    uint64_t tail, lines = text_lines(p, n, &tail);
+    pass_lines(L, lines, tail);
 }
 
 /* Keeps bytes from keep onward and appends more input. Returns false at end of input. */
@@ -687,13 +693,8 @@ static void *worker_main(void *arg) {
     free(W.stacks);
     free(W.scratch);
     Js_free(&W.js);
-    sp->status = st;
     sp->end = p;
-    if (sp->abort_slab) { /* for error positions after the slice */
-        const char *nl = p > sp->at ? memrchr(sp->at, '\n', (size_t)(p - sp->at)) : NULL;
-        sp->lines = nl ? Js_countNewlines(sp->at, (size_t)(p - sp->at)) : 0;
-        sp->tail = nl ? (uint64_t)(p - nl - 1) : (uint64_t)(p - sp->at);
-    }
+    if (sp->abort_slab) sp->lines = text_lines(sp->at, (size_t)(p - sp->at), &sp->tail); /* for error positions */
     /* a slice cut inside its first element holds nothing to adopt */
     sp->usable = st != ST_ERR && !W.be_unsafe && !W.cancelled && p != sp->at;
     sp->t = W.t;
@@ -746,10 +747,19 @@ static void parallel_finish(Loader *L) {
     L->n_splits = 0;
 }
 
+/* Moves a usable worker slice's events into the main trace and shows them to the
+ * preview now, not at the next 8 MB report (the last slice is followed by none). */
+static void adopt_events(Loader *L, Split *sp) {
+    Trace_absorb(L->t, L->source, sp->t);
+    L->t->diag.parallel_slices++;
+    L->n_loaded += sp->t->n_events;
+    if (L->opt && L->opt->observe) L->opt->observe(L->opt->observe_ctx, L->t);
+}
+
 /* The main parser is at element start q. If a worker slice starts exactly here, adopt
  * its events and return where it stopped; slices the parser has passed were bad
  * guesses and are dropped. Returns NULL when there is nothing to adopt at q. */
-static const char *parallel_adopt(Loader *L, const char *q, LoopStatus *st) {
+static const char *parallel_adopt(Loader *L, const char *q) {
     while (L->next_split < L->n_splits && L->splits[L->next_split].at < q) {
         Split *sp = &L->splits[L->next_split++];
         atomic_store(&sp->abort, 1); /* a bad guess: stop it early */
@@ -758,12 +768,9 @@ static const char *parallel_adopt(Loader *L, const char *q, LoopStatus *st) {
     Split *sp = &L->splits[L->next_split++];
     split_join(sp);
     if (!sp->usable) return NULL; /* parse this slice ourselves */
-    Trace_absorb(L->t, L->source, sp->t);
-    L->t->diag.parallel_slices++;
-    L->n_loaded += sp->t->n_events;
+    adopt_events(L, sp);
     Trace_free(sp->t);
     sp->t = NULL;
-    *st = sp->status;
     return sp->end;
 }
 
@@ -798,9 +805,7 @@ static const char *slab_adopt(Loader *L, const char *q) {
         slab_result_free(sp);
         return NULL;
     }
-    Trace_absorb(L->t, L->source, sp->t);
-    L->t->diag.parallel_slices++;
-    L->n_loaded += sp->t->n_events;
+    adopt_events(L, sp);
     uint64_t end = sp->base + (uint64_t)(sp->end - sp->map), lines = sp->lines, tail = sp->tail;
     slab_result_free(sp);
     if (end <= L->base + L->len) /* the window already holds where the worker stopped */
@@ -852,28 +857,15 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             *pp = p;
             return ST_STOP;
         }
-        if (L->feed) {
-            const char *to = slab_adopt(L, q);
-            if (to) {
-                p = to;
-                if (L->opt && L->opt->observe) L->opt->observe(L->opt->observe_ctx, L->t);
-                if (!progress(L, p)) goto cancelled;
-                continue;
-            }
-        }
-        if (L->n_splits) {
-            LoopStatus ws;
-            const char *to = parallel_adopt(L, q, &ws);
-            if (to) {
-                p = to;
-                /* the preview sees adopted slices now, not at the next 8 MB report (the
-                 * last slice is followed by none) */
-                if (L->opt && L->opt->observe) L->opt->observe(L->opt->observe_ctx, L->t);
-                /* a slice ends after its last element: before the comma that leads to
-                 * the next slice, at ']', or where the file was cut */
-                first = false;
-                continue;
-            }
+        const char *to = L->feed ? slab_adopt(L, q) : L->n_splits ? parallel_adopt(L, q) : NULL;
+        if (to) {
+            /* a slice ends after its last element: before the comma that leads to the
+             * next slice, at ']', or where the file was cut */
+            p = to;
+            first = false;
+            /* with slabs the main parser may only glue: report progress (and cancel) */
+            if (L->feed && !progress(L, p)) goto cancelled;
+            continue;
         }
         JsStatus st;
         const char *obj = q;

@@ -58,7 +58,7 @@ struct SlabFeed {
     bool reader_started;
 };
 
-/* Slab memory is mapped, not malloc'd (glibc would keep freed 16 MB blocks in its
+/* Slab memory is mapped, not malloc'd (glibc would keep freed multi-MB blocks in its
  * arenas: the mmap threshold adapts upwards, and the model's resident memory would grow
  * by a few slabs after the load), and recycled: at most max_live buffers exist, and
  * fresh pages would cost a fault per 4 kB. Caller holds mu. */

@@ -2,9 +2,8 @@
  *
  * A plain file is mapped, so the parallel loader splits it at guessed element
  * boundaries. A .gz/.zst stream has no mapping: a reader thread decompresses it into
- * slabs (4 MB by default: they stay in cache between
- * the decompressor and the parser) and guesses, near the start of each, where an array element
- * begins. Each slab also receives the next slab's first bytes up to that slab's guess,
+ * slabs (4 MB by default: they stay in cache between the decompressor and the parser)
+ * and guesses, near the start of each, where an array element begins. Each slab also receives the next slab's first bytes up to that slab's guess,
  * so the slice [guess of slab k, guess of slab k+1) is contiguous in slab k. Worker
  * threads parse the slices in stream order; the main parser reads the stream through
  * SlabFeed_read and, at each element start, asks SlabFeed_take for a slice beginning
@@ -38,8 +37,9 @@ typedef struct SlabFeed SlabFeed;
  * anyone else until SlabFeed_stop). NULL if threads cannot be started. */
 SlabFeed *SlabFeed_start(Input *in, int workers, size_t slab_bytes, SlabParseFn fn, void *ctx,
                          void (*free_result)(void *));
-/* The next n bytes of the stream at the feed position. Returns the count (short only at
- * the end), 0 at the end of the stream, -1 when the stream is corrupt there. */
+/* Up to n bytes of the stream at the feed position, from one slab at a time (short at a
+ * slab's end, so the parser meets the next slice before reading it). Returns the count,
+ * 0 at the end of the stream, -1 when the stream is corrupt there. */
 ssize_t SlabFeed_read(SlabFeed *f, char *dst, size_t n);
 /* The main parser is at an element starting at stream offset off (within what it has
  * read). Returns the parsed result of a slice beginning exactly there (waiting for it),

@@ -253,14 +253,6 @@ static void write_gz(const char *path, const char *data, size_t n) {
     gzclose(g);
 }
 
-static char *zst_bytes(const char *data, size_t n, size_t *out_n) {
-    size_t cap = ZSTD_compressBound(n);
-    char *out = malloc(cap);
-    *out_n = ZSTD_compress(out, cap, data, n, 3);
-    assert_false(ZSTD_isError(*out_n));
-    return out;
-}
-
 static const char *SMALL = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,"
                            "\"ts\":1,\"dur\":2},{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,"
                            "\"ts\":5,\"dur\":2}]}";
@@ -272,7 +264,7 @@ static void gzip_and_zstd_by_magic(void **state) {
     char *gz = tu_write("", 0, ".json");
     write_gz(gz, SMALL, strlen(SMALL));
     size_t zn;
-    char *z = zst_bytes(SMALL, strlen(SMALL), &zn);
+    char *z = tu_compress(SMALL, strlen(SMALL), true, 3, &zn);
     char *zp = tu_write(z, zn, ".gz");
     const char *paths[] = {gz, zp};
     for (int i = 0; i < 2; i++) {
@@ -313,7 +305,7 @@ static void big_compressed_window(void **state) {
                              i ? ",\n" : "", i, i % 97, i * 2, i % 1000);
     n += (size_t)sprintf(s + n, "]}");
     size_t zn;
-    char *z = zst_bytes(s, n, &zn);
+    char *z = tu_compress(s, n, true, 3, &zn);
     char *zp = tu_write(z, zn, ".json.zst");
     char *gz = tu_write("", 0, ".json.gz");
     write_gz(gz, s, n);

@@ -2,9 +2,6 @@
  * including traces built to mislead the slice guesser (strings and args holding "},{"),
  * B/E pairs that cross slices, string pids, bad events and truncation; and the same
  * for compressed input, parsed in slabs (trace/slabfeed.c). */
-#include <zlib.h>
-#include <zstd.h>
-
 #include "testutil.h"
 #include "ovtrace/overlap.h"
 
@@ -163,37 +160,13 @@ static void negative_numeric_ids(void **state) {
 
 /* ---------- compressed input: slabs ---------- */
 
-static char *compress_all(const char *in, size_t n, bool zstd, size_t *out_n) {
-    if (zstd) {
-        size_t cap = ZSTD_compressBound(n);
-        char *out = malloc(cap);
-        size_t r = ZSTD_compress(out, cap, in, n, 1);
-        assert_false(ZSTD_isError(r));
-        *out_n = r;
-        return out;
-    }
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    assert_int_equal(deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-    size_t cap = deflateBound(&z, n) + 64;
-    char *out = malloc(cap);
-    z.next_in = (Bytef *)in;
-    z.avail_in = (uInt)n;
-    z.next_out = (Bytef *)out;
-    z.avail_out = (uInt)cap;
-    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
-    *out_n = cap - z.avail_out;
-    deflateEnd(&z);
-    return out;
-}
-
 /* json compressed both ways, loaded single-threaded and in slabs of several sizes with
  * 2-5 workers: the same model. expect_slices: slabs must have been adopted. */
 static void check_compressed(const char *json, size_t n, bool expect_slices) {
     static const size_t slabs[] = {4096, 5000, 65536, 1 << 20};
     for (int zstd = 0; zstd < 2; zstd++) {
         size_t zn;
-        char *z = compress_all(json, n, zstd, &zn);
+        char *z = tu_compress(json, n, zstd, 1, &zn);
         char *p = tu_write(z, zn, zstd ? ".json.zst" : ".json.gz");
         for (size_t i = 0; i < sizeof slabs / sizeof slabs[0]; i++) {
             if (slabs[i] * 4 > n && i) continue;
@@ -259,7 +232,7 @@ static void error_position(bool one_line) {
     assert_true(one_line ? line == 1 : line == n_ev * 3 / 4 + 1);
     for (int zstd = 0; zstd < 2; zstd++) {
         size_t zn;
-        char *z = compress_all(s, n, zstd, &zn);
+        char *z = tu_compress(s, n, zstd, 1, &zn);
         char *p = tu_write(z, zn, zstd ? ".json.zst" : ".json.gz");
         char e1[512] = "", e2[512] = "";
         assert_null(load_with(p, 1, e1, sizeof e1));

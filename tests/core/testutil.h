@@ -3,6 +3,7 @@
 #define OVTRACE_TESTUTIL_H
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,9 +12,35 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <zlib.h>
+#include <zstd.h>
 
 #include "ovtrace/load.h"
 #include "ovtrace/trace.h"
+
+/* data compressed in memory: gzip (zstd false) or zstd at the given level; malloc'd. */
+static inline char *tu_compress(const char *data, size_t n, bool zstd, int level, size_t *out_n) {
+    if (zstd) {
+        size_t cap = ZSTD_compressBound(n);
+        char *out = malloc(cap);
+        *out_n = ZSTD_compress(out, cap, data, n, level);
+        assert_false(ZSTD_isError(*out_n));
+        return out;
+    }
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    assert_int_equal(deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    size_t cap = deflateBound(&z, n) + 64;
+    char *out = malloc(cap);
+    z.next_in = (Bytef *)data;
+    z.avail_in = (uInt)n;
+    z.next_out = (Bytef *)out;
+    z.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+    *out_n = cap - z.avail_out;
+    deflateEnd(&z);
+    return out;
+}
 
 /* Writes n bytes to a fresh temp file; returns its path (static buffer per call slot). */
 static inline char *tu_write(const void *data, size_t n, const char *suffix) {
