@@ -5,6 +5,8 @@
 #      atomicity tests and the TUI's headless smoke mode (view --frames/--keys/--dump);
 #   2. TSan (-DOVTRACE_TSAN=ON, build-tsan/): the ring tests and the parallel loaders
 #      (ctest -L 'ring|threads');
+#   0. Debug (-DCMAKE_BUILD_TYPE=Debug, -O0, build-debug/): built only, with -Werror as
+#      always; gcc's -O0 warnings differ from -O2's (format-truncation), about 30 s;
 #   3. if clang is present: a short deterministic fuzz session, fuzz/run.sh --ci
 #      (build-fuzz/): every target from its seeds with -seed=1 and a fixed -runs count
 #      (about 30 s each, 3-4 minutes in all), so a commit explores the same inputs on
@@ -14,13 +16,13 @@
 #      by hand). Findings become crash files that step 1 replays.
 # Every step runs even when an earlier one failed; the script then exits 1 and lists
 # the failed steps (with the failing output above). Knobs:
-#   OVTRACE_SANITIZE_STEPS="asan tsan fuzz"  steps to run
+#   OVTRACE_SANITIZE_STEPS="debug asan tsan fuzz"  steps to run
 #   OVTRACE_FUZZ_SECONDS=N                   time-boxed fuzz session, N s per target
 #   OVTRACE_FUZZ_CI_PERCENT=100              scales the deterministic session's -runs
 #   OVTRACE_JOBS=$(nproc)                    build and ctest parallelism
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-steps=${OVTRACE_SANITIZE_STEPS:-asan tsan fuzz}
+steps=${OVTRACE_SANITIZE_STEPS:-debug asan tsan fuzz}
 jobs=${OVTRACE_JOBS:-$(nproc)}
 fuzz_secs=${OVTRACE_FUZZ_SECONDS:-}
 t_start=$(date +%s)
@@ -56,6 +58,11 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 for step in $steps; do
     t0=$(date +%s)
     case $step in
+    debug)
+        echo "== sanitize.sh: Debug build (-O0, -Werror), build only (build-debug/)"
+        mkdir -p "$root/build-debug"
+        configure_build "$root/build-debug" -DCMAKE_BUILD_TYPE=Debug || continue
+        ;;
     asan)
         echo "== sanitize.sh: ASan+UBSan build, whole test suite (build-asan/)"
         # the tmux-driven tests (tests/lib/tmux.sh) wait 3x longer for the slower binaries
@@ -92,7 +99,7 @@ for step in $steps; do
                 || { step_failed "deterministic fuzz session: reproducers in build-fuzz/ci-artifacts/ (printed above)"; continue; }
         fi
         ;;
-    *) die "unknown step '$step' (asan, tsan, fuzz)" ;;
+    *) die "unknown step '$step' (debug, asan, tsan, fuzz)" ;;
     esac
     summary+=("$step: ok in $(elapsed "$t0")s")
 done
