@@ -3,8 +3,9 @@
 #   ./dev.sh demo   install missing Debian packages, build, open the demo trace in the TUI
 #                   (a simulated prefill recording; sample-traces/README.md lists the others)
 #   ./dev.sh test   install missing Debian packages, build, run the whole test suite, then
-#                   build Debug (-O0) once, run the suite again under ASan+UBSan (stored fuzz crashes included), the ring tests
-#                   under TSan and a short deterministic fuzz session (tests/sanitize.sh;
+#                   build Debug (-O0) once, run the suite again under ASan+UBSan (stored
+#                   fuzz crashes included), the ring tests under TSan and a short
+#                   deterministic fuzz session (tests/sanitize.sh;
 #                   fuzz/run.sh SECONDS runs a longer one)
 #   ./dev.sh build  install missing Debian packages and build
 set -euo pipefail
