@@ -33,7 +33,10 @@ void help_export(FILE *out) {
             "  --min-dur DUR     only events lasting at least DUR (e.g. 5us; bare numbers are us)\n"
             "  --with-launches   also keep the CPU runtime/driver calls that launched kept GPU ops\n\n"
             "The output is written to a temporary file beside OUT and renamed when complete; a\n"
-            "failed export leaves nothing behind. An input file is never overwritten.\n");
+            "failed export leaves nothing behind. An input file is never overwritten. A symlink\n"
+            "OUT replaces the file it points to (the link stays); OUT '-', a device (/dev/null)\n"
+            "or a FIFO (e.g. >(zstd -o x.zst)) is written to directly. Temporary files left by\n"
+            "killed exports (.OUT.tmp-PID-*, their process gone) are removed.\n");
     InputOptions_help(out);
 }
 
@@ -173,7 +176,7 @@ int cmd_export(int argc, char **argv) {
         rc = 1;
         goto done;
     }
-    FILE *msg = strcmp(out, "-") ? stdout : stderr;
+    FILE *msg = res.streamed ? stderr : stdout; /* stdout may be where the trace went */
     if (res.files_written > 1)
         fprintf(msg, "wrote %zu events to %zu files (%s, ...)\n", res.events_written, res.files_written,
                 res.first_path);

@@ -251,6 +251,11 @@ int cmd_live(int argc, char **argv) {
     }
     char what[300];
     live_cmd_describe(&o, srck, argv, &cfg, what, sizeof what);
+    if (o.out && !strcmp(o.out, "-")) {
+        cli_error("live -o needs a file, device or FIFO: stdout is the %s", o.headless ? "meter's" : "TUI's");
+        Launch_freeArgv(owned);
+        return 2;
+    }
     cfg.record_path = o.out;
     cfg.snapshot_ms = 100;
     cfg.store.snapshot_max_events = 1u << 20; /* bounds a snapshot build to ~0.4 s */

@@ -26,7 +26,9 @@ void help_record(FILE *out) {
             "exits. Ring and CUPTI drop counts, the source (simulator parameters, or the collector and\n"
             "command) and whether the data is simulated are recorded under the \"ovtrace\" key.\n\n"
             "options:\n"
-            "  -o, --output FILE   where to write (required)\n"
+            "  -o, --output FILE   where to write (required); a symlink's target is written (the link\n"
+            "                      stays); '-' (with --simulate), a device or a FIFO gets one stream\n"
+            "                      (complete at the end, no per-second checkpoints)\n"
             "  --duration S        stop after S (e.g. 10, 2.5s, 500ms); default: until Ctrl-C or the\n"
             "                      source ends\n"
             "  --retention S       events kept in memory (default 60s; written out every second)\n\n");
@@ -111,6 +113,10 @@ int cmd_record(int argc, char **argv) {
     if (rc) return rc;
     if (!o.out) {
         cli_error("record needs an output file: -o OUT.json.zst");
+        return 2;
+    }
+    if (!strcmp(o.out, "-") && src != LIVE_CLI_SIMULATE) {
+        cli_error("-o - needs --simulate: a program writes to stdout too (use a FIFO or a file)");
         return 2;
     }
     LiveSessionConfig cfg;

@@ -11,7 +11,10 @@
  * fresh trailer ("]," + the top-level keys + "}"). After every checkpoint the file is
  * complete JSON; a kill in the middle of one leaves a truncated file that the loader
  * still reads (with a truncation warning) up to the last whole event. The file is
- * created under a temporary name and renamed into place at the first checkpoint. */
+ * created under a temporary name and renamed into place at the first checkpoint.
+ * "-", a character device or a FIFO cannot be truncated or renamed over: the frames are
+ * streamed to it in order and the trailer is written once, at the end. A symlink is
+ * followed: its target is the file written (outpath.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -24,6 +27,7 @@
 
 #include "live_internal.h"
 #include "ovtrace/jsonout.h"
+#include "ovtrace/outpath.h"
 
 enum { COMP_PLAIN, COMP_GZ, COMP_ZST };
 
@@ -32,6 +36,7 @@ struct LiveRecorder {
     int fd;
     int comp;
     bool renamed, began, any_event;
+    bool stream; /* written in order, never truncated or renamed */
     off_t body_end;
     uint64_t cursor, lost, events, checkpoints;
     /* caches */
@@ -50,19 +55,27 @@ static bool ends_with(const char *s, const char *suf) {
 }
 
 LiveRecorder *LiveRecorder_open(const char *path, char *err, size_t errlen) {
-    if (!path || !*path || !strcmp(path, "-")) {
+    if (!path || !*path) {
         snprintf(err, errlen, "a recording needs a file path (-o FILE.json[.gz|.zst])");
         return NULL;
     }
+    OutPath op;
+    if (!OutPath_resolve(path, &op, err, errlen)) return NULL;
     LiveRecorder *r = xcalloc(1, sizeof *r);
-    r->path = xstrdup(path);
+    r->path = op.path;
     r->comp = ends_with(path, ".gz") ? COMP_GZ : ends_with(path, ".zst") ? COMP_ZST : COMP_PLAIN;
-    size_t n = strlen(path) + 32;
-    r->tmp = xmalloc(n);
-    snprintf(r->tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    r->fd = open(r->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (op.stream) {
+        r->stream = r->renamed = true; /* nothing to rename, nothing to remove */
+        r->fd = OutPath_openStream(&op, err, errlen);
+    } else {
+        OutPath_cleanStale(r->path); /* temporary files of recordings killed by SIGKILL */
+        size_t n = strlen(r->path) + 32;
+        r->tmp = xmalloc(n);
+        snprintf(r->tmp, n, "%s.tmp.%ld", r->path, (long)getpid());
+        r->fd = open(r->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (r->fd < 0) snprintf(err, errlen, "%s: %s", r->tmp, strerror(errno));
+    }
     if (r->fd < 0) {
-        snprintf(err, errlen, "%s: %s", r->tmp, strerror(errno));
         free(r->tmp);
         free(r->path);
         free(r);
@@ -94,17 +107,18 @@ void LiveRecorder_abort(LiveRecorder *r) {
 
 /* ---- frames ----------------------------------------------------------------------------- */
 
+/* at off, or in order when off < 0 (a stream) */
 static bool write_all(int fd, const void *p, size_t n, off_t off) {
     const char *c = p;
     while (n) {
-        ssize_t w = pwrite(fd, c, n, off);
+        ssize_t w = off < 0 ? write(fd, c, n) : pwrite(fd, c, n, off);
         if (w < 0) {
             if (errno == EINTR) continue;
             return false;
         }
         c += w;
         n -= (size_t)w;
-        off += w;
+        if (off >= 0) off += w;
     }
     return true;
 }
@@ -305,7 +319,7 @@ static bool put_frame(LiveRecorder *r, const char *text, size_t n, off_t at, siz
         snprintf(err, errlen, "%s: compression failed", r->path);
         return false;
     }
-    bool ok = write_all(r->fd, fr, flen, at);
+    bool ok = write_all(r->fd, fr, flen, r->stream ? -1 : at);
     free(fr);
     if (!ok) {
         snprintf(err, errlen, "%s: %s", r->renamed ? r->path : r->tmp, strerror(errno));
@@ -326,8 +340,8 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, char *err, 
         r->began = true;
     }
     new_lanes(r, s, f);
-    if (ftruncate(r->fd, r->body_end) != 0) { /* drop the old trailer first: a kill now
-                                                 leaves a truncated, still loadable file */
+    if (!r->stream && ftruncate(r->fd, r->body_end) != 0) { /* drop the old trailer first: a kill
+                                                    now leaves a truncated, still loadable file */
         fclose(f);
         free(buf);
         snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
@@ -352,8 +366,9 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, char *err, 
         f = open_memstream(&buf, &len);
         if (!f) abort();
     }
-    /* 2. trailer */
+    /* 2. trailer (a stream gets it once, at the end) */
     r->checkpoints++;
+    if (r->stream && !complete) return true;
     char extra[256];
     snprintf(extra, sizeof extra,
              "\"recording\": {\"events\": %" PRIu64 ", \"lost_to_retention\": %" PRIu64
@@ -370,7 +385,7 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, char *err, 
     bool ok = put_frame(r, buf, len, r->body_end, &w, err, errlen);
     free(buf);
     if (!ok) return false;
-    if (ftruncate(r->fd, r->body_end + (off_t)w) != 0) {
+    if (!r->stream && ftruncate(r->fd, r->body_end + (off_t)w) != 0) {
         snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
         return false;
     }
@@ -390,7 +405,7 @@ bool LiveRecorder_checkpoint(LiveRecorder *r, LiveStore *s, char *err, size_t er
 
 bool LiveRecorder_close(LiveRecorder *r, LiveStore *s, char *err, size_t errlen) {
     bool ok = checkpoint(r, s, true, err, errlen);
-    if (ok && fsync(r->fd) != 0) {
+    if (ok && !r->stream && fsync(r->fd) != 0) {
         snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
         ok = false;
     }

@@ -12,3 +12,7 @@ set_tests_properties(test_export test_export_deepseek PROPERTIES TIMEOUT 60)
 add_test(NAME export.cli
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/export/export_cli.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK})
 set_tests_properties(export.cli PROPERTIES LABELS export SKIP_RETURN_CODE 77 TIMEOUT 60)
+
+# -o naming a FIFO, a character device, "-" or a symlink (issue 14 item 1); export and record
+add_test(NAME export.special_out COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/export/special_out.sh $<TARGET_FILE:ovtrace>)
+set_tests_properties(export.special_out PROPERTIES LABELS export TIMEOUT 120)

@@ -57,3 +57,8 @@ endforeach()
 # live store bounds: 5M events/s for 60 s, RSS plateaus, drops exact (bench/live_bench)
 add_test(NAME rel.live_bounds COMMAND bash ${rel_dir}/live_bounds.sh ${CMAKE_BINARY_DIR}/bench/live_bench 60)
 set_tests_properties(rel.live_bounds PROPERTIES LABELS reliability TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
+
+# stale export/record temporary files removed (dead PID), SIGUSR1/SIGALRM/INT/TERM/HUP
+# mid-export leave nothing (issue 14 item 12); runs without ../shared
+add_test(NAME rel.stale_temps COMMAND bash ${rel_dir}/stale_temps.sh ${OVTRACE_BIN})
+set_tests_properties(rel.stale_temps PROPERTIES LABELS reliability TIMEOUT 300)

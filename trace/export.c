@@ -25,6 +25,7 @@
 
 #include "jsonscan.h"
 #include "ovtrace/input.h"
+#include "ovtrace/outpath.h"
 #include "util.h"
 
 ExportFilter ExportFilter_all(void) {
@@ -267,7 +268,8 @@ static void out_free(Out *o) {
 #define MAX_TEMPS 4096
 static char *volatile g_temps[MAX_TEMPS]; /* removed by the signal handler */
 static volatile sig_atomic_t g_n_temps;
-static const int SIGS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ};
+static const int SIGS[] = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGPIPE, SIGXFSZ,
+                           SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF}; /* all that terminate by default */
 #define N_SIGS (sizeof SIGS / sizeof SIGS[0])
 static struct sigaction g_old[N_SIGS];
 
@@ -510,7 +512,8 @@ typedef struct {
     uint32_t *sources;
     size_t n_sources;
     int32_t rank; /* INT32_MIN when merged over several ranks */
-    char *path;
+    char *path;   /* as given (messages, compression by extension) */
+    char *target; /* the file replaced: path, or where its symlinks lead */
     char *tmp;
     int fd;
     size_t events;
@@ -1088,9 +1091,10 @@ static int make_temp(const char *path, char **tmp_out, char *err, size_t errlen)
     const char *slash = strrchr(path, '/');
     size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
     const char *base = slash ? slash + 1 : path;
-    size_t len = strlen(path) + 32;
+    size_t len = strlen(path) + 48;
     char *tmp = xmalloc(len);
-    snprintf(tmp, len, "%.*s.%s.tmp-XXXXXX", (int)dlen, path, base);
+    /* the pid lets a later export remove this file if we die by SIGKILL (OutPath_cleanStale) */
+    snprintf(tmp, len, "%.*s.%s.tmp-%ld-XXXXXX", (int)dlen, path, base, (long)getpid());
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
@@ -1147,16 +1151,18 @@ bool Export_run(const Trace *t, const ExportFilter *f, const char *out_path, Exp
         while (k < n_ranks && ranks[k] != r) k++;
         if (k == n_ranks) ranks[n_ranks++] = r;
     }
-    bool to_stdout = !strcmp(out_path, "-");
+    OutPath op; /* "-", a device or a FIFO is streamed to; a symlink is followed */
+    bool ok = OutPath_resolve(out_path, &op, err, errlen);
+    bool to_stream = ok && op.stream;
+    OutPath_free(&op);
     bool per_rank = n_ranks > 1 && !f->merge;
     size_t n_units = per_rank ? n_ranks : 1;
-    bool ok = true;
-    if (n_ranks == 0) {
+    if (ok && n_ranks == 0) {
         snprintf(err, errlen, "no input holds rank %d", f->rank);
         ok = false;
-    } else if (per_rank && to_stdout) {
-        snprintf(err, errlen, "the input holds %zu ranks: writing to stdout needs --merge (one merged trace)",
-                 n_ranks);
+    } else if (ok && per_rank && to_stream) {
+        snprintf(err, errlen, "the input holds %zu ranks: writing to %s needs --merge (one merged trace)", n_ranks,
+                 strcmp(out_path, "-") ? out_path : "stdout");
         ok = false;
     }
     Unit *units = xcalloc(n_units, sizeof *units);
@@ -1170,20 +1176,39 @@ bool Export_run(const Trace *t, const ExportFilter *f, const char *out_path, Exp
             if (per_rank ? r == ranks[ui] : (f->rank == INT32_MIN || r == f->rank)) u->sources[u->n_sources++] = s;
         }
         u->path = per_rank ? rank_path(out_path, ranks[ui]) : xstrdup(out_path);
-        if (!to_stdout && !refuse_input(t, u->path, err, errlen)) ok = false;
+        if (to_stream) continue;
+        OutPath up;
+        if (!OutPath_resolve(u->path, &up, err, errlen)) {
+            ok = false;
+        } else if (up.stream) { /* OUT.rankN.json named a device or FIFO */
+            snprintf(err, errlen, "%s is not a regular file (one output per rank needs files)", u->path);
+            ok = false;
+        } else if (!refuse_input(t, up.path, err, errlen)) {
+            ok = false;
+        }
+        u->target = up.path;
     }
-    if (ok && !to_stdout && n_units > MAX_TEMPS) {
+    if (ok && !to_stream && n_units > MAX_TEMPS) {
         snprintf(err, errlen, "too many output files (%zu ranks); use --merge", n_units);
         ok = false;
     }
-    bool installed = ok && !to_stdout;
+    bool installed = ok && !to_stream;
     if (installed) signals_install();
     for (size_t ui = 0; ok && ui < n_units; ui++) {
         Unit *u = &units[ui];
         X.merge_pids = u->n_sources > 1;
-        int fd = 1;
-        if (!to_stdout) {
-            fd = make_temp(u->path, &u->tmp, err, errlen);
+        int fd;
+        if (to_stream) {
+            OutPath sp = {true, (char *)out_path};
+            fd = OutPath_openStream(&sp, err, errlen);
+            if (fd < 0) {
+                ok = false;
+                break;
+            }
+            u->fd = fd;
+        } else {
+            OutPath_cleanStale(u->target); /* temporary files of exports killed by SIGKILL */
+            fd = make_temp(u->target, &u->tmp, err, errlen);
             if (fd < 0) {
                 ok = false;
                 break;
@@ -1193,50 +1218,50 @@ bool Export_run(const Trace *t, const ExportFilter *f, const char *out_path, Exp
             g_n_temps++;
         }
         Out o;
-        if (!out_open(&o, fd, to_stdout ? kind_for_path("-") : kind_for_path(u->path), err, errlen)) {
+        if (!out_open(&o, fd, kind_for_path(u->path), err, errlen)) {
             out_free(&o);
             ok = false;
             break;
         }
         if (!write_unit(&X, &o, u, err, errlen)) ok = false;
         if (!out_finish(&o) && ok) {
-            snprintf(err, errlen, "%s: %s", to_stdout ? "stdout" : u->path, o.err);
+            snprintf(err, errlen, "%s: %s", strcmp(u->path, "-") ? u->path : "stdout", o.err);
             ok = false;
         }
         out_free(&o);
-        if (ok && !to_stdout && fsync(fd) != 0) {
+        if (ok && !to_stream && fsync(fd) != 0) {
             snprintf(err, errlen, "%s: fsync failed: %s", u->path, strerror(errno));
             ok = false;
         }
-        if (!to_stdout) {
-            if (close(fd) != 0 && ok) {
-                snprintf(err, errlen, "%s: close failed: %s", u->path, strerror(errno));
-                ok = false;
-            }
-            u->fd = -1;
+        if (close(fd) != 0 && ok) {
+            snprintf(err, errlen, "%s: close failed: %s", strcmp(u->path, "-") ? u->path : "stdout", strerror(errno));
+            ok = false;
         }
+        u->fd = -1;
         res->events_written += u->events;
     }
     /* all written: rename; else remove every temporary file */
-    for (size_t ui = 0; ok && !to_stdout && ui < n_units; ui++) {
+    for (size_t ui = 0; ok && !to_stream && ui < n_units; ui++) {
         Unit *u = &units[ui];
-        if (rename(u->tmp, u->path) != 0) {
-            snprintf(err, errlen, "cannot rename %s to %s: %s", u->tmp, u->path, strerror(errno));
+        if (rename(u->tmp, u->target) != 0) {
+            snprintf(err, errlen, "cannot rename %s to %s: %s", u->tmp, u->target, strerror(errno));
             ok = false;
             break;
         }
-        sync_dir(u->path);
+        sync_dir(u->target);
         g_temps[ui] = NULL;
         free(u->tmp);
         u->tmp = NULL;
         res->files_written++;
     }
-    if (to_stdout && ok) res->files_written = 1;
+    if (to_stream && ok) res->files_written = 1;
+    res->streamed = to_stream;
     for (size_t ui = 0; ui < n_units; ui++) {
         Unit *u = &units[ui];
         if (u->fd >= 0) close(u->fd);
         if (u->tmp) unlink(u->tmp);
         free(u->tmp);
+        free(u->target);
         free(u->sources);
     }
     if (installed) {

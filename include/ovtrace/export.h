@@ -28,13 +28,16 @@ ExportFilter ExportFilter_all(void);
 typedef struct {
     size_t events_written; /* trace events (not counting metadata and flow events) */
     size_t files_written;
+    bool streamed; /* written in place to "-", a device or a FIFO (no file was replaced) */
     char first_path[4096];
 } ExportResult;
 
 /* Writes the selection to out_path ("-" = stdout); the compression follows the
  * extension (.json, .json.gz, .json.zst). Writes a temporary file in the target
  * directory and renames it, so a failure leaves nothing behind; refuses to overwrite
- * any input file. With several ranks and !merge, out_path gets a ".rankN" suffix
+ * any input file. A symlink's target is the file replaced (the link stays); "-", a
+ * character device or a FIFO is written in place (include/ovtrace/outpath.h). Stale
+ * temporary files of killed exports beside the target are removed first. With several ranks and !merge, out_path gets a ".rankN" suffix
  * before the extension. Returns false with a message. */
 bool Export_run(const Trace *t, const ExportFilter *f, const char *out_path, ExportResult *res, char *err,
                 size_t errlen);

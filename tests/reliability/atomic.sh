@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Data atomicity (issue 9, "Data"): `ovtrace export` and `ovtrace record` write a
-# temporary file beside the output (DIR/.NAME.tmp-XXXXXX) and rename it over OUT when
-# complete. Killed mid-write they leave the old file (byte-identical) or no file.
-# SIGINT/SIGTERM/SIGHUP remove the temporary file; after SIGKILL at most that one
-# hidden temporary file remains (nothing can run on SIGKILL) and the next run in the
-# same directory is unaffected.
+# temporary file beside the output (DIR/.NAME.tmp-PID-XXXXXX) and rename it over OUT
+# when complete. Killed mid-write they leave the old file (byte-identical) or no file.
+# SIGINT/SIGTERM/SIGHUP/SIGUSR1/SIGALRM remove the temporary file; after SIGKILL at most
+# that one hidden temporary file remains (nothing can run on SIGKILL), and the next
+# export to the same name removes it once it is stale (its process gone, a minute old).
 #   atomic.sh OVTRACE_BIN GEN_TRACE SOURCE_TRACE
 set -u
 bin=$1
@@ -23,8 +23,8 @@ T=${OVTRACE_TEST_TIMEOUT:-120}
 "$gen" "$src" "$tmp/big.json" --mb "${OVTRACE_ATOMIC_MB:-100}" --devices 2 >/dev/null || { echo "gen_trace failed"; exit 1; }
 
 # leftovers DIR NAME: the files in DIR other than NAME that are not a documented
-# temporary file: export's DIR/.NAME.tmp-XXXXXX (mkstemp), record's DIR/NAME.tmp.PID
-TEMP_RE='^(\.NAME\.tmp-[A-Za-z0-9]{6}|NAME\.tmp\.[0-9]+)$'
+# temporary file: export's DIR/.NAME.tmp-PID-XXXXXX (mkstemp), record's DIR/NAME.tmp.PID
+TEMP_RE='^(\.NAME\.tmp-[0-9]+-[A-Za-z0-9]{6}|NAME\.tmp\.[0-9]+)$'
 temp_re() { local n=${1//./\\.}; echo "${TEMP_RE//NAME/$n}"; }
 leftovers() { ls -A "$1" | grep -vxF "$2" | grep -vE "$(temp_re "$2")"; }
 temps() { ls -A "$1" | grep -cE "$(temp_re "$2")"; }
@@ -79,11 +79,13 @@ kill_export() {
     n=$(temps "$d" "$name")
     if [ "$sig" = KILL ]; then
         [ "$n" -le 1 ] || fail "export $name (KILL): $n temporary files"
-        # the next export into the same directory is unaffected by the leftover
+        # the next export into the same directory is unaffected by the leftover and
+        # removes it: its process is gone (aged: a fresh one might be another host's)
+        ls -A "$d" | grep -E "$(temp_re "$name")" | while read -r f; do touch -d '-2 minutes' "$d/$f"; done
         timeout -k 5 "$T" "$bin" export "$tmp/kineto.json" -o "$d/$name" -q >/dev/null 2>"$tmp/err" ||
             fail "export $name after a KILL: $(cat "$tmp/err")"
         timeout -k 5 "$T" "$bin" stats "$d/$name" >/dev/null 2>&1 || fail "export $name after a KILL: output does not load"
-        [ "$(temps "$d" "$name")" -le 1 ] || fail "export $name: temporary files accumulate"
+        [ "$(temps "$d" "$name")" -eq 0 ] || fail "export $name: the stale temporary file of the killed export remains"
     else
         [ "$n" -eq 0 ] || fail "export $name ($sig): the temporary file was not removed"
     fi
@@ -91,7 +93,7 @@ kill_export() {
 }
 
 cp "$(dirname "$0")/../data/kineto-2node.json" "$tmp/kineto.json"
-for sig in KILL TERM INT HUP; do
+for sig in KILL TERM INT HUP USR1 ALRM; do
     for name in out.json.gz out.json.zst; do
         kill_export "$sig" "$name" 1
         kill_export "$sig" "$name" 0
