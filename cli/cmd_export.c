@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "ovtrace/export.h"
+#include "ovtrace/termsafe.h"
 #include "ovtrace/timeunits.h"
 
 void help_export(FILE *out) {
@@ -178,10 +179,10 @@ int cmd_export(int argc, char **argv) {
     }
     FILE *msg = res.streamed ? stderr : stdout; /* stdout may be where the trace went */
     if (res.files_written > 1)
-        fprintf(msg, "wrote %zu events to %zu files (%s, ...)\n", res.events_written, res.files_written,
+        TermSafe_fprintf(msg, "wrote %zu events to %zu files (%s, ...)\n", res.events_written, res.files_written,
                 res.first_path);
     else
-        fprintf(msg, "wrote %zu events to %s\n", res.events_written, strcmp(out, "-") ? res.first_path : "stdout");
+        TermSafe_fprintf(msg, "wrote %zu events to %s\n", res.events_written, strcmp(out, "-") ? res.first_path : "stdout");
     Trace_free(t);
     rc = 0;
 done:

@@ -12,6 +12,7 @@
 #include "live_cmd.h"
 #include "ovtrace/live.h"
 #include "ovtrace/live_cli.h"
+#include "ovtrace/termsafe.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
 
@@ -291,7 +292,7 @@ int cmd_live(int argc, char **argv) {
         cli_error("recording failed: %s", err);
         return 1;
     }
-    if (o.out) fprintf(stderr, "recorded to %s\n", o.out);
+    if (o.out) TermSafe_fprintf(stderr, "recorded to %s\n", o.out);
     /* headless, a program that failed on its own passes its status on (as record does;
      * Ctrl-C and --duration are the normal ways out); the TUI leaves with q's 0 */
     if (o.headless && rc == 0 && !g_stop && prog > 0 && g_source_ended) return prog;

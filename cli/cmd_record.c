@@ -12,6 +12,7 @@
 #include "live_cmd.h"
 #include "ovtrace/live.h"
 #include "ovtrace/live_cli.h"
+#include "ovtrace/termsafe.h"
 
 void help_record(FILE *out) {
     fprintf(out,
@@ -183,11 +184,11 @@ int cmd_record(int argc, char **argv) {
         return 1;
     }
     if (src == LIVE_CLI_SIMULATE)
-        fprintf(stderr, "recorded %llu events (%s, %llu steps) to %s; ring drops %llu%s\n",
+        TermSafe_fprintf(stderr, "recorded %llu events (%s, %llu steps) to %s; ring drops %llu%s\n",
                 (unsigned long long)st.ingested, what, (unsigned long long)steps, o.out,
                 (unsigned long long)st.ring_drops, g_stop ? " (stopped by signal)" : "");
     else
-        fprintf(stderr, "recorded %llu events (%s) to %s; ring drops %llu, CUPTI dropped records %llu; program %s%s\n",
+        TermSafe_fprintf(stderr, "recorded %llu events (%s) to %s; ring drops %llu, CUPTI dropped records %llu; program %s%s\n",
                 (unsigned long long)st.ingested, what, o.out, (unsigned long long)st.ring_drops,
                 (unsigned long long)st.cupti_drops, ended,
                 g_stop ? " (stopped by signal)" : timed_out ? " (stopped after --duration)" : "");

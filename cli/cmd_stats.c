@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "ovtrace/jsonout.h"
 #include "ovtrace/overlap.h"
+#include "ovtrace/termsafe.h"
 #include "ovtrace/timeunits.h"
 
 void help_stats(FILE *out) {
@@ -36,7 +37,8 @@ static void print_ratio(FILE *out, const DeviceFigures *d, int width) {
 static void print_table(FILE *out, const Trace *t, const OverlapReport *R, int64_t t0, int64_t t1) {
     for (size_t i = 0; i < t->n_sources; i++) {
         const TraceSource *s = &t->sources[i];
-        fprintf(out, "file %s: rank %d", s->path, s->rank);
+        char safe[1024]; /* names from the trace and file names are escaped (termsafe.h) */
+        fprintf(out, "file %s: rank %d", TermSafe_str(s->path, safe, sizeof safe), s->rank);
         if (s->world_size > 0) fprintf(out, " of %d", s->world_size);
         fprintf(out, ", %s\n", s->compression == 1 ? "gzip" : s->compression == 2 ? "zstd" : "plain JSON");
     }
@@ -84,8 +86,9 @@ static void print_table(FILE *out, const Trace *t, const OverlapReport *R, int64
         for (size_t k = 0; k < d->n_streams; k++) {
             const StreamFigures *s = &d->streams[k];
             us(c[0], 32, s->busy);
+            char safe[256];
             fprintf(out, "%4d %4" PRId64 " %8" PRId64 " %-20.20s %8zu %10s\n", d->rank, d->device, s->stream,
-                    StrTab_get(t->strings, t->lanes[s->lane].name), s->n_events, c[0]);
+                    TermSafe_str(StrTab_get(t->strings, t->lanes[s->lane].name), safe, sizeof safe), s->n_events, c[0]);
         }
     }
     if (R->n_kernels) {
@@ -95,8 +98,9 @@ static void print_table(FILE *out, const Trace *t, const OverlapReport *R, int64
             const KernelFigures *k = &R->kernels[i];
             us(c[0], 32, k->total);
             us(c[1], 32, k->total / (int64_t)k->count);
+            char safe[512];
             fprintf(out, "%7zu %11s %9s  %-8s %.100s\n", k->count, c[0], c[1], EventClass_name(k->cls),
-                    StrTab_get(t->strings, k->name));
+                    TermSafe_str(StrTab_get(t->strings, k->name), safe, sizeof safe));
         }
     }
 }

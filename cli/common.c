@@ -6,12 +6,13 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "ovtrace/termsafe.h"
 
 void cli_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fputs("ovtrace: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    TermSafe_vfprintf(stderr, fmt, ap); /* messages name files and trace strings */
     fputc('\n', stderr);
     va_end(ap);
 }
@@ -28,7 +29,7 @@ void InputOptions_init(InputOptions *o) {
     memset(o, 0, sizeof *o);
     o->rules = CommRules_default();
     char err[512];
-    if (!CommRules_loadUserConfig(o->rules, err, sizeof err)) fprintf(stderr, "ovtrace: warning: %s\n", err);
+    if (!CommRules_loadUserConfig(o->rules, err, sizeof err)) TermSafe_fprintf(stderr, "ovtrace: warning: %s\n", err);
 }
 
 void InputOptions_free(InputOptions *o) { CommRules_free(o->rules); }
@@ -133,8 +134,9 @@ static void progress_bar(void *ctx, const char *path, uint64_t done, uint64_t to
         snprintf(rate, sizeof rate, "  %.0f MB/s  ETA %.1fs", r / 1e6, eta);
     }
     const char *base = strrchr(path, '/');
-    char line[256];
-    snprintf(line, sizeof line, "loading %.32s [%s] %3d%%  %.1f/%.1f MB%s  %zu events", base ? base + 1 : path, bar,
+    char line[256], safe[160];
+    TermSafe_str(base ? base + 1 : path, safe, sizeof safe);
+    snprintf(line, sizeof line, "loading %.32s [%s] %3d%%  %.1f/%.1f MB%s  %zu events", safe, bar,
              pct, (double)done / 1e6, (double)total / 1e6, rate, events);
     /* one line: never wrap, or the next \r would not clear it */
     struct winsize ws;

@@ -62,3 +62,8 @@ set_tests_properties(rel.live_bounds PROPERTIES LABELS reliability TIMEOUT 300 S
 # mid-export leave nothing (issue 14 item 12); runs without ../shared
 add_test(NAME rel.stale_temps COMMAND bash ${rel_dir}/stale_temps.sh ${OVTRACE_BIN})
 set_tests_properties(rel.stale_temps PROPERTIES LABELS reliability TIMEOUT 300)
+
+# terminal injection: hostile names and file names escaped in stats, --json, errors,
+# warnings, export, --dump and the TUI (issue 14 item 2)
+add_test(NAME rel.term_inject COMMAND bash ${rel_dir}/term_inject.sh ${OVTRACE_BIN})
+set_tests_properties(rel.term_inject PROPERTIES LABELS reliability TIMEOUT 300)

@@ -13,6 +13,7 @@
 
 #include "ovtrace/load.h"
 #include "ovtrace/snapshot.h"
+#include "ovtrace/termsafe.h"
 #include "util.h"
 
 static bool is_trace_name(const char *n) {
@@ -74,7 +75,7 @@ static void note_msg(void *ctx, const char *msg) {
     /* opened per note: a detached saver must not flush a copy of the caller's buffer */
     FILE *f = l->log_path ? fopen(l->log_path, "a") : l->log;
     if (!f) return;
-    fprintf(f, "ovtrace: cache: %s\n", msg);
+    TermSafe_fprintf(f, "ovtrace: cache: %s\n", msg); /* names files */
     if (l->log_path) fclose(f);
     else fflush(f);
 }
@@ -220,12 +221,12 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
 void Load_printWarnings(const Trace *t, FILE *out) {
     const TraceDiag *d = &t->diag;
     if (d->truncated)
-        fprintf(out,
+        TermSafe_fprintf(out,
                 "warning: %s: trace is truncated at byte %" PRIu64
                 " (the profiler may have died mid-write); loaded everything before it\n",
                 d->truncated_path, d->truncated_offset);
     if (d->skipped)
-        fprintf(out, "warning: skipped %zu event%s with bad values; first in %s at byte %" PRIu64 ": %s\n", d->skipped,
+        TermSafe_fprintf(out, "warning: skipped %zu event%s with bad values; first in %s at byte %" PRIu64 ": %s\n", d->skipped,
                 d->skipped == 1 ? "" : "s", d->first_skip_path, d->first_skip_offset, d->first_skip_reason);
     if (d->ignored)
         fprintf(out, "note: ignored %zu event%s of phases ovtrace does not model (async b/e, samples, objects)\n",

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/termsafe.h"
+
 /* Whether a code point takes exactly one column (no locale needed): combining marks,
  * zero-width and East Asian wide characters do not. */
 static bool single_width(uint32_t cp) {
@@ -75,7 +77,7 @@ int Grid_textAscii(Grid *g, int x, int y, int maxw, const char *s, int role, uns
     while (*s && n < maxw) {
         uint32_t cp = Utf8_decode(&s);
         if (cp == '\t' || cp == '\n' || cp == '\r') cp = ' ';
-        if (cp < 0x20 || cp == 0x7f) cp = '?';
+        if (TermSafe_unsafe(cp)) cp = '?'; /* C0/C1, ESC, bidi controls: termsafe.h */
         if (cp >= 0x80) {
             if (ascii) cp = '?';
             else if (!single_width(cp)) cp = '?';
