@@ -49,6 +49,9 @@ static void on_fatal(int sig) {
     /* restore the terminal, then die of the same signal */
     if (g_active) {
         g_active = 0;
+        static const char mouse_off[] = "\033[?1000l\033[?1002l\033[?1003l\033[?1006l";
+        ssize_t w = write(STDOUT_FILENO, mouse_off, sizeof mouse_off - 1);
+        (void)w;
         endwin();
     }
     static const char msg[] = "ovtrace: fatal signal; terminal restored\n";
@@ -70,6 +73,15 @@ static void install_signals(void) {
     sa.sa_flags = SA_RESETHAND;
     int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT};
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) sigaction(fatal[i], &sa, NULL);
+    /* the other signals whose default action ends the process (kill -USR1, an alarm, a
+     * closed pipe): same restore-and-die, except where the signal was ignored when we
+     * started (nohup, trap '' SIG), which is kept */
+    int deadly[] = {SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGPIPE, SIGXCPU, SIGXFSZ};
+    for (size_t i = 0; i < sizeof deadly / sizeof deadly[0]; i++) {
+        struct sigaction old;
+        if (sigaction(deadly[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+            sigaction(deadly[i], &sa, NULL);
+    }
 }
 
 /* colours: 256-colour palette index, 8/16-colour fallback */

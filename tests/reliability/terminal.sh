@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Terminal restore (issue 9, "Terminal"): `ovtrace view` and `ovtrace live` killed by
-# SIGINT, SIGTERM, SIGHUP or SIGSEGV leave the terminal usable, and storms of
+# SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGUSR1, SIGALRM or SIGPIPE (issue 14 item 14)
+# leave the terminal usable, and storms of
 # SIGWINCH (resizes and raw signals) do not crash them. Runs the real binary in a
 # tmux pane at 120x40. The pane's shell is sh (non-interactive), which, unlike
 # bash, does not repair the tty after a job dies, so what is checked is ovtrace's own
@@ -8,11 +9,12 @@
 # screen is left, the cursor is visible, mouse reporting is off, and an interactive
 # shell started afterwards answers a command.
 #   terminal.sh CASE OVTRACE_BIN TRACE     CASE: view | live | winch-view | winch-live
-# Exit 77 (skipped) without tmux or the trace.
+# Exit 77 (skipped) without tmux. view uses tests/data/kineto-2node.json when TRACE
+# (the DeepSeek trace) is missing.
 set -u
 CASE=$1 BIN=$2 TRACE=$3
 command -v tmux >/dev/null || { echo "tmux not installed: skipped"; exit 77; }
-case $CASE in view | winch-view) [ -r "$TRACE" ] || { echo "$TRACE missing: skipped"; exit 77; } ;; esac
+case $CASE in view | winch-view) [ -r "$TRACE" ] || { echo "$TRACE missing: using kineto-2node.json"; TRACE=$(cd "$(dirname "$0")/../data" && pwd)/kineto-2node.json; } ;; esac
 TMP=$(mktemp -d /tmp/ovtrace-term-XXXXXX)
 SOCK0="ovt-rel-$CASE-$$"
 SOCK=$SOCK0
@@ -94,7 +96,7 @@ winch_case() { # MODE
 }
 
 case $CASE in
-view | live) for sig in INT TERM HUP SEGV; do kill_case "$CASE" "$sig"; done ;;
+view | live) for sig in INT TERM HUP SEGV USR1 ALRM PIPE; do kill_case "$CASE" "$sig"; done ;;
 winch-view) winch_case view ;;
 winch-live) winch_case live ;;
 *) echo "unknown case $CASE"; exit 2 ;;
