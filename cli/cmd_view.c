@@ -179,6 +179,21 @@ int cmd_view(int argc, char **argv) {
         }
         if (r0 == INT64_MIN) r0 = t->t_min;
         if (r1 == INT64_MAX) r1 = t->t_max;
+        int64_t q0 = r0, q1 = r1;
+        int fit = View_clampRange(t->t_min, t->t_max, &r0, &r1);
+        if (fit != 0) { /* say so: an empty view with no message looks like a broken trace */
+            char a0[48], a1[48], e1[48];
+            Time_format(a0, sizeof a0, q0 - t->t_min);
+            Time_format(a1, sizeof a1, q1 - t->t_min);
+            Time_format(e1, sizeof e1, t->t_max - t->t_min);
+            if (fit < 0) {
+                Crt_done();
+                cli_error("--range %s: %s..%s lies outside the trace, which spans 0..%s", range, a0, a1, e1);
+                rc = 2;
+                goto out;
+            }
+            App_message(a, ROLE_ERROR, "--range %s..%s goes past the trace (0..%s): clamped", a0, a1, e1);
+        }
         a->v.t0 = r0;
         a->v.t1 = r1 > r0 ? r1 : r0 + 1;
         a->v.cursor = r0;

@@ -12,13 +12,25 @@
 #include "ovtrace/tui/export_key.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/lanes_render.h"
+#include "ovtrace/tui/ruler.h"
 
 /* ---- time ---- */
 
 static unsigned k_pan(App *a, const TuiKey *k, int arg) {
     (void)k;
-    View_pan(&a->v, (int64_t)((__int128)View_span(&a->v) * arg / 16));
+    int64_t t0 = a->v.t0, delta = (int64_t)((__int128)View_span(&a->v) * arg / 16);
+    View_pan(&a->v, delta);
+    /* the window cannot move (everything visible, or at an end): move the cursor alone */
+    if (a->v.t0 == t0) View_moveCursor(&a->v, delta);
     a->v.follow = false;
+    return REDRAW_VIEW;
+}
+
+/* < and >: the cursor alone, one plot column (issue 15) */
+static unsigned k_cursor(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    int64_t col = View_span(&a->v) / (a->v.cols > 0 ? a->v.cols : 1);
+    View_moveCursor(&a->v, (col > 0 ? col : 1) * arg);
     return REDRAW_VIEW;
 }
 
@@ -70,6 +82,8 @@ static unsigned k_home_end(App *a, const TuiKey *k, int arg) {
     else View_end(&a->v);
     if (arg < 0) a->v.cursor = a->v.t0;
     else a->v.cursor = a->v.t1 - 1;
+    /* . and , then step from the trace's start (end), not from the old selection */
+    a->v.sel = SIZE_MAX;
     return REDRAW_VIEW;
 }
 
@@ -371,7 +385,16 @@ static unsigned k_follow(App *a, const TuiKey *k, int arg) {
     } else {
         a->v.frozen = !a->v.frozen;
         if (a->src->set_frozen) a->src->set_frozen(a->src->ctx, a->v.frozen);
-        App_message(a, ROLE_DIM, "%s", a->v.frozen ? "display frozen, collection goes on (p or Z resumes)" : "display live");
+        Trace *all = a->t;
+        if (a->v.frozen && a->src->snapshot_all && a->src->snapshot_all(a->src->ctx, &all) && all) {
+            App_setTrace(a, all); /* everything retained, not only the followed span */
+            char span[48];
+            Ruler_format(span, sizeof span, all->t_max - all->t_min, 1000000);
+            App_message(a, ROLE_DIM, "display frozen: the whole buffer (%s) can be browsed, 0 fits it; "
+                                     "collection goes on (p or Z resumes)", span);
+        } else {
+            App_message(a, ROLE_DIM, "%s", a->v.frozen ? "display frozen, collection goes on (p or Z resumes)" : "display live");
+        }
     }
     return REDRAW_VIEW;
 }
@@ -429,6 +452,8 @@ const KeyBinding KEY_TABLE[] = {
     {{'f'}, "f", "fit the selected event", k_fit_sel, 0},
     {{TK_HOME}, "Home", "go to the start of the trace", k_home_end, -1},
     {{TK_END}, "End", "go to the end of the trace", k_home_end, 1},
+    {{'<'}, "<", "move the cursor one column left (Left/h do too when the view cannot pan)", k_cursor, -1},
+    {{'>'}, ">", "move the cursor one column right", k_cursor, 1},
     {{TK_UP, 'k'}, "Up k", "previous lane", k_line, -1},
     {{TK_DOWN, 'j'}, "Down j", "next lane", k_line, 1},
     {{TK_SUP, 'K'}, "S-Up K", "5 lanes up", k_line, -5},
