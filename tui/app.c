@@ -151,6 +151,7 @@ void App_setRange(App *a, int64_t t0, int64_t t1) {
 
 void App_sync(App *a) {
     if (a->v.sel != SIZE_MAX && a->v.sel >= a->t->n_events) a->v.sel = SIZE_MAX;
+    if (a->details.idx != a->v.sel) a->v.panel_scroll = 0; /* a new event's fields start at the top */
     Details_build(&a->details, a->t, a->v.sel);
     if (View_rangeSet(&a->v)) {
         int64_t r0, r1;
@@ -194,7 +195,8 @@ void App_render(App *a, Grid *g) {
             RangePanel_render(g, c, a->t, a->range_report, a->range_a, a->range_b, a->gl);
         } else {
             Rect c = Panel_frame(g, L.panel, L.panel_right, "Details (i hides)", a->gl);
-            Details_render(g, c, &a->details, a->gl, !a->gl->unicode);
+            int total = Details_renderScroll(g, c, &a->details, a->gl, !a->gl->unicode, a->v.panel_scroll);
+            if (a->v.panel_scroll > total - c.h) a->v.panel_scroll = total - c.h > 0 ? total - c.h : 0;
         }
     }
     Band_legend(g, L.legend, a->caps, a->gl);

@@ -310,6 +310,19 @@ static unsigned k_panel(App *a, const TuiKey *k, int arg) {
     return REDRAW_VIEW;
 }
 
+/* { and }: scroll the details panel by a page (issue 15: every field is reachable) */
+static unsigned k_panel_scroll(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    int page = a->layout.panel.h > 4 ? a->layout.panel.h - 3 : 1;
+    if (a->v.panel_hidden || a->layout.panel.h <= 0) {
+        App_message(a, ROLE_ERROR, "the panel is hidden (i shows it)");
+        return REDRAW_VIEW;
+    }
+    a->v.panel_scroll += arg * page;
+    if (a->v.panel_scroll < 0) a->v.panel_scroll = 0;
+    return REDRAW_VIEW;
+}
+
 /* ---- other ---- */
 
 static unsigned k_help(App *a, const TuiKey *k, int arg) {
@@ -478,6 +491,8 @@ const KeyBinding KEY_TABLE[] = {
     {{'m'}, "m", "mark start, then end (again: new range)", k_mark, 2},
     {{'r'}, "r", "panel: range statistics / details", k_panel, 1},
     {{'i'}, "i", "hide / show the panel", k_panel, 0},
+    {{'}'}, "}", "scroll the details panel down a page", k_panel_scroll, 1},
+    {{'{'}, "{", "scroll the details panel up a page", k_panel_scroll, -1},
     {{'e'}, "e", "export the marked (or visible) range", k_export, 0},
     {{'F'}, "F", "live: follow the newest data", k_follow, 0},
     {{'p', 'Z'}, "p Z", "live: freeze / resume the display (collection goes on)", k_follow, 1},

@@ -25,6 +25,7 @@ typedef struct {
     bool help;
     int help_scroll;
     bool follow, frozen; /* live mode: keep the newest data in view / stop updating */
+    int panel_scroll;    /* first content line of the details panel ({ and }) */
 } ViewState;
 
 void View_init(ViewState *v, int64_t min_t, int64_t max_t);
