@@ -4,12 +4,14 @@
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "ovtrace/timeunits.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/loading.h"
+#include "ovtrace/tui/title.h"
 
 void help_view(FILE *out) {
     fprintf(out,
@@ -151,10 +153,11 @@ int cmd_view(int argc, char **argv) {
     ColorMode cm = !strcmp(color, "256") ? COLOR_MODE_256 : !strcmp(color, "16") ? COLOR_MODE_16
                  : !strcmp(color, "none") ? COLOR_MODE_NONE : COLOR_MODE_AUTO;
     Caps caps = Crt_detectCaps(cm, ascii);
-    char title[128];
-    const char *base = in.n_files ? strrchr(in.files[0], '/') : NULL;
-    if (in.n_files > 1) snprintf(title, sizeof title, "%s +%zu", base ? base + 1 : in.files[0], in.n_files - 1);
-    else if (in.n_files) snprintf(title, sizeof title, "%s", base ? base + 1 : in.files[0]);
+    char title[128] = "";
+    bool dir0 = false;
+    struct stat st0;
+    if (in.n_files && stat(in.files[0], &st0) == 0) dir0 = S_ISDIR(st0.st_mode);
+    Title_inputs(title, sizeof title, in.files, in.n_files, &dir0);
     if (headless) {
         /* synchronous load: headless frames stay deterministic */
         t = InputOptions_load(&in);

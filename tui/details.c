@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ovtrace/args.h"
+#include "ovtrace/tui/lanes_render.h"
 
 static char *dup(const char *s) {
     size_t n = strlen(s) + 1;
@@ -69,8 +70,8 @@ int Details_formatPrecise(char *buf, size_t n, int64_t ns) {
 
 void Details_laneName(const Trace *t, uint32_t lane, char *buf, size_t n) {
     const Lane *l = &t->lanes[lane];
-    char rank[24] = "";
-    if (t->n_sources > 1) snprintf(rank, sizeof rank, "rank %d ", l->rank);
+    char rank[80];
+    Lanes_rankLabel(t, l->source, rank, sizeof rank);
     const char *name = StrTab_get(t->strings, l->name);
     if (l->gpu)
         snprintf(buf, n, "%sGPU %" PRId64 " stream %" PRId64, rank, l->device, l->stream);

@@ -137,6 +137,26 @@ static unsigned k_toggle(App *a, const TuiKey *k, int arg) {
     return REDRAW_VIEW;
 }
 
+/* v: show / hide the groups Lines_clutter leaves out (issue 15) */
+static unsigned k_clutter(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    if (!a->n_hidden && !a->show_all) {
+        App_message(a, ROLE_DIM, "no empty or annotation-only groups to show");
+        return REDRAW_VIEW;
+    }
+    size_t line = a->lines.n ? a->v.line : 0;
+    uint32_t keep = a->lines.n ? a->lines.v[line].group : 0;
+    a->show_all = !a->show_all;
+    App_rebuildLines(a);
+    size_t at = Lines_findGroup(&a->lines, keep);
+    a->v.line = at != SIZE_MAX ? at : 0;
+    View_scrollToLine(&a->v, a->lines.n);
+    App_message(a, ROLE_DIM, "%zu empty or annotation-only group%s %s (v %s)", a->n_hidden, a->n_hidden == 1 ? "" : "s",
+                a->show_all ? "shown" : "hidden", a->show_all ? "hides them" : "shows them");
+    return REDRAW_VIEW;
+}
+
 /* ---- events ---- */
 
 static unsigned k_event(App *a, const TuiKey *k, int arg) {
@@ -477,6 +497,7 @@ const KeyBinding KEY_TABLE[] = {
     {{'G'}, "G", "last lane", k_line, INT_MAX},
     {{TK_TAB}, "Tab", "next group (device / process)", k_group, 1},
     {{TK_BTAB}, "S-Tab", "previous group", k_group, -1},
+    {{'v'}, "v", "show / hide empty and annotation-only CPU groups (hidden at start)", k_clutter, 0},
     {{TK_ENTER, ' '}, "Enter Space", "collapse / expand the group (live: Space on a lane freezes)", k_toggle, 0},
     {{'.'}, ".", "next event on the lane", k_event, 1},
     {{','}, ",", "previous event on the lane", k_event, -1},

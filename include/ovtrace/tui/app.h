@@ -70,6 +70,10 @@ typedef struct App {
     int exit_code;
     const TuiSource *src;
     char title[128];
+    /* groups left out of the lines (Lines_clutter) unless show_all (the v key) */
+    bool *hidden;
+    size_t n_hidden;
+    bool show_all;
     /* scratch for rendering */
     ColumnInfo *colbuf;
     int64_t *bandbuf;
