@@ -177,7 +177,9 @@ void App_sync(App *a) {
 
 void App_render(App *a, Grid *g) {
     Grid_clear(g);
-    Layout L = Layout_compute(g->w, g->h, !a->v.panel_hidden);
+    bool range_panel = a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && a->range_report;
+    int need = range_panel ? RangePanel_width(a->t, a->range_report) : 0;
+    Layout L = Layout_computeFor(g->w, g->h, !a->v.panel_hidden, need);
     a->layout = L;
     if (L.too_small) {
         char buf[128];
