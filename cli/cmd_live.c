@@ -2,6 +2,7 @@
  * that hands it the session's newest snapshot; --headless prints the rolling overlap
  * meter instead. */
 #include <inttypes.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,9 @@ void help_live(FILE *out) {
             "       ovtrace live SOURCE --headless [--duration S] [--interval S] [--window S]\n\n"
             "Shows a running workload in the timeline: the view follows the newest data (F toggles,\n"
             "panning leaves it), p or Z (or Space on a lane) freezes the display while collection goes\n"
-            "on, E saves the whole buffer to a file, the title bar shows the rolling overlap meter per\n"
-            "device, events/s and drops (ring; for CUPTI also CUPTI's dropped records). Simulated data\n"
+            "on and loads the whole retained buffer to browse, E saves the whole buffer to a file, the\n"
+            "title bar shows first the rolling overlap meter per device, events/s and drops (ring;\n"
+            "for CUPTI also CUPTI's dropped records). Simulated data\n"
             "is marked SIMULATED. A program's output goes to a log file while the TUI runs (its path\n"
             "is printed at the end); the session ends when the program exits (q leaves the view).\n\n"
             "options:\n"
@@ -59,9 +61,23 @@ static void meter_text(char *buf, size_t n, const Trace *t, LiveSession *s, bool
     LiveStats st = LiveStore_stats(LiveSession_store(s));
     char cupti[48] = "";
     if (program || st.cupti_drops) snprintf(cupti, sizeof cupti, " cupti %" PRIu64, st.cupti_drops);
-    int w = snprintf(buf, n, "drops %" PRIu64 "%s%s  %.0f ev/s", st.ring_drops, cupti,
-                     st.names_full ? " NAMES FULL" : "", st.events_per_s);
+    char rate[32];
+    if (compact && st.events_per_s >= 1e6) snprintf(rate, sizeof rate, "%.1fM", st.events_per_s / 1e6);
+    else if (compact && st.events_per_s >= 1e4) snprintf(rate, sizeof rate, "%.0fk", st.events_per_s / 1e3);
+    else snprintf(rate, sizeof rate, "%.0f", st.events_per_s);
+    int w = snprintf(buf, n, "drops %" PRIu64 "%s%s  %s ev/s", st.ring_drops, cupti, st.names_full ? " NAMES FULL" : "",
+                     rate);
     size_t k = w > 0 && (size_t)w < n ? (size_t)w : n - 1;
+    if (compact && nd > 1) { /* the title bar: the worst device stands for all */
+        size_t wi = SIZE_MAX;
+        for (size_t i = 0; i < nd; i++)
+            if (m[i].has_comm && (wi == SIZE_MAX || m[i].ratio < m[wi].ratio)) wi = i;
+        if (wi == SIZE_MAX) snprintf(buf + k, n - k, "  %zu GPUs no comm", nd);
+        else
+            snprintf(buf + k, n - k, "  %zu GPUs min ovl %.2f (GPU%" PRId64 ") exp %.2fms", nd, m[wi].ratio,
+                     m[wi].device, (double)m[wi].exposed_ns / 1e6);
+        return;
+    }
     for (size_t i = 0; i < nd && k + 1 < n; i++) {
         w = m[i].has_comm ? snprintf(buf + k, n - k, compact ? "  GPU%" PRId64 " ovl %.2f exp %.2fms"
                                                              : "  GPU%" PRId64 " overlap %.2f exposed %.2fms",
@@ -78,6 +94,20 @@ static bool tui_poll(void *ctx, Trace **t) {
     Trace *n = LiveSession_takeSnapshot(L->s);
     if (!n) return false;
     Trace_free(L->retired); /* the model the app let go of at the previous poll */
+    L->retired = L->shown;
+    L->shown = n;
+    *t = n;
+    return true;
+}
+
+static bool tui_snapshot_all(void *ctx, Trace **t) {
+    LiveTui *L = ctx;
+    Trace *n = LiveStore_snapshot(LiveSession_store(L->s), SIZE_MAX, INT64_MIN);
+    if (!n || !n->n_events) {
+        Trace_free(n);
+        return false;
+    }
+    Trace_free(L->retired);
     L->retired = L->shown;
     L->shown = n;
     *t = n;
@@ -156,7 +186,7 @@ static int run_tui(LiveSession *s, const char *what, bool program, const LiveCli
         return 1;
     }
     LiveTui L = {s, program, o->window_ns, t, NULL, {0}};
-    TuiSource src = {tui_poll, NULL, tui_describe, &L, tui_save};
+    TuiSource src = {tui_poll, NULL, tui_describe, &L, tui_save, tui_snapshot_all};
     App *a = App_new(t, Crt_detectCaps(COLOR_MODE_AUTO, false), what);
     int rc = App_runInteractive(a, &src);
     App_free(a);
@@ -212,6 +242,10 @@ static int run_headless(LiveSession *s, const char *what, bool program, const Li
 }
 
 int cmd_live(int argc, char **argv) {
+    /* as view does: Unicode glyphs in a UTF-8 terminal; numbers (recordings, the meter)
+     * keep the C locale's decimal point */
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
     LiveCliOptions o;
     char err[512];
     int prc = live_cmd_parse(&o, argc, argv, "live");
@@ -260,10 +294,9 @@ int cmd_live(int argc, char **argv) {
     cfg.record_path = o.out;
     cfg.snapshot_ms = 100;
     cfg.store.snapshot_max_events = 1u << 20; /* bounds a snapshot build to ~0.4 s */
-    /* the view gets the newest 30 s (or the retention) at most */
-    cfg.snapshot_span_ns = cfg.store.retention_ns > 0 && cfg.store.retention_ns < 30 * (int64_t)1000000000
-                               ? cfg.store.retention_ns
-                               : 30 * (int64_t)1000000000;
+    /* the followed view covers the whole retention (bounded by snapshot_max_events);
+     * freezing takes everything retained (tui_snapshot_all) */
+    cfg.snapshot_span_ns = cfg.store.retention_ns > 0 ? cfg.store.retention_ns : 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

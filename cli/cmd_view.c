@@ -4,12 +4,14 @@
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "ovtrace/timeunits.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/loading.h"
+#include "ovtrace/tui/title.h"
 
 void help_view(FILE *out) {
     fprintf(out,
@@ -19,7 +21,8 @@ void help_view(FILE *out) {
             "comm exposed / memory / idle), CPU threads in collapsible groups, a details panel and\n"
             "range statistics equal to 'ovtrace stats --range'. Press ? inside for every key.\n\n"
             "options:\n"
-            "  --range A:B        open on [A, B) (relative to the trace start, with units)\n"
+            "  --range A:B        open on [A, B) (relative to the trace start, with units; clamped to\n"
+            "                     the trace with a message, an error when wholly outside it)\n"
             "  --ascii            ASCII glyphs only (default: Unicode when the locale is UTF-8)\n"
             "  --color MODE       auto (default), 256, 16 or none (NO_COLOR and TERM=vt100 mean none)\n"
             "headless (no terminal needed; for scripts and tests):\n"
@@ -151,10 +154,11 @@ int cmd_view(int argc, char **argv) {
     ColorMode cm = !strcmp(color, "256") ? COLOR_MODE_256 : !strcmp(color, "16") ? COLOR_MODE_16
                  : !strcmp(color, "none") ? COLOR_MODE_NONE : COLOR_MODE_AUTO;
     Caps caps = Crt_detectCaps(cm, ascii);
-    char title[128];
-    const char *base = in.n_files ? strrchr(in.files[0], '/') : NULL;
-    if (in.n_files > 1) snprintf(title, sizeof title, "%s +%zu", base ? base + 1 : in.files[0], in.n_files - 1);
-    else if (in.n_files) snprintf(title, sizeof title, "%s", base ? base + 1 : in.files[0]);
+    char title[128] = "";
+    bool dir0 = false;
+    struct stat st0;
+    if (in.n_files && stat(in.files[0], &st0) == 0) dir0 = S_ISDIR(st0.st_mode);
+    Title_inputs(title, sizeof title, in.files, in.n_files, &dir0);
     if (headless) {
         /* synchronous load: headless frames stay deterministic */
         t = InputOptions_load(&in);
@@ -179,6 +183,21 @@ int cmd_view(int argc, char **argv) {
         }
         if (r0 == INT64_MIN) r0 = t->t_min;
         if (r1 == INT64_MAX) r1 = t->t_max;
+        int64_t q0 = r0, q1 = r1;
+        int fit = View_clampRange(t->t_min, t->t_max, &r0, &r1);
+        if (fit != 0) { /* say so: an empty view with no message looks like a broken trace */
+            char a0[48], a1[48], e1[48];
+            Time_format(a0, sizeof a0, q0 - t->t_min);
+            Time_format(a1, sizeof a1, q1 - t->t_min);
+            Time_format(e1, sizeof e1, t->t_max - t->t_min);
+            if (fit < 0) {
+                Crt_done();
+                cli_error("--range %s: %s..%s lies outside the trace, which spans 0..%s", range, a0, a1, e1);
+                rc = 2;
+                goto out;
+            }
+            App_message(a, ROLE_ERROR, "--range %s..%s goes past the trace (0..%s): clamped", a0, a1, e1);
+        }
         a->v.t0 = r0;
         a->v.t1 = r1 > r0 ? r1 : r0 + 1;
         a->v.cursor = r0;

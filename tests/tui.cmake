@@ -27,3 +27,13 @@ ovtrace_unit_test(test_tui_preview SOURCES ${tui_dir}/test_preview.c LIBS ovtrac
 add_test(NAME tui_e2e_load_preview
   COMMAND bash ${tui_dir}/e2e_preview.sh $<TARGET_FILE:ovtrace> $<TARGET_FILE:gen_trace> ${OVTRACE_DEEPSEEK})
 set_tests_properties(tui_e2e_load_preview PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 600)
+
+# Issue 15 (items 5-8, 10): live title and freeze, details args and scrolling, wide
+# range panel, lane clutter, Home/cursor/--range, in pure functions and the headless app.
+ovtrace_unit_test(test_tui_newuser SOURCES ${tui_dir}/test_newuser.c LIBS ovtrace_tui LABELS tui)
+foreach(t details clutter wide cursor live)
+  add_test(NAME tui_e2e_newuser_${t}
+    COMMAND bash ${tui_dir}/e2e_newuser.sh ${t} $<TARGET_FILE:ovtrace> ${PROJECT_SOURCE_DIR}/tests/data
+            ${PROJECT_SOURCE_DIR}/sample-traces ${OVTRACE_DEEPSEEK})
+  set_tests_properties(tui_e2e_newuser_${t} PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()

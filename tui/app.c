@@ -32,6 +32,8 @@ App *App_new(Trace *t, Caps caps, const char *title) {
     a->idx = TraceIndex_build(t);
     a->collapsed = xcal(t->n_groups, sizeof *a->collapsed);
     Lines_defaultCollapsed(t, a->collapsed);
+    a->hidden = xcal(t->n_groups, sizeof *a->hidden);
+    a->n_hidden = Lines_clutter(t, a->hidden);
     App_rebuildLines(a);
     View_init(&a->v, t->t_min, t->t_max);
     Details_init(&a->details);
@@ -49,6 +51,7 @@ void App_free(App *a) {
     if (!a) return;
     TraceIndex_free(a->idx);
     free(a->collapsed);
+    free(a->hidden);
     Lines_free(&a->lines);
     Search_clear(&a->search);
     Details_free(&a->details);
@@ -58,7 +61,7 @@ void App_free(App *a) {
     free(a);
 }
 
-void App_rebuildLines(App *a) { Lines_build(&a->lines, a->t, a->collapsed); }
+void App_rebuildLines(App *a) { Lines_buildFiltered(&a->lines, a->t, a->collapsed, a->show_all ? NULL : a->hidden); }
 
 void App_setTrace(App *a, Trace *t) {
     size_t old_groups = a->t ? a->t->n_groups : 0;
@@ -70,6 +73,9 @@ void App_setTrace(App *a, Trace *t) {
     for (size_t g = 0; g < old_groups && g < t->n_groups; g++) c[g] = a->collapsed[g];
     free(a->collapsed);
     a->collapsed = c;
+    free(a->hidden);
+    a->hidden = xcal(t->n_groups, sizeof *a->hidden);
+    a->n_hidden = Lines_clutter(t, a->hidden);
     App_rebuildLines(a);
     if (a->search.active) {
         char pat[256], err[256];
@@ -128,8 +134,9 @@ void App_selectEvent(App *a, size_t idx) {
     if (idx >= a->t->n_events) return;
     const TraceEvent *e = &a->t->events[idx];
     uint32_t g = a->t->lanes[e->lane].group;
-    if (a->collapsed[g]) {
+    if (a->collapsed[g] || (!a->show_all && a->hidden[g])) {
         a->collapsed[g] = false;
+        if (!a->show_all && a->hidden[g]) a->hidden[g] = false, a->n_hidden--; /* a jump target is shown */
         App_rebuildLines(a);
     }
     size_t line = Lines_findRow(&a->lines, Lines_rowOfEvent(a->t, idx));
@@ -151,6 +158,7 @@ void App_setRange(App *a, int64_t t0, int64_t t1) {
 
 void App_sync(App *a) {
     if (a->v.sel != SIZE_MAX && a->v.sel >= a->t->n_events) a->v.sel = SIZE_MAX;
+    if (a->details.idx != a->v.sel) a->v.panel_scroll = 0; /* a new event's fields start at the top */
     Details_build(&a->details, a->t, a->v.sel);
     if (View_rangeSet(&a->v)) {
         int64_t r0, r1;
@@ -169,7 +177,9 @@ void App_sync(App *a) {
 
 void App_render(App *a, Grid *g) {
     Grid_clear(g);
-    Layout L = Layout_compute(g->w, g->h, !a->v.panel_hidden);
+    bool range_panel = a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && a->range_report;
+    int need = range_panel ? RangePanel_width(a->t, a->range_report) : 0;
+    Layout L = Layout_computeFor(g->w, g->h, !a->v.panel_hidden, need);
     a->layout = L;
     if (L.too_small) {
         char buf[128];
@@ -194,7 +204,8 @@ void App_render(App *a, Grid *g) {
             RangePanel_render(g, c, a->t, a->range_report, a->range_a, a->range_b, a->gl);
         } else {
             Rect c = Panel_frame(g, L.panel, L.panel_right, "Details (i hides)", a->gl);
-            Details_render(g, c, &a->details, a->gl, !a->gl->unicode);
+            int total = Details_renderScroll(g, c, &a->details, a->gl, !a->gl->unicode, a->v.panel_scroll);
+            if (a->v.panel_scroll > total - c.h) a->v.panel_scroll = total - c.h > 0 ? total - c.h : 0;
         }
     }
     Band_legend(g, L.legend, a->caps, a->gl);

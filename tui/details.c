@@ -1,13 +1,13 @@
 /* Details panel. */
 #include "ovtrace/tui/details.h"
 
-#include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ovtrace/args.h"
+#include "ovtrace/tui/lanes_render.h"
 
 static char *dup(const char *s) {
     size_t n = strlen(s) + 1;
@@ -56,6 +56,8 @@ static void add(DetailsCache *d, const char *k, const char *v) {
     d->n++;
 }
 
+void Details_add(DetailsCache *d, const char *key, const char *val) { add(d, key, val); }
+
 int Details_formatPrecise(char *buf, size_t n, int64_t ns) {
     const char *sign = ns < 0 ? "-" : "";
     uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
@@ -68,8 +70,8 @@ int Details_formatPrecise(char *buf, size_t n, int64_t ns) {
 
 void Details_laneName(const Trace *t, uint32_t lane, char *buf, size_t n) {
     const Lane *l = &t->lanes[lane];
-    char rank[24] = "";
-    if (t->n_sources > 1) snprintf(rank, sizeof rank, "rank %d ", l->rank);
+    char rank[80];
+    Lanes_rankLabel(t, l->source, rank, sizeof rank);
     const char *name = StrTab_get(t->strings, l->name);
     if (l->gpu)
         snprintf(buf, n, "%sGPU %" PRId64 " stream %" PRId64, rank, l->device, l->stream);
@@ -80,18 +82,6 @@ void Details_laneName(const Trace *t, uint32_t lane, char *buf, size_t n) {
     else
         snprintf(buf, n, "%sCPU pid %" PRId64 " tid %" PRId64 "%s%s%s", rank, l->pid, l->tid, *name ? " (" : "",
                  name, *name ? ")" : "");
-}
-
-static void add_json(DetailsCache *d, const char *prefix, const cJSON *it) {
-    char key[256];
-    snprintf(key, sizeof key, "%s%s", prefix, it->string ? it->string : "?");
-    if (cJSON_IsString(it)) {
-        add(d, key, it->valuestring ? it->valuestring : "");
-    } else {
-        char *s = cJSON_PrintUnformatted(it);
-        add(d, key, s ? s : "?");
-        free(s);
-    }
 }
 
 void Details_build(DetailsCache *d, const Trace *t, size_t idx) {
@@ -144,22 +134,9 @@ void Details_build(DetailsCache *d, const Trace *t, size_t idx) {
         add(d, "args", err);
         return;
     }
-    cJSON *obj = cJSON_ParseWithLength(raw, len);
+    /* from the text, not via cJSON's doubles: ids above 2^53 stay exact */
+    if (!Details_addArgsJson(d, raw, len)) add(d, "args", "(unparsable JSON)");
     free(raw);
-    if (!obj) {
-        add(d, "args", "(unparsable JSON)");
-        return;
-    }
-    const cJSON *cat = cJSON_GetObjectItemCaseSensitive(obj, "cat");
-    if (cJSON_IsString(cat)) add(d, "cat", cat->valuestring);
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(obj, "args");
-    if (cJSON_IsObject(args)) {
-        if (!args->child) add(d, "args", "(none)");
-        for (const cJSON *it = args->child; it; it = it->next) add_json(d, "", it);
-    } else {
-        add(d, "args", "(none)");
-    }
-    cJSON_Delete(obj);
 }
 
 Rect Panel_frame(Grid *g, Rect r, bool at_right, const char *title, const Glyphs *gl) {
@@ -190,24 +167,65 @@ static bool wrap(Grid *g, Rect r, int x, int *y, const char *s, int role, bool a
     return true;
 }
 
-void Details_render(Grid *g, Rect r, const DetailsCache *d, const Glyphs *gl, bool ascii) {
+/* Key column width: the longest key fits, up to a third of the panel; a longer key
+ * goes on a line of its own with its value below (keys are never cut). */
+static int key_width(const DetailsCache *d, int w) {
+    int kw = 9, cap = w / 3 > 9 ? w / 3 : 9;
+    for (size_t i = 0; i < d->n; i++) {
+        int c = (int)Utf8_columns(d->keys[i]) + 1;
+        if (c > kw) kw = c > cap ? cap : c;
+    }
+    return kw;
+}
+
+int Details_renderScroll(Grid *g, Rect r, const DetailsCache *d, const Glyphs *gl, bool ascii, int scroll) {
     (void)gl;
-    if (r.w <= 0 || r.h <= 0) return;
+    if (r.w <= 0 || r.h <= 0) return 0;
     if (d->idx == SIZE_MAX) {
         Grid_text(g, r.x, r.y, r.w, "No event selected: j/k pick a lane, ./, step events, click one, / searches.",
                   ROLE_DIM, 0);
-        return;
+        return 1;
     }
-    int kw = 9;
-    int y = r.y;
-    for (size_t i = 0; i < d->n; i++) {
-        if (y >= r.y + r.h) break;
-        bool last_line = y == r.y + r.h - 1 && i + 1 < d->n;
-        Grid_textAscii(g, r.x, y, kw - 1, d->keys[i], ROLE_PANEL_KEY, 0, ascii);
-        if (last_line) {
-            Grid_printf(g, r.x, y, r.w, ROLE_DIM, 0, "... %zu more fields (widen the terminal)", d->n - i);
-            break;
+    int kw = key_width(d, r.w);
+    /* lay everything out on a tall scratch grid, then copy the visible lines */
+    size_t need = 1;
+    int vw = r.w - kw > 1 ? r.w - kw : 1;
+    for (size_t i = 0; i < d->n; i++)
+        need += 2 + Utf8_columns(d->keys[i]) / (size_t)r.w + Utf8_columns(d->vals[i]) / (size_t)(vw > 2 ? vw - 2 : 1);
+    if (need > 20000) need = 20000; /* a 2 MB name is cut, not laid out */
+    Grid tall;
+    Grid_init(&tall, r.w, (int)need);
+    Grid_fill(&tall, (Rect){0, 0, r.w, (int)need}, ' ', ROLE_PANEL, 0);
+    Rect tr = {0, 0, r.w, (int)need};
+    int y = 0;
+    for (size_t i = 0; i < d->n && y < tr.h; i++) {
+        int vx = kw;
+        if ((int)Utf8_columns(d->keys[i]) > kw - 1) { /* the whole key, value below */
+            if (!wrap(&tall, tr, 0, &y, d->keys[i], ROLE_PANEL_KEY, ascii)) break;
+            vx = 2;
+        } else {
+            Grid_textAscii(&tall, 0, y, kw - 1, d->keys[i], ROLE_PANEL_KEY, 0, ascii);
         }
-        if (!wrap(g, r, r.x + kw, &y, d->vals[i], i == 0 ? ROLE_PANEL_TITLE : ROLE_PANEL, ascii)) break;
+        if (!wrap(&tall, tr, vx, &y, d->vals[i], i == 0 ? ROLE_PANEL_TITLE : ROLE_PANEL, ascii)) break;
     }
+    int total = y;
+    if (scroll > total - r.h) scroll = total - r.h;
+    if (scroll < 0) scroll = 0;
+    for (int k = 0; k < r.h && scroll + k < total; k++)
+        for (int x = 0; x < r.w; x++) {
+            const Cell *c = Grid_cat(&tall, x, scroll + k);
+            Cell *o = Grid_at(g, r.x + x, r.y + k);
+            if (c && o) *o = *c;
+        }
+    Grid_free(&tall);
+    if (total - scroll > r.h) {
+        Grid_fill(g, (Rect){r.x, r.y + r.h - 1, r.w, 1}, ' ', ROLE_PANEL, 0);
+        Grid_printf(g, r.x, r.y + r.h - 1, r.w, ROLE_DIM, 0, "... %d more lines (} scrolls down, { up)",
+                    total - scroll - (r.h - 1));
+    }
+    return total;
+}
+
+void Details_render(Grid *g, Rect r, const DetailsCache *d, const Glyphs *gl, bool ascii) {
+    Details_renderScroll(g, r, d, gl, ascii, 0);
 }

@@ -12,13 +12,25 @@
 #include "ovtrace/tui/export_key.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/lanes_render.h"
+#include "ovtrace/tui/ruler.h"
 
 /* ---- time ---- */
 
 static unsigned k_pan(App *a, const TuiKey *k, int arg) {
     (void)k;
-    View_pan(&a->v, (int64_t)((__int128)View_span(&a->v) * arg / 16));
+    int64_t t0 = a->v.t0, delta = (int64_t)((__int128)View_span(&a->v) * arg / 16);
+    View_pan(&a->v, delta);
+    /* the window cannot move (everything visible, or at an end): move the cursor alone */
+    if (a->v.t0 == t0) View_moveCursor(&a->v, delta);
     a->v.follow = false;
+    return REDRAW_VIEW;
+}
+
+/* < and >: the cursor alone, one plot column (issue 15) */
+static unsigned k_cursor(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    int64_t col = View_span(&a->v) / (a->v.cols > 0 ? a->v.cols : 1);
+    View_moveCursor(&a->v, (col > 0 ? col : 1) * arg);
     return REDRAW_VIEW;
 }
 
@@ -70,6 +82,8 @@ static unsigned k_home_end(App *a, const TuiKey *k, int arg) {
     else View_end(&a->v);
     if (arg < 0) a->v.cursor = a->v.t0;
     else a->v.cursor = a->v.t1 - 1;
+    /* . and , then step from the trace's start (end), not from the old selection */
+    a->v.sel = SIZE_MAX;
     return REDRAW_VIEW;
 }
 
@@ -120,6 +134,26 @@ static unsigned k_toggle(App *a, const TuiKey *k, int arg) {
     if (a->v.sel != SIZE_MAX && a->t->lanes[a->t->events[a->v.sel].lane].group == g && a->collapsed[g])
         a->v.sel = SIZE_MAX;
     View_scrollToLine(&a->v, a->lines.n);
+    return REDRAW_VIEW;
+}
+
+/* v: show / hide the groups Lines_clutter leaves out (issue 15) */
+static unsigned k_clutter(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    if (!a->n_hidden && !a->show_all) {
+        App_message(a, ROLE_DIM, "no empty or annotation-only groups to show");
+        return REDRAW_VIEW;
+    }
+    size_t line = a->lines.n ? a->v.line : 0;
+    uint32_t keep = a->lines.n ? a->lines.v[line].group : 0;
+    a->show_all = !a->show_all;
+    App_rebuildLines(a);
+    size_t at = Lines_findGroup(&a->lines, keep);
+    a->v.line = at != SIZE_MAX ? at : 0;
+    View_scrollToLine(&a->v, a->lines.n);
+    App_message(a, ROLE_DIM, "%zu empty or annotation-only group%s %s (v %s)", a->n_hidden, a->n_hidden == 1 ? "" : "s",
+                a->show_all ? "shown" : "hidden", a->show_all ? "hides them" : "shows them");
     return REDRAW_VIEW;
 }
 
@@ -296,6 +330,19 @@ static unsigned k_panel(App *a, const TuiKey *k, int arg) {
     return REDRAW_VIEW;
 }
 
+/* { and }: scroll the details panel by a page (issue 15: every field is reachable) */
+static unsigned k_panel_scroll(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    int page = a->layout.panel.h > 4 ? a->layout.panel.h - 3 : 1;
+    if (a->v.panel_hidden || a->layout.panel.h <= 0) {
+        App_message(a, ROLE_ERROR, "the panel is hidden (i shows it)");
+        return REDRAW_VIEW;
+    }
+    a->v.panel_scroll += arg * page;
+    if (a->v.panel_scroll < 0) a->v.panel_scroll = 0;
+    return REDRAW_VIEW;
+}
+
 /* ---- other ---- */
 
 static unsigned k_help(App *a, const TuiKey *k, int arg) {
@@ -371,7 +418,16 @@ static unsigned k_follow(App *a, const TuiKey *k, int arg) {
     } else {
         a->v.frozen = !a->v.frozen;
         if (a->src->set_frozen) a->src->set_frozen(a->src->ctx, a->v.frozen);
-        App_message(a, ROLE_DIM, "%s", a->v.frozen ? "display frozen, collection goes on (p or Z resumes)" : "display live");
+        Trace *all = a->t;
+        if (a->v.frozen && a->src->snapshot_all && a->src->snapshot_all(a->src->ctx, &all) && all) {
+            App_setTrace(a, all); /* everything retained, not only the followed span */
+            char span[48];
+            Ruler_format(span, sizeof span, all->t_max - all->t_min, 1000000);
+            App_message(a, ROLE_DIM, "display frozen: the whole buffer (%s) can be browsed, 0 fits it; "
+                                     "collection goes on (p or Z resumes)", span);
+        } else {
+            App_message(a, ROLE_DIM, "%s", a->v.frozen ? "display frozen, collection goes on (p or Z resumes)" : "display live");
+        }
     }
     return REDRAW_VIEW;
 }
@@ -429,6 +485,8 @@ const KeyBinding KEY_TABLE[] = {
     {{'f'}, "f", "fit the selected event", k_fit_sel, 0},
     {{TK_HOME}, "Home", "go to the start of the trace", k_home_end, -1},
     {{TK_END}, "End", "go to the end of the trace", k_home_end, 1},
+    {{'<'}, "<", "move the cursor one column left (Left/h do too when the view cannot pan)", k_cursor, -1},
+    {{'>'}, ">", "move the cursor one column right", k_cursor, 1},
     {{TK_UP, 'k'}, "Up k", "previous lane", k_line, -1},
     {{TK_DOWN, 'j'}, "Down j", "next lane", k_line, 1},
     {{TK_SUP, 'K'}, "S-Up K", "5 lanes up", k_line, -5},
@@ -439,6 +497,7 @@ const KeyBinding KEY_TABLE[] = {
     {{'G'}, "G", "last lane", k_line, INT_MAX},
     {{TK_TAB}, "Tab", "next group (device / process)", k_group, 1},
     {{TK_BTAB}, "S-Tab", "previous group", k_group, -1},
+    {{'v'}, "v", "show / hide empty and annotation-only CPU groups (hidden at start)", k_clutter, 0},
     {{TK_ENTER, ' '}, "Enter Space", "collapse / expand the group (live: Space on a lane freezes)", k_toggle, 0},
     {{'.'}, ".", "next event on the lane", k_event, 1},
     {{','}, ",", "previous event on the lane", k_event, -1},
@@ -453,6 +512,8 @@ const KeyBinding KEY_TABLE[] = {
     {{'m'}, "m", "mark start, then end (again: new range)", k_mark, 2},
     {{'r'}, "r", "panel: range statistics / details", k_panel, 1},
     {{'i'}, "i", "hide / show the panel", k_panel, 0},
+    {{'}'}, "}", "scroll the details panel down a page", k_panel_scroll, 1},
+    {{'{'}, "{", "scroll the details panel up a page", k_panel_scroll, -1},
     {{'e'}, "e", "export the marked (or visible) range", k_export, 0},
     {{'F'}, "F", "live: follow the newest data", k_follow, 0},
     {{'p', 'Z'}, "p Z", "live: freeze / resume the display (collection goes on)", k_follow, 1},

@@ -41,11 +41,27 @@ void Lanes_shortName(const char *name, char *out, size_t n, bool unicode) {
     out[o] = '\0';
 }
 
+void Lanes_rankLabel(const Trace *t, uint32_t source, char *buf, size_t n) {
+    buf[0] = '\0';
+    if (t->n_sources <= 1 || source >= t->n_sources) return;
+    int32_t rank = t->sources[source].rank;
+    bool repeats = false;
+    for (size_t s = 0; s < t->n_sources && !repeats; s++) repeats = s != source && t->sources[s].rank == rank;
+    if (!repeats) {
+        snprintf(buf, n, "rank %d ", rank);
+        return;
+    }
+    /* two inputs claim this rank: the file tells them apart */
+    const char *path = t->sources[source].path ? t->sources[source].path : "?";
+    const char *base = strrchr(path, '/');
+    snprintf(buf, n, "rank %d %.40s ", rank, base ? base + 1 : path);
+}
+
 static void group_label(const App *a, uint32_t gi, char *buf, size_t n) {
     const Trace *t = a->t;
     const Group *G = &t->groups[gi];
-    char rank[24] = "";
-    if (t->n_sources > 1) snprintf(rank, sizeof rank, "rank %d ", G->rank);
+    char rank[80];
+    Lanes_rankLabel(t, G->source, rank, sizeof rank);
     const char *pname = StrTab_get(t->strings, G->name);
     const char *label = StrTab_get(t->strings, G->label);
     char gpu_n[32];
@@ -273,5 +289,13 @@ void Lanes_render(App *a, Grid *g, Rect labels, Rect plot) {
         } else {
             render_row(a, g, y, plot, L->row);
         }
+    }
+    /* say what v would show, below the last line when there is room */
+    size_t shown = a->lines.n > v->top ? a->lines.n - v->top : 0;
+    if (a->n_hidden && !a->show_all && shown < (size_t)plot.h) {
+        char note[128];
+        snprintf(note, sizeof note, "%zu empty or annotation-only CPU group%s hidden (v shows them)", a->n_hidden,
+                 a->n_hidden == 1 ? "" : "s");
+        Grid_text(g, labels.x + 1, plot.y + (int)shown, plot.x + plot.w - labels.x - 1, note, ROLE_DIM, 0);
     }
 }

@@ -1,7 +1,9 @@
 /* Where everything goes on screen. */
 #include "ovtrace/tui/layout.h"
 
-Layout Layout_compute(int w, int h, bool panel_visible) {
+Layout Layout_compute(int w, int h, bool panel_visible) { return Layout_computeFor(w, h, panel_visible, 0); }
+
+Layout Layout_computeFor(int w, int h, bool panel_visible, int panel_need) {
     Layout L = {0};
     if (w < LAYOUT_MIN_W || h < LAYOUT_MIN_H) {
         L.too_small = true;
@@ -15,10 +17,11 @@ Layout Layout_compute(int w, int h, bool panel_visible) {
     int body_top = 3, body_bottom = h - 2; /* exclusive */
     int plot_right = w;                    /* exclusive */
     if (panel_visible) {
-        if (w >= 160) {
-            int pw = w / 4;
-            if (pw < 48) pw = 48;
-            if (pw > 72) pw = 72;
+        int pw = w / 4;
+        if (pw < 48) pw = 48;
+        if (pw > 72) pw = 72;
+        if (panel_need + 3 > pw) pw = panel_need + 3; /* the frame takes 3 columns */
+        if (w >= 160 && pw <= w / 2) {
             L.panel = (Rect){w - pw, 1, pw, body_bottom - 1};
             L.panel_right = true;
             plot_right = w - pw;

@@ -18,10 +18,13 @@ static void push(Lines *L, Line l) {
     L->v[L->n++] = l;
 }
 
-void Lines_build(Lines *L, const Trace *t, const bool *collapsed) {
+void Lines_build(Lines *L, const Trace *t, const bool *collapsed) { Lines_buildFiltered(L, t, collapsed, NULL); }
+
+void Lines_buildFiltered(Lines *L, const Trace *t, const bool *collapsed, const bool *hidden) {
     L->n = 0;
     for (uint32_t g = 0; g < t->n_groups; g++) {
         const Group *G = &t->groups[g];
+        if (hidden && hidden[g]) continue;
         push(L, (Line){LINE_GROUP, g, 0, 0});
         if (G->gpu) push(L, (Line){LINE_BAND, g, 0, 0});
         if (collapsed && collapsed[g]) continue;
@@ -59,4 +62,29 @@ uint32_t Lines_rowOfEvent(const Trace *t, size_t idx) {
 
 void Lines_defaultCollapsed(const Trace *t, bool *collapsed) {
     for (uint32_t g = 0; g < t->n_groups; g++) collapsed[g] = !t->groups[g].gpu;
+}
+
+size_t Lines_clutter(const Trace *t, bool *hidden) {
+    size_t n = 0;
+    for (uint32_t g = 0; g < t->n_groups; g++) {
+        const Group *G = &t->groups[g];
+        bool clutter = !G->gpu;
+        for (uint32_t li = G->first_lane; clutter && li < G->first_lane + G->n_lanes; li++) {
+            const Lane *l = &t->lanes[li];
+            for (size_t i = l->first; i < l->first + l->count; i++) {
+                unsigned k = t->events[i].kind;
+                if (k != KIND_ANNOTATION && k != KIND_INSTANT) {
+                    clutter = false;
+                    break;
+                }
+            }
+        }
+        hidden[g] = clutter;
+        n += clutter;
+    }
+    if (n && n == t->n_groups) { /* nothing but clutter: then it is the content */
+        for (uint32_t g = 0; g < t->n_groups; g++) hidden[g] = false;
+        n = 0;
+    }
+    return n;
 }

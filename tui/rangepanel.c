@@ -13,6 +13,42 @@ void RangePanel_rangeArg(const Trace *t, int64_t a, int64_t b, char *buf, size_t
     snprintf(buf, n, "%" PRId64 "ns:%" PRId64 "ns", a - t->t_min, b - t->t_min);
 }
 
+static const char *H[] = {"dev", "window", "busy", "idle", "compute", "comm", "overlap", "exposed", "memory", "ratio"};
+enum { NC = 10 };
+
+/* The device table's cells and column widths; returns the rows (at most 8). */
+static size_t table(const Trace *t, const OverlapReport *R, char cell[8][NC][32], int wid[NC]) {
+    size_t nd = R->n_devices < 8 ? R->n_devices : 8;
+    for (int k = 0; k < NC; k++) wid[k] = (int)strlen(H[k]);
+    for (size_t i = 0; i < nd; i++) {
+        const DeviceFigures *d = &R->devices[i];
+        uint32_t src = d->group < t->n_groups ? t->groups[d->group].source : 0;
+        bool repeats = false; /* two inputs claim this rank: name the file (issue 15) */
+        for (size_t s = 0; s < t->n_sources && !repeats; s++) repeats = s != src && t->sources[s].rank == d->rank;
+        const char *path = repeats && src < t->n_sources && t->sources[src].path ? t->sources[src].path : NULL;
+        const char *base = path ? strrchr(path, '/') : NULL;
+        if (path) snprintf(cell[i][0], 32, "%.16s:%" PRId64, base ? base + 1 : path, d->device);
+        else if (t->n_sources > 1) snprintf(cell[i][0], 32, "r%d:%" PRId64, d->rank, d->device);
+        else snprintf(cell[i][0], 32, "%" PRId64, d->device);
+        int64_t v[8] = {d->window, d->busy, d->idle, d->compute, d->comm, d->overlap, d->exposed, d->memory};
+        for (int k = 0; k < 8; k++) Time_formatUs(cell[i][k + 1], 32, v[k]);
+        if (d->has_comm) snprintf(cell[i][9], 32, "%.4f", d->ratio);
+        else snprintf(cell[i][9], 32, "no comm");
+        for (int k = 0; k < NC; k++)
+            if ((int)strlen(cell[i][k]) > wid[k]) wid[k] = (int)strlen(cell[i][k]);
+    }
+    return nd;
+}
+
+int RangePanel_width(const Trace *t, const OverlapReport *R) {
+    if (!R || R->n_devices == 0) return 0;
+    char cell[8][NC][32];
+    int wid[NC], w = 0;
+    table(t, R, cell, wid);
+    for (int k = 0; k < NC; k++) w += wid[k] + 1;
+    return w + 4; /* "(us)" */
+}
+
 void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, int64_t a, int64_t b,
                        const Glyphs *gl) {
     if (r.w <= 0 || r.h <= 0 || !R) return;
@@ -28,24 +64,9 @@ void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, 
         Grid_text(g, r.x, y, r.w, "no GPU activity in the range", ROLE_DIM, 0);
         return;
     }
-    static const char *H[] = {"dev", "window", "busy", "idle", "compute", "comm", "overlap", "exposed", "memory",
-                              "ratio"};
-    enum { NC = 10 };
     char cell[8][NC][32];
-    size_t nd = R->n_devices < 8 ? R->n_devices : 8;
     int wid[NC];
-    for (int k = 0; k < NC; k++) wid[k] = (int)strlen(H[k]);
-    for (size_t i = 0; i < nd; i++) {
-        const DeviceFigures *d = &R->devices[i];
-        if (t->n_sources > 1) snprintf(cell[i][0], 32, "r%d:%" PRId64, d->rank, d->device);
-        else snprintf(cell[i][0], 32, "%" PRId64, d->device);
-        int64_t v[8] = {d->window, d->busy, d->idle, d->compute, d->comm, d->overlap, d->exposed, d->memory};
-        for (int k = 0; k < 8; k++) Time_formatUs(cell[i][k + 1], 32, v[k]);
-        if (d->has_comm) snprintf(cell[i][9], 32, "%.4f", d->ratio);
-        else snprintf(cell[i][9], 32, "no comm");
-        for (int k = 0; k < NC; k++)
-            if ((int)strlen(cell[i][k]) > wid[k]) wid[k] = (int)strlen(cell[i][k]);
-    }
+    size_t nd = table(t, R, cell, wid);
     if (y < r.y + r.h) {
         int x = r.x;
         for (int k = 0; k < NC; k++) {
@@ -67,12 +88,13 @@ void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, 
             x += Grid_text(g, x, y, r.x + r.w - x, c, role, 0) + 1;
         }
     }
-    if (y < r.y + r.h && R->n_kernels) Grid_text(g, r.x, y++, r.w, "top kernels   count   total us  class", ROLE_PANEL_KEY, ATTR_BOLD);
+    if (y < r.y + r.h && R->n_kernels)
+        Grid_text(g, r.x, y++, r.w, "  count   total us  class   top kernels", ROLE_PANEL_KEY, ATTR_BOLD);
     for (size_t i = 0; i < R->n_kernels && y < r.y + r.h; i++, y++) {
         const KernelFigures *k = &R->kernels[i];
         char tot[32], name[256];
         Time_formatUs(tot, sizeof tot, k->total);
         Lanes_shortName(StrTab_get(t->strings, k->name), name, sizeof name, gl->unicode);
-        Grid_printf(g, r.x, y, r.w, ROLE_PANEL, 0, "%19zu %10s  %-8s %s", k->count, tot, EventClass_name(k->cls), name);
+        Grid_printf(g, r.x, y, r.w, ROLE_PANEL, 0, "%7zu %10s  %-7s %s", k->count, tot, EventClass_name(k->cls), name);
     }
 }

@@ -45,9 +45,10 @@ int Ruler_format(char *buf, size_t n, int64_t rel, int64_t res) {
     const char *sign = rel < 0 ? "-" : "";
     uint64_t a = rel < 0 ? (uint64_t)0 - (uint64_t)rel : (uint64_t)rel;
     uint64_t whole = a / (uint64_t)u, frac = a % (uint64_t)u;
-    if (dec == 0) return snprintf(buf, n, "%s%" PRIu64 "%s", sign, whole, name);
     uint64_t div = (uint64_t)u;
     for (int i = 0; i < dec; i++) div /= 10;
+    if (whole == 0 && (dec == 0 || frac / (div ? div : 1) == 0)) sign = ""; /* never "-0.0s" */
+    if (dec == 0) return snprintf(buf, n, "%s%" PRIu64 "%s", sign, whole, name);
     return snprintf(buf, n, "%s%" PRIu64 ".%0*" PRIu64 "%s", sign, whole, dec, frac / (div ? div : 1), name);
 }
 

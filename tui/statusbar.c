@@ -7,6 +7,26 @@
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/ruler.h"
 
+/* Joins " " + the non-empty parts with sep, leaving out the later ones (the less
+ * important) when the line would exceed w columns; the first part always stays. */
+void Statusbar_compose(char *buf, size_t n, int w, const char *sep, const char *meter, const char *title,
+                       const char *view, const char *cursor, const char *zoom) {
+    const char *parts[] = {meter, title, cursor, view, zoom};
+    size_t seplen = Utf8_columns(sep);
+    size_t k = (size_t)snprintf(buf, n, " %s", meter);
+    if (k >= n) return;
+    size_t cols = Utf8_columns(buf);
+    for (size_t i = 1; i < sizeof parts / sizeof parts[0]; i++) {
+        if (!parts[i] || !*parts[i]) continue;
+        size_t c = seplen + Utf8_columns(parts[i]);
+        if (cols + c > (size_t)w) continue;
+        int m = snprintf(buf + k, n - k, "%s%s", sep, parts[i]);
+        if (m < 0 || (size_t)m >= n - k) break;
+        k += (size_t)m;
+        cols += c;
+    }
+}
+
 void Statusbar_title(const App *a, Grid *g, Rect r) {
     const ViewState *v = &a->v;
     Grid_fill(g, r, ' ', ROLE_TITLE, 0);
@@ -20,15 +40,23 @@ void Statusbar_title(const App *a, Grid *g, Rect r) {
     Ruler_format(cur, sizeof cur, v->cursor - v->min_t, res);
     const char *sep = a->gl->unicode ? " \xe2\x94\x82 " : " | ";
     char buf[512];
+    if (a->src) { /* live: the meter and its state first, so that 80 columns show them */
+        char view[160], zoom[48], curs[64];
+        snprintf(view, sizeof view, "view %s..%s (%s)", t0, t1, sp);
+        snprintf(zoom, sizeof zoom, "zoom %.1fx", View_zoomLevel(v));
+        snprintf(curs, sizeof curs, "cursor %s", cur);
+        const char *d = a->src->describe ? a->src->describe(a->src->ctx) : "LIVE";
+        char meter[320];
+        snprintf(meter, sizeof meter, "%s%s%s", d ? d : "LIVE", v->frozen ? " FROZEN" : "", v->follow && !v->frozen ? " follow" : "");
+        Statusbar_compose(buf, sizeof buf, r.w, sep, meter, a->title, view, curs, zoom);
+        Grid_textAscii(g, r.x, r.y, r.w, buf, ROLE_TITLE, ATTR_BOLD, !a->gl->unicode);
+        return;
+    }
     /* a recording of the simulator says so on every screen */
     int n = snprintf(buf, sizeof buf, " ovtrace  %s%s%sview %s..%s (%s)%szoom %.1fx%scursor %s", a->title,
                      a->t && a->t->simulated && !a->src ? " SIMULATED" : "", sep, t0, t1, sp, sep,
                      View_zoomLevel(v), sep, cur);
-    if (a->src && n > 0 && (size_t)n < sizeof buf) {
-        const char *d = a->src->describe ? a->src->describe(a->src->ctx) : "LIVE";
-        snprintf(buf + n, sizeof buf - (size_t)n, "%s%s%s%s", sep, d ? d : "LIVE", v->follow ? " follow" : "",
-                 v->frozen ? " FROZEN" : "");
-    }
+    (void)n;
     Grid_textAscii(g, r.x, r.y, r.w, buf, ROLE_TITLE, ATTR_BOLD, !a->gl->unicode);
 }
 

@@ -139,3 +139,17 @@ void View_range(const ViewState *v, int64_t *a, int64_t *b) {
     *a = v->mark0 < v->mark1 ? v->mark0 : v->mark1;
     *b = v->mark0 < v->mark1 ? v->mark1 : v->mark0;
 }
+
+void View_moveCursor(ViewState *v, int64_t delta) {
+    v->cursor += delta;
+    clamp_cursor(v);
+}
+
+int View_clampRange(int64_t min_t, int64_t max_t, int64_t *a, int64_t *b) {
+    if (*b <= *a) *b = *a + 1;
+    if (*a >= max_t || *b <= min_t) return -1;
+    int r = 0;
+    if (*a < min_t) *a = min_t, r = 1;
+    if (*b > max_t) *b = max_t, r = 1;
+    return r;
+}

@@ -35,6 +35,10 @@ typedef struct {
     /* Saves the whole current buffer to path (the E key; live mode); msg gets the
      * result shown in the status bar. Optional. */
     bool (*save)(void *ctx, const char *path, char *msg, size_t msglen);
+    /* The whole retained buffer as one model, taken when the display freezes so that
+     * everything retained can be browsed (issue 15; the followed snapshots are capped).
+     * Same ownership as poll. Optional. */
+    bool (*snapshot_all)(void *ctx, Trace **t);
 } TuiSource;
 
 typedef enum { PROMPT_NONE, PROMPT_SEARCH, PROMPT_EXPORT, PROMPT_SAVE } PromptKind;
@@ -66,6 +70,10 @@ typedef struct App {
     int exit_code;
     const TuiSource *src;
     char title[128];
+    /* groups left out of the lines (Lines_clutter) unless show_all (the v key) */
+    bool *hidden;
+    size_t n_hidden;
+    bool show_all;
     /* scratch for rendering */
     ColumnInfo *colbuf;
     int64_t *bandbuf;

@@ -4,6 +4,7 @@
  * panel renders from that cache (Details_render, pure). */
 #ifndef OVTRACE_TUI_DETAILS_H
 #define OVTRACE_TUI_DETAILS_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,15 @@ void Details_laneName(const Trace *t, uint32_t lane, char *buf, size_t n);
 /* Precise time: "12.345678ms", "546.123us", "812ns". */
 int Details_formatPrecise(char *buf, size_t n, int64_t ns);
 void Details_render(Grid *g, Rect r, const DetailsCache *d, const Glyphs *gl, bool ascii);
+/* The same from line `scroll` of the panel's content (clamped); keys are shown whole
+ * (a long one on its own line). Returns the content's line count. */
+int Details_renderScroll(Grid *g, Rect r, const DetailsCache *d, const Glyphs *gl, bool ascii, int scroll);
+/* Appends a field. */
+void Details_add(DetailsCache *d, const char *key, const char *val);
+/* Appends "cat" and every member of "args" of an event's JSON object text, values as
+ * written (numbers exact, strings decoded, nested values compacted); false when the
+ * text is not an object (tui/details_args.c). */
+bool Details_addArgsJson(DetailsCache *d, const char *raw, size_t len);
 /* Draws a panel frame with a title; returns the content rect. */
 Rect Panel_frame(Grid *g, Rect r, bool at_right, const char *title, const Glyphs *gl);
 

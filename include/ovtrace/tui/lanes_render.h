@@ -2,8 +2,10 @@
  * range), overlap bands and event rows drawn at sub-cell resolution. */
 #ifndef OVTRACE_TUI_LANES_RENDER_H
 #define OVTRACE_TUI_LANES_RENDER_H
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "ovtrace/trace.h"
 #include "ovtrace/tui/grid.h"
 
 struct App;
@@ -13,6 +15,9 @@ void Lanes_render(struct App *a, Grid *g, Rect labels, Rect plot);
 /* Display form of a (demangled) kernel name: no leading "void ", no parameter list,
  * template arguments folded to <…>. */
 void Lanes_shortName(const char *name, char *out, size_t n, bool unicode);
+/* "rank R " of a source when several are open, "rank R FILE " when another input
+ * claims the same rank (issue 15), "" for a single input. */
+void Lanes_rankLabel(const Trace *t, uint32_t source, char *buf, size_t n);
 /* Label of a line (group header text or lane name). */
 void Lanes_rowLabel(const struct App *a, size_t line, char *buf, size_t n);
 

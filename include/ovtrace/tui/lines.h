@@ -30,6 +30,12 @@ size_t Lines_findGroup(const Lines *L, uint32_t group);
 size_t Lines_findRow(const Lines *L, uint32_t row);
 /* Row index holding event idx (the lane's row at the event's depth). */
 uint32_t Lines_rowOfEvent(const Trace *t, size_t idx);
+/* Like Lines_build, leaving out the groups with hidden[g] set (NULL: none). */
+void Lines_buildFiltered(Lines *L, const Trace *t, const bool *collapsed, const bool *hidden);
+/* Clutter (issue 15): CPU groups with no events or only annotations and instants
+ * (Kineto's "Traces", "" and "Spans" per rank). Sets hidden[g] for those; returns how
+ * many. GPU groups are never clutter; when every group would be, none is. */
+size_t Lines_clutter(const Trace *t, bool *hidden);
 /* Default collapsed flags: CPU groups collapsed, GPU groups expanded. */
 void Lines_defaultCollapsed(const Trace *t, bool *collapsed);
 

@@ -12,6 +12,9 @@
 
 /* The range as `ovtrace stats --range` takes it (exact ns, relative to the trace start). */
 void RangePanel_rangeArg(const Trace *t, int64_t a, int64_t b, char *buf, size_t n);
+/* Columns the device table needs (0: no devices): the layout widens the side panel to
+ * it on wide screens (issue 15). */
+int RangePanel_width(const Trace *t, const OverlapReport *R);
 void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, int64_t a, int64_t b,
                        const Glyphs *gl);
 

@@ -25,6 +25,7 @@ typedef struct {
     bool help;
     int help_scroll;
     bool follow, frozen; /* live mode: keep the newest data in view / stop updating */
+    int panel_scroll;    /* first content line of the details panel ({ and }) */
 } ViewState;
 
 void View_init(ViewState *v, int64_t min_t, int64_t max_t);
@@ -48,6 +49,11 @@ double View_zoomLevel(const ViewState *v);
 /* Keeps the selected line inside [top, top + rows). */
 void View_scrollToLine(ViewState *v, size_t n_lines);
 bool View_rangeSet(const ViewState *v);
+/* Moves the cursor by delta ns within the visible window (the window stays). */
+void View_moveCursor(ViewState *v, int64_t delta);
+/* Fits a requested range [*a, *b) to the extent [min_t, max_t): 0 when inside, 1 when
+ * clamped to the extent, -1 when it lies wholly outside (nothing to show). */
+int View_clampRange(int64_t min_t, int64_t max_t, int64_t *a, int64_t *b);
 /* Ordered marks: [*a, *b). */
 void View_range(const ViewState *v, int64_t *a, int64_t *b);
 

@@ -1,0 +1,12 @@
+/* The viewer's title from its inputs (issue 15): the first input's base name, a
+ * directory's own name (with a trailing '/', never the empty text a trailing slash
+ * used to leave), and "+N" for the other inputs. Pure. */
+#ifndef OVTRACE_TUI_TITLE_H
+#define OVTRACE_TUI_TITLE_H
+#include <stdbool.h>
+#include <stddef.h>
+
+/* dirs[i]: paths[i] is a directory (may be NULL: none is). */
+void Title_inputs(char *buf, size_t n, const char *const *paths, size_t n_paths, const bool *dirs);
+
+#endif
