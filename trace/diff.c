@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ovtrace/kname.h"
+#include "parfor.h"
 #include "util.h"
 
 static int cmp_kernel_name(const void *a, const void *b) {
@@ -14,19 +15,16 @@ static int cmp_kernel_name(const void *a, const void *b) {
     return strcmp(x->name, y->name);
 }
 
-DiffRun *DiffRun_summarize(const Trace *t, const DiffOptions *o, char *err, size_t errlen) {
-    DiffRun *r = xcalloc(1, sizeof *r);
-    if (!o->no_steps && !Steps_find(t, o->step_regex, &r->steps, err, errlen)) {
-        free(r);
-        return NULL;
-    }
-    r->n_files = t->n_sources;
-    r->files = xmalloc((t->n_sources ? t->n_sources : 1) * sizeof *r->files);
-    for (size_t i = 0; i < t->n_sources; i++)
-        r->files[i] = (DiffFile){xstrdup(t->sources[i].path ? t->sources[i].path : ""), t->sources[i].rank};
-    r->n_events = t->n_events;
-    r->t_min = t->t_min;
-    r->t_max = t->t_max;
+typedef struct {
+    const Trace *t;
+    const DiffOptions *o;
+    DiffRun *r;
+    bool steps_ok;
+    char err[256];
+} SummaryJob;
+
+/* The overlap figures and kernel totals of the run (item 0). */
+static void summarize_figures(const Trace *t, const DiffOptions *o, DiffRun *r) {
     OverlapFilter f = OverlapFilter_all();
     f.t0 = o->t0;
     f.t1 = o->t1;
@@ -67,6 +65,34 @@ DiffRun *DiffRun_summarize(const Trace *t, const DiffOptions *o, char *err, size
         }
     }
     r->n_kernels = w;
+}
+
+static void summary_item(void *ctx, uint32_t item, ParScratch *scratch) {
+    (void)scratch;
+    SummaryJob *j = ctx;
+    if (item == 0) summarize_figures(j->t, j->o, j->r);
+    else j->steps_ok = Steps_find(j->t, j->o->step_regex, &j->r->steps, j->err, sizeof j->err);
+}
+
+DiffRun *DiffRun_summarize(const Trace *t, const DiffOptions *o, char *err, size_t errlen) {
+    DiffRun *r = xcalloc(1, sizeof *r);
+    r->n_files = t->n_sources;
+    r->files = xmalloc((t->n_sources ? t->n_sources : 1) * sizeof *r->files);
+    for (size_t i = 0; i < t->n_sources; i++)
+        r->files[i] = (DiffFile){xstrdup(t->sources[i].path ? t->sources[i].path : ""), t->sources[i].rank};
+    r->n_events = t->n_events;
+    r->t_min = t->t_min;
+    r->t_max = t->t_max;
+    /* the figures and the steps are independent passes over the finished model (read
+     * only): two threads, as many as the loader used */
+    SummaryJob j = {t, o, r, true, ""};
+    const uint32_t order[2] = {1, 0}; /* steps (usually the longer) first */
+    ParFor_run(o->no_steps ? order + 1 : order, o->no_steps ? 1 : 2, 2, summary_item, &j);
+    if (!j.steps_ok) {
+        snprintf(err, errlen, "%s", j.err);
+        DiffRun_free(r);
+        return NULL;
+    }
     return r;
 }
 

@@ -137,41 +137,48 @@ bool Steps_find(const Trace *t, const char *regex, StepList *out, char *err, siz
             if (M[i].end > s->gpu_end) s->gpu_end = M[i].end;
         }
     }
-    /* GPU work launched from inside a CPU mark belongs to its step: M is sorted by
-     * (source, CPU first, ts), so the marks of a source are one binary search away */
-    for (uint32_t li = 0; li < t->n_lanes; li++) {
-        const Lane *l = &t->lanes[li];
-        if (!l->gpu) continue;
-        for (size_t i = l->first; i < l->first + l->count; i++) {
-            const TraceEvent *e = &t->events[i];
-            if (!Overlap_counts(e)) continue;
-            size_t p = Trace_partner(t, i);
-            if (p == SIZE_MAX) continue;
-            const TraceEvent *launch = &t->events[p];
-            const Lane *ll = &t->lanes[launch->lane];
-            if (ll->gpu) continue;
-            /* last CPU mark of the source starting at or before the launch */
-            size_t lo = 0, hi = nm;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                const Mark *m = &M[mid];
-                bool before = m->source < ll->source ||
-                              (m->source == ll->source && !m->gpu && m->ts <= launch->ts);
-                if (before) lo = mid + 1;
-                else hi = mid;
-            }
-            if (lo == 0) continue;
-            const Mark *m = &M[lo - 1];
-            if (m->source != ll->source || m->gpu || launch->ts >= m->end) continue;
-            if (gpu_mark[m->step]) continue;
-            Step *s = &S[m->step];
-            if (!s->gpu_from_launches) s->gpu_start = INT64_MAX, s->gpu_end = INT64_MIN;
-            s->gpu_from_launches = true;
-            s->gpu_events++;
-            if (e->ts < s->gpu_start) s->gpu_start = e->ts;
-            if (TraceEvent_end(e) > s->gpu_end) s->gpu_end = TraceEvent_end(e);
+    /* GPU work launched from inside a CPU mark belongs to its step. One sequential pass
+     * over the launch->GPU flows (the links Trace_partner follows: ac2g or async, from
+     * the source or derived from correlation ids); M is sorted by (source, CPU first,
+     * ts), so the marks of a source are one binary search away. */
+    size_t n_cats = StrTab_count(t->strings);
+    int8_t *link_cat = xcalloc(n_cats, 1); /* 0 unknown, 1 launch link, -1 other */
+    for (size_t fi = 0; fi < t->n_flows; fi++) {
+        const Flow *fl = &t->flows[fi];
+        if (!link_cat[fl->cat]) {
+            const char *c = StrTab_get(t->strings, fl->cat);
+            link_cat[fl->cat] = !strcmp(c, "ac2g") || !strcmp(c, "async") ? 1 : -1;
         }
+        if (link_cat[fl->cat] < 0) continue;
+        const TraceEvent *launch = &t->events[fl->from], *e = &t->events[fl->to];
+        if (t->lanes[e->lane].gpu == t->lanes[launch->lane].gpu) continue;
+        if (t->lanes[launch->lane].gpu) {
+            const TraceEvent *x = launch;
+            launch = e;
+            e = x;
+        }
+        if (!Overlap_counts(e)) continue;
+        uint32_t src = t->lanes[launch->lane].source;
+        /* last CPU mark of the source starting at or before the launch */
+        size_t lo = 0, hi = nm;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            const Mark *m = &M[mid];
+            bool before = m->source < src || (m->source == src && !m->gpu && m->ts <= launch->ts);
+            if (before) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo == 0) continue;
+        const Mark *m = &M[lo - 1];
+        if (m->source != src || m->gpu || launch->ts >= m->end || gpu_mark[m->step]) continue;
+        Step *s = &S[m->step];
+        if (!s->gpu_from_launches) s->gpu_start = INT64_MAX, s->gpu_end = INT64_MIN;
+        s->gpu_from_launches = true;
+        s->gpu_events++;
+        if (e->ts < s->gpu_start) s->gpu_start = e->ts;
+        if (TraceEvent_end(e) > s->gpu_end) s->gpu_end = TraceEvent_end(e);
     }
+    free(link_cat);
     for (size_t i = 0; i < ns; i++) {
         Step *s = &S[i];
         if (!gpu_mark[i] && !s->gpu_from_launches) {

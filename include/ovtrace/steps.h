@@ -18,7 +18,7 @@ typedef struct {
     int64_t cpu_start, cpu_end; /* union span of those annotations, absolute ns */
     int64_t gpu_start, gpu_end; /* GPU window, absolute ns */
     bool gpu_from_launches;   /* window from launched GPU work (else the annotation) */
-    size_t gpu_events;        /* GPU ops attributed by launch */
+    size_t gpu_events;        /* launch->GPU links attributed to the step */
     DeviceFigures fig;        /* total over devices within the GPU window (streams NULL) */
 } Step;
 
