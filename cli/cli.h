@@ -47,11 +47,13 @@ int cmd_export(int argc, char **argv);
 int cmd_live(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_workload(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 void help_view(FILE *out);
 void help_stats(FILE *out);
 void help_export(FILE *out);
 void help_live(FILE *out);
 void help_record(FILE *out);
 void help_workload(FILE *out);
+void help_diff(FILE *out);
 
 #endif

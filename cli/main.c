@@ -7,6 +7,7 @@
 static const Command COMMANDS[] = {
     {"view", "open traces in the terminal timeline", cmd_view, help_view},
     {"stats", "compute/communication overlap figures", cmd_stats, help_stats},
+    {"diff", "compare two runs: overlap, kernels and steps, with deltas", cmd_diff, help_diff},
     {"export", "write a filtered trace that Perfetto opens", cmd_export, help_export},
     {"live", "watch a running workload (CUPTI or simulator)", cmd_live, help_live},
     {"record", "record a workload headless to a trace file", cmd_record, help_record},
