@@ -120,7 +120,8 @@ static const char *tui_describe(void *ctx) {
     char ended[160];
     if (L->program && LiveSession_sourceDone(L->s)) {
         LiveSession_programExit(L->s, ended, sizeof ended);
-        snprintf(L->desc, sizeof L->desc, "ENDED (program %s) %s", ended, m);
+        /* the meter before the exit text: a narrow title bar cuts the latter */
+        snprintf(L->desc, sizeof L->desc, "ENDED %s (program %s)", m, ended);
     } else {
         snprintf(L->desc, sizeof L->desc, "LIVE %s", m);
     }
