@@ -3,7 +3,9 @@
  * meter instead. */
 #include <inttypes.h>
 #include <locale.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -50,7 +52,14 @@ typedef struct {
     int64_t window_ns;
     Trace *shown, *retired;
     char desc[400];
+    /* the whole buffer for a frozen display, built on a thread (tui_snapshot_all) */
+    pthread_t all_th;
+    int all_state; /* ALL_IDLE, ALL_BUILDING (all_done tells when it finished), ALL_TAKEN */
+    atomic_bool all_done;
+    Trace *all;
 } LiveTui;
+
+enum { ALL_IDLE, ALL_BUILDING, ALL_TAKEN };
 
 /* "drops 0  20k ev/s  GPU0 overlap 0.99 exposed 0.00ms": drops first, so that a
  * narrow title bar still shows them. With CUPTI: "drops 0 cupti 0 ...". */
@@ -100,14 +109,49 @@ static bool tui_poll(void *ctx, Trace **t) {
     return true;
 }
 
+static void *all_main(void *arg) {
+    LiveTui *L = arg;
+    /* at most 4M events (~0.3-0.5 us each to build, bench/README.md); the message says
+     * what span that covers when the buffer holds more */
+    L->all = LiveStore_snapshot(LiveSession_store(L->s), (size_t)4 << 20, INT64_MIN);
+    atomic_store(&L->all_done, true);
+    return NULL;
+}
+
+/* Drops a full snapshot being built or not taken (the display resumed, or the end). */
+static void all_reset(LiveTui *L) {
+    if (L->all_state == ALL_BUILDING) {
+        pthread_join(L->all_th, NULL);
+        Trace_free(L->all);
+    }
+    L->all = NULL;
+    L->all_state = ALL_IDLE;
+    atomic_store(&L->all_done, false);
+}
+
+static void tui_set_frozen(void *ctx, bool frozen) {
+    if (!frozen) all_reset(ctx);
+}
+
+/* Built on a thread so that freezing never blocks the keys: false until it is ready. */
 static bool tui_snapshot_all(void *ctx, Trace **t) {
     LiveTui *L = ctx;
-    Trace *n = LiveStore_snapshot(LiveSession_store(L->s), SIZE_MAX, INT64_MIN);
+    if (L->all_state == ALL_IDLE) {
+        atomic_store(&L->all_done, false);
+        if (pthread_create(&L->all_th, NULL, all_main, L) != 0) return false;
+        L->all_state = ALL_BUILDING;
+        return false;
+    }
+    if (L->all_state != ALL_BUILDING || !atomic_load(&L->all_done)) return false;
+    pthread_join(L->all_th, NULL);
+    L->all_state = ALL_TAKEN;
+    Trace *n = L->all;
+    L->all = NULL;
     if (!n || !n->n_events) {
         Trace_free(n);
         return false;
     }
-    Trace_free(L->retired);
+    Trace_free(L->retired); /* the model the app let go of before */
     L->retired = L->shown;
     L->shown = n;
     *t = n;
@@ -121,7 +165,8 @@ static const char *tui_describe(void *ctx) {
     char ended[160];
     if (L->program && LiveSession_sourceDone(L->s)) {
         LiveSession_programExit(L->s, ended, sizeof ended);
-        snprintf(L->desc, sizeof L->desc, "ENDED (program %s) %s", ended, m);
+        /* the meter before the exit text: a narrow title bar cuts the latter */
+        snprintf(L->desc, sizeof L->desc, "ENDED %s (program %s)", m, ended);
     } else {
         snprintf(L->desc, sizeof L->desc, "LIVE %s", m);
     }
@@ -185,11 +230,13 @@ static int run_tui(LiveSession *s, const char *what, bool program, const LiveCli
         cli_error("the source produced no events");
         return 1;
     }
-    LiveTui L = {s, program, o->window_ns, t, NULL, {0}};
-    TuiSource src = {tui_poll, NULL, tui_describe, &L, tui_save, tui_snapshot_all};
+    LiveTui L = {.s = s, .program = program, .window_ns = o->window_ns, .shown = t};
+    atomic_init(&L.all_done, false);
+    TuiSource src = {tui_poll, tui_set_frozen, tui_describe, &L, tui_save, tui_snapshot_all};
     App *a = App_new(t, Crt_detectCaps(COLOR_MODE_AUTO, false), what);
     int rc = App_runInteractive(a, &src);
     App_free(a);
+    all_reset(&L);
     Trace_free(L.shown);
     Trace_free(L.retired);
     return rc;

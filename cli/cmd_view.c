@@ -92,6 +92,7 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, App **out)
 
 int cmd_view(int argc, char **argv) {
     setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C"); /* glyphs follow the locale; numbers (the e key's JSON) do not */
     InputOptions in;
     InputOptions_init(&in);
     const char *keys = NULL, *range = NULL, *color = "auto";

@@ -12,7 +12,6 @@
 #include "ovtrace/tui/export_key.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/lanes_render.h"
-#include "ovtrace/tui/ruler.h"
 
 /* ---- time ---- */
 
@@ -418,16 +417,11 @@ static unsigned k_follow(App *a, const TuiKey *k, int arg) {
     } else {
         a->v.frozen = !a->v.frozen;
         if (a->src->set_frozen) a->src->set_frozen(a->src->ctx, a->v.frozen);
-        Trace *all = a->t;
-        if (a->v.frozen && a->src->snapshot_all && a->src->snapshot_all(a->src->ctx, &all) && all) {
-            App_setTrace(a, all); /* everything retained, not only the followed span */
-            char span[48];
-            Ruler_format(span, sizeof span, all->t_max - all->t_min, 1000000);
-            App_message(a, ROLE_DIM, "display frozen: the whole buffer (%s) can be browsed, 0 fits it; "
-                                     "collection goes on (p or Z resumes)", span);
-        } else {
-            App_message(a, ROLE_DIM, "%s", a->v.frozen ? "display frozen, collection goes on (p or Z resumes)" : "display live");
-        }
+        App_message(a, ROLE_DIM, "%s",
+                    !a->v.frozen                ? "display live"
+                    : a->src->snapshot_all ? "display frozen, loading the whole buffer; collection goes on (p or Z resumes)"
+                                                : "display frozen, collection goes on (p or Z resumes)");
+        App_pollAll(a); /* takes the whole buffer at once when the source has it ready */
     }
     return REDRAW_VIEW;
 }

@@ -4,7 +4,7 @@
 # the DeepSeek trace adds its reference ratio where present.
 # usage: e2e_newuser.sh CASE OVTRACE DATA_DIR SAMPLES_DIR DEEPSEEK   (exit 77 = skipped)
 set -u
-CASE=$1 BIN=$2 DATA=$3 SAMPLES=$4 DS=$5
+CASE=$1 BIN=$2 DATA=$3 SAMPLES=$4 DS=${5:-}
 FIX=$DATA/kineto-nccl-args.json
 DEMO=$SAMPLES/demo-moe.json.gz
 TMP=$(mktemp -d)

@@ -74,6 +74,7 @@ static void test_live_title_compose(void **state) {
 typedef struct {
     Trace *followed, *all;
     int all_calls;
+    int ready_at; /* the call that has the whole buffer ready (a background build) */
 } FakeLive;
 
 static bool fl_poll(void *ctx, Trace **t) {
@@ -88,6 +89,7 @@ static const char *fl_describe(void *ctx) {
 static bool fl_all(void *ctx, Trace **t) {
     FakeLive *f = ctx;
     f->all_calls++;
+    if (f->all_calls < f->ready_at) return false;
     *t = f->all;
     return true;
 }
@@ -100,10 +102,33 @@ static Trace *span_trace(int64_t t0, int64_t t1) {
     return f.t;
 }
 
+/* built in the background: the frozen app asks between frames until it is ready */
+static void test_live_freeze_async(void **state) {
+    (void)state;
+    const int64_t S = 1000000000;
+    FakeLive fl = {span_trace(30 * S, 60 * S), span_trace(0, 60 * S), 0, 3};
+    TuiSource src = {fl_poll, NULL, fl_describe, &fl, NULL, fl_all};
+    App *a = App_new(fl.followed, (Caps){true, 256}, "SIMULATED prefill");
+    TuiKey k = {'p', 0, 0};
+    App_runHeadless(a, &src, &k, 1, 2, 80, 24, false, NULL); /* frame 2: p */
+    assert_int_equal(fl.all_calls, 1);
+    assert_ptr_equal(a->t, fl.followed); /* not ready yet: still the followed model */
+    assert_true(a->all_pending);
+    App_runHeadless(a, &src, NULL, 0, 3, 80, 24, false, NULL);
+    assert_int_equal(fl.all_calls, 3);
+    assert_ptr_equal(a->t, fl.all);
+    assert_false(a->all_pending);
+    assert_int_equal(a->t->t_max - a->t->t_min, fl.all->t_max - fl.all->t_min);
+    assert_true(strstr(a->msg, "whole buffer (59.50s)") != NULL);
+    App_free(a);
+    Trace_free(fl.followed);
+    Trace_free(fl.all);
+}
+
 static void test_live_freeze_loads_all(void **state) {
     (void)state;
     const int64_t S = 1000000000;
-    FakeLive fl = {span_trace(30 * S, 60 * S), span_trace(0, 60 * S), 0};
+    FakeLive fl = {span_trace(30 * S, 60 * S), span_trace(0, 60 * S), 0, 1};
     TuiSource src = {fl_poll, NULL, fl_describe, &fl, NULL, fl_all};
     Grid g;
     Grid_init(&g, 80, 24);
@@ -450,7 +475,8 @@ static void test_clamp_range(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ruler_no_negative_zero), cmocka_unit_test(test_live_title_compose),
-        cmocka_unit_test(test_live_freeze_loads_all),  cmocka_unit_test(test_details_exact_args),
+        cmocka_unit_test(test_live_freeze_loads_all),  cmocka_unit_test(test_live_freeze_async),
+        cmocka_unit_test(test_details_exact_args),
         cmocka_unit_test(test_details_keys_and_scroll), cmocka_unit_test(test_layout_panel_need),
         cmocka_unit_test(test_range_panel_wide),       cmocka_unit_test(test_clutter_hidden),
         cmocka_unit_test(test_clutter_only),           cmocka_unit_test(test_title_inputs),

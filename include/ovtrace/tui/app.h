@@ -35,9 +35,11 @@ typedef struct {
     /* Saves the whole current buffer to path (the E key; live mode); msg gets the
      * result shown in the status bar. Optional. */
     bool (*save)(void *ctx, const char *path, char *msg, size_t msglen);
-    /* The whole retained buffer as one model, taken when the display freezes so that
-     * everything retained can be browsed (issue 15; the followed snapshots are capped).
-     * Same ownership as poll. Optional. */
+    /* The whole retained buffer as one model, for a frozen display, so that everything
+     * retained can be browsed (issue 15; the followed snapshots are capped). Called when
+     * the display freezes and then between frames while frozen until it returns true:
+     * a source may build it in the background (set_frozen(false) drops it). Same
+     * ownership as poll. Optional. */
     bool (*snapshot_all)(void *ctx, Trace **t);
 } TuiSource;
 
@@ -74,6 +76,7 @@ typedef struct App {
     bool *hidden;
     size_t n_hidden;
     bool show_all;
+    bool all_pending; /* frozen, waiting for src->snapshot_all */
     /* scratch for rendering */
     ColumnInfo *colbuf;
     int64_t *bandbuf;
@@ -97,6 +100,8 @@ void App_selectLine(App *a, size_t line);      /* picks the event at the cursor 
 void App_rebuildLines(App *a);
 size_t App_eventAt(const App *a, uint32_t row, int64_t ts, int64_t slack); /* nearest event, SIZE_MAX */
 void App_setRange(App *a, int64_t t0, int64_t t1);
+/* Frozen live display: asks the source for the whole buffer; takes it when ready. */
+void App_pollAll(App *a);
 
 /* Runs on the terminal until q; returns the exit status. */
 int App_runInteractive(App *a, const TuiSource *src);
