@@ -10,6 +10,7 @@
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/loading.h"
+#include "view_compare.h"
 
 void help_view(FILE *out) {
     fprintf(out,
@@ -22,6 +23,12 @@ void help_view(FILE *out) {
             "  --range A:B        open on [A, B) (relative to the trace start, with units)\n"
             "  --ascii            ASCII glyphs only (default: Unicode when the locale is UTF-8)\n"
             "  --color MODE       auto (default), 256, 16 or none (NO_COLOR and TERM=vt100 mean none)\n"
+            "comparing two runs (view A B --align MODE; A, B: a file, a directory or file,file,...):\n"
+            "  --align start      each run on its own clock, starting at 0; runs drawn one above the\n"
+            "                     other (rank by rank), groups labelled with run and file name;\n"
+            "                     V: both runs / only A / only B, X: A vs B panel for the visible range\n"
+            "  --align step       the same, 0 at each run's first ProfilerStep#N (or --step REGEX)\n"
+            "  --step REGEX       with --align step: the iteration marks\n"
             "headless (no terminal needed; for scripts and tests):\n"
             "  --dump             print the final screen as text to stdout\n"
             "  --frames N         render N frames (at least one per key + 1)\n"
@@ -91,7 +98,7 @@ int cmd_view(int argc, char **argv) {
     setlocale(LC_ALL, "");
     InputOptions in;
     InputOptions_init(&in);
-    const char *keys = NULL, *range = NULL, *color = "auto";
+    const char *keys = NULL, *range = NULL, *color = "auto", *align = NULL, *step = NULL;
     int frames = 0, w = 120, h = 40, rc = 2;
     bool dump = false, ascii = false, headless = false;
     TuiKey *kv = NULL;
@@ -124,6 +131,14 @@ int cmd_view(int argc, char **argv) {
             headless = true;
         } else if (!strcmp(o, "--range")) {
             if (!(range = cli_value(argc, argv, &i))) goto out;
+        } else if (!strcmp(o, "--align")) {
+            if (!(align = cli_value(argc, argv, &i))) goto out;
+            if (strcmp(align, "start") && strcmp(align, "step")) {
+                cli_error("--align takes start or step, got '%s'", align);
+                goto out;
+            }
+        } else if (!strcmp(o, "--step")) {
+            if (!(step = cli_value(argc, argv, &i))) goto out;
         } else if (!strcmp(o, "--ascii")) {
             ascii = true;
         } else if (!strcmp(o, "--color") || !strcmp(o, "--colour")) {
@@ -155,7 +170,14 @@ int cmd_view(int argc, char **argv) {
     const char *base = in.n_files ? strrchr(in.files[0], '/') : NULL;
     if (in.n_files > 1) snprintf(title, sizeof title, "%s +%zu", base ? base + 1 : in.files[0], in.n_files - 1);
     else if (in.n_files) snprintf(title, sizeof title, "%s", base ? base + 1 : in.files[0]);
-    if (headless) {
+    if (align) {
+        /* two runs: synchronous load (progress on stderr), then alignment */
+        if (!(a = ViewCompare_open(&in, align, step, caps))) {
+            rc = 1;
+            goto out;
+        }
+        t = a->t;
+    } else if (headless) {
         /* synchronous load: headless frames stay deterministic */
         t = InputOptions_load(&in);
         if (!t) {
