@@ -67,6 +67,57 @@ void Compare_figures(const Trace *t, const uint32_t *run_of_source, size_t n_run
 
 /* The focused run's groups as they open by default (CPU processes folded), the other
  * run's all folded; both runs: the defaults. */
+static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
+
+/* true when x ranks before y */
+static bool change_before(const CompareKernel *x, const CompareKernel *y) {
+    int64_t dx = abs64(x->total[1] - x->total[0]), dy = abs64(y->total[1] - y->total[0]);
+    if (dx != dy) return dx > dy;
+    int64_t mx = x->total[0] > x->total[1] ? x->total[0] : x->total[1];
+    int64_t my = y->total[0] > y->total[1] ? y->total[0] : y->total[1];
+    if (mx != my) return mx > my;
+    return x->name < y->name;
+}
+
+size_t Compare_kernelChanges(const Trace *t, const uint32_t *run_of_source, int64_t t0, int64_t t1,
+                             CompareKernel *out, size_t max) {
+    size_t n_names = StrTab_count(t->strings);
+    CompareKernel *k = calloc(n_names ? n_names : 1, sizeof *k);
+    if (!k) return 0;
+    for (uint32_t li = 0; li < t->n_lanes; li++) {
+        const Lane *l = &t->lanes[li];
+        uint32_t run = run_of_source[l->source];
+        if (!l->gpu || run > 1) continue;
+        for (uint32_t r = 0; r < l->n_rows; r++) {
+            const Row *row = &t->rows[l->first_row + r];
+            for (size_t i = Row_lowerBound(t, row, t0); i < row->first + row->count; i++) {
+                const TraceEvent *e = &t->events[i];
+                if (e->ts >= t1) break;
+                if (e->kind != KIND_KERNEL) continue;
+                int64_t s = e->ts > t0 ? e->ts : t0, en = TraceEvent_end(e) < t1 ? TraceEvent_end(e) : t1;
+                k[e->name].count[run]++;
+                k[e->name].total[run] += en > s ? en - s : 0;
+            }
+        }
+    }
+    /* keep the top max by insertion: max is small */
+    size_t n = 0;
+    for (size_t i = 0; i < n_names; i++) {
+        if (!k[i].count[0] && !k[i].count[1]) continue;
+        k[i].name = (uint32_t)i;
+        size_t j = n < max ? n++ : max;
+        if (j == max && !change_before(&k[i], &out[max - 1])) continue;
+        if (j == max) j = max - 1;
+        while (j > 0 && change_before(&k[i], &out[j - 1])) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = k[i];
+    }
+    free(k);
+    return n;
+}
+
 static void apply_focus(App *a) {
     CompareState *c = a->cmp;
     Lines_defaultCollapsed(a->t, a->collapsed);
@@ -112,6 +163,9 @@ void Compare_sync(App *a) {
     if (!c || !c->panel) return;
     if (c->valid && c->fig_t0 == a->v.t0 && c->fig_t1 == a->v.t1) return;
     Compare_figures(a->t, c->run_of_source, c->n_runs, a->v.t0, a->v.t1, c->fig, c->n_devices);
+    c->n_changes = c->n_runs == 2 ? Compare_kernelChanges(a->t, c->run_of_source, a->v.t0, a->v.t1, c->changes,
+                                                          COMPARE_TOP_KERNELS)
+                                  : 0;
     c->fig_t0 = a->v.t0;
     c->fig_t1 = a->v.t1;
     c->valid = true;
@@ -184,6 +238,23 @@ bool Compare_renderPanel(App *a, Grid *g, Rect panel, bool at_right) {
             char v[48];
             snprintf(v, sizeof v, "%10.32s", cell[j]);
             x += Grid_text(g, x, y, r.x + r.w - x, v, role, 0) + 1;
+        }
+    }
+    if (c->n_changes && y + 1 < r.y + r.h) {
+        Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "%8s %8s %10s %10s %10s  %s", "count A", "count B",
+                    "total A", "total B", "B - A", "kernels changed most in the range (us)");
+        for (size_t i = 0; i < c->n_changes && y < r.y + r.h - 1; i++, y++) {
+            const CompareKernel *k = &c->changes[i];
+            char ta[32], tb[32], dd[8][32];
+            Time_formatUs(ta, sizeof ta, k->total[0]);
+            Time_formatUs(tb, sizeof tb, k->total[1]);
+            DeviceFigures x = {0}, z = {0};
+            x.window = k->total[0];
+            z.window = k->total[1];
+            delta_cells(dd, &x, &z);
+            int x0 = r.x + Grid_printf(g, r.x, y, r.w, ROLE_PANEL, 0, "%8zu %8zu %10s %10s %10s  ", k->count[0],
+                                       k->count[1], ta, tb, dd[0]);
+            Grid_text(g, x0, y, r.x + r.w - x0, StrTab_get(a->t->strings, k->name), ROLE_PANEL, 0);
         }
     }
     if (y < r.y + r.h)

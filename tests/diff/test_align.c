@@ -82,6 +82,20 @@ static void test_start(void **state) {
     assert_int_equal(f[0].overlap, 35000);
     assert_int_equal(f[1].comm, 90000); /* B r1's comm [60,110) is cut at 100 */
     assert_int_equal(f[1].overlap, 45000);
+    /* kernel changes over everything, then over step 2 only ([100, 200) us) */
+    CompareKernel kc[8];
+    size_t n = Compare_kernelChanges(t, run_of, 0, INT64_MAX, kc, 8);
+    assert_int_equal(n, 5);
+    assert_string_equal(StrTab_get(t->strings, kc[0].name), "void gemm<float>(float*)");
+    assert_int_equal(kc[0].count[0], 4);
+    assert_int_equal(kc[0].count[1], 3);
+    assert_int_equal(kc[0].total[1] - kc[0].total[0], -50000);
+    assert_string_equal(StrTab_get(t->strings, kc[1].name), "void gemm<__half>(__half*)");
+    n = Compare_kernelChanges(t, run_of, 100000, 200000, kc, 2); /* only the top 2 kept */
+    assert_int_equal(n, 2);
+    assert_int_equal(kc[0].total[0], 100000); /* gemm<float>: 2 x 50 us in A, 1 in B */
+    assert_int_equal(kc[0].total[1], 50000);
+    assert_string_equal(StrTab_get(t->strings, kc[1].name), "void gemm<__half>(__half*)");
     Trace_free(t);
 }
 

@@ -39,6 +39,7 @@ expect 'grep -q "Runs compared, visible range" "$TMP/screen"' "X did not open th
 expect 'grep -Eq "^ A a-r0.json \+1 +355 +310 +205 +170 +65 +105 +0.3824" "$TMP/screen"' "run A figures"
 expect 'grep -Eq "^ B b-r0.json \+1 +355 +310 +204 +180 +74 +106 +0.4111" "$TMP/screen"' "run B figures"
 expect 'grep -Eq "^ B - A +0 +0 +-1 +\+10 +\+9 +\+1 +\+0.0288" "$TMP/screen"' "B - A row"
+expect 'grep -A1 "kernels changed most" "$TMP/screen" | grep -Eq "^ +4 +3 +200 +150 +-50  void gemm<float>"' "kernel changes"
 # zoom on the first 100 us (step 1 on both clocks): the panel follows the visible range
 keys + 
 expect 'grep -Eq "^ B - A " "$TMP/screen" && ! grep -Eq "^ A a-r0.json \+1 +355 " "$TMP/screen"' "panel did not follow the zoom"

@@ -18,6 +18,14 @@
 struct App;
 
 #define COMPARE_MAX_RUNS 2
+#define COMPARE_TOP_KERNELS 8
+
+/* One kernel name's time in the range in each of two runs (clipped to the range). */
+typedef struct {
+    uint32_t name;
+    size_t count[2];
+    int64_t total[2];
+} CompareKernel;
 
 typedef struct CompareState {
     size_t n_runs;
@@ -31,6 +39,8 @@ typedef struct CompareState {
     bool valid;
     DeviceFigures fig[COMPARE_MAX_RUNS];     /* sums over the run's devices */
     size_t n_devices[COMPARE_MAX_RUNS];
+    size_t n_changes;
+    CompareKernel changes[COMPARE_TOP_KERNELS]; /* biggest kernel changes in the range */
 } CompareState;
 
 /* Takes run_of_source (malloc'd, one entry per source of the trace). */
@@ -40,6 +50,11 @@ void Compare_free(CompareState *c);
 /* Per-run sums of Overlap_compute's devices over [t0, t1) (ratio from the sums). */
 void Compare_figures(const Trace *t, const uint32_t *run_of_source, size_t n_runs, int64_t t0, int64_t t1,
                      DeviceFigures *out, size_t *n_devices);
+
+/* The kernels of runs 0 and 1 over [t0, t1) whose total time changed most (by
+ * |total[1] - total[0]|, then the larger total, then name id); up to max. Returns how many. */
+size_t Compare_kernelChanges(const Trace *t, const uint32_t *run_of_source, int64_t t0, int64_t t1,
+                             CompareKernel *out, size_t max);
 
 unsigned Compare_keyFocus(struct App *a, const TuiKey *k, int arg);
 unsigned Compare_keyPanel(struct App *a, const TuiKey *k, int arg);
