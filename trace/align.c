@@ -9,27 +9,48 @@
 #include "ovtrace/steps.h"
 #include "util.h"
 
-static bool path_in(const char *src, const char *spec) {
-    size_t n = strlen(spec);
-    while (n > 1 && spec[n - 1] == '/') n--; /* "dir/" names the same directory */
-    if (strncmp(src, spec, n)) return false;
-    return src[n] == '\0' || (src[n] == '/' && !strchr(src + n + 1, '/'));
+/* The name of src within directory dir ("dir/name", or "dir//name" when dir was given
+ * with a trailing slash), or NULL when src is not a file directly in dir. */
+static const char *in_dir(const char *src, const char *dir) {
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/') n--;
+    if (strncmp(src, dir, n) || src[n] != '/') return NULL;
+    const char *p = src + n;
+    while (*p == '/') p++;
+    return *p && !strchr(p, '/') ? p : NULL;
 }
 
+/* Load_files keeps the order of its paths (a directory's files in name order), so the
+ * sources are consumed run by run, path by path: a file path takes one source, a
+ * directory the sources inside it, in increasing name order. The same file may thus be
+ * in both runs. */
 bool Align_assignRuns(const Trace *t, const char *const *const *run_paths, const size_t *n_paths, size_t n_runs,
                       uint32_t *out, char *err, size_t errlen) {
-    for (size_t i = 0; i < t->n_sources; i++) {
-        const char *p = t->sources[i].path ? t->sources[i].path : "";
-        size_t r = 0;
-        bool found = false;
-        for (r = 0; r < n_runs && !found; r++)
-            for (size_t k = 0; k < n_paths[r] && !found; k++) found = path_in(p, run_paths[r][k]);
-        if (!found) {
-            snprintf(err, errlen, "%s: belongs to no run", p);
-            return false;
+    size_t i = 0, n = t->n_sources;
+#define SRC(i) (t->sources[i].path ? t->sources[i].path : "")
+    for (size_t r = 0; r < n_runs; r++)
+        for (size_t k = 0; k < n_paths[r]; k++) {
+            const char *spec = run_paths[r][k];
+            if (i < n && !strcmp(SRC(i), spec)) {
+                out[i++] = (uint32_t)r;
+                continue;
+            }
+            size_t first = i;
+            /* a directory's files come in name order: a repeat starts the next path */
+            for (const char *prev = NULL, *name; i < n && (name = in_dir(SRC(i), spec)); prev = name, i++) {
+                if (prev && strcmp(prev, name) >= 0) break;
+                out[i] = (uint32_t)r;
+            }
+            if (i == first) {
+                snprintf(err, errlen, "%s: no trace of the model comes from it", spec);
+                return false;
+            }
         }
-        out[i] = (uint32_t)(r - 1);
+    if (i != n) {
+        snprintf(err, errlen, "%s: belongs to no run", SRC(i));
+        return false;
     }
+#undef SRC
     return true;
 }
 

@@ -12,9 +12,10 @@
 
 typedef enum { ALIGN_START, ALIGN_STEP } AlignMode;
 
-/* Which run each source of t came from: source i belongs to the first run one of whose
- * paths equals its path or is a directory holding it. out has t->n_sources entries.
- * False (with the path in err) when a source matches no run. */
+/* Which run each source of t came from, for a model Load_files built from the runs'
+ * paths in order (run 0's, then run 1's): a file path takes the next source, a directory
+ * the next sources inside it. out has t->n_sources entries. False (with the path in
+ * err) when the sources do not follow the paths. */
 bool Align_assignRuns(const Trace *t, const char *const *const *run_paths, const size_t *n_paths, size_t n_runs,
                       uint32_t *out, char *err, size_t errlen);
 

@@ -114,19 +114,29 @@ static void test_step_and_errors(void **state) {
     assert_non_null(strstr(err, "run A has no event matching --step"));
     assert_false(Align_runs(t, run_of, 2, NAMES, ALIGN_STEP, "(", off, err, sizeof err));
     Trace_free(t);
-    /* a directory names its files ("dir/" too); a file in no run is an error */
-    const char *const da[] = {D "/"}, *const db[] = {"/elsewhere"};
+    /* a directory ("dir/" too) takes its files in order; the same file may be both runs */
+    const char *const da[] = {D "/"}, *const db[] = {D "/a-r0.json"};
     const char *const *const rp2[] = {da, db};
     const size_t np2[] = {1, 1};
-    const char *files[] = {D "/a-r0.json"};
+    const char *files[] = {D "/", D "/a-r0.json"};
     LoadOptions lo = {.cache = -1};
+    t = Load_files(files, 2, &lo, err, sizeof err);
+    assert_non_null(t);
+    assert_int_equal(t->n_sources, 5);
+    uint32_t run5[5];
+    if (!Align_assignRuns(t, rp2, np2, 2, run5, err, sizeof err)) fail_msg("%s", err);
+    for (int i = 0; i < 4; i++) assert_int_equal(run5[i], 0);
+    assert_int_equal(run5[4], 1);
+    const char *const dc[] = {"/elsewhere"};
+    const char *const *const rp3[] = {da, dc};
+    assert_false(Align_assignRuns(t, rp3, np2, 2, run5, err, sizeof err));
+    assert_non_null(strstr(err, "/elsewhere: no trace"));
+    Trace_free(t);
+    files[0] = D "/a-r0.json";
     t = Load_files(files, 1, &lo, err, sizeof err);
     assert_non_null(t);
-    assert_true(Align_assignRuns(t, rp2, np2, 2, run_of, err, sizeof err));
-    assert_int_equal(run_of[0], 0);
-    const char *const *const rp3[] = {db, db};
-    assert_false(Align_assignRuns(t, rp3, np2, 2, run_of, err, sizeof err));
-    assert_non_null(strstr(err, "belongs to no run"));
+    const char *const *const rp4[] = {db, db}; /* two runs, one source */
+    assert_false(Align_assignRuns(t, rp4, np2, 2, run5, err, sizeof err));
     Trace_free(t);
 }
 
