@@ -26,7 +26,7 @@ void help_view(FILE *out) {
             "comparing two runs (view A B --align MODE; A, B: a file, a directory or file,file,...):\n"
             "  --align start      each run on its own clock, starting at 0; runs drawn one above the\n"
             "                     other (rank by rank), groups labelled with run and file name;\n"
-            "                     V: both runs / only A / only B, X: A vs B panel for the visible range\n"
+            "                     V: both runs / only A / only B, C: A vs B panel for the visible range\n"
             "  --align step       the same, 0 at each run's first ProfilerStep#N (or --step REGEX)\n"
             "  --step REGEX       with --align step: the iteration marks\n"
             "headless (no terminal needed; for scripts and tests):\n"

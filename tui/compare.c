@@ -193,7 +193,7 @@ static void delta_cells(char cell[8][32], const DeviceFigures *x, const DeviceFi
 bool Compare_renderPanel(App *a, Grid *g, Rect panel, bool at_right) {
     CompareState *c = a->cmp;
     if (!c || !c->panel || !c->valid) return false;
-    Rect r = Panel_frame(g, panel, at_right, "Runs compared, visible range (X: details)", a->gl);
+    Rect r = Panel_frame(g, panel, at_right, "Runs compared, visible range (C: details)", a->gl);
     if (r.w <= 0 || r.h <= 0) return true;
     int y = r.y;
     char s0[32], s1[32];

@@ -456,7 +456,7 @@ const KeyBinding KEY_TABLE[] = {
     {{'i'}, "i", "hide / show the panel", k_panel, 0},
     {{'e'}, "e", "export the marked (or visible) range", k_export, 0},
     {{'V'}, "V", "runs compared (view A B --align): both / only A / only B", Compare_keyFocus, 0},
-    {{'X'}, "X", "runs compared: A vs B panel for the visible range", Compare_keyPanel, 0},
+    {{'C'}, "C", "runs compared: A vs B panel for the visible range", Compare_keyPanel, 0},
     {{'F'}, "F", "live: follow the newest data", k_follow, 0},
     {{'p', 'Z'}, "p Z", "live: freeze / resume the display (collection goes on)", k_follow, 1},
     {{'E'}, "E", "live: save the whole buffer to a file", k_save, 0},

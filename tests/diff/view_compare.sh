@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `ovtrace view A B --align start|step` in tmux at 120x40 on the shipped pair
 # (tests/data/diff; figures worked out in diff_cli.sh): each run on its own zero, groups
-# labelled with run and file, A above B rank by rank; X opens the A-vs-B panel for the
+# labelled with run and file, A above B rank by rank; C opens the A-vs-B panel for the
 # visible range, V folds to one run and back. Exit 77 (skipped) without tmux.
 set -u
 BIN=$1 DATA=$2
@@ -34,8 +34,8 @@ expect 'nth_header 1 | grep -q "rank 0 GPU 0  A a-r0.json"' "first group is not 
 expect 'nth_header 3 | grep -q "rank 0 GPU 0  B b-r0.json"' "rank 0 of B is not under rank 0 of A"
 expect 'nth_header 1 | grep -q "ratio 0.5556"' "A rank 0 ratio"
 expect 'nth_header 3 | grep -q "ratio 0.6667"' "B rank 0 ratio"
-keys X
-expect 'grep -q "Runs compared, visible range" "$TMP/screen"' "X did not open the compare panel"
+keys C
+expect 'grep -q "Runs compared, visible range" "$TMP/screen"' "C did not open the compare panel"
 expect 'grep -Eq "^ A a-r0.json \+1 +355 +310 +205 +170 +65 +105 +0.3824" "$TMP/screen"' "run A figures"
 expect 'grep -Eq "^ B b-r0.json \+1 +355 +310 +204 +180 +74 +106 +0.4111" "$TMP/screen"' "run B figures"
 expect 'grep -Eq "^ B - A +0 +0 +-1 +\+10 +\+9 +\+1 +\+0.0288" "$TMP/screen"' "B - A row"
@@ -53,8 +53,8 @@ keys V
 expect 'nth_header 1 | grep -q "^▶ rank 0 GPU 0  A a-r0.json"' "second V did not fold A"
 keys V
 expect 'grep -q "showing both runs" "$TMP/screen"' "third V did not show both"
-keys X
-expect '! grep -q "Runs compared" "$TMP/screen"' "X did not close the panel"
+keys C
+expect '! grep -q "Runs compared" "$TMP/screen"' "C did not close the panel"
 keys q
 wait_for_file "$TMP/rc" || fail "viewer did not quit"
 [ "$(cat "$TMP/rc")" = 0 ] || fail "exit status $(cat "$TMP/rc")"

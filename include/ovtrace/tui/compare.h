@@ -1,6 +1,6 @@
 /* Comparing runs in the viewer (`ovtrace view A B --align start|step`): which run each
  * source belongs to, the V key (show both runs, only A, only B: the other run's groups
- * fold to their headers) and the X key (a panel with the overlap figures of each run
+ * fold to their headers) and the C key (a panel with the overlap figures of each run
  * over the visible range, side by side with B - A; the runs share the time axis after
  * alignment, so the visible range is the same stretch of each run). */
 #ifndef OVTRACE_TUI_COMPARE_H
