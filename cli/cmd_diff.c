@@ -143,9 +143,8 @@ static void print_classes(FILE *out, const DiffReport *R) {
 static void print_kernels(FILE *out, const DiffReport *R, size_t top, bool grouped) {
     char c[4][32];
     size_t n = top && top < R->n_kernels ? top : R->n_kernels;
-    fprintf(out, "\nkernel%s by absolute change (us)%s\n  %8s %8s %12s %12s %12s  %-8s %s\n",
-            grouped ? " groups" : "s", n < R->n_kernels ? "" : "", "count A", "count B", "total A", "total B", "B - A",
-            "class", "name");
+    fprintf(out, "\nkernel%s by absolute change (us)\n  %8s %8s %12s %12s %12s  %-8s %s\n", grouped ? " groups" : "s",
+            "count A", "count B", "total A", "total B", "B - A", "class", "name");
     for (size_t i = 0; i < n; i++) {
         const DiffKernelRow *k = &R->kernels[i];
         fprintf(out, "  %8zu %8zu %12s %12s %12s  %-8s ", k->count_a, k->count_b, us(c[0], k->total_a),

@@ -12,6 +12,7 @@
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/loading.h"
 #include "ovtrace/tui/title.h"
+#include "view_compare.h"
 
 void help_view(FILE *out) {
     fprintf(out,
@@ -25,6 +26,12 @@ void help_view(FILE *out) {
             "                     the trace with a message, an error when wholly outside it)\n"
             "  --ascii            ASCII glyphs only (default: Unicode when the locale is UTF-8)\n"
             "  --color MODE       auto (default), 256, 16 or none (NO_COLOR and TERM=vt100 mean none)\n"
+            "comparing two runs (view A B --align MODE; A, B: a file, a directory or file,file,...):\n"
+            "  --align start      each run on its own clock, starting at 0; runs drawn one above the\n"
+            "                     other (rank by rank), groups labelled with run and file name;\n"
+            "                     V: both runs / only A / only B, C: A vs B panel for the visible range\n"
+            "  --align step       the same, 0 at each run's first ProfilerStep#N (or --step REGEX)\n"
+            "  --step REGEX       with --align step: the iteration marks\n"
             "headless (no terminal needed; for scripts and tests):\n"
             "  --dump             print the final screen as text to stdout\n"
             "  --frames N         render N frames (at least one per key + 1)\n"
@@ -95,7 +102,7 @@ int cmd_view(int argc, char **argv) {
     setlocale(LC_NUMERIC, "C"); /* glyphs follow the locale; numbers (the e key's JSON) do not */
     InputOptions in;
     InputOptions_init(&in);
-    const char *keys = NULL, *range = NULL, *color = "auto";
+    const char *keys = NULL, *range = NULL, *color = "auto", *align = NULL, *step = NULL;
     int frames = 0, w = 120, h = 40, rc = 2;
     bool dump = false, ascii = false, headless = false;
     TuiKey *kv = NULL;
@@ -128,6 +135,14 @@ int cmd_view(int argc, char **argv) {
             headless = true;
         } else if (!strcmp(o, "--range")) {
             if (!(range = cli_value(argc, argv, &i))) goto out;
+        } else if (!strcmp(o, "--align")) {
+            if (!(align = cli_value(argc, argv, &i))) goto out;
+            if (strcmp(align, "start") && strcmp(align, "step")) {
+                cli_error("--align takes start or step, got '%s'", align);
+                goto out;
+            }
+        } else if (!strcmp(o, "--step")) {
+            if (!(step = cli_value(argc, argv, &i))) goto out;
         } else if (!strcmp(o, "--ascii")) {
             ascii = true;
         } else if (!strcmp(o, "--color") || !strcmp(o, "--colour")) {
@@ -160,7 +175,14 @@ int cmd_view(int argc, char **argv) {
     struct stat st0;
     if (in.n_files && stat(in.files[0], &st0) == 0) dir0 = S_ISDIR(st0.st_mode);
     Title_inputs(title, sizeof title, in.files, in.n_files, &dir0);
-    if (headless) {
+    if (align) {
+        /* two runs: synchronous load (progress on stderr), then alignment */
+        if (!(a = ViewCompare_open(&in, align, step, caps))) {
+            rc = 1;
+            goto out;
+        }
+        t = a->t;
+    } else if (headless) {
         /* synchronous load: headless frames stay deterministic */
         t = InputOptions_load(&in);
         if (!t) {

@@ -32,7 +32,7 @@ static bool last_number(const char *s, int64_t *out) {
     return true;
 }
 
-static bool is_profiler_step(const char *s) {
+bool Steps_isProfilerStep(const char *s) {
     if (strncmp(s, "ProfilerStep#", 13)) return false;
     const char *p = s + 13;
     if (!*p) return false;
@@ -87,7 +87,7 @@ bool Steps_find(const Trace *t, const char *regex, StepList *out, char *err, siz
         if (e->kind == KIND_COUNTER || e->kind == KIND_INSTANT || e->dur <= 0) continue;
         if (!match[e->name]) {
             const char *s = StrTab_get(t->strings, e->name);
-            bool m = regex ? regexec(&re, s, 0, NULL, 0) == 0 : is_profiler_step(s);
+            bool m = regex ? regexec(&re, s, 0, NULL, 0) == 0 : Steps_isProfilerStep(s);
             match[e->name] = m ? 1 : -1;
         }
         if (match[e->name] < 0) continue;

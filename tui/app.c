@@ -8,6 +8,7 @@
 
 #include "ovtrace/timeunits.h"
 #include "ovtrace/tui/band.h"
+#include "ovtrace/tui/compare.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/lanes_render.h"
@@ -50,6 +51,7 @@ App *App_new(Trace *t, Caps caps, const char *title) {
 
 void App_free(App *a) {
     if (!a) return;
+    Compare_free(a->cmp);
     TraceIndex_free(a->idx);
     free(a->collapsed);
     free(a->hidden);
@@ -174,6 +176,7 @@ void App_sync(App *a) {
             a->range_b = r1;
         }
     }
+    Compare_sync(a);
 }
 
 void App_render(App *a, Grid *g) {
@@ -199,7 +202,7 @@ void App_render(App *a, Grid *g) {
     Statusbar_title(a, g, L.title);
     Ruler_render(g, L.ruler, (Rect){L.labels.x, L.ruler.y, L.labels.w, 2}, &a->v, a->gl);
     Lanes_render(a, g, L.labels, L.plot);
-    if (L.panel.w > 0 && L.panel.h > 0) {
+    if (L.panel.w > 0 && L.panel.h > 0 && !Compare_renderPanel(a, g, L.panel, L.panel_right)) {
         if (a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && a->range_report) {
             Rect c = Panel_frame(g, L.panel, L.panel_right, "Range statistics (r: details, Esc: clear)", a->gl);
             RangePanel_render(g, c, a->t, a->range_report, a->range_a, a->range_b, a->gl);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "ovtrace/tui/app.h"
+#include "ovtrace/tui/compare.h"
 #include "ovtrace/tui/export_key.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/lanes_render.h"
@@ -509,6 +510,8 @@ const KeyBinding KEY_TABLE[] = {
     {{'}'}, "}", "scroll the details panel down a page", k_panel_scroll, 1},
     {{'{'}, "{", "scroll the details panel up a page", k_panel_scroll, -1},
     {{'e'}, "e", "export the marked (or visible) range", k_export, 0},
+    {{'V'}, "V", "runs compared (view A B --align): both / only A / only B", Compare_keyFocus, 0},
+    {{'C'}, "C", "runs compared: A vs B panel for the visible range", Compare_keyPanel, 0},
     {{'F'}, "F", "live: follow the newest data", k_follow, 0},
     {{'p', 'Z'}, "p Z", "live: freeze / resume the display (collection goes on)", k_follow, 1},
     {{'E'}, "E", "live: save the whole buffer to a file", k_save, 0},

@@ -31,6 +31,8 @@ typedef struct {
 /* regex NULL: ProfilerStep#N. Returns false with a message when regex is invalid. */
 bool Steps_find(const Trace *t, const char *regex, StepList *out, char *err, size_t errlen);
 void StepList_free(StepList *s);
+/* "ProfilerStep#" followed by digits only. */
+bool Steps_isProfilerStep(const char *name);
 /* Median of step GPU-window lengths (lower median for an even count); 0 if none. */
 int64_t Steps_medianTime(const StepList *s);
 /* Median over steps of a figure picked by offset into DeviceFigures (int64 fields). */

@@ -128,6 +128,15 @@ assert (r1["marks"], r1["gpu_start_ns"], r1["gpu_end_ns"]) == (2, 1015000, 10700
 assert d["rows"][4]["a"]["marks"] == 1  # only rank 1 launches a fifth kernel
 PY
 
+# A device in one run only: rank 1 exists only in B; it has no delta, the total is B's.
+"$BIN" diff -q --json "$D/a-r0.json" "$B" | python3 -c '
+import json, sys; d = json.load(sys.stdin); dev = {x["rank"]: x for x in d["devices"]}
+assert dev[1]["a"] is None and dev[1]["delta"] is None and dev[1]["b"]["comm_ns"] == 90000, dev[1]
+assert d["total"]["a"]["comm_ns"] == 90000 and d["total"]["b"]["comm_ns"] == 180000'
+check "device only in B" test $? -eq 0
+"$BIN" diff -q "$D/a-r0.json" "$B" >"$tmp/o"
+check "table marks the device only in B" grep -q "^rank 1 device 0 (only in B)" "$tmp/o"
+
 # Hostile names: an escape sequence in a kernel name never reaches the terminal.
 printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"evil\\u001b[2Jname\\u009b","pid":0,"tid":7,"ts":1,"dur":2,"args":{"device":0,"stream":7}}]}' >"$tmp/evil.json"
 "$BIN" diff -q "$tmp/evil.json" "$D/a-r0.json" >"$tmp/e"

@@ -81,6 +81,7 @@ typedef struct App {
     ColumnInfo *colbuf;
     int64_t *bandbuf;
     int scratch_cols;
+    struct CompareState *cmp; /* runs compared (view A B --align), or NULL; owned */
 } App;
 
 App *App_new(Trace *t, Caps caps, const char *title);

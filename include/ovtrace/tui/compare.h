@@ -1,0 +1,66 @@
+/* Comparing runs in the viewer (`ovtrace view A B --align start|step`): which run each
+ * source belongs to, the V key (show both runs, only A, only B: the other run's groups
+ * fold to their headers) and the C key (a panel with the overlap figures of each run
+ * over the visible range, side by side with B - A; the runs share the time axis after
+ * alignment, so the visible range is the same stretch of each run). */
+#ifndef OVTRACE_TUI_COMPARE_H
+#define OVTRACE_TUI_COMPARE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ovtrace/overlap.h"
+#include "ovtrace/trace.h"
+#include "ovtrace/tui/grid.h"
+#include "ovtrace/tui/keys.h"
+#include "ovtrace/tui/layout.h"
+
+struct App;
+
+#define COMPARE_MAX_RUNS 2
+#define COMPARE_TOP_KERNELS 8
+
+/* One kernel name's time in the range in each of two runs (clipped to the range). */
+typedef struct {
+    uint32_t name;
+    size_t count[2];
+    int64_t total[2];
+} CompareKernel;
+
+typedef struct CompareState {
+    size_t n_runs;
+    uint32_t *run_of_source;                 /* per source */
+    char names[COMPARE_MAX_RUNS][96];        /* "A a.json" */
+    int64_t offsets[COMPARE_MAX_RUNS];       /* the origin each run was shifted by */
+    int focus;                               /* -1 both, else the run shown expanded */
+    bool panel;                              /* the diff panel replaces the details panel */
+    /* the panel's figures, for [fig_t0, fig_t1) */
+    int64_t fig_t0, fig_t1;
+    bool valid;
+    DeviceFigures fig[COMPARE_MAX_RUNS];     /* sums over the run's devices */
+    size_t n_devices[COMPARE_MAX_RUNS];
+    size_t n_changes;
+    CompareKernel changes[COMPARE_TOP_KERNELS]; /* biggest kernel changes in the range */
+} CompareState;
+
+/* Takes run_of_source (malloc'd, one entry per source of the trace). */
+CompareState *Compare_new(uint32_t *run_of_source, size_t n_runs, const char *const *names, const int64_t *offsets);
+void Compare_free(CompareState *c);
+
+/* Per-run sums of Overlap_compute's devices over [t0, t1) (ratio from the sums). */
+void Compare_figures(const Trace *t, const uint32_t *run_of_source, size_t n_runs, int64_t t0, int64_t t1,
+                     DeviceFigures *out, size_t *n_devices);
+
+/* The kernels of runs 0 and 1 over [t0, t1) whose total time changed most (by
+ * |total[1] - total[0]|, then the larger total, then name id); up to max. Returns how many. */
+size_t Compare_kernelChanges(const Trace *t, const uint32_t *run_of_source, int64_t t0, int64_t t1,
+                             CompareKernel *out, size_t max);
+
+unsigned Compare_keyFocus(struct App *a, const TuiKey *k, int arg);
+unsigned Compare_keyPanel(struct App *a, const TuiKey *k, int arg);
+/* Recomputes the panel's figures when the visible range changed (App_sync). */
+void Compare_sync(struct App *a);
+/* Draws the diff panel into the panel area when it is on; false otherwise. */
+bool Compare_renderPanel(struct App *a, Grid *g, Rect panel, bool at_right);
+
+#endif

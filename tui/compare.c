@@ -1,0 +1,264 @@
+/* The viewer's run comparison: fold to one run (V), and the diff panel for the visible
+ * range (X), from the same Overlap_compute as `stats` and the range panel. */
+#include "ovtrace/tui/compare.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ovtrace/timeunits.h"
+#include "ovtrace/tui/app.h"
+#include "ovtrace/tui/details.h"
+
+CompareState *Compare_new(uint32_t *run_of_source, size_t n_runs, const char *const *names, const int64_t *offsets) {
+    CompareState *c = calloc(1, sizeof *c);
+    if (!c) {
+        fprintf(stderr, "ovtrace: out of memory\n");
+        exit(3);
+    }
+    c->n_runs = n_runs < COMPARE_MAX_RUNS ? n_runs : COMPARE_MAX_RUNS;
+    c->run_of_source = run_of_source;
+    for (size_t r = 0; r < c->n_runs; r++) {
+        snprintf(c->names[r], sizeof c->names[r], "%s", names[r]);
+        c->offsets[r] = offsets[r];
+    }
+    c->focus = -1;
+    return c;
+}
+
+void Compare_free(CompareState *c) {
+    if (!c) return;
+    free(c->run_of_source);
+    free(c);
+}
+
+void Compare_figures(const Trace *t, const uint32_t *run_of_source, size_t n_runs, int64_t t0, int64_t t1,
+                     DeviceFigures *out, size_t *n_devices) {
+    memset(out, 0, n_runs * sizeof *out);
+    memset(n_devices, 0, n_runs * sizeof *n_devices);
+    OverlapFilter f = OverlapFilter_all();
+    f.t0 = t0;
+    f.t1 = t1;
+    f.top_n = 0;
+    OverlapReport *R = Overlap_compute(t, &f);
+    for (size_t i = 0; i < R->n_devices; i++) {
+        const DeviceFigures *d = &R->devices[i];
+        uint32_t r = run_of_source[t->groups[d->group].source];
+        if (r >= n_runs) continue;
+        DeviceFigures *T = &out[r];
+        T->window += d->window;
+        T->busy += d->busy;
+        T->idle += d->idle;
+        T->compute += d->compute;
+        T->comm += d->comm;
+        T->overlap += d->overlap;
+        T->exposed += d->exposed;
+        T->memory += d->memory;
+        T->n_events += d->n_events;
+        n_devices[r]++;
+    }
+    for (size_t r = 0; r < n_runs; r++) {
+        out[r].has_comm = out[r].comm > 0;
+        out[r].ratio = out[r].has_comm ? (double)out[r].overlap / (double)out[r].comm : 0.0;
+    }
+    OverlapReport_free(R);
+}
+
+/* The focused run's groups as they open by default (CPU processes folded), the other
+ * run's all folded; both runs: the defaults. */
+static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
+
+/* true when x ranks before y */
+static bool change_before(const CompareKernel *x, const CompareKernel *y) {
+    int64_t dx = abs64(x->total[1] - x->total[0]), dy = abs64(y->total[1] - y->total[0]);
+    if (dx != dy) return dx > dy;
+    int64_t mx = x->total[0] > x->total[1] ? x->total[0] : x->total[1];
+    int64_t my = y->total[0] > y->total[1] ? y->total[0] : y->total[1];
+    if (mx != my) return mx > my;
+    return x->name < y->name;
+}
+
+size_t Compare_kernelChanges(const Trace *t, const uint32_t *run_of_source, int64_t t0, int64_t t1,
+                             CompareKernel *out, size_t max) {
+    size_t n_names = StrTab_count(t->strings);
+    CompareKernel *k = calloc(n_names ? n_names : 1, sizeof *k);
+    if (!k) return 0;
+    for (uint32_t li = 0; li < t->n_lanes; li++) {
+        const Lane *l = &t->lanes[li];
+        uint32_t run = run_of_source[l->source];
+        if (!l->gpu || run > 1) continue;
+        for (uint32_t r = 0; r < l->n_rows; r++) {
+            const Row *row = &t->rows[l->first_row + r];
+            for (size_t i = Row_lowerBound(t, row, t0); i < row->first + row->count; i++) {
+                const TraceEvent *e = &t->events[i];
+                if (e->ts >= t1) break;
+                if (e->kind != KIND_KERNEL) continue;
+                int64_t s = e->ts > t0 ? e->ts : t0, en = TraceEvent_end(e) < t1 ? TraceEvent_end(e) : t1;
+                k[e->name].count[run]++;
+                k[e->name].total[run] += en > s ? en - s : 0;
+            }
+        }
+    }
+    /* keep the top max by insertion: max is small */
+    size_t n = 0;
+    for (size_t i = 0; i < n_names; i++) {
+        if (!k[i].count[0] && !k[i].count[1]) continue;
+        k[i].name = (uint32_t)i;
+        size_t j = n < max ? n++ : max;
+        if (j == max && !change_before(&k[i], &out[max - 1])) continue;
+        if (j == max) j = max - 1;
+        while (j > 0 && change_before(&k[i], &out[j - 1])) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = k[i];
+    }
+    free(k);
+    return n;
+}
+
+static void apply_focus(App *a) {
+    CompareState *c = a->cmp;
+    Lines_defaultCollapsed(a->t, a->collapsed);
+    for (size_t g = 0; g < a->t->n_groups; g++) {
+        int r = (int)c->run_of_source[a->t->groups[g].source];
+        if (c->focus >= 0 && r != c->focus) a->collapsed[g] = true;
+    }
+    App_rebuildLines(a);
+    if (a->v.line >= a->lines.n) a->v.line = a->lines.n ? a->lines.n - 1 : 0;
+}
+
+unsigned Compare_keyFocus(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    CompareState *c = a->cmp;
+    if (!c) {
+        App_message(a, ROLE_ERROR, "not comparing runs (ovtrace view A B --align start)");
+        return REDRAW_VIEW;
+    }
+    /* both -> first run -> second run -> both */
+    c->focus = c->focus + 1 >= (int)c->n_runs ? -1 : c->focus + 1;
+    apply_focus(a);
+    if (c->focus < 0) App_message(a, ROLE_STATUS, "showing both runs (V: only %s)", c->names[0]);
+    else App_message(a, ROLE_STATUS, "showing %s, other run folded (V: next)", c->names[c->focus]);
+    return REDRAW_VIEW;
+}
+
+unsigned Compare_keyPanel(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    CompareState *c = a->cmp;
+    if (!c) {
+        App_message(a, ROLE_ERROR, "not comparing runs (ovtrace view A B --align start)");
+        return REDRAW_VIEW;
+    }
+    c->panel = !c->panel;
+    if (c->panel) a->v.panel_hidden = false;
+    return REDRAW_VIEW;
+}
+
+void Compare_sync(App *a) {
+    CompareState *c = a->cmp;
+    if (!c || !c->panel) return;
+    if (c->valid && c->fig_t0 == a->v.t0 && c->fig_t1 == a->v.t1) return;
+    Compare_figures(a->t, c->run_of_source, c->n_runs, a->v.t0, a->v.t1, c->fig, c->n_devices);
+    c->n_changes = c->n_runs == 2 ? Compare_kernelChanges(a->t, c->run_of_source, a->v.t0, a->v.t1, c->changes,
+                                                          COMPARE_TOP_KERNELS)
+                                  : 0;
+    c->fig_t0 = a->v.t0;
+    c->fig_t1 = a->v.t1;
+    c->valid = true;
+}
+
+static void fig_cells(char cell[8][32], const DeviceFigures *d) {
+    int64_t v[6] = {d->window, d->busy, d->compute, d->comm, d->overlap, d->exposed};
+    for (int k = 0; k < 6; k++) Time_formatUs(cell[k], 32, v[k]);
+    if (d->has_comm) snprintf(cell[6], 32, "%.4f", d->ratio);
+    else snprintf(cell[6], 32, "no comm");
+}
+
+static void delta_cells(char cell[8][32], const DeviceFigures *x, const DeviceFigures *y) {
+    int64_t v[6] = {y->window - x->window, y->busy - x->busy, y->compute - x->compute,
+                    y->comm - x->comm, y->overlap - x->overlap, y->exposed - x->exposed};
+    for (int k = 0; k < 6; k++) {
+        cell[k][0] = v[k] > 0 ? '+' : '-';
+        Time_formatUs(cell[k] + 1, 31, v[k] < 0 ? -v[k] : v[k]);
+        if (v[k] == 0) memmove(cell[k], cell[k] + 1, strlen(cell[k]));
+    }
+    if (x->has_comm && y->has_comm) snprintf(cell[6], 32, "%+.4f", y->ratio - x->ratio);
+    else snprintf(cell[6], 32, "-");
+}
+
+bool Compare_renderPanel(App *a, Grid *g, Rect panel, bool at_right) {
+    CompareState *c = a->cmp;
+    if (!c || !c->panel || !c->valid) return false;
+    Rect r = Panel_frame(g, panel, at_right, "Runs compared, visible range (C: details)", a->gl);
+    if (r.w <= 0 || r.h <= 0) return true;
+    int y = r.y;
+    char s0[32], s1[32];
+    Time_format(s0, sizeof s0, c->fig_t0);
+    Time_format(s1, sizeof s1, c->fig_t1);
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "%s..%s of each run (aligned clocks), all devices summed", s0, s1);
+    static const char *H[] = {"window", "busy", "compute", "comm", "overlap", "exposed", "ratio"};
+    int name_w = 8;
+    for (size_t k = 0; k < c->n_runs; k++)
+        if ((int)strlen(c->names[k]) > name_w) name_w = (int)strlen(c->names[k]);
+    if (name_w > 28) name_w = 28;
+    if (y < r.y + r.h) {
+        int x = r.x + name_w + 1;
+        for (int k = 0; k < 7; k++) {
+            char h[16];
+            snprintf(h, sizeof h, "%10s", H[k]);
+            x += Grid_text(g, x, y, r.x + r.w - x, h, ROLE_PANEL_KEY, ATTR_BOLD) + 1;
+        }
+        Grid_text(g, x, y, r.x + r.w - x, "(us)", ROLE_DIM, 0);
+        y++;
+    }
+    char cell[8][32];
+    for (size_t k = 0; k <= c->n_runs && y < r.y + r.h; k++, y++) {
+        bool delta = k == c->n_runs;
+        if (delta && c->n_runs < 2) break;
+        int role = ROLE_PANEL;
+        if (delta) {
+            delta_cells(cell, &c->fig[0], &c->fig[1]);
+            /* better = less exposed communication */
+            int64_t d = c->fig[1].exposed - c->fig[0].exposed;
+            role = d < 0 ? ROLE_GOOD : d > 0 ? ROLE_BAD : ROLE_PANEL;
+        } else if (!c->n_devices[k]) {
+            Grid_text(g, r.x, y, name_w, c->names[k], ROLE_PANEL, ATTR_BOLD);
+            Grid_text(g, r.x + name_w + 1, y, r.w - name_w - 1, "no GPU activity in the range", ROLE_DIM, 0);
+            continue;
+        } else {
+            fig_cells(cell, &c->fig[k]);
+        }
+        Grid_text(g, r.x, y, name_w, delta ? "B - A" : c->names[k], ROLE_PANEL, ATTR_BOLD);
+        int x = r.x + name_w + 1;
+        for (int j = 0; j < 7; j++) {
+            char v[48];
+            snprintf(v, sizeof v, "%10.32s", cell[j]);
+            x += Grid_text(g, x, y, r.x + r.w - x, v, role, 0) + 1;
+        }
+    }
+    if (c->n_changes && y + 1 < r.y + r.h) {
+        Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "%8s %8s %10s %10s %10s  %s", "count A", "count B",
+                    "total A", "total B", "B - A", "kernels changed most in the range (us)");
+        for (size_t i = 0; i < c->n_changes && y < r.y + r.h - 1; i++, y++) {
+            const CompareKernel *k = &c->changes[i];
+            char ta[32], tb[32], dd[8][32];
+            Time_formatUs(ta, sizeof ta, k->total[0]);
+            Time_formatUs(tb, sizeof tb, k->total[1]);
+            DeviceFigures x = {0}, z = {0};
+            x.window = k->total[0];
+            z.window = k->total[1];
+            delta_cells(dd, &x, &z);
+            int x0 = r.x + Grid_printf(g, r.x, y, r.w, ROLE_PANEL, 0, "%8zu %8zu %10s %10s %10s  ", k->count[0],
+                                       k->count[1], ta, tb, dd[0]);
+            Grid_text(g, x0, y, r.x + r.w - x0, StrTab_get(a->t->strings, k->name), ROLE_PANEL, 0);
+        }
+    }
+    if (y < r.y + r.h)
+        Grid_text(g, r.x, y, r.w, "V: show both runs / only A / only B    ovtrace diff A B: every figure, per kernel",
+                  ROLE_DIM, 0);
+    return true;
+}
