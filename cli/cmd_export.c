@@ -36,8 +36,9 @@ void help_export(FILE *out) {
             "The output is written to a temporary file beside OUT and renamed when complete; a\n"
             "failed export leaves nothing behind. An input file is never overwritten. A symlink\n"
             "OUT replaces the file it points to (the link stays); OUT '-', a device (/dev/null)\n"
-            "or a FIFO (e.g. >(zstd -o x.zst)) is written to directly. Temporary files left by\n"
-            "killed exports (.OUT.tmp-PID-*, their process gone) are removed.\n");
+            "or a FIFO (e.g. >(zstd -o x.zst)) is written to directly; a terminal is refused\n"
+            "(trace bytes are copied raw). Temporary files left by killed exports\n"
+            "(.OUT.tmp-PID-*, their process gone) are removed.\n");
     InputOptions_help(out);
 }
 

@@ -22,7 +22,8 @@ void help_record(FILE *out) {
             "Records headless to OUT in Chrome Trace JSON (the format 'ovtrace export' writes;\n"
             "'ovtrace view' and Perfetto open it), compressed by extension: .json, .json.gz, .json.zst.\n"
             "The file is complete after every checkpoint (each second) and at the end; Ctrl-C stops\n"
-            "cleanly and keeps everything recorded so far. A program is stopped with SIGINT (then\n"
+            "cleanly and keeps everything recorded so far (so do SIGTERM, SIGHUP, SIGUSR1 and\n"
+            "SIGALRM). A program is stopped with SIGINT (then\n"
             "SIGTERM, SIGKILL), its last events are drained, and recording ends by itself when it\n"
             "exits. Ring and CUPTI drop counts, the source (simulator parameters, or the collector and\n"
             "command) and whether the data is simulated are recorded under the \"ovtrace\" key.\n\n"
@@ -141,6 +142,14 @@ int cmd_record(int argc, char **argv) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* any other request to end (hangup, kill -USR1, an alarm) stops cleanly too: a
+     * complete file rather than NAME.tmp.PID; signals ignored at start stay ignored */
+    const int stops[] = {SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF};
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) {
+        struct sigaction old;
+        if (sigaction(stops[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+            sigaction(stops[i], &sa, NULL);
+    }
     LiveSession *s = LiveSession_start(&cfg, err, sizeof err);
     if (!s) {
         cli_error("%s", err);

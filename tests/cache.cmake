@@ -8,3 +8,7 @@ add_test(NAME test_cache_cli
   COMMAND bash ${cache_dir}/test_cache_cli.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK} ${CMAKE_CURRENT_SOURCE_DIR}/data
           ${PROJECT_SOURCE_DIR}/sample-traces)
 set_tests_properties(test_cache_cli PROPERTIES LABELS core TIMEOUT 300)
+
+# the cache trusts only this user's snapshots: modes, owners, symlinks (issue 14 item 15)
+add_test(NAME cache.trust COMMAND bash ${cache_dir}/cache_trust.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
+set_tests_properties(cache.trust PROPERTIES LABELS core TIMEOUT 120)

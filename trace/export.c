@@ -1206,6 +1206,13 @@ bool Export_run(const Trace *t, const ExportFilter *f, const char *out_path, Exp
                 break;
             }
             u->fd = fd;
+            if (isatty(fd)) { /* the events' bytes are copied as they are: a trace's names
+                                 would reach the terminal raw (termsafe.h), as gzip/zstd refuse */
+                snprintf(err, errlen, "refusing to write a trace to a terminal (%s): use -o FILE, or a pipe",
+                         strcmp(out_path, "-") ? out_path : "stdout");
+                ok = false;
+                break;
+            }
         } else {
             OutPath_cleanStale(u->target); /* temporary files of exports killed by SIGKILL */
             fd = make_temp(u->target, &u->tmp, err, errlen);

@@ -405,6 +405,27 @@ static bool mkdirs(const char *dir) {
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Whether the cache directory can be trusted: ours and writable by us alone (else
+ * another user could plant or swap snapshots). Fills why when not. */
+static bool dir_trusted(const char *dir, char *why, size_t whylen) {
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        snprintf(why, whylen, "%s: %s", dir, strerror(errno));
+        return false;
+    }
+    if (st.st_uid != geteuid()) {
+        snprintf(why, whylen, "%s: the cache directory is owned by uid %ld, not by this user (uid %ld): ignored", dir,
+                 (long)st.st_uid, (long)geteuid());
+        return false;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf(why, whylen, "%s: the cache directory is writable by %s (mode %03o): ignored", dir,
+                 st.st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st.st_mode & 0777));
+        return false;
+    }
+    return true;
+}
+
 /* Temp files of writers that died (killed mid-save) are removed by the next save. */
 static void sweep_stale(const char *dir, const char *base) {
     DIR *d = opendir(dir);
@@ -515,6 +536,11 @@ bool Snapshot_save(const Trace *t, const char *const *inputs, size_t n, const Sn
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
         ok = false;
     }
+    /* 0700, even when it existed with a looser mode (it holds models of the user's
+     * traces, and a writable one could be fed snapshots); another user's is refused */
+    struct stat dst;
+    if (ok && stat(real_dir, &dst) == 0 && dst.st_uid == geteuid() && (dst.st_mode & 077)) chmod(real_dir, 0700);
+    if (ok && !dir_trusted(real_dir, err, errlen)) ok = false;
     /* never beside an input, never over one */
     struct stat cst;
     bool have_cache = ok && stat(cache_path, &cst) == 0;
@@ -912,10 +938,25 @@ Trace *Snapshot_load(const char *const *inputs, size_t n, const char *cache_path
     Reader R = {0};
     atomic_init(&R.failed, 0);
     bool ok = false;
-    int fd = open(cache_path, O_RDONLY | O_CLOEXEC);
+    int fd = open(cache_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW); /* a planted symlink is not ours */
+    if (fd < 0 && errno == ELOOP) MISS("%s: a symlink, not a snapshot written here: ignored", cache_path);
     if (fd < 0) MISS("%s: %s", cache_path, errno == ENOENT ? "no snapshot yet" : strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) MISS("%s: not a regular file", cache_path);
+    /* trusted only when this user wrote it and nobody else can have changed it since */
+    if (st.st_uid != geteuid())
+        MISS("%s: owned by uid %ld, not by this user (uid %ld): ignored", cache_path, (long)st.st_uid,
+             (long)geteuid());
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+        MISS("%s: writable by %s (mode %03o): ignored", cache_path, st.st_mode & S_IWOTH ? "others" : "its group",
+             (unsigned)(st.st_mode & 0777));
+    {
+        char dir[PATH_MAX];
+        const char *slash = strrchr(cache_path, '/');
+        int dl = slash ? (int)(slash - cache_path) : 1;
+        snprintf(dir, sizeof dir, "%.*s", dl ? dl : 1, slash ? cache_path : ".");
+        if (!dir_trusted(dir, why, whylen)) goto out;
+    }
     uint64_t fsize = (uint64_t)st.st_size;
     uint8_t pre[SNAP_PREFIX], tr[SNAP_TRAILER];
     if (fsize < SNAP_PREFIX + SNAP_TRAILER || !read_at(fd, pre, sizeof pre, 0) ||

@@ -79,6 +79,15 @@ timeout -k 5 "$T" "$bin" export "$trace" -o "$tmp/stdout-link" --merge 2>"$tmp/e
 [ -L "$tmp/stdout-link" ] || fail "export replaced the link to /proc/self/fd/1"
 echo "export -o - / -o /proc/self/fd/1: checked"
 
+# ---- a terminal: refused (the events' bytes, names included, would reach it raw)
+if command -v script >/dev/null; then
+    script -qec "\"$bin\" export \"$trace\" -o - --merge -q; echo rc=\$?" /dev/null >"$tmp/tty.out" 2>&1 </dev/null
+    grep -q "refusing to write a trace to a terminal" "$tmp/tty.out" && grep -q "rc=1" "$tmp/tty.out" ||
+        fail "export -o - to a terminal: $(head -c 300 "$tmp/tty.out" | cat -v)"
+    grep -q '"traceEvents"' "$tmp/tty.out" && fail "export wrote the trace to a terminal"
+    echo "export -o - to a terminal: checked"
+fi
+
 # ---- symlinks: the target is replaced, atomically beside it; the link stays
 mkdir -p "$tmp/a" "$tmp/b"
 echo '{"traceEvents":[]}' >"$tmp/b/real.json"

@@ -4,7 +4,9 @@
 #     export's .NAME.tmp-PID-XXXXXX and record's NAME.tmp.PID whose PID is not running,
 #     owned by us, regular files, a minute old; everything else is left alone (a live
 #     PID, a fresh file, another name, a symlink, a name that only looks similar);
-#  2. SIGUSR1, SIGALRM (and SIGINT/TERM/HUP) during an export remove its temporary file.
+#  2. SIGUSR1, SIGALRM (and SIGINT/TERM/HUP) during an export remove its temporary file;
+#     `record` stops cleanly on SIGHUP, SIGUSR1 and SIGALRM (as on SIGINT/TERM): a
+#     complete file, no NAME.tmp.PID, even before its first checkpoint.
 #   stale_temps.sh OVTRACE_BIN
 set -u
 bin=$1
@@ -101,6 +103,25 @@ for sig in USR1 ALRM INT TERM HUP; do
     [ -z "$left" ] || fail "export killed by SIG$sig left: $left"
     echo "export killed by SIG$sig mid-write: exit $rc, $( [ -z "$left" ] && echo "nothing left" || echo "left $left")"
 done
+
+if "$bin" record --help 2>&1 | grep -q -- --simulate; then
+    for sig in HUP USR1 ALRM; do
+        d=$tmp/rec-$sig
+        mkdir -p "$d"
+        "$bin" record -o "$d/rec.json.zst" --simulate >/dev/null 2>"$tmp/err" &
+        pid=$!
+        pids+=("$pid")
+        sleep 0.4 # before the first checkpoint (1 s)
+        kill -s "$sig" "$pid"
+        wait "$pid"
+        rc=$?
+        [ "$rc" -eq 0 ] || fail "record: exit $rc after SIG$sig (expected a clean stop): $(cat "$tmp/err")"
+        [ "$(ls -A "$d")" = rec.json.zst ] || fail "record stopped by SIG$sig left: $(ls -A "$d" | tr '\n' ' ')"
+        timeout -k 5 "$T" "$bin" stats "$d/rec.json.zst" >"$tmp/st" 2>&1 || fail "record stopped by SIG$sig: the file does not load"
+        grep -q truncated "$tmp/st" && fail "record stopped by SIG$sig: the file is truncated"
+        echo "record stopped by SIG$sig: exit $rc, $(ls -A "$d" | tr '\n' ' ')"
+    done
+fi
 
 echo "stale_temps.sh: $fails failures"
 [ "$fails" -eq 0 ]
