@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "ovtrace/diff.h"
 #include "ovtrace/jsonout.h"
+#include "ovtrace/termsafe.h"
 #include "ovtrace/timeunits.h"
 
 void help_diff(FILE *out) {
@@ -33,33 +34,22 @@ void help_diff(FILE *out) {
     InputOptions_help(out);
 }
 
-/* Trace strings go to a terminal: control characters and malformed UTF-8 become '?',
- * and at most maxw code points are written (the rest as "..."). */
+/* Trace strings go to a terminal: at most maxw code points (a stray byte counts as one,
+ * the rest as "..."), escaped by the shared terminal sanitiser as in `stats`. */
 static void put_safe(FILE *out, const char *s, size_t maxw) {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t w = 0;
-    while (*p) {
-        if (w == maxw) {
-            fputs("...", out);
-            return;
-        }
-        unsigned c = *p;
-        int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-        uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
-        int ok = n > 0;
-        for (int k = 1; ok && k < n; k++) {
-            if ((p[k] & 0xc0) != 0x80) ok = 0;
-            else cp = cp << 6 | (p[k] & 0x3f);
-        }
-        /* overlong forms, surrogates, C0/C1 controls and DEL are not printed */
-        if (ok && ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-                   (cp >= 0xd800 && cp <= 0xdfff) || cp < 0x20 || (cp >= 0x7f && cp < 0xa0)))
-            ok = 0;
-        if (ok) fwrite(p, 1, (size_t)n, out);
-        else fputc('?', out);
-        p += ok ? n : 1;
-        w++;
+    size_t n = strlen(s), i = 0;
+    for (size_t w = 0; i < n && w < maxw; w++) {
+        uint32_t cp;
+        size_t k = TermSafe_decode((const unsigned char *)s + i, n - i, &cp);
+        i += k ? k : 1;
     }
+    char buf[512], *cut = i < sizeof buf ? buf : malloc(i + 1);
+    if (!cut) return;
+    memcpy(cut, s, i);
+    cut[i] = '\0';
+    TermSafe_fputs(cut, out, false);
+    if (cut != buf) free(cut);
+    if (i < n) fputs("...", out);
 }
 
 static const char *us(char *buf, int64_t ns) {
