@@ -14,3 +14,5 @@ ovtrace_unit_test(test_finish SOURCES ${core_dir}/test_finish.c LABELS core)
 # Issue 8: stats --json byte-identical with 1, 2 and 3 parser threads on every test trace.
 add_test(NAME test_stats_threads COMMAND sh ${core_dir}/test_stats_threads.sh $<TARGET_FILE:ovtrace> ${PROJECT_SOURCE_DIR} ${OVTRACE_DEEPSEEK})
 set_tests_properties(test_stats_threads PROPERTIES LABELS "core;threads" TIMEOUT 300)
+# Issue 18 counter series; issue 14 item 11 (every series of a counter event kept).
+ovtrace_unit_test(test_counters SOURCES ${core_dir}/test_counters.c LABELS core)
