@@ -43,6 +43,7 @@ static uint32_t memory_group(const Trace *t, const Lane *l, const char *name, in
 CounterSet *CounterSet_build(const Trace *t) {
     CounterSet *cs = xcalloc(1, sizeof *cs);
     cs->lane_only = xcalloc(t->n_lanes ? t->n_lanes : 1, sizeof *cs->lane_only);
+    cs->row_only = xcalloc(t->n_rows ? t->n_rows : 1, sizeof *cs->row_only);
     size_t n_samples = 0;
     for (size_t i = 0; i < t->n_events; i++) n_samples += t->events[i].kind == KIND_COUNTER;
     if (!n_samples) return cs;
@@ -81,6 +82,12 @@ CounterSet *CounterSet_build(const Trace *t) {
         sid[k++] = v - 1;
     }
     for (uint32_t l = 0; l < t->n_lanes; l++) cs->lane_only[l] = t->lanes[l].count && lane_ctr[l] == t->lanes[l].count;
+    for (size_t r = 0; r < t->n_rows; r++) {
+        const Row *R = &t->rows[r];
+        bool only = R->count > 0;
+        for (size_t i = R->first; only && i < R->first + R->count; i++) only = t->events[i].kind == KIND_COUNTER;
+        cs->row_only[r] = only;
+    }
     cs->pool = xcalloc(n_samples, sizeof *cs->pool);
     Sample *tmp = xcalloc(n_samples, sizeof *tmp);
     size_t *at = xcalloc(cs->n, sizeof *at);
@@ -109,6 +116,7 @@ void CounterSet_free(CounterSet *cs) {
     free(cs->s);
     free(cs->pool);
     free(cs->lane_only);
+    free(cs->row_only);
     free(cs);
 }
 

@@ -9,6 +9,7 @@
 
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/band.h"
+#include "ovtrace/tui/counter_lane.h"
 
 void Lanes_shortName(const char *name, char *out, size_t n, bool unicode) {
     if (!n) return;
@@ -71,6 +72,11 @@ void Lanes_rowLabel(const App *a, size_t line, char *buf, size_t n) {
     }
     if (L->kind == LINE_BAND) {
         snprintf(buf, n, " overlap");
+        return;
+    }
+    if (L->kind == LINE_COUNTER) {
+        if (a->counters && L->row < a->counters->n) CounterLane_label(t, &a->counters->s[L->row], buf, n);
+        else snprintf(buf, n, " counter");
         return;
     }
     const Row *r = &t->rows[L->row];
@@ -270,6 +276,8 @@ void Lanes_render(App *a, Grid *g, Rect labels, Rect plot) {
         if (L->kind == LINE_BAND) {
             TraceIndex_band(a->idx, a->t, L->group, v->t0, v->t1, plot.w, a->bandbuf);
             Band_renderRow(g, plot.x, y, plot.w, a->bandbuf, a->caps, a->gl);
+        } else if (L->kind == LINE_COUNTER) {
+            if (a->counters && L->row < a->counters->n) CounterLane_render(a, g, y, plot, &a->counters->s[L->row]);
         } else {
             render_row(a, g, y, plot, L->row);
         }

@@ -26,6 +26,7 @@ typedef struct CounterSet {
     size_t n;
     uint32_t *pool;  /* all series' event indices */
     bool *lane_only; /* per lane: every event of it is a counter sample */
+    bool *row_only;  /* per row: every event of it is a counter sample (drawn as counter lanes instead) */
 } CounterSet;
 
 /* Never NULL (exits on out of memory); an empty set when the trace has no counters. */

@@ -70,6 +70,7 @@ typedef struct App {
     ColumnInfo *colbuf;
     int64_t *bandbuf;
     int scratch_cols;
+    struct CounterSet *counters; /* counter series of t (counter_lane.h) */
 } App;
 
 App *App_new(Trace *t, Caps caps, const char *title);
