@@ -20,6 +20,20 @@ static int sample_cmp(const void *a, const void *b) {
     return x->ev < y->ev ? -1 : x->ev > y->ev;
 }
 
+typedef struct {
+    int32_t rank;
+    const char *name;
+    CounterSeries s;
+} Keyed;
+
+static int keyed_cmp(const void *a, const void *b) {
+    const Keyed *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    if (c) return c;
+    return x->s.lane < y->s.lane ? -1 : x->s.lane > y->s.lane;
+}
+
 static uint64_t key_hash(uint32_t lane, uint32_t name) {
     uint64_t h = ((uint64_t)lane << 32 | name) * 0x9e3779b97f4a7c15ULL;
     return h ^ (h >> 29);
@@ -102,6 +116,13 @@ CounterSet *CounterSet_build(const Trace *t) {
         cs->s[j].n = count[j];
         off += count[j];
     }
+    /* listed by rank, then name: the same order whatever the lane order of the source */
+    Keyed *kd = xcalloc(cs->n, sizeof *kd);
+    for (size_t j = 0; j < cs->n; j++)
+        kd[j] = (Keyed){t->lanes[cs->s[j].lane].rank, StrTab_get(t->strings, cs->s[j].name), cs->s[j]};
+    qsort(kd, cs->n, sizeof *kd, keyed_cmp);
+    for (size_t j = 0; j < cs->n; j++) cs->s[j] = kd[j].s;
+    free(kd);
     free(tmp);
     free(at);
     free(tab);
