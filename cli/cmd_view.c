@@ -9,6 +9,7 @@
 #include "ovtrace/timeunits.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
+#include "ovtrace/tui/kernel_table.h"
 #include "ovtrace/tui/loading.h"
 
 void help_view(FILE *out) {
@@ -21,6 +22,8 @@ void help_view(FILE *out) {
             "options:\n"
             "  --range A:B        open on [A, B) (relative to the trace start, with units)\n"
             "  --ascii            ASCII glyphs only (default: Unicode when the locale is UTF-8)\n"
+            "  --osc52            let y in the kernel table (t) copy a name to the clipboard with the\n"
+            "                     OSC 52 escape (off by default; also OVTRACE_OSC52=1)\n"
             "  --color MODE       auto (default), 256, 16 or none (NO_COLOR and TERM=vt100 mean none)\n"
             "headless (no terminal needed; for scripts and tests):\n"
             "  --dump             print the final screen as text to stdout\n"
@@ -89,6 +92,8 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, App **out)
 
 int cmd_view(int argc, char **argv) {
     setlocale(LC_ALL, "");
+    const char *osc = getenv("OVTRACE_OSC52");
+    if (osc && !strcmp(osc, "1")) KTable_setOsc52(true);
     InputOptions in;
     InputOptions_init(&in);
     const char *keys = NULL, *range = NULL, *color = "auto";
@@ -126,6 +131,8 @@ int cmd_view(int argc, char **argv) {
             if (!(range = cli_value(argc, argv, &i))) goto out;
         } else if (!strcmp(o, "--ascii")) {
             ascii = true;
+        } else if (!strcmp(o, "--osc52")) {
+            KTable_setOsc52(true);
         } else if (!strcmp(o, "--color") || !strcmp(o, "--colour")) {
             if (!(color = cli_value(argc, argv, &i))) goto out;
             if (strcmp(color, "auto") && strcmp(color, "256") && strcmp(color, "16") && strcmp(color, "none")) {

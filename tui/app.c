@@ -10,6 +10,7 @@
 #include "ovtrace/tui/counter_lane.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/help.h"
+#include "ovtrace/tui/kernel_table.h"
 #include "ovtrace/tui/lanes_render.h"
 #include "ovtrace/tui/loading.h"
 #include "ovtrace/tui/rangepanel.h"
@@ -51,6 +52,7 @@ void App_free(App *a) {
     if (!a) return;
     TraceIndex_free(a->idx);
     CounterSet_free(a->counters);
+    KTable_appFree(a);
     free(a->collapsed);
     Lines_free(&a->lines);
     Search_clear(&a->search);
@@ -73,6 +75,7 @@ void App_setTrace(App *a, Trace *t) {
     a->idx = TraceIndex_build(t);
     CounterSet_free(a->counters);
     a->counters = CounterSet_build(t);
+    KTable_appFree(a); /* event indexes change with the model */
     bool *c = xcal(t->n_groups, sizeof *c);
     Lines_defaultCollapsed(t, c);
     for (size_t g = 0; g < old_groups && g < t->n_groups; g++) c[g] = a->collapsed[g];
@@ -201,6 +204,7 @@ void App_render(App *a, Grid *g) {
     Statusbar_title(a, g, L.title);
     Ruler_render(g, L.ruler, (Rect){L.labels.x, L.ruler.y, L.labels.w, 2}, &a->v, a->gl);
     Lanes_render(a, g, L.labels, L.plot);
+    KTable_renderApp(a, g, (Rect){L.labels.x, L.labels.y, L.plot.x + L.plot.w - L.labels.x, L.labels.h});
     if (L.panel.w > 0 && L.panel.h > 0) {
         if (a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && a->range_report) {
             Rect c = Panel_frame(g, L.panel, L.panel_right, "Range statistics (r: details, Esc: clear)", a->gl);

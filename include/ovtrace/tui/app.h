@@ -71,6 +71,7 @@ typedef struct App {
     int64_t *bandbuf;
     int scratch_cols;
     struct CounterSet *counters; /* counter series of t (counter_lane.h) */
+    struct KTableState *ktable;  /* the kernel table (kernel_table.h), NULL until opened */
 } App;
 
 App *App_new(Trace *t, Caps caps, const char *title);
