@@ -159,6 +159,7 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
     fputs(R->n_kernels ? "\n  ]" : "]", out);
     CounterSet *cs = CounterSet_build(t);
     StatsCounters_json(out, t, cs, &R->filter);
+    StatsServe_json(out, t, cs, &R->filter);
     CounterSet_free(cs);
     fputs("\n}\n", out);
 }
@@ -223,6 +224,7 @@ int cmd_stats(int argc, char **argv) {
         print_table(stdout, t, R, f.t0, f.t1);
         CounterSet *cs = CounterSet_build(t);
         StatsCounters_print(stdout, t, cs, &f);
+        StatsServe_print(stdout, t, cs, &f);
         CounterSet_free(cs);
     }
     OverlapReport_free(R);

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "ovtrace/counters.h"
 #include "ovtrace/jsonout.h"
+#include "ovtrace/serve_stats.h"
 #include "stats_extra.h"
 
 /* Series names come from the trace: printed with controls and non-ASCII as '?'. */
@@ -77,4 +78,45 @@ void StatsCounters_json(FILE *out, const Trace *t, const CounterSet *cs, const O
         fputc('}', out);
     }
     fputs(first ? "]" : "\n  ]", out);
+}
+
+/* ---- serving figures (serve_stats.h) ---- */
+
+void StatsServe_print(FILE *out, const Trace *t, const CounterSet *cs, const OverlapFilter *f) {
+    ServeStats s;
+    if (!ServeStats_compute(t, cs, f->t0, f->t1, &s)) return;
+    char mm[32], ma[32];
+    Counter_format(s.memory_max, true, mm, sizeof mm);
+    Counter_format(s.memory_mean, true, ma, sizeof ma);
+    fprintf(out, "\nserving (%zu steps over %.3f ms, %zu requests done)\n", s.steps, (double)s.window_ns / 1e6,
+            s.requests);
+    fprintf(out, "  throughput    %.1f tokens/s (%.0f tokens)\n", s.throughput, s.tokens);
+    fprintf(out, "  batch         mean %.2f, max %.0f requests; queue mean %.1f\n", s.mean_batch, s.max_batch,
+            s.mean_queue);
+    if (s.requests)
+        fprintf(out, "  latency       p50 %.3f ms, p99 %.3f ms, mean %.3f ms, max %.3f ms\n",
+                (double)s.latency_p50_ns / 1e6, (double)s.latency_p99_ns / 1e6, s.latency_mean_ns / 1e6,
+                (double)s.latency_max_ns / 1e6);
+    else fprintf(out, "  latency       no request finished in the selection\n");
+    fprintf(out, "  memory in use max %s, mean %s\n", mm, ma);
+}
+
+void StatsServe_json(FILE *out, const Trace *t, const CounterSet *cs, const OverlapFilter *f) {
+    ServeStats s;
+    fputs(",\n  \"serving\": ", out);
+    if (!ServeStats_compute(t, cs, f->t0, f->t1, &s)) {
+        fputs("null", out);
+        return;
+    }
+    fprintf(out,
+            "{\"steps\": %zu, \"window_ns\": %" PRId64 ", \"tokens\": %.0f, \"throughput_tokens_per_s\": %.3f, "
+            "\"mean_batch\": %.4f, \"max_batch\": %.0f, \"mean_queue\": %.4f, \"requests\": %zu, ",
+            s.steps, s.window_ns, s.tokens, s.throughput, s.mean_batch, s.max_batch, s.mean_queue, s.requests);
+    if (s.requests)
+        fprintf(out,
+                "\"latency_p50_ns\": %" PRId64 ", \"latency_p99_ns\": %" PRId64 ", \"latency_mean_ns\": %.0f, "
+                "\"latency_max_ns\": %" PRId64 ", ",
+                s.latency_p50_ns, s.latency_p99_ns, s.latency_mean_ns, s.latency_max_ns);
+    else fputs("\"latency_p50_ns\": null, \"latency_p99_ns\": null, \"latency_mean_ns\": null, \"latency_max_ns\": null, ", out);
+    fprintf(out, "\"memory_max_bytes\": %.0f, \"memory_mean_bytes\": %.0f}", s.memory_max, s.memory_mean);
 }

@@ -11,4 +11,9 @@ void StatsCounters_print(FILE *out, const Trace *t, const CounterSet *cs, const 
 /* JSON: ',\n  "counters": [...]' (a member of the top-level object). */
 void StatsCounters_json(FILE *out, const Trace *t, const CounterSet *cs, const OverlapFilter *f);
 
+/* Serving figures (throughput, batch, latency p50/p99, memory) when the trace has
+ * serve::step ranges; text section, and ',\n  "serving": {...}|null' in JSON. */
+void StatsServe_print(FILE *out, const Trace *t, const CounterSet *cs, const OverlapFilter *f);
+void StatsServe_json(FILE *out, const Trace *t, const CounterSet *cs, const OverlapFilter *f);
+
 #endif

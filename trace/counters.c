@@ -39,13 +39,15 @@ static uint64_t key_hash(uint32_t lane, uint32_t name) {
     return h ^ (h >> 29);
 }
 
-/* The GPU group a "[memory] GPU N ..." series belongs to, or UINT32_MAX. */
+/* The GPU group a "[memory] GPU N ..." (Kineto) or "[serve] GPU N ..." (serving
+ * simulator and workload) series belongs to, or UINT32_MAX. */
 static uint32_t memory_group(const Trace *t, const Lane *l, const char *name, int64_t *device) {
-    static const char P[] = "[memory] GPU ";
-    if (strncmp(name, P, sizeof P - 1)) return UINT32_MAX;
+    static const char P[] = "[memory] GPU ", Q[] = "[serve] GPU ";
+    size_t n = !strncmp(name, P, sizeof P - 1) ? sizeof P - 1 : !strncmp(name, Q, sizeof Q - 1) ? sizeof Q - 1 : 0;
+    if (!n) return UINT32_MAX;
     char *end;
-    long long d = strtoll(name + sizeof P - 1, &end, 10);
-    if (end == name + sizeof P - 1) return UINT32_MAX;
+    long long d = strtoll(name + n, &end, 10);
+    if (end == name + n) return UINT32_MAX;
     *device = d;
     for (uint32_t g = 0; g < t->n_groups; g++) {
         const Group *G = &t->groups[g];
@@ -86,7 +88,8 @@ CounterSet *CounterSet_build(const Trace *t) {
             s->device = -1;
             const Lane *l = &t->lanes[e->lane];
             const char *nm = StrTab_get(t->strings, e->name);
-            s->bytes = !strncmp(nm, "[memory] ", 9);
+            size_t ln = strlen(nm);
+            s->bytes = !strncmp(nm, "[memory] ", 9) || (ln >= 14 && !strcmp(nm + ln - 14, " memory in use"));
             s->group = memory_group(t, l, nm, &s->device);
             if (s->group == UINT32_MAX) s->group = l->group;
             count[cs->n] = 0;

@@ -66,7 +66,12 @@ uint32_t CounterLane_glyph(int k, bool unicode) {
 
 void CounterLane_label(const Trace *t, const CounterSeries *s, char *buf, size_t n) {
     const char *name = StrTab_get(t->strings, s->name);
-    if (s->bytes) {
+    if (!strncmp(name, "[serve] GPU ", 12) && s->device >= 0 && t->groups[s->group].gpu) {
+        const char *rest = strchr(name + 12, ' '); /* after the device number */
+        snprintf(buf, n, " %s", rest ? rest + 1 : name);
+        return;
+    }
+    if (!strncmp(name, "[memory] ", 9)) {
         const char *key = strrchr(name, ' ');
         key = key ? key + 1 : name;
         const char *what = !strcmp(key, "Allocated") ? "allocated" : !strcmp(key, "Reserved") ? "reserved" : "bytes";

@@ -13,10 +13,10 @@
 typedef struct {
     uint32_t name;  /* StrTab id of the series ("ctr.key", "[memory] GPU 0 Total Allocated") */
     uint32_t lane;  /* the model lane holding its samples */
-    uint32_t group; /* where it is shown: the GPU group of its device for [memory] GPU series,
-                     * else its lane's group */
-    int64_t device; /* [memory] GPU N series: N; else -1 */
-    bool bytes;     /* a [memory] series: values are bytes */
+    uint32_t group; /* where it is shown: the GPU group of its device for "[memory] GPU N"
+                     * and "[serve] GPU N" series, else its lane's group */
+    int64_t device; /* those series: N; else -1 */
+    bool bytes;     /* values are bytes: a [memory] series, or one named "... memory in use" */
     size_t n;
     const uint32_t *ev; /* n event indices, by (ts, index) */
 } CounterSeries;
