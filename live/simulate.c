@@ -496,6 +496,20 @@ void Simulator_describe(const SimConfig *cfg, LiveStore *store) {
     snprintf(sj, sizeof sj, "{\"seed\": %llu, \"jitter\": %g, \"speed\": %g, \"device\": %d}",
              (unsigned long long)cfg->seed, cfg->jitter, cfg->speed, cfg->device);
     LiveStore_setMetaJson(store, "simulator", sj);
+    if (cfg->serve) { /* the serving lanes (serve_sim.c): CPU threads of this process */
+        char sv[320];
+        const ServeParams *sp = &cfg->serve_params;
+        snprintf(sv, sizeof sv,
+                 "{\"batching\": \"%s\", \"rate\": %g, \"min_batch\": %d, \"max_batch\": %d, \"mem_cap\": %.0f, "
+                 "\"prompt_tokens\": %d, \"out_tokens\": %d}",
+                 ServeBatching_name(sp->batching), sp->rate, sp->min_batch, sp->max_batch, sp->mem_cap, sp->prompt_tokens,
+                 sp->out_tokens);
+        LiveStore_setMetaJson(store, "serve", sv);
+        int64_t pid = (int64_t)getpid();
+        LiveStore_setThreadName(store, pid, SERVE_TID_COUNTERS, "serve counters");
+        LiveStore_setThreadName(store, pid, SERVE_TID_STEPS, "serve steps");
+        LiveStore_setThreadName(store, pid, SERVE_TID_REQUESTS, "serve requests");
+    }
     Schedule *sch = Schedule_build(&cfg->params, NULL, 0);
     if (!sch) return;
     for (int i = 0; i < sch->n_streams; i++)

@@ -27,3 +27,5 @@ set_tests_properties(live.tui PROPERTIES LABELS live SKIP_RETURN_CODE 77 TIMEOUT
 ovtrace_unit_test(live_serve SOURCES ${CMAKE_CURRENT_LIST_DIR}/live/test_live_serve.c
   LIBS ovtrace_live ovtrace_schedule ovtrace_collector LABELS live)
 set_tests_properties(live_serve PROPERTIES TIMEOUT 120)
+add_test(NAME live.serve_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/live/test_live_serve_cli.sh $<TARGET_FILE:ovtrace>)
+set_tests_properties(live.serve_cli PROPERTIES LABELS live TIMEOUT 120)
