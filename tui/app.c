@@ -70,12 +70,12 @@ void App_rebuildLines(App *a) {
 
 void App_setTrace(App *a, Trace *t) {
     size_t old_groups = a->t ? a->t->n_groups : 0;
+    const Trace *old_t = a->t;
     a->t = t;
     TraceIndex_free(a->idx);
     a->idx = TraceIndex_build(t);
     CounterSet_free(a->counters);
     a->counters = CounterSet_build(t);
-    KTable_appFree(a); /* event indexes change with the model */
     bool *c = xcal(t->n_groups, sizeof *c);
     Lines_defaultCollapsed(t, c);
     for (size_t g = 0; g < old_groups && g < t->n_groups; g++) c[g] = a->collapsed[g];
@@ -93,6 +93,7 @@ void App_setTrace(App *a, Trace *t) {
     a->v.sel = SIZE_MAX; /* indexes change when a model is rebuilt */
     View_setExtent(&a->v, t->t_min, t->t_max);
     View_scrollToLine(&a->v, a->lines.n);
+    KTable_appRetrace(a, old_t); /* event indexes changed */
 }
 
 void App_message(App *a, int role, const char *fmt, ...) {

@@ -273,6 +273,24 @@ static KTableState *state(App *a) {
     return a->ktable;
 }
 
+static void rebuild(App *a, bool all);
+
+void KTable_appRetrace(App *a, const Trace *old) {
+    KTableState *s = a->ktable;
+    if (!s) return;
+    free(s->inst); /* event indexes change with the model: the walk ends */
+    s->inst = NULL;
+    s->n_inst = s->at = 0;
+    s->walk = false;
+    if (!s->open) return;
+    /* the open table follows the new model (live mode), on the same name if it is there */
+    char keep[512] = "";
+    if (old && s->sel < s->kt.n) snprintf(keep, sizeof keep, "%s", StrTab_get(old->strings, s->kt.rows[s->sel].name));
+    rebuild(a, s->kt.all);
+    for (size_t i = 0; *keep && i < s->kt.n; i++)
+        if (!strcmp(StrTab_get(a->t->strings, s->kt.rows[i].name), keep)) s->sel = i;
+}
+
 void KTable_appFree(App *a) {
     if (!a->ktable) return;
     KTable_free(&a->ktable->kt);

@@ -205,12 +205,40 @@ static void keys_in_app(void **state) {
     Trace_free(t);
 }
 
+/* live mode: a new model keeps the open table, on the same name; a walk ends */
+static void new_model(void **state) {
+    (void)state;
+    Trace *t = fixture(NULL), *t2 = fixture(NULL);
+    Caps caps = {true, 256};
+    App *a = App_new(t, caps, "test");
+    key(a, 't');
+    key(a, 'j'); /* A */
+    App_setTrace(a, t2);
+    Grid g;
+    Grid_init(&g, 120, 40);
+    App_sync(a);
+    App_render(a, &g);
+    assert_true(Grid_findAny(&g, "Kernels in", NULL) >= 0);
+    key(a, TK_ENTER);
+    assert_string_equal(Trace_name(t2, &t2->events[a->v.sel]), "A");
+    assert_int_equal(t2->events[a->v.sel].dur, 30);
+    App_setTrace(a, t); /* the walk ends: n is the search key again */
+    size_t sel = a->v.sel;
+    key(a, 'n');
+    assert_int_equal(a->v.sel, sel);
+    Grid_free(&g);
+    App_free(a);
+    Trace_free(t);
+    Trace_free(t2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(aggregate_and_sort),
         cmocka_unit_test(layout),
         cmocka_unit_test(osc52),
         cmocka_unit_test(keys_in_app),
+        cmocka_unit_test(new_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

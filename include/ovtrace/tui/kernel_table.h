@@ -60,5 +60,8 @@ bool KTable_intercept(struct App *a, const TuiKey *k, unsigned *redraw);
 /* Draws the open table over the lanes (r: the labels and plot area). */
 void KTable_renderApp(struct App *a, Grid *g, Rect r);
 void KTable_appFree(struct App *a);
+/* The App's model was replaced (live mode; old: the previous one, still valid): an open
+ * table is rebuilt for the new model, keeping the selected name; a walk ends. */
+void KTable_appRetrace(struct App *a, const Trace *old);
 
 #endif
