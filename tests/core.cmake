@@ -18,3 +18,4 @@ set_tests_properties(test_stats_threads PROPERTIES LABELS "core;threads" TIMEOUT
 ovtrace_unit_test(test_counters SOURCES ${core_dir}/test_counters.c LABELS core)
 add_test(NAME test_counters_cli COMMAND sh ${core_dir}/test_counters_cli.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set_tests_properties(test_counters_cli PROPERTIES LABELS core)
+ovtrace_unit_test(test_serve_stats SOURCES ${core_dir}/test_serve_stats.c LABELS core)
