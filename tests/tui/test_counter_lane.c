@@ -26,6 +26,7 @@ static Trace *fixture(void) {
     add_sample(&f, mem, 70, 2, MEM0);
     Fix_add(&f, th, 0, 50, "op", KIND_CPU_OP, CLASS_CPU);
     add_sample(&f, th, 20, 4, "ctr.x");
+    add_sample(&f, th, 80, 6, "ctr.x"); /* after the op: on the op's row */
     Trace_finish(f.t);
     return f.t;
 }
@@ -113,7 +114,8 @@ static void lines_and_render(void **state) {
             assert_false(a->counters->lane_only[a->lines.v[i].lane]);
             rows++;
         }
-    /* stream 7 and thread 9's first row (op); ctr.x's sample sat alone on a sub-row */
+    /* stream 7 and thread 9's first row (op, and ctr.x's sample at 80); the sample at 20
+     * sat alone on a sub-row */
     assert_int_equal(rows, 2);
 
     Grid g;
@@ -157,6 +159,14 @@ static void lines_and_render(void **state) {
     assert_non_null(strstr(buf, "1 B"));
     assert_non_null(strstr(buf, "9 B"));
     assert_non_null(strstr(buf, "4 B")); /* 4.25 bytes, formatted as whole bytes */
+    /* the sample at 80 ns shares thread 9's first row with the op: not drawn there, only
+     * on its counter lane */
+    int ty = -1;
+    for (int r = 0; r < g.h && ty < 0; r++)
+        if (Grid_find(&g, r, " thread 9") >= 0) ty = r;
+    assert_true(ty > 0);
+    assert_int_equal(Grid_at(&g, x0 + (int)(80 * (int64_t)W / 100), ty)->ch, ' ');
+    assert_true(Grid_at(&g, x0 + (int)(20 * (int64_t)W / 100), ty)->ch != ' '); /* the op */
     Grid_free(&g);
     App_free(a);
     Trace_free(t);
