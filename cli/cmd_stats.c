@@ -8,6 +8,7 @@
 #include "ovtrace/overlap.h"
 #include "ovtrace/termsafe.h"
 #include "ovtrace/timeunits.h"
+#include "stats_extra.h"
 
 void help_stats(FILE *out) {
     fprintf(out,
@@ -159,7 +160,12 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
         fprintf(out, ", \"class\": \"%s\", \"count\": %zu, \"total_ns\": %" PRId64 ", \"mean_ns\": %" PRId64 "}",
                 EventClass_name(k->cls), k->count, k->total, k->total / (int64_t)k->count);
     }
-    fputs(R->n_kernels ? "\n  ]\n}\n" : "]\n}\n", out);
+    fputs(R->n_kernels ? "\n  ]" : "]", out);
+    CounterSet *cs = CounterSet_build(t);
+    StatsCounters_json(out, t, cs, &R->filter);
+    StatsServe_json(out, t, cs, &R->filter);
+    CounterSet_free(cs);
+    fputs("\n}\n", out);
 }
 
 static bool parse_i64(const char *s, int64_t *v) {
@@ -218,7 +224,13 @@ int cmd_stats(int argc, char **argv) {
     }
     OverlapReport *R = Overlap_compute(t, &f);
     if (json) print_json(stdout, t, R, f.t0, f.t1);
-    else print_table(stdout, t, R, f.t0, f.t1);
+    else {
+        print_table(stdout, t, R, f.t0, f.t1);
+        CounterSet *cs = CounterSet_build(t);
+        StatsCounters_print(stdout, t, cs, &f);
+        StatsServe_print(stdout, t, cs, &f);
+        CounterSet_free(cs);
+    }
     OverlapReport_free(R);
     Trace_free(t);
     rc = 0;

@@ -10,6 +10,7 @@
 #include "ovtrace/timeunits.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
+#include "ovtrace/tui/kernel_table.h"
 #include "ovtrace/tui/loading.h"
 #include "ovtrace/tui/title.h"
 #include "view_compare.h"
@@ -25,6 +26,8 @@ void help_view(FILE *out) {
             "  --range A:B        open on [A, B) (relative to the trace start, with units; clamped to\n"
             "                     the trace with a message, an error when wholly outside it)\n"
             "  --ascii            ASCII glyphs only (default: Unicode when the locale is UTF-8)\n"
+            "  --osc52            let y in the kernel table (t) copy a name to the clipboard with the\n"
+            "                     OSC 52 escape (off by default; also OVTRACE_OSC52=1)\n"
             "  --color MODE       auto (default), 256, 16 or none (NO_COLOR and TERM=vt100 mean none)\n"
             "comparing two runs (view A B --align MODE; A, B: a file, a directory or file,file,...):\n"
             "  --align start      each run on its own clock, starting at 0; runs drawn one above the\n"
@@ -100,6 +103,8 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, App **out)
 int cmd_view(int argc, char **argv) {
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C"); /* glyphs follow the locale; numbers (the e key's JSON) do not */
+    const char *osc = getenv("OVTRACE_OSC52");
+    if (osc && !strcmp(osc, "1")) KTable_setOsc52(true);
     InputOptions in;
     InputOptions_init(&in);
     const char *keys = NULL, *range = NULL, *color = "auto", *align = NULL, *step = NULL;
@@ -145,6 +150,8 @@ int cmd_view(int argc, char **argv) {
             if (!(step = cli_value(argc, argv, &i))) goto out;
         } else if (!strcmp(o, "--ascii")) {
             ascii = true;
+        } else if (!strcmp(o, "--osc52")) {
+            KTable_setOsc52(true);
         } else if (!strcmp(o, "--color") || !strcmp(o, "--colour")) {
             if (!(color = cli_value(argc, argv, &i))) goto out;
             if (strcmp(color, "auto") && strcmp(color, "256") && strcmp(color, "16") && strcmp(color, "none")) {

@@ -14,7 +14,7 @@
 
 void help_workload(FILE *out) {
     fprintf(out,
-            "usage: ovtrace workload [--mode prefill|decode|serial] [--comm-sms N] [--steps N] [--warmup N]\n"
+            "usage: ovtrace workload [--mode prefill|decode|serial|serve] [--comm-sms N] [--steps N] [--warmup N]\n"
             "                        [--tokens N] [--layers N] [--experts N] [--topk K] [--hidden N]\n"
             "                        [--link nvlink|ib] [--tflops X] [--imbalance F] [--gpus N | --device N]\n"
             "                        [--json]\n\n"
@@ -34,7 +34,16 @@ void help_workload(FILE *out) {
             "                  OVTRACE_NCCL_LIB=PATH). Default: all visible GPUs when there are several\n"
             "                  and NCCL loads. --gpus 1: the one-GPU emulation above, on --device N\n"
             "                  (default 0). Step time and tokens/s cover all GPUs\n"
-            "  --json          one JSON line instead of text\n\n"
+            "  --json          one JSON line instead of text\n"
+            "  --mode serve    serving on one GPU (issue 18): requests arrive (Poisson, --rate R per s) into a\n"
+            "                  queue; each of --steps decode steps (default 200) runs the MoE schedule for a\n"
+            "                  batch the policy picks (the simulator's, ovtrace/serve.h): --batching dynamic\n"
+            "                  (default; adapts to KV/activation memory headroom under --mem-cap, GPU\n"
+            "                  utilisation and the queue, between --min-batch and --max-batch) or fixed (static\n"
+            "                  batches run to completion: the baseline); --prompt-tokens N --out-tokens N.\n"
+            "                  Prints throughput, mean batch, latency p50/p99 and memory; under 'ovtrace\n"
+            "                  record --workload moe --mode serve' the trace gets counter tracks beside the\n"
+            "                  kernels and 'ovtrace stats' reports the same figures from it\n\n"
             "Needs an NVIDIA GPU and driver (H100/H200: sm_90); without one it says so. To watch it live:\n"
             "'ovtrace live --workload moe'. No GPU: 'ovtrace live --simulate'.\n");
 }

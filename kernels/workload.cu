@@ -31,6 +31,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <algorithm>
+#include <vector>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 // nccl.h only for types and prototypes (the calls go through dlsym'd pointers); a build
 // without it runs the one-GPU emulation only (-DOVTRACE_HAVE_NCCL=0 forces that).
@@ -49,6 +53,7 @@ extern "C" {
 #include "ovtrace/cupti.h"
 #include "ovtrace/ring.h"
 #include "ovtrace/schedule.h"
+#include "ovtrace/serve.h"
 #include "workload_plan.h"
 }
 
@@ -181,11 +186,15 @@ struct Options {
     bool device_given = false;
     int gpus = 0; // 0: all visible GPUs if several and NCCL loads, else 1
     bool collect = false, quiet = false, json = false;
+    // --mode serve (issue 18): decode steps whose batch ovtrace/serve.h picks
+    bool serve = false;
+    ServeParams sp;
+    bool steps_given = false;
 };
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: ovtrace-workload [--mode prefill|decode|serial] [--comm-sms N] [--steps N] [--warmup N]\n"
+            "usage: ovtrace-workload [--mode prefill|decode|serial|serve] [--comm-sms N] [--steps N] [--warmup N]\n"
             "                        [--tokens N] [--layers N] [--experts N] [--topk K] [--hidden N]\n"
             "                        [--link nvlink|ib] [--tflops X] [--imbalance F] [--gpus N | --device N]\n"
             "                        [--json] [--quiet] [--collect]\n"
@@ -195,7 +204,13 @@ static void usage(FILE *f) {
             "(libnccl.so.2, or $OVTRACE_NCCL_LIB); default: all visible GPUs when there are several and\n"
             "NCCL loads. --gpus 1: the one-GPU emulation (on --device N).\n"
             "--collect: stream CUPTI events into the ring set of OVTRACE_SHM (used by\n"
-            "`ovtrace live --workload moe`).\n");
+            "`ovtrace live --workload moe`).\n"
+            "--mode serve [--batching dynamic|fixed] [--rate R] [--min-batch N] [--max-batch N]\n"
+            "  [--mem-cap SIZE] [--prompt-tokens N] [--out-tokens N]: serving on one GPU, --steps decode\n"
+            "  steps (default 200) whose batch the policy of ovtrace/serve.h picks (the simulator's); with\n"
+            "  --collect, counter tracks ([serve] GPU N batch size, queue length, memory in use, tokens/s)\n"
+            "  and serve::step / serve::request ranges beside the kernels. Prints throughput, mean batch,\n"
+            "  latency p50/p99 and memory.\n");
 }
 
 static bool num(const char *v, double lo, double hi, double *out) {
@@ -209,11 +224,13 @@ static bool num(const char *v, double lo, double hi, double *out) {
 
 static int parse(int argc, char **argv, Options *o) {
     int mode = SCHED_PREFILL;
+    ServeParams_default(&o->sp);
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
-            mode = SchedMode_parse(argv[i + 1]);
+            o->serve = !strcmp(argv[i + 1], "serve");
+            mode = o->serve ? SCHED_DECODE : SchedMode_parse(argv[i + 1]);
             if (mode < 0) {
-                fprintf(stderr, "ovtrace-workload: --mode must be prefill, decode or serial\n");
+                fprintf(stderr, "ovtrace-workload: --mode must be prefill, decode, serial or serve\n");
                 return EXIT_USAGE;
             }
         }
@@ -244,7 +261,23 @@ static int parse(int argc, char **argv, Options *o) {
             ok = l >= 0;
             if (ok) ScheduleParams_setLink(&o->p, (SchedLink)l);
         } else if (!strcmp(a, "--comm-sms")) { if ((ok = num(v, 1, 1023, &x))) o->p.comm_sms = (int)x; }
-        else if (!strcmp(a, "--steps")) { if ((ok = num(v, 1, 1e6, &x))) o->steps = (long)x; }
+        else if (!strcmp(a, "--steps")) { if ((ok = num(v, 1, 1e6, &x))) { o->steps = (long)x; o->steps_given = true; } }
+        else if (!strcmp(a, "--batching")) { int b = ServeBatching_parse(v); if ((ok = b >= 0)) o->sp.batching = (ServeBatching)b; }
+        else if (!strcmp(a, "--rate")) { if ((ok = num(v, 1e-3, 1e7, &x))) o->sp.rate = x; }
+        else if (!strcmp(a, "--min-batch")) { if ((ok = num(v, 1, 4096, &x) && x == (int)x)) o->sp.min_batch = (int)x; }
+        else if (!strcmp(a, "--max-batch")) { if ((ok = num(v, 1, 4096, &x) && x == (int)x)) o->sp.max_batch = (int)x; }
+        else if (!strcmp(a, "--prompt-tokens")) { if ((ok = num(v, 0, 1 << 20, &x) && x == (int)x)) o->sp.prompt_tokens = (int)x; }
+        else if (!strcmp(a, "--out-tokens")) { if ((ok = num(v, 1, 1 << 16, &x) && x == (int)x)) o->sp.out_tokens = (int)x; }
+        else if (!strcmp(a, "--mem-cap")) {
+            char *end;
+            double m = strtod(v, &end), u = 1;
+            if (*end == 'K' || *end == 'k') u = 1024, end++;
+            else if (*end == 'M') u = 1048576, end++;
+            else if (*end == 'G') u = 1073741824.0, end++;
+            if (u > 1 && *end == 'i') end++;
+            if (*end == 'B') end++;
+            if ((ok = end != v && !*end && m > 0)) o->sp.mem_cap = m * u;
+        }
         else if (!strcmp(a, "--warmup")) { if ((ok = num(v, 0, 1e4, &x))) o->warmup = (long)x; }
         else if (!strcmp(a, "--tokens")) { if ((ok = num(v, 1, 1 << 20, &x))) o->p.tokens = (int)x; }
         else if (!strcmp(a, "--layers")) { if ((ok = num(v, 1, 1000, &x))) o->p.layers = (int)x; }
@@ -271,6 +304,19 @@ static int parse(int argc, char **argv, Options *o) {
     }
     if (o->p.topk > o->p.experts) o->p.topk = o->p.experts;
     if (o->p.ep_ranks > o->p.experts) o->p.ep_ranks = o->p.experts;
+    if (o->serve) {
+        char err[256];
+        if (!ServeParams_validate(&o->sp, err, sizeof err)) {
+            fprintf(stderr, "ovtrace-workload: %s\n", err);
+            return EXIT_USAGE;
+        }
+        if (o->gpus > 1) {
+            fprintf(stderr, "ovtrace-workload: --mode serve runs on one GPU (--gpus 1)\n");
+            return EXIT_USAGE;
+        }
+        o->gpus = 1;
+        if (!o->steps_given) o->steps = 200;
+    }
     return 0;
 }
 
@@ -611,6 +657,157 @@ static void *run_gpu(void *arg) {
     return nullptr;
 }
 
+// ---- serving (--mode serve, issue 18) ------------------------------------------------------
+// The batching policy is ovtrace/serve.h's (the simulator's). Each decode step runs the
+// MoE schedule built for its batch (two micro-batches of ceil(B/2) tokens); the host
+// waits for the step (a server needs its tokens), so step times are measured. With
+// --collect the serving events go into the ring beside CUPTI's: counters at each step's
+// start and a serve::request range per finished request, on CLOCK_REALTIME like CUPTI's.
+
+struct ServeRun {
+    Gpu *g;
+    const Options *o;
+    RingSet *set;
+    int64_t rt0; // CLOCK_REALTIME at serve time 0
+    uint32_t pid;
+    int64_t tid;
+    std::vector<int64_t> lat;
+};
+
+static int64_t realtime_now() {
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void serve_record(ServeRun &r, uint8_t kind, int64_t tid, int64_t t, int64_t dur, const char *name, double v) {
+    if (!r.set) return;
+    RingRecord rec;
+    memset(&rec, 0, sizeof rec);
+    rec.kind = kind;
+    rec.ts_ns = r.rt0 + t;
+    rec.dur_ns = dur;
+    rec.stream = -1;
+    rec.device = -1;
+    rec.pid = r.pid;
+    rec.tid = tid;
+    rec.name_id = NameTable_intern_cstr(RingSet_names(r.set), name);
+    memcpy(&rec.arg, &v, sizeof v);
+    RingSet_push(r.set, &rec);
+}
+
+static void serve_done(const ServeRequest *q, void *ctx) {
+    ServeRun &r = *(ServeRun *)ctx;
+    r.lat.push_back(q->done - q->arrive);
+    serve_record(r, RING_KIND_NVTX_RANGE, r.tid + 2, q->arrive, q->done - q->arrive, "serve::request", 0);
+}
+
+static int run_serve(Gpu &g, Options &o, RingSet *set) {
+    int maxb = o.sp.max_batch;
+    std::vector<Schedule *> sch(maxb + 1, nullptr);
+    std::vector<WlPlan *> plan(maxb + 1, nullptr);
+    std::vector<double> flops(maxb + 1, 0);
+    char err[256];
+    auto build = [&](int b) -> bool {
+        if (sch[b]) return true;
+        ScheduleParams p = o.p;
+        p.mode = SCHED_DECODE;
+        p.tokens = (b + 1) / 2;
+        sch[b] = Schedule_build(&p, err, sizeof err);
+        if (!sch[b]) return false;
+        WlPlanConfig pc = {1, 0, o.imbalance};
+        plan[b] = WlPlan_buildFor(sch[b], &pc, err, sizeof err);
+        if (!plan[b]) return false;
+        for (size_t i = 0; i < sch[b]->n_ops; i++) flops[b] += sch[b]->ops[i].flops;
+        return true;
+    };
+    if (!build(maxb)) {
+        fprintf(stderr, "ovtrace-workload: %s\n", err);
+        return EXIT_USAGE;
+    }
+    g.plan = plan[maxb]; // buffers and events sized for the largest batch
+    setup_gpu(g, sch[maxb], o);
+    for (long s = 0; s < o.warmup; s++) run_step(g, sch[maxb], s);
+    CK(cudaDeviceSynchronize());
+    ServeRun r{&g, &o, set, 0, (uint32_t)getpid(), (int64_t)syscall(SYS_gettid), {}};
+    char names[4][64];
+    snprintf(names[0], 64, "[serve] GPU %d batch size", g.dev);
+    snprintf(names[1], 64, "[serve] GPU %d queue length", g.dev);
+    snprintf(names[2], 64, "[serve] GPU %d memory in use", g.dev);
+    snprintf(names[3], 64, "[serve] GPU %d tokens/s", g.dev);
+    ServeState st;
+    Serve_init(&st, &o.sp);
+    double w0 = now_s();
+    r.rt0 = realtime_now();
+    auto now_ns = [&]() { return (int64_t)((now_s() - w0) * 1e9); };
+    double batch_sum = 0, mem_max = 0, mem_sum = 0;
+    int64_t first = -1, last = 0;
+    for (long k = 0; k < o.steps;) {
+        int64_t now = now_ns(), wait;
+        int b = Serve_plan(&st, now, &wait);
+        if (!b) { // idle until the next arrival (or the end of a batch wait)
+            int64_t d = wait - now_ns();
+            if (d > 0) {
+                timespec ts = {(time_t)(d / 1000000000), (long)(d % 1000000000)};
+                nanosleep(&ts, nullptr);
+            }
+            continue;
+        }
+        if (b > maxb || !build(b)) {
+            fprintf(stderr, "ovtrace-workload: %s\n", b > maxb ? "batch over --max-batch" : err);
+            return 1;
+        }
+        double mem = Serve_memoryInUse(&st);
+        serve_record(r, RING_KIND_COUNTER, r.tid + 1, now, 0, names[0], b);
+        serve_record(r, RING_KIND_COUNTER, r.tid + 1, now, 0, names[1], (double)Serve_queueLength(&st));
+        serve_record(r, RING_KIND_COUNTER, r.tid + 1, now, 0, names[2], mem);
+        g.plan = plan[b];
+        nvtxRangePushA("serve::step");
+        run_step(g, sch[b], o.warmup + k);
+        CK(cudaStreamSynchronize(g.stream[0]));
+        CK(cudaDeviceSynchronize());
+        nvtxRangePop();
+        int64_t t1 = now_ns();
+        double span = (double)(t1 - now > 0 ? t1 - now : 1);
+        serve_record(r, RING_KIND_COUNTER, r.tid + 1, now, 0, names[3], b * 1e9 / span);
+        double util = g.flop_per_ns > 0 ? flops[b] / g.flop_per_ns / span : 1;
+        Serve_stepDone(&st, now, t1, util > 1 ? 1 : util, serve_done, &r);
+        if (first < 0) first = now;
+        last = t1;
+        batch_sum += b;
+        mem_sum += mem;
+        if (mem > mem_max) mem_max = mem;
+        k++;
+    }
+    double window = (double)(last - first) / 1e9;
+    std::sort(r.lat.begin(), r.lat.end());
+    auto rank = [&](double p) -> double {
+        if (r.lat.empty()) return 0;
+        size_t i = (size_t)std::ceil(p * (double)r.lat.size());
+        if (i < 1) i = 1;
+        return (double)r.lat[i - 1] / 1e6;
+    };
+    double tps = window > 0 ? batch_sum / window : 0;
+    if (o.json)
+        printf("{\"gpu\": \"%s\", \"mode\": \"serve\", \"batching\": \"%s\", \"rate\": %.3f, \"steps\": %ld, "
+               "\"tokens_per_s\": %.1f, \"mean_batch\": %.3f, \"requests\": %zu, \"latency_p50_ms\": %.3f, "
+               "\"latency_p99_ms\": %.3f, \"memory_max_bytes\": %.0f, \"memory_mean_bytes\": %.0f}\n",
+               g.prop.name, ServeBatching_name(o.sp.batching), o.sp.rate, o.steps, tps, batch_sum / (double)o.steps,
+               r.lat.size(), rank(0.5), rank(0.99), mem_max, mem_sum / (double)o.steps);
+    else if (!o.quiet)
+        printf("%s  serve (%s batching, %.0f req/s)  %ld steps: %.0f tokens/s  mean batch %.2f  %zu requests: "
+               "latency p50 %.3f ms p99 %.3f ms  memory max %.2f GiB\n",
+               g.prop.name, ServeBatching_name(o.sp.batching), o.sp.rate, o.steps, tps, batch_sum / (double)o.steps,
+               r.lat.size(), rank(0.5), rank(0.99), mem_max / 1073741824.0);
+    Serve_free(&st);
+    for (int b = 0; b <= maxb; b++) {
+        if (plan[b]) WlPlan_free(plan[b]);
+        if (sch[b]) Schedule_free(sch[b]);
+    }
+    g.plan = nullptr;
+    return 0;
+}
+
 int main(int argc, char **argv) {
     Options o;
     int rc = parse(argc, argv, &o);
@@ -694,6 +891,13 @@ int main(int argc, char **argv) {
     }
     // the schedule is one GPU's; with several, the smallest sizes it (the step waits for it)
     o.p.total_sms = gpus[0].prop.multiProcessorCount;
+    if (o.serve) { // one GPU, a schedule per batch size (run_serve)
+        CK(cudaSetDevice(gpus[0].dev));
+        int src = run_serve(gpus[0], o, set);
+        if (o.collect) Cupti_stop();
+        delete[] gpus;
+        return src;
+    }
     for (int r = 1; r < n; r++)
         if (gpus[r].prop.multiProcessorCount < o.p.total_sms) o.p.total_sms = gpus[r].prop.multiProcessorCount;
     char err[256];

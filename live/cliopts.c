@@ -18,6 +18,25 @@ void LiveCli_init(LiveCliOptions *o) {
     o->interval_ns = 1000000000;
     o->window_ns = 500000000;
     o->cmd_index = -1;
+    ServeParams_default(&o->serve_p);
+}
+
+/* "16GiB", "512MiB", "1.5G", "1073741824": bytes */
+static bool bytes_arg(const char *v, double *out) {
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || !(x > 0)) return false;
+    double m = 1;
+    if (*end == 'K' || *end == 'k') m = 1024, end++;
+    else if (*end == 'M') m = 1024.0 * 1024, end++;
+    else if (*end == 'G') m = 1024.0 * 1024 * 1024, end++;
+    else if (*end == 'T') m = 1024.0 * 1024 * 1024 * 1024, end++;
+    if (m > 1 && *end == 'i') end++;
+    if (*end == 'B') end++;
+    if (*end || x * m > 1e18) return false;
+    *out = x * m;
+    return true;
 }
 
 static bool int_arg(const char *v, long lo, long hi, int64_t *out) {
@@ -74,7 +93,10 @@ int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, s
                 {"--topk", 1},    {"--hidden", 1},   {"--link", 1},     {"--tflops", 1},   {"--seed", 2},
                 {"--speed", 2},   {"--jitter", 2},   {"--steps", 1},    {"--device", 1},   {"--duration", 0},
                 {"--retention", 0}, {"-o", 0},       {"--output", 0},   {"--interval", 0}, {"--window", 0},
-                {"--gpus", 3}};
+                {"--gpus", 3},
+                /* serving (--mode serve), for the simulator and the workload */
+                {"--batching", 1}, {"--rate", 1}, {"--min-batch", 1}, {"--max-batch", 1}, {"--mem-cap", 1},
+                {"--prompt-tokens", 1}, {"--out-tokens", 1}};
     size_t k;
     for (k = 0; k < sizeof OPTS / sizeof OPTS[0]; k++)
         if (!strcmp(a, OPTS[k].name)) break;
@@ -102,10 +124,41 @@ int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, s
         snprintf(err, errlen, __VA_ARGS__);                                                                            \
         return -1;                                                                                                     \
     } while (0)
-    if (!strcmp(a, "--mode")) {
+    if (!strcmp(a, "--batching") || !strcmp(a, "--rate") || !strcmp(a, "--min-batch") || !strcmp(a, "--max-batch") ||
+        !strcmp(a, "--mem-cap") || !strcmp(a, "--prompt-tokens") || !strcmp(a, "--out-tokens")) {
+        ServeParams *sp = &o->serve_p;
+        if (!o->first_serve_option) o->first_serve_option = a;
+        if (!strcmp(a, "--batching")) {
+            int b = ServeBatching_parse(v);
+            if (b < 0) BAD("--batching must be dynamic or fixed (got '%s')", v);
+            sp->batching = (ServeBatching)b;
+        } else if (!strcmp(a, "--rate")) {
+            if (!dbl_arg(v, 1e-3, 1e7, &d)) BAD("--rate needs requests per second in 0.001..1e7, got '%s'", v);
+            sp->rate = d;
+        } else if (!strcmp(a, "--min-batch") || !strcmp(a, "--max-batch")) {
+            if (!int_arg(v, 1, 4096, &n)) BAD("%s needs a request count in 1..4096, got '%s'", a, v);
+            if (a[3] == 'i') sp->min_batch = (int)n;
+            else sp->max_batch = (int)n;
+        } else if (!strcmp(a, "--mem-cap")) {
+            if (!bytes_arg(v, &d)) BAD("--mem-cap needs a size (e.g. 10GiB, 512MiB, bytes), got '%s'", v);
+            sp->mem_cap = d;
+        } else if (!strcmp(a, "--prompt-tokens")) {
+            if (!int_arg(v, 0, 1 << 20, &n)) BAD("--prompt-tokens needs a count in 0..1048576, got '%s'", v);
+            sp->prompt_tokens = (int)n;
+        } else {
+            if (!int_arg(v, 1, 1 << 16, &n)) BAD("--out-tokens needs a count in 1..65536, got '%s'", v);
+            sp->out_tokens = (int)n;
+        }
+        return 1;
+    }
+    if (!strcmp(a, "--mode") && !strcmp(v, "serve")) {
+        o->serve = true;
+        o->mode = SCHED_DECODE; /* serving steps are decode steps */
+    } else if (!strcmp(a, "--mode")) {
         int m = SchedMode_parse(v);
-        if (m < 0) BAD("--mode must be prefill, decode or serial (got '%s')", v);
+        if (m < 0) BAD("--mode must be prefill, decode, serial or serve (got '%s')", v);
         o->mode = m;
+        o->serve = false;
     } else if (!strcmp(a, "--link")) {
         int l = SchedLink_parse(v);
         if (l < 0) BAD("--link must be nvlink (160 GB/s) or ib (50 GB/s) (got '%s')", v);
@@ -184,6 +237,14 @@ bool LiveCli_config(const LiveCliOptions *o, LiveSessionConfig *cfg, char *err, 
     if (o->experts >= 0 && o->topk < 0 && p->topk > p->experts) p->topk = p->experts;
     if (p->ep_ranks > p->experts) p->ep_ranks = p->experts;
     cfg->simulate = o->simulate;
+    if (o->first_serve_option && !o->serve) {
+        snprintf(err, errlen, "%s configures serving: add --mode serve", o->first_serve_option);
+        return false;
+    }
+    cfg->sim.serve = o->serve;
+    cfg->sim.serve_params = o->serve_p;
+    cfg->sim.serve_params.seed = cfg->sim.seed;
+    if (o->serve && !ServeParams_validate(&o->serve_p, err, errlen)) return false;
     return ScheduleParams_validate(p, err, errlen);
 }
 
@@ -203,7 +264,19 @@ void LiveCli_helpSim(FILE *out) {
             "  --seed N          jitter seed (default 1); --jitter F relative jitter (default 0.05)\n"
             "  --speed X         simulated time per wall time (default 1: real time)\n"
             "  --steps N         stop after N steps\n"
-            "  --device N        device ordinal in the events (default 0)\n");
+            "  --device N        device ordinal in the events (default 0)\n"
+            "serving (--mode serve: decode steps whose batch a serving policy picks; counter tracks\n"
+            "'[serve] GPU N batch size', 'queue length', 'memory in use', 'tokens/s' beside the kernels,\n"
+            "a serve::request range per request; 'ovtrace stats' reports throughput, mean batch,\n"
+            "latency p50/p99 and memory):\n"
+            "  --batching B      dynamic (default: continuous batching within the memory cap, the GPU's\n"
+            "                    utilisation and the queue) or fixed (static batches of min(max-batch,\n"
+            "                    what fits under --mem-cap), run to completion: the baseline)\n"
+            "  --rate R          Poisson request arrivals per second (default 2000)\n"
+            "  --min-batch N --max-batch N   requests per step (default 1, 64)\n"
+            "  --mem-cap SIZE    weights + KV + activations (default 10GiB; 8 GiB of weights, 70 KiB of\n"
+            "                    KV per token, 4 MiB of activations per request)\n"
+            "  --prompt-tokens N --out-tokens N   KV tokens per prompt (512), mean output tokens (32)\n");
 }
 
 LiveCliSource LiveCli_source(const LiveCliOptions *o, char *err, size_t errlen) {

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "live_internal.h"
+#include "serve_sim.h"
 
 int64_t Live_realtimeNs(void) {
     struct timespec ts;
@@ -327,9 +328,36 @@ static void sim_loop(Sim *S) {
     }
 }
 
+/* ---- serving mode (live/serve_sim.c): its events go through this simulator's heap ---- */
+
+static void serve_push(void *ctx, int64_t key, const RingRecord *rec, const char *name) {
+    Sim *S = ctx;
+    RingRecord r = *rec;
+    if (S->set && name) r.name_id = NameTable_intern_cstr(RingSet_names(S->set), name);
+    heap_push(S, key, &r, name);
+}
+
+static bool serve_flush(void *ctx, int64_t upto) { return flush(ctx, upto); }
+
+static void serve_step(void *ctx) {
+    Sim *S = ctx;
+    S->steps_done++;
+    if (S->steps_out) atomic_store_explicit(S->steps_out, S->steps_done, memory_order_relaxed);
+}
+
+static void run_loop(Sim *S) {
+    if (!S->cfg.serve) {
+        sim_loop(S);
+        return;
+    }
+    ServeSink k = {serve_push, serve_flush, serve_step, S, S->base_ns, S->pid};
+    ServeSim_loop(&S->cfg, &k);
+}
+
 static bool sim_init(Sim *S, const SimConfig *cfg, char *err, size_t errlen) {
     memset(S, 0, sizeof *S);
     S->cfg = *cfg;
+    if (cfg->serve && !ServeParams_validate(&cfg->serve_params, err, errlen)) return false;
     S->sch = Schedule_build(&cfg->params, err, errlen);
     if (!S->sch) return false;
     const Schedule *sch = S->sch;
@@ -383,7 +411,7 @@ bool Simulator_run(const SimConfig *cfg, uint64_t steps, SimEventFn fn, void *ct
     if (!sim_init(&S, &c, err, errlen)) return false;
     S.fn = fn;
     S.ctx = ctx;
-    sim_loop(&S);
+    run_loop(&S);
     sim_fini(&S);
     return true;
 }
@@ -405,7 +433,7 @@ static void *sim_thread(void *arg) {
     S->tid = (int64_t)syscall(SYS_gettid);
     S->wall0 = Live_monotonicNs();
     if (!sim->S.cfg.start_ns) S->base_ns = Live_realtimeNs();
-    sim_loop(S);
+    run_loop(S);
     atomic_store(&sim->finished, !stopping(S));
     return NULL;
 }
@@ -468,6 +496,20 @@ void Simulator_describe(const SimConfig *cfg, LiveStore *store) {
     snprintf(sj, sizeof sj, "{\"seed\": %llu, \"jitter\": %g, \"speed\": %g, \"device\": %d}",
              (unsigned long long)cfg->seed, cfg->jitter, cfg->speed, cfg->device);
     LiveStore_setMetaJson(store, "simulator", sj);
+    if (cfg->serve) { /* the serving lanes (serve_sim.c): CPU threads of this process */
+        char sv[320];
+        const ServeParams *sp = &cfg->serve_params;
+        snprintf(sv, sizeof sv,
+                 "{\"batching\": \"%s\", \"rate\": %g, \"min_batch\": %d, \"max_batch\": %d, \"mem_cap\": %.0f, "
+                 "\"prompt_tokens\": %d, \"out_tokens\": %d}",
+                 ServeBatching_name(sp->batching), sp->rate, sp->min_batch, sp->max_batch, sp->mem_cap, sp->prompt_tokens,
+                 sp->out_tokens);
+        LiveStore_setMetaJson(store, "serve", sv);
+        int64_t pid = (int64_t)getpid();
+        LiveStore_setThreadName(store, pid, SERVE_TID_COUNTERS, "serve counters");
+        LiveStore_setThreadName(store, pid, SERVE_TID_STEPS, "serve steps");
+        LiveStore_setThreadName(store, pid, SERVE_TID_REQUESTS, "serve requests");
+    }
     Schedule *sch = Schedule_build(&cfg->params, NULL, 0);
     if (!sch) return;
     for (int i = 0; i < sch->n_streams; i++)

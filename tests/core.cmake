@@ -16,3 +16,8 @@ add_test(NAME test_stats_threads COMMAND sh ${core_dir}/test_stats_threads.sh $<
 set_tests_properties(test_stats_threads PROPERTIES LABELS "core;threads" TIMEOUT 300)
 # Issue 14 item 2: the terminal sanitiser and JSON string escapes
 ovtrace_unit_test(test_termsafe SOURCES ${core_dir}/test_termsafe.c LABELS core)
+# Issue 18 counter series; issue 14 item 11 (every series of a counter event kept).
+ovtrace_unit_test(test_counters SOURCES ${core_dir}/test_counters.c LABELS core)
+add_test(NAME test_counters_cli COMMAND sh ${core_dir}/test_counters_cli.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
+set_tests_properties(test_counters_cli PROPERTIES LABELS core)
+ovtrace_unit_test(test_serve_stats SOURCES ${core_dir}/test_serve_stats.c LABELS core)

@@ -22,3 +22,10 @@ set_tests_properties(live.program PROPERTIES LABELS live TIMEOUT 90)
 add_test(NAME live.tui COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/live/test_live_tui.sh
   $<TARGET_FILE:ovtrace> $<TARGET_FILE:live_fake_program>)
 set_tests_properties(live.tui PROPERTIES LABELS live SKIP_RETURN_CODE 77 TIMEOUT 600)
+# Issue 18: serving with dynamic / fixed batching (policy contract; the trade-off on the
+# simulator's trace).
+ovtrace_unit_test(live_serve SOURCES ${CMAKE_CURRENT_LIST_DIR}/live/test_live_serve.c
+  LIBS ovtrace_live ovtrace_schedule ovtrace_collector LABELS live)
+set_tests_properties(live_serve PROPERTIES TIMEOUT 120)
+add_test(NAME live.serve_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/live/test_live_serve_cli.sh $<TARGET_FILE:ovtrace>)
+set_tests_properties(live.serve_cli PROPERTIES LABELS live TIMEOUT 120)

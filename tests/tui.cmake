@@ -37,3 +37,11 @@ foreach(t details clutter wide cursor live)
             ${PROJECT_SOURCE_DIR}/sample-traces ${OVTRACE_DEEPSEEK})
   set_tests_properties(tui_e2e_newuser_${t} PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+# Issue 18: counter lanes (sparklines, lines, range figures) and the kernel table.
+ovtrace_unit_test(test_tui_counter_lane SOURCES ${tui_dir}/test_counter_lane.c LIBS ovtrace_tui LABELS tui)
+foreach(t counters counters_ascii ktable ktable_nocopy)
+  add_test(NAME tui_e2e_issue18_${t}
+    COMMAND bash ${tui_dir}/e2e_issue18.sh ${t} $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
+  set_tests_properties(tui_e2e_issue18_${t} PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+ovtrace_unit_test(test_tui_kernel_table SOURCES ${tui_dir}/test_kernel_table.c LIBS ovtrace_tui LABELS tui)

@@ -19,13 +19,14 @@
 
 #define WINDOW_MIN (4u << 20)
 #define PROGRESS_EVERY (8u << 20)
-#define MAX_SERIES 16
+#define MEMORY_EVENT "[memory]"
 
+/* Numeric args of a counter event ("ph":"C") or of a Kineto "[memory]" instant: every
+ * one is kept (no limit on the number of series), in the loader's growable arrays. */
 typedef struct {
     Tok ph, cat, name, pid, tid, ts, dur, id, bp, args;
     Tok a_device, a_stream, a_corr, a_name, a_labels, a_sort;
     int n_series;
-    Tok series_key[MAX_SERIES], series_val[MAX_SERIES];
 } RawEvent;
 
 typedef struct {
@@ -53,6 +54,8 @@ typedef struct {
     /* scratch */
     char *scratch;
     size_t scratch_cap;
+    Tok *series_key, *series_val; /* RawEvent.n_series of each */
+    size_t series_cap, series_vcap;
     OpenStack *stacks;
     size_t n_stacks;
     size_t n_loaded;
@@ -341,9 +344,11 @@ static JsStatus parse_args(Loader *L, const char **pp, RawEvent *ev, bool counte
         else if (key_is(&k, "name", tmp)) set_tok(&ev->a_name, &v);
         else if (key_is(&k, "labels", tmp)) set_tok(&ev->a_labels, &v);
         else if (key_is(&k, "sort_index", tmp)) set_tok(&ev->a_sort, &v);
-        if (counter && v.type == TOK_NUMBER && ev->n_series < MAX_SERIES) {
-            ev->series_key[ev->n_series] = k;
-            ev->series_val[ev->n_series++] = v;
+        if (counter && v.type == TOK_NUMBER) {
+            GROW(L->series_key, L->series_cap, (size_t)ev->n_series + 1);
+            GROW(L->series_val, L->series_vcap, (size_t)ev->n_series + 1);
+            L->series_key[ev->n_series] = k;
+            L->series_val[ev->n_series++] = v;
         }
         p = Js_ws(p, end);
         if (p >= end) return JS_MORE;
@@ -366,7 +371,7 @@ static JsStatus parse_args(Loader *L, const char **pp, RawEvent *ev, bool counte
 static JsStatus parse_event(Loader *L, const char **pp, RawEvent *ev) {
     const char *p = *pp, *end = L->js.end;
     char tmp[64];
-    memset(ev, 0, offsetof(RawEvent, series_key));
+    memset(ev, 0, sizeof *ev);
     p = Js_ws(p + 1, end);
     if (p >= end) return JS_MORE;
     if (*p == '}') {
@@ -393,7 +398,7 @@ static JsStatus parse_event(Loader *L, const char **pp, RawEvent *ev) {
         if (p >= end) return JS_MORE;
         if (*p == '{' && ev->args.type == TOK_NONE && key_is(&k, "args", tmp)) {
             const char *a = p;
-            bool counter = ev->ph.type == TOK_STRING && ev->ph.n == 1 && ev->ph.p[0] == 'C';
+            bool counter = (ev->ph.type == TOK_STRING && ev->ph.n == 1 && ev->ph.p[0] == 'C') || TOK_IS(&ev->name, MEMORY_EVENT);
             st = parse_args(L, &p, ev, counter);
             if (st) return st;
             ev->args = (Tok){a, (uint32_t)(p - a), TOK_OBJECT, false};
@@ -499,6 +504,56 @@ static uint64_t flow_id(const Tok *t) {
     uint64_t h = 1469598103934665603ULL;
     for (uint32_t i = 0; i < t->n; i++) h = (h ^ (unsigned char)t->p[i]) * 1099511628211ULL;
     return h;
+}
+
+/* Kineto's profile_memory=True instants ("[memory]", args "Total Allocated", "Total
+ * Reserved", "Bytes", "Device Type", "Device Id") become counter samples, one series per
+ * (device, arg), on a lane of their own per device ("[memory] GPU 0", a thread of the
+ * event's process) so the viewer draws each as a memory-usage lane. All samples keep
+ * the instant's source offset: export writes the object once, unchanged. Returns false
+ * when no series was found (the event then stays an instant). */
+static bool memory_counters(Loader *L, const RawEvent *ev, const TraceEvent *e, int64_t pid) {
+    static const char *const K[] = {"Total Allocated", "Total Reserved", "Bytes"};
+    int64_t dtype = -1, did = -1, v;
+    for (int i = 0; i < ev->n_series; i++) {
+        if (TOK_IS(&L->series_key[i], "Device Type") && Js_int(&L->series_val[i], &v)) dtype = v;
+        else if (TOK_IS(&L->series_key[i], "Device Id") && Js_int(&L->series_val[i], &v)) did = v;
+    }
+    bool known = false;
+    for (int i = 0; i < ev->n_series && !known; i++)
+        for (size_t k = 0; k < sizeof K / sizeof K[0]; k++) known |= tok_eq(&L->series_key[i], K[k]);
+    if (!known) return false;
+    char dev[64];
+    if (dtype == 1) snprintf(dev, sizeof dev, "[memory] GPU %" PRId64, did);
+    else if (dtype == 0) snprintf(dev, sizeof dev, "[memory] CPU");
+    else snprintf(dev, sizeof dev, "[memory] device %" PRId64 ":%" PRId64, dtype, did);
+    size_t nl = L->t->n_lanes;
+    uint32_t lane = Trace_cpuLane(L->t, L->source, pid, Trace_stringKey(L->t, dev, strlen(dev)));
+    bool any = false;
+    for (int i = 0; i < ev->n_series; i++) {
+        const char *key = NULL;
+        for (size_t k = 0; k < sizeof K / sizeof K[0]; k++)
+            if (tok_eq(&L->series_key[i], K[k])) key = K[k];
+        int64_t milli;
+        if (!key || !Time_parseDecimal(L->series_val[i].p, L->series_val[i].n, 3, &milli)) continue;
+        char name[96];
+        int n = snprintf(name, sizeof name, "%s %s", dev, key);
+        TraceEvent c = *e;
+        c.kind = KIND_COUNTER;
+        c.lane = lane;
+        c.corr = 0;
+        c.value = (double)milli / 1000.0;
+        c.name = StrTab_intern(L->t->strings, name, (size_t)n);
+        Trace_append(L->t, &c);
+        L->n_loaded++;
+        any = true;
+    }
+    if (L->t->n_lanes != nl) { /* a new lane: name it */
+        char tn[64];
+        int n = snprintf(tn, sizeof tn, "%s", dev + 9);
+        Trace_setMeta(L->t, L->source, META_THREAD_NAME, pid, L->t->lanes[lane].tid, tn, (size_t)n, 0);
+    }
+    return any;
 }
 
 static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
@@ -608,14 +663,14 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
             int64_t milli;
             TraceEvent c = e;
             /* counters keep 3 decimals exactly; enough for utilisation and bytes */
-            if (!Time_parseDecimal(ev->series_val[i].p, ev->series_val[i].n, 3, &milli)) continue;
+            if (!Time_parseDecimal(L->series_val[i].p, L->series_val[i].n, 3, &milli)) continue;
             c.value = (double)milli / 1000.0;
-            if (ev->n_series > 1 || !tok_eq(&ev->series_key[i], StrTab_get(L->t->strings, e.name))) {
-                char *s = scratch(L, ev->name.n + ev->series_key[i].n + 2);
+            if (ev->n_series > 1 || !tok_eq(&L->series_key[i], StrTab_get(L->t->strings, e.name))) {
+                char *s = scratch(L, ev->name.n + L->series_key[i].n + 2);
                 size_t n = 0;
                 if (ev->name.type == TOK_STRING) n = Js_decode(&ev->name, s);
                 s[n++] = '.';
-                n += Js_decode(&ev->series_key[i], s + n);
+                n += Js_decode(&L->series_key[i], s + n);
                 c.name = StrTab_intern(L->t->strings, s, n);
             }
             Trace_append(L->t, &c);
@@ -623,7 +678,9 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
         }
         return;
     }
-    default: break; /* instants: dur 0 */
+    default: /* instants: dur 0 */
+        if (ev->n_series > 0 && TOK_IS(&ev->name, MEMORY_EVENT) && memory_counters(L, ev, &e, pid)) return;
+        break;
     }
     Trace_append(L->t, &e);
     L->n_loaded++;
@@ -692,6 +749,8 @@ static void *worker_main(void *arg) {
     }
     free(W.stacks);
     free(W.scratch);
+    free(W.series_key);
+    free(W.series_val);
     Js_free(&W.js);
     sp->end = p;
     if (sp->abort_slab) sp->lines = text_lines(sp->at, (size_t)(p - sp->at), &sp->tail); /* for error positions */
@@ -871,7 +930,7 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
         const char *obj = q;
         if (*q == '{') {
             st = parse_event(L, &q, &ev);
-            if (st == JS_OK && ev.n_series == -1 && TOK_IS(&ev.ph, "C")) {
+            if (st == JS_OK && ev.n_series == -1 && (TOK_IS(&ev.ph, "C") || TOK_IS(&ev.name, MEMORY_EVENT))) {
                 /* args came before ph: parse args again as a counter */
                 const char *a = ev.args.p;
                 ev.n_series = 0;
@@ -1114,6 +1173,8 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
     for (size_t i = 0; i < L.n_stacks; i++) free(L.stacks[i].ev);
     free(L.stacks);
     free(L.scratch);
+    free(L.series_key);
+    free(L.series_val);
     free(L.meta);
     free(L.own);
     Js_free(&L.js);

@@ -9,8 +9,10 @@
 #include "ovtrace/timeunits.h"
 #include "ovtrace/tui/band.h"
 #include "ovtrace/tui/compare.h"
+#include "ovtrace/tui/counter_lane.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/help.h"
+#include "ovtrace/tui/kernel_table.h"
 #include "ovtrace/tui/lanes_render.h"
 #include "ovtrace/tui/loading.h"
 #include "ovtrace/tui/rangepanel.h"
@@ -32,6 +34,7 @@ App *App_new(Trace *t, Caps caps, const char *title) {
     a->caps = caps;
     a->gl = Glyphs_get(caps.unicode);
     a->idx = TraceIndex_build(t);
+    a->counters = CounterSet_build(t);
     a->collapsed = xcal(t->n_groups, sizeof *a->collapsed);
     Lines_defaultCollapsed(t, a->collapsed);
     a->hidden = xcal(t->n_groups, sizeof *a->hidden);
@@ -53,6 +56,8 @@ void App_free(App *a) {
     if (!a) return;
     Compare_free(a->cmp);
     TraceIndex_free(a->idx);
+    CounterSet_free(a->counters);
+    KTable_appFree(a);
     free(a->collapsed);
     free(a->hidden);
     Lines_free(&a->lines);
@@ -64,13 +69,19 @@ void App_free(App *a) {
     free(a);
 }
 
-void App_rebuildLines(App *a) { Lines_buildFiltered(&a->lines, a->t, a->collapsed, a->show_all ? NULL : a->hidden); }
+void App_rebuildLines(App *a) {
+    Lines_buildFiltered(&a->lines, a->t, a->collapsed, a->show_all ? NULL : a->hidden);
+    CounterLane_addLines(&a->lines, a->t, a->counters, a->collapsed);
+}
 
 void App_setTrace(App *a, Trace *t) {
     size_t old_groups = a->t ? a->t->n_groups : 0;
+    const Trace *old_t = a->t;
     a->t = t;
     TraceIndex_free(a->idx);
     a->idx = TraceIndex_build(t);
+    CounterSet_free(a->counters);
+    a->counters = CounterSet_build(t);
     bool *c = xcal(t->n_groups, sizeof *c);
     Lines_defaultCollapsed(t, c);
     for (size_t g = 0; g < old_groups && g < t->n_groups; g++) c[g] = a->collapsed[g];
@@ -91,6 +102,7 @@ void App_setTrace(App *a, Trace *t) {
     a->v.sel = SIZE_MAX; /* indexes change when a model is rebuilt */
     View_setExtent(&a->v, t->t_min, t->t_max);
     View_scrollToLine(&a->v, a->lines.n);
+    KTable_appRetrace(a, old_t); /* event indexes changed */
 }
 
 void App_message(App *a, int role, const char *fmt, ...) {
@@ -130,6 +142,11 @@ void App_selectLine(App *a, size_t line) {
     if (L->kind == LINE_ROW) {
         size_t e = App_eventAt(a, L->row, a->v.cursor, View_span(&a->v));
         if (e != SIZE_MAX) a->v.sel = e;
+    } else if (L->kind == LINE_COUNTER && a->counters && L->row < a->counters->n) {
+        /* the sample in effect at the cursor (else the first) */
+        const CounterSeries *s = &a->counters->s[L->row];
+        size_t j = Counter_lowerBound(a->t, s, a->v.cursor == INT64_MAX ? a->v.cursor : a->v.cursor + 1);
+        if (s->n) a->v.sel = s->ev[j ? j - 1 : 0];
     }
 }
 
@@ -202,9 +219,16 @@ void App_render(App *a, Grid *g) {
     Statusbar_title(a, g, L.title);
     Ruler_render(g, L.ruler, (Rect){L.labels.x, L.ruler.y, L.labels.w, 2}, &a->v, a->gl);
     Lanes_render(a, g, L.labels, L.plot);
+    KTable_renderApp(a, g, (Rect){L.labels.x, L.labels.y, L.plot.x + L.plot.w - L.labels.x, L.labels.h});
     if (L.panel.w > 0 && L.panel.h > 0 && !Compare_renderPanel(a, g, L.panel, L.panel_right)) {
         if (a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && a->range_report) {
             Rect c = Panel_frame(g, L.panel, L.panel_right, "Range statistics (r: details, Esc: clear)", a->gl);
+            if (a->counters && a->counters->n && c.h >= 6) { /* counter figures at the bottom */
+                int ch = (int)a->counters->n + 1 < c.h / 2 ? (int)a->counters->n + 1 : c.h / 2;
+                c.h -= ch;
+                CounterPanel_render(g, (Rect){c.x, c.y + c.h, c.w, ch}, a->t, a->counters, a->range_a, a->range_b,
+                                    !a->gl->unicode);
+            }
             RangePanel_render(g, c, a->t, a->range_report, a->range_a, a->range_b, a->gl);
         } else {
             Rect c = Panel_frame(g, L.panel, L.panel_right, "Details (i hides)", a->gl);

@@ -1,5 +1,6 @@
 /* The key table and its handlers. Handlers change the view state through the App
  * helpers and return what to redraw; nothing here draws or touches the terminal. */
+#include "ovtrace/tui/kernel_table.h"
 #include "ovtrace/tui/keys.h"
 
 #include <limits.h>
@@ -515,6 +516,8 @@ const KeyBinding KEY_TABLE[] = {
     {{'F'}, "F", "live: follow the newest data", k_follow, 0},
     {{'p', 'Z'}, "p Z", "live: freeze / resume the display (collection goes on)", k_follow, 1},
     {{'E'}, "E", "live: save the whole buffer to a file", k_save, 0},
+    {{'t'}, "t", "kernel table of the marked (or visible) range: 1-8 sort, Enter slowest (then n/N), a all events, y copy",
+     KTable_keyOpen, 0},
     {{'?', TK_F1}, "? F1", "this help", k_help, 0},
     {{TK_CTRL_L}, "Ctrl-L", "redraw the screen", k_redraw, 0},
     {{TK_RESIZE}, "(resize)", "the layout follows the terminal (min 80x24)", k_resize, 0},
@@ -625,6 +628,8 @@ unsigned Keys_dispatch(App *a, const TuiKey *k) {
         return REDRAW_NONE;
     }
     if (a->prompt.kind != PROMPT_NONE && k->code != TK_RESIZE) return prompt_key(a, k);
+    unsigned ktr;
+    if (!a->v.help && KTable_intercept(a, k, &ktr)) return ktr; /* kernel table open, or n/N walking */
     if (a->v.help) {
         unsigned r = help_key(a, k);
         if (a->v.help) {

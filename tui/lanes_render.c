@@ -9,6 +9,7 @@
 
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/band.h"
+#include "ovtrace/tui/counter_lane.h"
 
 void Lanes_shortName(const char *name, char *out, size_t n, bool unicode) {
     if (!n) return;
@@ -89,6 +90,11 @@ void Lanes_rowLabel(const App *a, size_t line, char *buf, size_t n) {
         snprintf(buf, n, " overlap");
         return;
     }
+    if (L->kind == LINE_COUNTER) {
+        if (a->counters && L->row < a->counters->n) CounterLane_label(t, &a->counters->s[L->row], buf, n);
+        else snprintf(buf, n, " counter");
+        return;
+    }
     const Row *r = &t->rows[L->row];
     const Lane *l = &t->lanes[L->lane];
     if (r->depth > 0) {
@@ -128,7 +134,8 @@ static void row_cell(App *a, Grid *g, int x, int y, int64_t ca, int64_t cb, cons
                      bool cursor) {
     const Trace *t = a->t;
     const Glyphs *gl = a->gl;
-    if (ci->n == 0) {
+    /* a counter sample among a thread's slices is drawn on its counter lane (issue 18) */
+    if (ci->n == 0 || (ci->n == 1 && t->events[ci->ev].kind == KIND_COUNTER)) {
         Grid_put(g, x, y, cursor ? gl->vline : ' ', cursor ? ROLE_DIM : ROLE_DEFAULT, 0);
         return;
     }
@@ -286,6 +293,8 @@ void Lanes_render(App *a, Grid *g, Rect labels, Rect plot) {
         if (L->kind == LINE_BAND) {
             TraceIndex_band(a->idx, a->t, L->group, v->t0, v->t1, plot.w, a->bandbuf);
             Band_renderRow(g, plot.x, y, plot.w, a->bandbuf, a->caps, a->gl);
+        } else if (L->kind == LINE_COUNTER) {
+            if (a->counters && L->row < a->counters->n) CounterLane_render(a, g, y, plot, &a->counters->s[L->row]);
         } else {
             render_row(a, g, y, plot, L->row);
         }

@@ -17,6 +17,7 @@
 #include "ovtrace/launch.h"
 #include "ovtrace/ring.h"
 #include "ovtrace/schedule.h"
+#include "ovtrace/serve.h"
 #include "ovtrace/trace.h"
 
 /* ---- wall clock --------------------------------------------------------------------- */
@@ -33,6 +34,10 @@ typedef struct {
     uint64_t max_steps; /* stop after this many steps (0: until stopped) */
     int32_t device;     /* CUDA device ordinal in the events */
     int64_t start_ns;   /* timestamp of simulated t=0 (0: CLOCK_REALTIME at start) */
+    /* --mode serve (issue 18): decode steps whose batch a serving policy picks
+     * (ovtrace/serve.h, live/serve_sim.c); max_steps then counts serving steps */
+    bool serve;
+    ServeParams serve_params;
 } SimConfig;
 
 void SimConfig_default(SimConfig *c, SchedMode mode);

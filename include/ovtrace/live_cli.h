@@ -32,6 +32,11 @@ typedef struct {
     size_t n_fwd;
     const char *first_sim_only; /* first option only the simulator takes (--seed, --speed, --jitter) */
     const char *first_wl_only;  /* first option only the CUDA workload takes (--gpus) */
+    /* --mode serve (issue 18): decode steps under a batching policy; --batching, --rate,
+     * --min-batch, --max-batch, --mem-cap, --prompt-tokens, --out-tokens */
+    bool serve;
+    ServeParams serve_p;
+    const char *first_serve_option; /* a serving option given without --mode serve */
 } LiveCliOptions;
 
 /* Where the events come from. */

@@ -82,6 +82,8 @@ typedef struct App {
     int64_t *bandbuf;
     int scratch_cols;
     struct CompareState *cmp; /* runs compared (view A B --align), or NULL; owned */
+    struct CounterSet *counters; /* counter series of t (counter_lane.h) */
+    struct KTableState *ktable;  /* the kernel table (kernel_table.h), NULL until opened */
 } App;
 
 App *App_new(Trace *t, Caps caps, const char *title);

@@ -9,7 +9,7 @@
 
 #include "ovtrace/trace.h"
 
-typedef enum { LINE_GROUP, LINE_BAND, LINE_ROW } LineKind;
+typedef enum { LINE_GROUP, LINE_BAND, LINE_ROW, LINE_COUNTER } LineKind; /* LINE_COUNTER: row = series (counter_lane.h) */
 
 typedef struct {
     uint8_t kind;   /* LineKind */

@@ -1,0 +1,19 @@
+/* Extra sections of `ovtrace stats` (issue 18): counter series and serving figures. */
+#ifndef OVTRACE_CLI_STATS_EXTRA_H
+#define OVTRACE_CLI_STATS_EXTRA_H
+#include <stdio.h>
+
+#include "ovtrace/counters.h"
+#include "ovtrace/overlap.h"
+
+/* Text: one line per counter series with samples, min, max, mean in the selection. */
+void StatsCounters_print(FILE *out, const Trace *t, const CounterSet *cs, const OverlapFilter *f);
+/* JSON: ',\n  "counters": [...]' (a member of the top-level object). */
+void StatsCounters_json(FILE *out, const Trace *t, const CounterSet *cs, const OverlapFilter *f);
+
+/* Serving figures (throughput, batch, latency p50/p99, memory) when the trace has
+ * serve::step ranges; text section, and ',\n  "serving": {...}|null' in JSON. */
+void StatsServe_print(FILE *out, const Trace *t, const CounterSet *cs, const OverlapFilter *f);
+void StatsServe_json(FILE *out, const Trace *t, const CounterSet *cs, const OverlapFilter *f);
+
+#endif

@@ -1,0 +1,67 @@
+/* The kernel table (issue 18, key t): per event name in the visible or marked range,
+ * count, total, mean, min, max, share of time and class, sortable by any column; Enter
+ * jumps to the slowest instance and n/N then walk the instances by duration; y copies
+ * the selected name to the clipboard with OSC 52 (off unless --osc52). The table's
+ * contents and layout are pure functions, tested without curses. */
+#ifndef OVTRACE_TUI_KERNEL_TABLE_H
+#define OVTRACE_TUI_KERNEL_TABLE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ovtrace/trace.h"
+#include "ovtrace/tui/grid.h"
+#include "ovtrace/tui/keys.h"
+
+typedef enum { KT_COUNT, KT_TOTAL, KT_MEAN, KT_MIN, KT_MAX, KT_SHARE, KT_CLASS, KT_NAME, KT__COLS } KtCol;
+
+typedef struct {
+    uint32_t name; /* StrTab id */
+    uint8_t cls;   /* EventClass of its first instance */
+    size_t count;
+    int64_t total, min, max; /* full durations of the instances that intersect the range */
+} KtRow;
+
+typedef struct {
+    KtRow *rows;
+    size_t n;
+    int64_t sum; /* total over all rows: share = total / sum */
+    int64_t t0, t1;
+    bool all;     /* every event name (not counters), else GPU kernels only */
+    KtCol sort;
+    bool asc;
+} KTable;
+
+/* Rows for the events intersecting [t0, t1) (kernels only unless all). Sorted by total,
+ * descending. */
+void KTable_build(KTable *kt, const Trace *t, int64_t t0, int64_t t1, bool all);
+void KTable_free(KTable *kt);
+/* Sorts by col (ties: by name id); asc or descending. */
+void KTable_sort(KTable *kt, const Trace *t, KtCol col, bool asc);
+/* The instances of name intersecting [t0, t1), longest first (ties: by start); *out is
+ * malloc'ed. Returns their number. */
+size_t KTable_instances(const Trace *t, uint32_t name, int64_t t0, int64_t t1, bool all, size_t **out);
+/* Draws the table into r: a title, the header (sort column marked), rows from top with
+ * sel highlighted, the selected row's full name wrapped below, and the keys. Names go
+ * through the grid's sanitising text output. Returns the number of table rows shown. */
+int KTable_render(Grid *g, Rect r, const Trace *t, const KTable *kt, size_t sel, size_t top, bool ascii);
+/* OSC 52 "copy to clipboard" sequence for s (ESC ] 52 ; c ; base64 BEL) into out;
+ * returns its length, or 0 when it does not fit. */
+size_t KTable_osc52(const char *s, char *out, size_t n);
+/* Enables the y key's OSC 52 copy (view --osc52). Off by default. */
+void KTable_setOsc52(bool on);
+
+struct App;
+/* Key t: opens the table for the marked (else visible) range. */
+unsigned KTable_keyOpen(struct App *a, const TuiKey *k, int arg);
+/* Called first by Keys_dispatch: handles keys while the table is open, and n/N while
+ * walking instances. Returns true when it handled the key (*redraw set). */
+bool KTable_intercept(struct App *a, const TuiKey *k, unsigned *redraw);
+/* Draws the open table over the lanes (r: the labels and plot area). */
+void KTable_renderApp(struct App *a, Grid *g, Rect r);
+void KTable_appFree(struct App *a);
+/* The App's model was replaced (live mode; old: the previous one, still valid): an open
+ * table is rebuilt for the new model, keeping the selected name; a walk ends. */
+void KTable_appRetrace(struct App *a, const Trace *old);
+
+#endif

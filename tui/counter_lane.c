@@ -1,0 +1,178 @@
+/* Counter lanes: sparklines of counter series, their lines and their range figures. */
+#include "ovtrace/tui/counter_lane.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ovtrace/tui/app.h"
+#include "ovtrace/tui/tindex.h"
+
+void CounterLane_columns(const Trace *t, const CounterSeries *s, int64_t t0, int64_t t1, int W, double *val,
+                         bool *has) {
+    if (W <= 0) return;
+    size_t j = Counter_lowerBound(t, s, t0);
+    bool in_effect = j > 0;
+    double cur = in_effect ? Counter_value(t, s, j - 1) : 0;
+    for (int c = 0; c < W; c++) {
+        int64_t ca = TraceIndex_colTime(t0, t1, W, c), cb = TraceIndex_colTime(t0, t1, W, c + 1);
+        for (; j < s->n && t->events[s->ev[j]].ts <= ca; j++) { /* samples at the column's start */
+            cur = Counter_value(t, s, j);
+            in_effect = true;
+        }
+        bool h = in_effect;
+        double m = cur;
+        for (; j < s->n && t->events[s->ev[j]].ts < cb; j++) {
+            double v = Counter_value(t, s, j);
+            if (!h || v > m) m = v;
+            h = true;
+            cur = v;
+            in_effect = true;
+        }
+        has[c] = h;
+        val[c] = h ? m : 0;
+    }
+}
+
+bool CounterLane_levels(const double *val, const bool *has, int W, uint8_t *lvl, double *min, double *max) {
+    bool any = false;
+    double lo = 0, hi = 0;
+    for (int c = 0; c < W; c++) {
+        if (!has[c]) continue;
+        if (!any || val[c] < lo) lo = val[c];
+        if (!any || val[c] > hi) hi = val[c];
+        any = true;
+    }
+    for (int c = 0; c < W; c++) {
+        if (!has[c]) lvl[c] = 0;
+        else if (hi == lo) lvl[c] = lo == 0 ? 1 : 8;
+        else {
+            int k = 1 + (int)((val[c] - lo) / (hi - lo) * 7 + 0.5);
+            lvl[c] = (uint8_t)(k < 1 ? 1 : k > 8 ? 8 : k);
+        }
+    }
+    if (min) *min = lo;
+    if (max) *max = hi;
+    return any;
+}
+
+uint32_t CounterLane_glyph(int k, bool unicode) {
+    static const uint32_t U[9] = {' ', 0x2581, 0x2582, 0x2583, 0x2584, 0x2585, 0x2586, 0x2587, 0x2588};
+    static const char A[] = " _.-:=+*#";
+    if (k < 0) k = 0;
+    if (k > 8) k = 8;
+    return unicode ? U[k] : (uint32_t)A[k];
+}
+
+void CounterLane_label(const Trace *t, const CounterSeries *s, char *buf, size_t n) {
+    const char *name = StrTab_get(t->strings, s->name);
+    if (!strncmp(name, "[serve] GPU ", 12) && s->device >= 0 && t->groups[s->group].gpu) {
+        const char *rest = strchr(name + 12, ' '); /* after the device number */
+        snprintf(buf, n, " %s", rest ? rest + 1 : name);
+        return;
+    }
+    if (!strncmp(name, "[memory] ", 9)) {
+        const char *key = strrchr(name, ' ');
+        key = key ? key + 1 : name;
+        const char *what = !strcmp(key, "Allocated") ? "allocated" : !strcmp(key, "Reserved") ? "reserved" : "bytes";
+        if (s->device >= 0 && t->groups[s->group].gpu) snprintf(buf, n, " mem %s", what);
+        else if (strstr(name, "[memory] CPU")) snprintf(buf, n, " CPU mem %s", what);
+        else snprintf(buf, n, " %s", name + 9);
+        return;
+    }
+    snprintf(buf, n, " %s", name);
+}
+
+static void push(Lines *L, Line l) {
+    if (L->n == L->cap) {
+        size_t cap = L->cap ? L->cap * 2 : 64;
+        Line *v = realloc(L->v, cap * sizeof *v);
+        if (!v) {
+            fprintf(stderr, "ovtrace: out of memory\n");
+            exit(3);
+        }
+        L->v = v;
+        L->cap = cap;
+    }
+    L->v[L->n++] = l;
+}
+
+void CounterLane_addLines(Lines *L, const Trace *t, const CounterSet *cs, const bool *collapsed) {
+    (void)t;
+    if (!cs || !cs->n) return;
+    Lines out = {0};
+    for (size_t i = 0; i < L->n;) {
+        size_t j = i + 1; /* [i, j): one group's lines */
+        while (j < L->n && L->v[j].kind != LINE_GROUP) j++;
+        uint32_t g = L->v[i].group;
+        for (size_t k = i; k < j; k++)
+            if (L->v[k].kind != LINE_ROW || !(cs->lane_only[L->v[k].lane] || cs->row_only[L->v[k].row]))
+                push(&out, L->v[k]);
+        if (L->v[i].kind == LINE_GROUP && !(collapsed && collapsed[g]))
+            for (size_t s = 0; s < cs->n; s++)
+                if (cs->s[s].group == g) push(&out, (Line){LINE_COUNTER, g, cs->s[s].lane, (uint32_t)s});
+        i = j;
+    }
+    free(L->v);
+    *L = out;
+}
+
+void CounterLane_render(App *a, Grid *g, int y, Rect plot, const CounterSeries *s) {
+    const ViewState *v = &a->v;
+    int W = plot.w;
+    double *val = malloc((size_t)W * sizeof *val);
+    bool *has = malloc((size_t)W * sizeof *has);
+    uint8_t *lvl = malloc((size_t)W);
+    if (!val || !has || !lvl) {
+        fprintf(stderr, "ovtrace: out of memory\n");
+        exit(3);
+    }
+    CounterLane_columns(a->t, s, v->t0, v->t1, W, val, has);
+    double lo, hi;
+    bool any = CounterLane_levels(val, has, W, lvl, &lo, &hi);
+    int role = ROLE_CLASS + (s->bytes ? CLASS_MEMORY : CLASS_OTHER);
+    int cur = TraceIndex_colOf(v->t0, v->t1, W, v->cursor);
+    for (int c = 0; c < W; c++) {
+        if (c == cur && !lvl[c]) Grid_put(g, plot.x + c, y, a->gl->vline, ROLE_DIM, 0);
+        else Grid_put(g, plot.x + c, y, CounterLane_glyph(lvl[c], a->gl->unicode), role, c == cur ? ATTR_REVERSE : 0);
+    }
+    double at;
+    if (Counter_valueAt(a->t, s, v->cursor, &at)) {
+        char sv[48], slo[48], shi[48], text[192];
+        Counter_format(at, s->bytes, sv, sizeof sv);
+        if (any && W >= 90) {
+            Counter_format(lo, s->bytes, slo, sizeof slo);
+            Counter_format(hi, s->bytes, shi, sizeof shi);
+            snprintf(text, sizeof text, " %s  (view %s..%s) ", sv, slo, shi);
+        } else {
+            snprintf(text, sizeof text, " %s ", sv);
+        }
+        int len = (int)strlen(text);
+        if (len < W) Grid_text(g, plot.x + W - len, y, len, text, ROLE_PANEL_KEY, ATTR_BOLD);
+    }
+    free(val);
+    free(has);
+    free(lvl);
+}
+
+int CounterPanel_render(Grid *g, Rect r, const Trace *t, const CounterSet *cs, int64_t a, int64_t b, bool ascii) {
+    if (!cs || !cs->n || r.h <= 0 || r.w <= 0) return 0;
+    int y = r.y;
+    Grid_text(g, r.x, y++, r.w, "counter                  min         max        mean  samples", ROLE_PANEL_KEY,
+              ATTR_BOLD);
+    for (size_t i = 0; i < cs->n && y < r.y + r.h; i++) {
+        const CounterSeries *s = &cs->s[i];
+        CounterStats st;
+        char name[64], smin[32] = "-", smax[32] = "-", smean[32] = "-";
+        snprintf(name, sizeof name, "%s", StrTab_get(t->strings, s->name));
+        if (Counter_stats(t, s, a, b, &st)) {
+            Counter_format(st.min, s->bytes, smin, sizeof smin);
+            Counter_format(st.max, s->bytes, smax, sizeof smax);
+            Counter_format(st.mean, s->bytes, smean, sizeof smean);
+        }
+        char line[256];
+        snprintf(line, sizeof line, "%-20.20s %11s %11s %11s %8zu", name, smin, smax, smean, st.n);
+        Grid_textAscii(g, r.x, y++, r.w, line, ROLE_PANEL, 0, ascii);
+    }
+    return y - r.y;
+}
