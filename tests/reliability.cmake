@@ -57,3 +57,9 @@ endforeach()
 # live store bounds: 5M events/s for 60 s, RSS plateaus, drops exact (bench/live_bench)
 add_test(NAME rel.live_bounds COMMAND bash ${rel_dir}/live_bounds.sh ${CMAKE_BINARY_DIR}/bench/live_bench 60)
 set_tests_properties(rel.live_bounds PROPERTIES LABELS reliability TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
+
+# issue 14, input layer: SIGBUS from a shrinking mapped input (load, parallel load,
+# export), the details fetch's fd leak, pipe sources refused by re-readers
+ovtrace_unit_test(test_rel_input_hardening SOURCES ${rel_dir}/test_input_hardening.c
+  LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS reliability)
+set_tests_properties(test_rel_input_hardening PROPERTIES TIMEOUT 300)

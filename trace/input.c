@@ -63,6 +63,8 @@ struct Input {
     char warn[160];   /* e.g. trailing garbage after the last gzip member */
 };
 
+void (*Input_mappedHook)(const char *path);
+
 const char *Input_compressionName(InputCompression c) {
     return c == COMP_GZIP ? "gzip" : c == COMP_ZSTD ? "zstd" : "plain";
 }
@@ -155,6 +157,7 @@ Input *Input_open(const char *path, char *err, size_t errlen) {
             madvise(p, in->size, MADV_SEQUENTIAL);
             in->map = p;
             in->map_len = in->size;
+            if (Input_mappedHook) Input_mappedHook(path);
         }
         return in;
     }

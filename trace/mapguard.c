@@ -5,11 +5,9 @@
 #include <stddef.h>
 #include <string.h>
 
-void (*MapGuard_testHook)(void);
-
 static _Thread_local MapGuard *tl_guard; /* innermost armed guard of this thread */
 static struct sigaction prev_bus;        /* whoever handled SIGBUS before us (libFuzzer, ASan) */
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void on_bus(int sig, siginfo_t *si, void *uc) {
     MapGuard *g = tl_guard;
@@ -30,20 +28,27 @@ static void on_bus(int sig, siginfo_t *si, void *uc) {
     if (si->si_code <= 0) raise(sig); /* sent by kill(): deliver it again */
 }
 
+/* Installs on_bus unless it is SIGBUS's handler already: checked at every arm, as
+ * someone (a test framework, a sanitizer runtime) may have replaced it since. */
 static void install(void) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_bus;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGBUS, &sa, &prev_bus);
+    pthread_mutex_lock(&mu);
+    struct sigaction cur;
+    if (sigaction(SIGBUS, NULL, &cur) == 0 && !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_bus)) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_bus;
+        sa.sa_flags = SA_SIGINFO;
+        sigemptyset(&sa.sa_mask);
+        prev_bus = cur;
+        sigaction(SIGBUS, &sa, NULL);
+    }
+    pthread_mutex_unlock(&mu);
 }
 
 void MapGuard_arm(MapGuard *g) {
-    pthread_once(&once, install);
+    install();
     g->prev = tl_guard;
     tl_guard = g;
-    if (MapGuard_testHook) MapGuard_testHook();
 }
 
 void MapGuard_disarm(MapGuard *g) { tl_guard = g->prev; }

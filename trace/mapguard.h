@@ -25,7 +25,4 @@ typedef struct MapGuard {
 void MapGuard_arm(MapGuard *g);
 void MapGuard_disarm(MapGuard *g);
 
-/* Tests: called on the arming thread each time a guard is armed (NULL: none). */
-extern void (*MapGuard_testHook)(void);
-
 #endif

@@ -43,4 +43,8 @@ const char *Input_error(const Input *in);
  * data), or "". Final once the stream has been read to its end. */
 const char *Input_warning(const Input *in);
 
+/* Tests only: called with the path right after a plain file is mapped (a test
+ * truncates it there to check that readers of the mapping survive). NULL: none. */
+extern void (*Input_mappedHook)(const char *path);
+
 #endif
