@@ -127,17 +127,22 @@ static void pass_text(Loader *L, const char *p, size_t n) {
     pass_lines(L, lines, tail);
 }
 
+/* The error for a single value over --max-token, starting at stream offset off. */
+static void too_big(const Loader *L, uint64_t off, char *err, size_t errlen) {
+    snprintf(err, errlen,
+             "%s: byte %" PRIu64 ": a single JSON value is larger than the --max-token limit (%" PRIu64
+             " bytes); raise it if the trace is genuine",
+             L->path, off, L->max_token);
+}
+
 /* Keeps bytes from keep onward and appends more input. Returns false at end of input. */
 static bool window_refill(Loader *L, const char **keep_ptr, const char **other) {
     if (L->eof) return false;
     size_t keep = (size_t)(*keep_ptr - L->buf);
     size_t tail = L->len - keep;
-    if (tail >= L->max_token) { /* one value would need more memory than allowed */
+    if (tail > L->max_token) { /* one value would need more memory than allowed */
         const char *v = Js_ws(*keep_ptr, L->buf + L->len);
-        snprintf(L->fatal, sizeof L->fatal,
-                 "%s: byte %" PRIu64 ": a single JSON value is larger than the --max-token limit (%" PRIu64
-                 " bytes); raise it if the trace is genuine",
-                 L->path, L->base + (uint64_t)(v - L->buf), L->max_token);
+        too_big(L, L->base + (uint64_t)(v - L->buf), L->fatal, sizeof L->fatal);
         return false;
     }
     pass_text(L, L->buf, keep);
@@ -145,7 +150,8 @@ static bool window_refill(Loader *L, const char **keep_ptr, const char **other) 
     memmove(L->own, L->own + keep, tail);
     L->base += keep;
     if (tail + WINDOW_MIN / 2 > L->cap) { /* one event bigger than the window: grow */
-        L->cap = L->cap * 2;
+        /* to no more than the limit needs (the limit is over tail, so this still grows) */
+        L->cap = L->cap * 2 < L->max_token + WINDOW_MIN ? L->cap * 2 : (size_t)(L->max_token + WINDOW_MIN);
         L->own = xrealloc(L->own, L->cap);
     }
     size_t got = tail;
@@ -717,7 +723,9 @@ static void *worker_main(void *arg) {
     W.js.end = W.buf + W.len;
     W.worker = true;
     W.stop_at = sp->stop;
-    W.max_token = UINT64_MAX; /* a worker's window is the mapping or a slab: never grows */
+    /* the same limit as the main parser: a slice with a value over it is left to the
+     * main parser, which reports it */
+    W.max_token = sp->opt && sp->opt->max_token ? sp->opt->max_token : MAX_TOKEN_DEFAULT;
     char err[256];
     const char *p = sp->at;
     LoopStatus st = guarded_array(&W, &p, err, sizeof err);
@@ -931,6 +939,10 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             syntax_error(L, err, errlen);
             return ST_ERR;
         }
+        if ((uint64_t)(q - obj) > L->max_token) { /* as a compressed input's window would refuse it */
+            too_big(L, L->base + (uint64_t)(obj - L->buf), err, errlen);
+            return ST_ERR;
+        }
         if (*obj == '{') {
             if (ev.n_series < 0) ev.n_series = 0;
             add_event(L, &ev, L->base + (uint64_t)(obj - L->buf));
@@ -1056,6 +1068,10 @@ static bool parse_top(Loader *L, char *err, size_t errlen) {
                 continue;
             }
             if (st == JS_ERR) return syntax_error(L, err, errlen);
+            if ((uint64_t)(q - kstart) > L->max_token) {
+                too_big(L, L->base + (uint64_t)(kstart - L->buf), err, errlen);
+                return false;
+            }
             /* keep other top-level keys verbatim (deviceProperties, distributedInfo, ...) */
             meta_append(L, L->meta_len ? "," : "{", 1);
             meta_append(L, kstart, (size_t)(q - kstart));
