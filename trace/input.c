@@ -61,6 +61,7 @@ struct Input {
     bool stream;      /* a pipe, FIFO, socket, character device or stdin: read once, in order */
     bool failed;      /* err is set: reported once the bytes decoded before it are read */
     char warn[160];   /* e.g. trailing garbage after the last gzip member */
+    uint64_t frame_start; /* zstd: compressed offset of the frame being decoded */
 };
 
 void (*Input_mappedHook)(const char *path);
@@ -298,12 +299,14 @@ static ssize_t read_zstd(Input *in, unsigned char *out, size_t n) {
         size_t rc = ZSTD_decompressStream(in->zs, &ob, &ib);
         in->in_pos = ib.pos;
         if (ZSTD_isError(rc)) {
-            snprintf(in->err, sizeof in->err, "corrupt zstd stream near compressed byte %llu: %s",
-                     (unsigned long long)comp_pos(in), ZSTD_getErrorName(rc));
+            /* the decoder does not say how far into its input it got: name the frame */
+            snprintf(in->err, sizeof in->err, "corrupt zstd stream (frame at compressed byte %llu): %s",
+                     (unsigned long long)in->frame_start, ZSTD_getErrorName(rc));
             in->failed = true; /* the bytes decoded before it are returned first */
             break;
         }
         in->stream_end = rc == 0;
+        if (rc == 0) in->frame_start = comp_pos(in);
     }
     return ob.pos == 0 && in->failed ? -1 : (ssize_t)ob.pos;
 }
