@@ -137,7 +137,7 @@ static void too_big(const Loader *L, uint64_t off, char *err, size_t errlen) {
 
 /* Keeps bytes from keep onward and appends more input. Returns false at end of input. */
 static bool window_refill(Loader *L, const char **keep_ptr, const char **other) {
-    if (L->eof) return false;
+    if (L->eof || L->fatal[0]) return false;
     size_t keep = (size_t)(*keep_ptr - L->buf);
     size_t tail = L->len - keep;
     if (tail > L->max_token) { /* one value would need more memory than allowed */
