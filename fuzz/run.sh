@@ -111,12 +111,8 @@ run_one() {
         what="${secs}s"
     fi
     local rc=0 t0=$SECONDS
-    # new inputs go to the first directory: the temporary copy in --ci mode. One malloc
-    # may exceed the RSS limit: a zstd frame with a 2 GB window (--long=31, which loads)
-    # makes the decoder reserve 2 GB + 384 KB, touched only as data arrives; the RSS
-    # limit still catches memory actually used.
-    "${runner[@]}" "$build/$t" "${dirs[@]}" "${dict[@]}" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
-        -malloc_limit_mb=2560 -max_len=16384 \
+    # new inputs go to the first directory: the temporary copy in --ci mode
+    "${runner[@]}" "$build/$t" "${dirs[@]}" "${dict[@]}" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
         -print_final_stats=1 -artifact_prefix="$art/" >"$build/logs/$t.log" 2>&1 || rc=$?
     local execs cov ft corp found
     stats "$build/logs/$t.log"

@@ -65,6 +65,7 @@ struct Input {
 };
 
 void (*Input_mappedHook)(const char *path);
+int Input_zstdWindowLogMax = 31;
 
 const char *Input_compressionName(InputCompression c) {
     return c == COMP_GZIP ? "gzip" : c == COMP_ZSTD ? "zstd" : "plain";
@@ -144,7 +145,8 @@ Input *Input_open(const char *path, char *err, size_t errlen) {
         ZSTD_initDStream(in->zs);
         /* frames written with --long (up to 2 GB windows) load too; the decoder only
          * allocates what a frame's header asks for */
-        ZSTD_DCtx_setParameter(in->zs, ZSTD_d_windowLogMax, sizeof(size_t) == 4 ? 30 : 31); /* zstd's maximum */
+        ZSTD_DCtx_setParameter(in->zs, ZSTD_d_windowLogMax,
+                               sizeof(size_t) == 4 && Input_zstdWindowLogMax > 30 ? 30 : Input_zstdWindowLogMax);
     } else {
         in->comp = COMP_NONE;
         if (in->stream) return in; /* plain text read through Input_read */

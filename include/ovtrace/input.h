@@ -43,6 +43,11 @@ const char *Input_error(const Input *in);
  * data), or "". Final once the stream has been read to its end. */
 const char *Input_warning(const Input *in);
 
+/* Largest zstd window accepted, log2 (default 31, zstd's maximum: `zstd --long=31`
+ * frames load; the decoder reserves the window a frame asks for, 2 GB at most, and
+ * touches it only as data arrives). The fuzz targets lower it (fuzz_common.h). */
+extern int Input_zstdWindowLogMax;
+
 /* Tests only: called with the path right after a plain file is mapped (a test
  * truncates it there to check that readers of the mapping survive). NULL: none. */
 extern void (*Input_mappedHook)(const char *path);
