@@ -8,6 +8,9 @@
 #   bombs.sh OVTRACE_BIN
 set -u
 bin=$1
+for tool in zstd gzip /usr/bin/time; do
+    command -v "$tool" >/dev/null || { echo "bombs.sh: $tool not found: skipped"; exit 77; }
+done
 tmp=$(mktemp -d /tmp/ovtrace-bombs-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 T=${OVTRACE_TEST_TIMEOUT:-120}

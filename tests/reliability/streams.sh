@@ -6,6 +6,9 @@
 #   streams.sh OVTRACE_BIN
 set -u
 bin=$1
+for tool in zstd gzip mkfifo; do
+    command -v "$tool" >/dev/null || { echo "streams.sh: $tool not found: skipped"; exit 77; }
+done
 tmp=$(mktemp -d /tmp/ovtrace-streams-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 T=${OVTRACE_TEST_TIMEOUT:-30}
