@@ -23,6 +23,7 @@ typedef struct {
     int threads; /* parser threads (0 = one per core) */
     int cache;   /* snapshot cache: -1 --no-cache, 0 auto, 1 --cache (LoadOptions.cache) */
     bool verbose; /* -v: notes on the cache on stderr */
+    uint64_t max_token; /* --max-token: LoadOptions.max_token (0: its default) */
     const char *files[256];
     size_t n_files;
 } InputOptions;

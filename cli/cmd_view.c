@@ -65,7 +65,7 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, App **out)
     }
     if (!Crt_init(caps)) return 1;
     /* -v's cache notes are not passed: stderr would draw over the screen */
-    LoadOptions lo = {.rules = in->rules, .threads = in->threads, .cache = in->cache};
+    LoadOptions lo = {.rules = in->rules, .threads = in->threads, .cache = in->cache, .max_token = in->max_token};
     LoadJob job;
     LoadJob_init(&job, in->files, in->n_files, &lo, *caps, title); /* the thread starts after the first paint */
     int r = LoadJob_runScreen(&job, Glyphs_get(caps->unicode));

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,10 @@ void InputOptions_help(FILE *out) {
             "  --cache, --no-cache   reopen from / save a snapshot of the model in $XDG_CACHE_HOME/ovtrace\n"
             "                        (default: for 64 MB of JSON or more; OVTRACE_CACHE=0 turns it off)\n"
             "  -v, --verbose         say whether the snapshot cache was used, and why not\n"
-            "FILE may be plain JSON, .gz or .zst (detected by content), or a directory of traces;\n"
+            "  --max-token SIZE      largest single event or top-level value a compressed or piped\n"
+            "                        input may hold in memory (default 256M; K, M, G suffixes)\n"
+            "FILE may be plain JSON, .gz or .zst (detected by content), a directory of traces,\n"
+            "or a pipe, FIFO or - (standard input; read once, not cached);\n"
             "several files become one model with lanes grouped by rank.\n");
 }
 
@@ -86,6 +90,21 @@ int InputOptions_parse(InputOptions *o, int argc, char **argv, int *i) {
             return -1;
         }
         o->threads = (int)n;
+        return 1;
+    }
+    if (!strcmp(a, "--max-token")) {
+        const char *v = cli_value(argc, argv, i);
+        if (!v) return -1;
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(v, &end, 10);
+        int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
+        if (shift) end++;
+        if (end == v || *end || errno || n == 0 || v[0] == '-' || n > (UINT64_MAX >> 30)) {
+            cli_error("--max-token needs a size in bytes (K, M, G suffixes allowed), got '%s'", v);
+            return -1;
+        }
+        o->max_token = (uint64_t)n << shift;
         return 1;
     }
     if (!strcmp(a, "--cache") || !strcmp(a, "--no-cache")) {
@@ -151,7 +170,8 @@ Trace *InputOptions_load(InputOptions *o) {
         return NULL;
     }
     LoadOptions lo = {
-        .rules = o->rules, .threads = o->threads, .cache = o->cache, .cache_log = o->verbose ? stderr : NULL};
+        .rules = o->rules, .threads = o->threads, .cache = o->cache, .cache_log = o->verbose ? stderr : NULL,
+        .max_token = o->max_token};
     /* tests force slices on small files to compare parallel and single-threaded loads */
     const char *min = getenv("OVTRACE_PARALLEL_MIN_BYTES");
     if (min && *min) lo.min_parallel_bytes = strtoull(min, NULL, 10);

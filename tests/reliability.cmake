@@ -67,3 +67,15 @@ set_tests_properties(rel.stale_temps PROPERTIES LABELS reliability TIMEOUT 300)
 # warnings, export, --dump and the TUI (issue 14 item 2)
 add_test(NAME rel.term_inject COMMAND bash ${rel_dir}/term_inject.sh ${OVTRACE_BIN})
 set_tests_properties(rel.term_inject PROPERTIES LABELS reliability TIMEOUT 300)
+# issue 14, input layer: SIGBUS from a shrinking mapped input (load, parallel load,
+# export), the details fetch's fd leak, pipe sources refused by re-readers
+ovtrace_unit_test(test_rel_input_hardening SOURCES ${rel_dir}/test_input_hardening.c
+  LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS reliability)
+set_tests_properties(test_rel_input_hardening PROPERTIES TIMEOUT 300)
+
+# issue 14: inputs read once (<(...), stdin, FIFOs; each under a timeout) and
+# decompression bombs (300 MB of blanks: time and peak RSS bounded; --max-token)
+add_test(NAME rel.streams COMMAND bash ${rel_dir}/streams.sh ${OVTRACE_BIN})
+set_tests_properties(rel.streams PROPERTIES LABELS reliability TIMEOUT 300 SKIP_RETURN_CODE 77)
+add_test(NAME rel.bombs COMMAND bash ${rel_dir}/bombs.sh ${OVTRACE_BIN})
+set_tests_properties(rel.bombs PROPERTIES LABELS reliability TIMEOUT 600 RUN_SERIAL ON SKIP_RETURN_CODE 77)

@@ -9,13 +9,9 @@
 
 /* Reads decompressed bytes [off, off+n) of the source; returns bytes read. */
 static size_t read_at(Input *in, uint64_t off, char *buf, size_t n) {
-    size_t map_len;
-    const char *map = Input_map(in, &map_len);
-    if (map || Input_compression(in) == COMP_NONE) {
-        if (off >= map_len) return 0;
-        size_t k = map_len - off < n ? (size_t)(map_len - off) : n;
-        memcpy(buf, map + off, k);
-        return k;
+    if (Input_compression(in) == COMP_NONE) { /* pread: a file that shrank gives less, never SIGBUS */
+        ssize_t r = Input_pread(in, buf, n, off);
+        return r > 0 ? (size_t)r : 0;
     }
     char skip[1 << 16];
     while (off > 0) { /* compressed streams cannot seek: decompress and discard */
@@ -43,6 +39,10 @@ char *Args_fetchRaw(const Trace *t, size_t idx, size_t *len, char *err, size_t e
         return NULL;
     }
     const TraceSource *src = &t->sources[t->lanes[e->lane].source];
+    if (!Input_canReopen(src->path)) { /* a pipe or stdin was read once; opening a FIFO again would block */
+        snprintf(err, errlen, "%s: not a regular file (a pipe or stdin): its text cannot be read again", src->path);
+        return NULL;
+    }
     size_t cap = 4096;
     char *buf = NULL;
     for (;;) { /* grow until the whole object fits (2 MB names exist) */
@@ -66,6 +66,7 @@ char *Args_fetchRaw(const Trace *t, size_t idx, size_t *len, char *err, size_t e
             return buf;
         }
         if (st == JS_MORE && got == cap && cap < (1u << 30)) {
+            Input_close(in); /* reopened at the top: compressed streams cannot seek back */
             cap *= 4;
             continue;
         }

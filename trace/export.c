@@ -24,6 +24,7 @@
 #include <zstd.h>
 
 #include "jsonscan.h"
+#include "mapguard.h"
 #include "ovtrace/input.h"
 #include "ovtrace/outpath.h"
 #include "util.h"
@@ -397,6 +398,10 @@ typedef struct {
     JsCtx js;
     char *scratch;
     size_t scratch_cap;
+    /* the source being copied, for write_events_guarded to release after a SIGBUS */
+    Input *cur_in;
+    void *cur_recs;
+    const char *cur_path;
 } Exporter;
 
 /* A string key written back as it came: a loader keys a negative number such as -166
@@ -681,11 +686,21 @@ static bool write_events(Exporter *X, Out *o, Unit *u, bool *first, char *err, s
         SrcReader r = {0};
         bool ok = true;
         if (n) {
+            /* a pipe was read once, by the loader; a FIFO opened again would wait forever */
+            if (!Input_canReopen(S->path)) {
+                snprintf(err, errlen, "%s: not a regular file (a pipe or stdin): export reads its events again, "
+                         "so save it to a file first", S->path);
+                free(recs);
+                return false;
+            }
             r.in = Input_open(S->path, err, errlen);
             if (!r.in) {
                 free(recs);
                 return false;
             }
+            X->cur_in = r.in;
+            X->cur_recs = recs;
+            X->cur_path = S->path;
             r.map = Input_map(r.in, &r.map_len);
             if (!r.map && Input_compression(r.in) == COMP_NONE) r.map = "", r.map_len = 0;
             if (!r.map) {
@@ -782,6 +797,8 @@ static bool write_events(Exporter *X, Out *o, Unit *u, bool *first, char *err, s
         if (r.in) Input_close(r.in);
         free(r.buf);
         free(recs);
+        X->cur_in = NULL;
+        X->cur_recs = NULL;
         if (!ok) return false;
         if (o->failed) return true; /* reported by the caller */
     }
@@ -1040,11 +1057,32 @@ static void write_trailer(Exporter *X, Out *o, const Unit *u, size_t n_flows) {
     out_puts(o, "]}\n}\n");
 }
 
+/* write_events copies from mapped sources: another process may truncate one while we
+ * read it. A SIGBUS then fails the export (its temporary file is removed) with a
+ * message, instead of killing the process. */
+static bool write_events_guarded(Exporter *X, Out *o, Unit *u, bool *first, char *err, size_t errlen) {
+    MapGuard g;
+    MapGuard_arm(&g);
+    if (sigsetjmp(g.env, 1)) {
+        MapGuard_disarm(&g);
+        snprintf(err, errlen, "%s: changed while being read", X->cur_path ? X->cur_path : "input");
+        Input_close(X->cur_in); /* a mapped source: nothing else was allocated for it */
+        free(X->cur_recs);
+        X->cur_in = NULL;
+        X->cur_recs = NULL;
+        out_fail(o, "not written", "an input changed"); /* no more output into a half-written state */
+        return false;
+    }
+    bool ok = write_events(X, o, u, first, err, errlen);
+    MapGuard_disarm(&g);
+    return ok;
+}
+
 static bool write_unit(Exporter *X, Out *o, Unit *u, char *err, size_t errlen) {
     bool first = true;
     out_puts(o, "{\"traceEvents\":[");
     write_metadata(X, o, u, &first);
-    if (!write_events(X, o, u, &first, err, errlen)) return false;
+    if (!write_events_guarded(X, o, u, &first, err, errlen)) return false;
     size_t nf = write_flows(X, o, u, &first);
     write_trailer(X, o, u, nf);
     return true;

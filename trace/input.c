@@ -37,7 +37,7 @@ typedef struct {
     bool stop;
     /* published with the last block: what the consumer sees once it gets there */
     bool truncated;
-    char err[160];
+    char err[160], warn[160];
     /* consumer side only */
     int final; /* after the last block: 0 end, -1 error, 2 not yet */
     uint64_t off;
@@ -58,14 +58,48 @@ struct Input {
     char err[160];
     ReadAhead *ra; /* compressed input on a machine with more than one core */
     bool ra_tried;
+    bool stream;      /* a pipe, FIFO, socket, character device or stdin: read once, in order */
+    bool failed;      /* err is set: reported once the bytes decoded before it are read */
+    char warn[160];   /* e.g. trailing garbage after the last gzip member */
+    uint64_t frame_start; /* zstd: compressed offset of the frame being decoded */
 };
+
+void (*Input_mappedHook)(const char *path);
+int Input_zstdWindowLogMax = 31;
 
 const char *Input_compressionName(InputCompression c) {
     return c == COMP_GZIP ? "gzip" : c == COMP_ZSTD ? "zstd" : "plain";
 }
 
+/* Reads up to n bytes (a pipe may return them a few at a time); -1 on error. */
+static ssize_t read_full(int fd, unsigned char *buf, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return got ? (ssize_t)got : -1;
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+/* zstd frames, and skippable frames (0x184D2A50..5F, little-endian), which the
+ * decoder skips: a file may begin with one. */
+static bool zstd_magic(const unsigned char *m) {
+    return (m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd) ||
+           ((m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d && m[3] == 0x18);
+}
+
+bool Input_canReopen(const char *path) {
+    struct stat st;
+    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 Input *Input_open(const char *path, char *err, size_t errlen) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* "-" is standard input; a FIFO is opened once (a second open would wait for a
+     * writer that is gone) */
+    int fd = !strcmp(path, "-") ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
@@ -78,9 +112,25 @@ Input *Input_open(const char *path, char *err, size_t errlen) {
     }
     Input *in = xcalloc(1, sizeof *in);
     in->fd = fd;
-    in->size = (uint64_t)st.st_size;
+    /* only regular files are mapped: anything else is read as a stream, once */
+    in->stream = !S_ISREG(st.st_mode);
+    in->size = in->stream ? 0 : (uint64_t)st.st_size;
     unsigned char magic[4] = {0};
-    ssize_t m = pread(fd, magic, sizeof magic, 0);
+    ssize_t m;
+    if (in->stream) { /* the magic stays in inbuf: the stream cannot be read again */
+        in->inbuf = xmalloc(IN_CHUNK);
+        m = read_full(fd, in->inbuf, sizeof magic);
+        if (m < 0) {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            Input_close(in);
+            return NULL;
+        }
+        memcpy(magic, in->inbuf, (size_t)m);
+        in->in_len = (size_t)m;
+        in->file_off = (uint64_t)m;
+    } else {
+        m = pread(fd, magic, sizeof magic, 0);
+    }
     if (m >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
         in->comp = COMP_GZIP;
         /* 15+32: auto-detect gzip header; concatenated members are handled in read */
@@ -89,12 +139,17 @@ Input *Input_open(const char *path, char *err, size_t errlen) {
             Input_close(in);
             return NULL;
         }
-    } else if (m == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) {
+    } else if (m == 4 && zstd_magic(magic)) {
         in->comp = COMP_ZSTD;
         in->zs = ZSTD_createDStream();
         ZSTD_initDStream(in->zs);
+        /* frames written with --long (up to 2 GB windows) load too; the decoder only
+         * allocates what a frame's header asks for */
+        ZSTD_DCtx_setParameter(in->zs, ZSTD_d_windowLogMax,
+                               sizeof(size_t) == 4 && Input_zstdWindowLogMax > 30 ? 30 : Input_zstdWindowLogMax);
     } else {
         in->comp = COMP_NONE;
+        if (in->stream) return in; /* plain text read through Input_read */
         if (in->size > 0) {
             void *p = mmap(NULL, in->size, PROT_READ, MAP_PRIVATE, fd, 0);
             if (p == MAP_FAILED) {
@@ -105,10 +160,11 @@ Input *Input_open(const char *path, char *err, size_t errlen) {
             madvise(p, in->size, MADV_SEQUENTIAL);
             in->map = p;
             in->map_len = in->size;
+            if (Input_mappedHook) Input_mappedHook(path);
         }
         return in;
     }
-    in->inbuf = xmalloc(IN_CHUNK);
+    if (!in->inbuf) in->inbuf = xmalloc(IN_CHUNK);
     return in;
 }
 
@@ -134,6 +190,20 @@ uint64_t Input_fileOffset(const Input *in) {
 /* With read-ahead, truncation and errors show once the consumer reaches them. */
 bool Input_truncated(const Input *in) { return in->ra ? in->ra->final != 2 && in->ra->truncated : in->truncated; }
 const char *Input_error(const Input *in) { return in->ra ? (in->ra->final == -1 ? in->ra->err : "") : in->err; }
+const char *Input_warning(const Input *in) { return in->ra ? (in->ra->final != 2 ? in->ra->warn : "") : in->warn; }
+bool Input_isStream(const Input *in) { return in->stream; }
+
+ssize_t Input_pread(const Input *in, void *buf, size_t n, uint64_t off) {
+    if (in->comp != COMP_NONE || in->stream) return -1;
+    size_t got = 0;
+    while (got < n) { /* read, not the mapping: the file may have shrunk since */
+        ssize_t r = pread(in->fd, (char *)buf + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
 
 const char *Input_map(const Input *in, size_t *len) {
     if (in->comp != COMP_NONE) return NULL;
@@ -157,12 +227,42 @@ static bool refill(Input *in) {
     return true;
 }
 
+/* At least k bytes buffered from in_pos if the file has them; returns how many are. */
+static size_t buffered(Input *in, size_t k) {
+    size_t have = in->in_len - in->in_pos;
+    if (have >= k || in->file_eof) return have;
+    memmove(in->inbuf, in->inbuf + in->in_pos, have);
+    in->in_pos = 0;
+    in->in_len = have;
+    while (in->in_len < k) {
+        ssize_t r = read(in->fd, in->inbuf + in->in_len, IN_CHUNK - in->in_len);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            in->file_eof = true;
+            break;
+        }
+        in->in_len += (size_t)r;
+        in->file_off += (uint64_t)r;
+    }
+    return in->in_len - in->in_pos;
+}
+
+static uint64_t comp_pos(const Input *in) { return in->file_off - (in->in_len - in->in_pos); }
+
 static ssize_t read_gzip(Input *in, unsigned char *out, size_t n) {
     size_t got = 0;
-    while (got < n) {
+    while (got < n && !in->failed) {
         if (in->stream_end) {
-            /* another gzip member may follow (cat a.gz b.gz) */
             if (!refill(in)) return (ssize_t)got;
+            /* another gzip member may follow (cat a.gz b.gz); anything else is garbage,
+             * which gzip -d ignores with a warning: so do we */
+            if (buffered(in, 2) < 2 || in->inbuf[in->in_pos] != 0x1f || in->inbuf[in->in_pos + 1] != 0x8b) {
+                snprintf(in->warn, sizeof in->warn, "trailing garbage after the gzip data ignored (from compressed byte %llu)",
+                         (unsigned long long)comp_pos(in));
+                in->in_pos = in->in_len;
+                in->file_eof = true;
+                return (ssize_t)got;
+            }
             inflateReset(&in->z);
             in->stream_end = false;
         }
@@ -182,17 +282,16 @@ static ssize_t read_gzip(Input *in, unsigned char *out, size_t n) {
             in->stream_end = true;
         } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
             snprintf(in->err, sizeof in->err, "corrupt gzip stream near compressed byte %llu: %s",
-                     (unsigned long long)(in->file_off - (in->in_len - in->in_pos)),
-                     in->z.msg ? in->z.msg : "inflate error");
-            return -1;
+                     (unsigned long long)comp_pos(in), in->z.msg ? in->z.msg : "inflate error");
+            in->failed = true; /* the bytes decoded before it are returned first */
         }
     }
-    return (ssize_t)got;
+    return got == 0 && in->failed ? -1 : (ssize_t)got;
 }
 
 static ssize_t read_zstd(Input *in, unsigned char *out, size_t n) {
     ZSTD_outBuffer ob = {out, n, 0};
-    while (ob.pos < ob.size) {
+    while (ob.pos < ob.size && !in->failed) {
         if (!refill(in)) {
             /* a frame that never completed means the writer died mid-stream */
             if (!in->stream_end) in->truncated = true;
@@ -202,13 +301,16 @@ static ssize_t read_zstd(Input *in, unsigned char *out, size_t n) {
         size_t rc = ZSTD_decompressStream(in->zs, &ob, &ib);
         in->in_pos = ib.pos;
         if (ZSTD_isError(rc)) {
-            snprintf(in->err, sizeof in->err, "corrupt zstd stream near compressed byte %llu: %s",
-                     (unsigned long long)(in->file_off - (in->in_len - in->in_pos)), ZSTD_getErrorName(rc));
-            return -1;
+            /* the decoder does not say how far into its input it got: name the frame */
+            snprintf(in->err, sizeof in->err, "corrupt zstd stream (frame at compressed byte %llu): %s",
+                     (unsigned long long)in->frame_start, ZSTD_getErrorName(rc));
+            in->failed = true; /* the bytes decoded before it are returned first */
+            break;
         }
         in->stream_end = rc == 0;
+        if (rc == 0) in->frame_start = comp_pos(in);
     }
-    return (ssize_t)ob.pos;
+    return ob.pos == 0 && in->failed ? -1 : (ssize_t)ob.pos;
 }
 
 static ssize_t read_stream(Input *in, unsigned char *buf, size_t n) {
@@ -234,10 +336,11 @@ static void *ra_main(void *arg) {
         b->len = r > 0 ? (size_t)r : 0;
         b->pos = 0;
         b->file_off = in->file_off - (in->in_len - in->in_pos);
-        b->end = r < 0 ? -1 : (size_t)r < RA_BLOCK ? 1 : 0;
+        b->end = r < 0 || in->failed ? -1 : (size_t)r < RA_BLOCK ? 1 : 0;
         if (b->end) {
             ra->truncated = in->truncated;
             memcpy(ra->err, in->err, sizeof ra->err);
+            memcpy(ra->warn, in->warn, sizeof ra->warn);
         }
         ra->count++;
         pthread_cond_signal(&ra->can_take);
@@ -313,6 +416,30 @@ ssize_t Input_read(Input *in, void *buf, size_t n) {
     if (in->comp != COMP_NONE) {
         if (!in->ra_tried) ra_start(in);
         return in->ra ? ra_read(in->ra, buf, n) : read_stream(in, buf, n);
+    }
+    if (in->stream) { /* plain text from a pipe: what Input_open read first, then the fd */
+        size_t got = 0;
+        if (in->in_pos < in->in_len) {
+            got = in->in_len - in->in_pos < n ? in->in_len - in->in_pos : n;
+            memcpy(buf, in->inbuf + in->in_pos, got);
+            in->in_pos += got;
+        }
+        while (got < n && !in->file_eof && !in->failed) {
+            ssize_t r = read(in->fd, (char *)buf + got, n - got);
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) {
+                snprintf(in->err, sizeof in->err, "read error at byte %llu: %s", (unsigned long long)in->file_off,
+                         strerror(errno));
+                in->failed = true;
+            } else if (r == 0) {
+                in->file_eof = true;
+            } else {
+                got += (size_t)r;
+                in->file_off += (uint64_t)r;
+                break; /* one read per call: a pipe gives what it has */
+            }
+        }
+        return got == 0 && in->failed ? -1 : (ssize_t)got;
     }
     /* plain input is read from the mapping by callers; support read for uniformity */
     size_t left = in->map_len - in->in_pos;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "ovtrace/input.h"
 #include "ovtrace/load.h"
 #include "ovtrace/snapshot.h"
 #include "ovtrace/termsafe.h"
@@ -150,8 +151,11 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         ids = xcalloc(n_files, sizeof *ids);
         uint64_t json = 0;
         bool have = true;
+        /* a pipe, FIFO or stdin is opened once, by the parser: peeking at it here would
+         * take its first bytes (and a FIFO's writer) away; it has no identity to cache */
         for (size_t i = 0; have && i < n_files; i++)
-            if ((have = Snapshot_fileId(files[i], &ids[i]))) json += json_estimate(files[i], ids[i].size);
+            if ((have = Input_canReopen(files[i]) && Snapshot_fileId(files[i], &ids[i])))
+                json += json_estimate(files[i], ids[i].size);
         if (!have) {
             cpath[0] = '\0'; /* the parser says what is wrong with the file */
         } else if (mode == 0 && json < SNAPSHOT_AUTO_MIN_BYTES) {
@@ -199,6 +203,8 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         char e[768];
         if (t->diag.truncated) {
             note(&log, "not saved: the trace is truncated (a profiler may still be writing it)");
+        } else if (t->input_warning) {
+            note(&log, "not saved: %s", t->input_warning);
         } else if (opt && opt->cache_sync) {
             double t0 = now_s();
             if (Snapshot_save(t, fl, n_files, ids, cpath, e, sizeof e))
@@ -225,6 +231,7 @@ void Load_printWarnings(const Trace *t, FILE *out) {
                 "warning: %s: trace is truncated at byte %" PRIu64
                 " (the profiler may have died mid-write); loaded everything before it\n",
                 d->truncated_path, d->truncated_offset);
+    if (t->input_warning) fprintf(out, "warning: %s\n", t->input_warning);
     if (d->skipped)
         TermSafe_fprintf(out, "warning: skipped %zu event%s with bad values; first in %s at byte %" PRIu64 ": %s\n", d->skipped,
                 d->skipped == 1 ? "" : "s", d->first_skip_path, d->first_skip_offset, d->first_skip_reason);

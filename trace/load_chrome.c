@@ -4,6 +4,8 @@
  * beyond the model stays bounded by the largest single event. */
 #include <errno.h>
 #include <inttypes.h>
+#include <setjmp.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "jsonscan.h"
+#include "mapguard.h"
 #include "slabfeed.h"
 #include "ovtrace/input.h"
 #include "ovtrace/load.h"
@@ -20,6 +23,7 @@
 #define WINDOW_MIN (4u << 20)
 #define PROGRESS_EVERY (8u << 20)
 #define MEMORY_EVENT "[memory]"
+#define MAX_TOKEN_DEFAULT (256ull << 20)
 
 /* Numeric args of a counter event ("ph":"C") or of a Kineto "[memory]" instant: every
  * one is kept (no limit on the number of series), in the loader's growable arrays. */
@@ -76,6 +80,9 @@ typedef struct {
     size_t n_splits, next_split;
     bool parallel_ok;     /* main: may start workers when it reaches the event array */
     int threads;
+    uint64_t max_token;   /* largest single value the window may hold (--max-token) */
+    uint64_t trunc_off;   /* ST_TRUNC: stream offset after the last complete element */
+    char fatal[384];      /* an error found below the parser (a value over max_token) */
 } Loader;
 
 typedef enum { ST_OK, ST_ERR, ST_TRUNC, ST_STOP } LoopStatus;
@@ -123,17 +130,31 @@ static void pass_text(Loader *L, const char *p, size_t n) {
     pass_lines(L, lines, tail);
 }
 
+/* The error for a single value over --max-token, starting at stream offset off. */
+static void too_big(const Loader *L, uint64_t off, char *err, size_t errlen) {
+    snprintf(err, errlen,
+             "%s: byte %" PRIu64 ": a single JSON value is larger than the --max-token limit (%" PRIu64
+             " bytes); raise it if the trace is genuine",
+             L->path, off, L->max_token);
+}
+
 /* Keeps bytes from keep onward and appends more input. Returns false at end of input. */
 static bool window_refill(Loader *L, const char **keep_ptr, const char **other) {
-    if (L->eof) return false;
+    if (L->eof || L->fatal[0]) return false;
     size_t keep = (size_t)(*keep_ptr - L->buf);
-    pass_text(L, L->buf, keep);
     size_t tail = L->len - keep;
+    if (tail > L->max_token) { /* one value would need more memory than allowed */
+        const char *v = Js_ws(*keep_ptr, L->buf + L->len);
+        too_big(L, L->base + (uint64_t)(v - L->buf), L->fatal, sizeof L->fatal);
+        return false;
+    }
+    pass_text(L, L->buf, keep);
     if (L->own != L->buf) abort(); /* refill only happens on owned windows */
     memmove(L->own, L->own + keep, tail);
     L->base += keep;
     if (tail + WINDOW_MIN / 2 > L->cap) { /* one event bigger than the window: grow */
-        L->cap = L->cap * 2;
+        /* to no more than the limit needs (the limit is over tail, so this still grows) */
+        L->cap = L->cap * 2 < L->max_token + WINDOW_MIN ? L->cap * 2 : (size_t)(L->max_token + WINDOW_MIN);
         L->own = xrealloc(L->own, L->cap);
     }
     size_t got = tail;
@@ -149,7 +170,10 @@ static bool window_refill(Loader *L, const char **keep_ptr, const char **other) 
             break;
         }
         got += (size_t)r;
-        if (L->feed) break; /* a slab at a time: the parser takes slices as it meets them */
+        /* a slab at a time: the parser takes slices as it meets them; but at least as
+         * much new data as kept, so a value spanning many slabs is rescanned a
+         * logarithmic number of times, not once per slab */
+        if (L->feed && got - tail >= tail) break;
     }
     ptrdiff_t delta_other = other ? *other - *keep_ptr : 0;
     L->buf = L->own;
@@ -725,6 +749,22 @@ static bool progress(Loader *L, const char *p) {
 
 static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errlen);
 
+/* event_array on a mapped slice, under a SIGBUS guard (the file may shrink while a
+ * worker reads it): a fault makes the slice unusable, and the main parser, reading the
+ * same bytes, reports it. */
+static LoopStatus guarded_array(Loader *W, const char **pp, char *err, size_t errlen) {
+    MapGuard g;
+    MapGuard_arm(&g);
+    if (sigsetjmp(g.env, 1)) {
+        MapGuard_disarm(&g);
+        snprintf(err, errlen, "%s: changed while being read", W->path);
+        return ST_ERR;
+    }
+    LoopStatus st = event_array(W, pp, err, errlen);
+    MapGuard_disarm(&g);
+    return st;
+}
+
 static void *worker_main(void *arg) {
     Split *sp = arg;
     Loader W = {0};
@@ -740,9 +780,12 @@ static void *worker_main(void *arg) {
     W.js.end = W.buf + W.len;
     W.worker = true;
     W.stop_at = sp->stop;
+    /* the same limit as the main parser: a slice with a value over it is left to the
+     * main parser, which reports it */
+    W.max_token = sp->opt && sp->opt->max_token ? sp->opt->max_token : MAX_TOKEN_DEFAULT;
     char err[256];
     const char *p = sp->at;
-    LoopStatus st = event_array(&W, &p, err, sizeof err);
+    LoopStatus st = guarded_array(&W, &p, err, sizeof err);
     for (size_t i = 0; i < W.n_stacks; i++) {
         if (W.stacks[i].n) W.be_unsafe = true; /* a B whose E is in a later slice */
         free(W.stacks[i].ev);
@@ -885,35 +928,40 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
     if (L->parallel_ok) parallel_start(L, *pp);
     const char *p = *pp;
     RawEvent ev;
-    bool first = true;
+    bool first = true, comma = false; /* comma: the ',' after the last element is consumed */
+    /* stream offset just after the last element (or the '['): where a truncation is
+     * reported and where a worker's slice ends (workers never refill, so it stays in
+     * their window) */
+    uint64_t elem_off = L->base + (uint64_t)(p - L->buf);
     for (;;) {
         const char *q = Js_ws(p, L->js.end);
         if (q >= L->js.end) {
+            /* whitespace is consumed as it is scanned: the window never keeps it (a
+             * decompression bomb of blanks costs time linear in its size, no memory) */
+            p = q;
             if (!window_refill(L, &p, NULL)) goto trunc;
             continue;
         }
-        if (*q == ']') {
+        if (*q == ']' && !comma) {
             *pp = L->worker ? q : q + 1; /* a worker leaves the ']' to the main loader */
             return ST_OK;
         }
-        if (!first) {
+        if (!first && !comma) {
             if (*q != ',') {
                 L->js.err_at = q;
                 L->js.expected = "',' or ']' after an event";
                 syntax_error(L, err, errlen);
                 return ST_ERR;
             }
-            q = Js_ws(q + 1, L->js.end);
-            if (q >= L->js.end) {
-                if (!window_refill(L, &p, NULL)) goto trunc;
-                continue;
-            }
+            comma = true;
+            p = q + 1;
+            continue;
         }
         if (L->worker && q == L->stop_at) {
             /* end after our last element, before the comma: where the main parser goes
              * on is then exactly where it would be had it parsed the slice itself (a
              * truncation or error just after reports the same offset) */
-            *pp = p;
+            *pp = L->buf + (elem_off - L->base);
             return ST_STOP;
         }
         const char *to = L->feed ? slab_adopt(L, q) : L->n_splits ? parallel_adopt(L, q) : NULL;
@@ -921,7 +969,8 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             /* a slice ends after its last element: before the comma that leads to the
              * next slice, at ']', or where the file was cut */
             p = to;
-            first = false;
+            elem_off = L->base + (uint64_t)(p - L->buf);
+            first = comma = false;
             /* with slabs the main parser may only glue: report progress (and cancel) */
             if (L->feed && !progress(L, p)) goto cancelled;
             continue;
@@ -949,12 +998,17 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             syntax_error(L, err, errlen);
             return ST_ERR;
         }
+        if ((uint64_t)(q - obj) > L->max_token) { /* as a compressed input's window would refuse it */
+            too_big(L, L->base + (uint64_t)(obj - L->buf), err, errlen);
+            return ST_ERR;
+        }
         if (*obj == '{') {
             if (ev.n_series < 0) ev.n_series = 0;
             add_event(L, &ev, L->base + (uint64_t)(obj - L->buf));
         }
-        first = false;
+        first = comma = false;
         p = q;
+        elem_off = L->base + (uint64_t)(p - L->buf);
         if (!progress(L, p)) goto cancelled;
     }
 cancelled:
@@ -965,19 +1019,22 @@ trunc:
         snprintf(err, errlen, "%s: %s", L->path, Input_error(L->in));
         return ST_ERR;
     }
-    *pp = p;
+    L->trunc_off = elem_off;
+    *pp = L->worker ? L->buf + (elem_off - L->base) : p;
     return ST_TRUNC;
 }
 
-static bool note_truncated(Loader *L, const char *p) {
+static bool note_truncated_at(Loader *L, uint64_t off) {
     TraceDiag *d = &L->t->diag;
     if (!d->truncated) {
         d->truncated = true;
         d->truncated_path = xstrdup(L->path);
-        d->truncated_offset = L->base + (uint64_t)(p - L->buf);
+        d->truncated_offset = off;
     }
     return true;
 }
+
+static bool note_truncated(Loader *L, const char *p) { return note_truncated_at(L, L->base + (uint64_t)(p - L->buf)); }
 
 static bool parse_top(Loader *L, char *err, size_t errlen) {
     const char *p = L->buf;
@@ -987,9 +1044,12 @@ static bool parse_top(Loader *L, char *err, size_t errlen) {
         p = Js_ws(p, L->js.end);
         if (p < L->js.end) break;
         if (!window_refill(L, &p, NULL)) {
-            snprintf(err, errlen, "%s: %s", L->path,
-                     L->base + L->len == 0 ? "empty file (expected a Chrome trace JSON)"
-                                          : "no JSON content (only whitespace)");
+            bool none = L->base + L->len == 0, comp = Input_compression(L->in) != COMP_NONE;
+            snprintf(err, errlen, "%s: %s%s%s", L->path,
+                     none ? (comp ? "the " : "empty file (expected a Chrome trace JSON)")
+                          : "no JSON content (only whitespace)",
+                     none && comp ? Input_compressionName(Input_compression(L->in)) : "",
+                     none && comp ? " stream decompresses to nothing (expected a Chrome trace JSON)" : "");
             return false;
         }
     }
@@ -997,27 +1057,31 @@ static bool parse_top(Loader *L, char *err, size_t errlen) {
         p++;
         LoopStatus st = event_array(L, &p, err, errlen);
         if (st == ST_ERR) return false;
-        if (st == ST_TRUNC) return note_truncated(L, p);
+        if (st == ST_TRUNC) return note_truncated_at(L, L->trunc_off);
     } else if (*p == '{') {
         p++;
-        bool first = true;
+        bool first = true, comma = false; /* as in event_array: whitespace is never kept */
+        uint64_t member_off = L->base + (uint64_t)(p - L->buf); /* after the last member */
         for (;;) {
             const char *q = Js_ws(p, L->js.end);
             if (q >= L->js.end) {
-                if (!window_refill(L, &p, NULL)) return note_truncated(L, p);
+                p = q;
+                if (!window_refill(L, &p, NULL)) return note_truncated_at(L, member_off);
                 continue;
             }
-            if (*q == '}') {
+            if (*q == '}' && !comma) {
                 p = q + 1;
                 break;
             }
-            if (!first) {
+            if (!first && !comma) {
                 if (*q != ',') {
                     L->js.err_at = q;
                     L->js.expected = "',' or '}' after a top-level member";
                     return syntax_error(L, err, errlen);
                 }
-                q = Js_ws(q + 1, L->js.end);
+                comma = true;
+                p = q + 1;
+                continue;
             }
             Tok key, val;
             const char *kstart = q;
@@ -1051,22 +1115,28 @@ static bool parse_top(Loader *L, char *err, size_t errlen) {
                 q++;
                 LoopStatus ls = event_array(L, &q, err, errlen);
                 if (ls == ST_ERR) return false;
-                if (ls == ST_TRUNC) return note_truncated(L, q);
+                if (ls == ST_TRUNC) return note_truncated_at(L, L->trunc_off);
                 p = q;
-                first = false;
+                member_off = L->base + (uint64_t)(p - L->buf);
+                first = comma = false;
                 continue;
             }
             if (st == JS_OK) st = Js_value(&L->js, &q, &val);
             if (st == JS_MORE) {
-                if (!window_refill(L, &p, NULL)) return note_truncated(L, p);
+                if (!window_refill(L, &p, NULL)) return note_truncated_at(L, member_off);
                 continue;
             }
             if (st == JS_ERR) return syntax_error(L, err, errlen);
+            if ((uint64_t)(q - kstart) > L->max_token) {
+                too_big(L, L->base + (uint64_t)(kstart - L->buf), err, errlen);
+                return false;
+            }
             /* keep other top-level keys verbatim (deviceProperties, distributedInfo, ...) */
             meta_append(L, L->meta_len ? "," : "{", 1);
             meta_append(L, kstart, (size_t)(q - kstart));
             p = q;
-            first = false;
+            member_off = L->base + (uint64_t)(p - L->buf);
+            first = comma = false;
         }
     } else {
         L->js.err_at = p;
@@ -1115,6 +1185,27 @@ static void apply_meta(Loader *L) {
     cJSON_Delete(m);
 }
 
+/* parse_top over a mapped file under a SIGBUS guard: another process may truncate
+ * the file while we read it; that is an error, not a crash. */
+static bool guarded_parse(Loader *L, char *err, size_t errlen) {
+    MapGuard g;
+    MapGuard_arm(&g);
+    if (sigsetjmp(g.env, 1)) {
+        MapGuard_disarm(&g);
+        struct stat st;
+        if (stat(L->path, &st) == 0)
+            snprintf(L->fatal, sizeof L->fatal,
+                     "%s: changed while being read (%" PRIu64 " bytes when opened, %lld now)", L->path,
+                     Input_fileSize(L->in), (long long)st.st_size);
+        else
+            snprintf(L->fatal, sizeof L->fatal, "%s: changed while being read", L->path);
+        return false;
+    }
+    bool ok = parse_top(L, err, errlen);
+    MapGuard_disarm(&g);
+    return ok;
+}
+
 bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *err, size_t errlen) {
     Input *in = Input_open(path, err, errlen);
     if (!in) return false;
@@ -1125,9 +1216,10 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
     L.opt = opt;
     L.source = Trace_addSource(t, path);
     t->sources[L.source].compression = Input_compression(in);
+    L.max_token = opt && opt->max_token ? opt->max_token : MAX_TOKEN_DEFAULT;
     size_t map_len;
     const char *map = Input_map(in, &map_len);
-    if (map || Input_compression(in) == COMP_NONE) {
+    if (map || (Input_compression(in) == COMP_NONE && !Input_isStream(in))) {
         L.buf = map ? map : "";
         L.len = map ? map_len : 0;
         L.eof = true;
@@ -1151,12 +1243,25 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
         L.feed = SlabFeed_start(in, L.threads, slab, slab_parse, &L, slab_result_free);
     }
     size_t before = t->n_events, skipped_before = t->diag.skipped;
-    bool ok = parse_top(&L, err, errlen);
+    bool ok = map ? guarded_parse(&L, err, errlen) : parse_top(&L, err, errlen);
     parallel_finish(&L);
     SlabFeed_stop(L.feed); /* joins the reader: Input's error and truncation are final */
-    if (ok && Input_error(in)[0]) {
+    /* errors below the parser come first: what the parser said (end of data, a cut
+     * value) is only their consequence */
+    if (L.fatal[0]) {
+        snprintf(err, errlen, "%s", L.fatal);
+        ok = false;
+    } else if (Input_error(in)[0]) {
         snprintf(err, errlen, "%s: %s", path, Input_error(in));
         ok = false;
+    } else if (!ok && Input_truncated(in) && L.base + L.len == 0) {
+        snprintf(err, errlen, "%s: truncated %s stream: it ends before any data (at compressed byte %" PRIu64 ")",
+                 path, Input_compressionName(Input_compression(in)), Input_fileOffset(in));
+    }
+    if (ok && Input_warning(in)[0] && !t->input_warning) {
+        size_t n = strlen(path) + strlen(Input_warning(in)) + 3;
+        t->input_warning = xmalloc(n);
+        snprintf(t->input_warning, n, "%s: %s", path, Input_warning(in));
     }
     if (ok && Input_truncated(in) && !t->diag.truncated) note_truncated(&L, L.buf + L.len);
     if (ok && t->n_events == before && L.n_loaded == 0) {

@@ -12,6 +12,7 @@ typedef enum { COMP_NONE, COMP_GZIP, COMP_ZSTD } InputCompression;
 
 typedef struct Input Input;
 
+/* "-" is standard input. Regular files are mapped; anything else is streamed. */
 Input *Input_open(const char *path, char *err, size_t errlen);
 void Input_close(Input *in);
 InputCompression Input_compression(const Input *in);
@@ -27,8 +28,28 @@ ssize_t Input_read(Input *in, void *buf, size_t n);
 /* Compressed input decompresses on a read-ahead thread where there is more than one
  * core; a caller that reads from its own thread turns that off before the first read. */
 void Input_noReadAhead(Input *in);
+/* Plain regular files only: n bytes at off with pread (not the mapping, so a file that
+ * shrank since gives a short count, never SIGBUS). -1 for other inputs. */
+ssize_t Input_pread(const Input *in, void *buf, size_t n, uint64_t off);
+/* A pipe, FIFO, character device or "-" (stdin): read once, in order, through
+ * Input_read (Input_map is NULL even for plain text). */
+bool Input_isStream(const Input *in);
+/* Whether path can be opened again for the same bytes (a regular file, not "-"). */
+bool Input_canReopen(const char *path);
 /* True when a compressed stream ended before its end marker (a truncated file). */
 bool Input_truncated(const Input *in);
 const char *Input_error(const Input *in);
+/* Something ignored that the user should hear about (trailing garbage after gzip
+ * data), or "". Final once the stream has been read to its end. */
+const char *Input_warning(const Input *in);
+
+/* Largest zstd window accepted, log2 (default 31, zstd's maximum: `zstd --long=31`
+ * frames load; the decoder reserves the window a frame asks for, 2 GB at most, and
+ * touches it only as data arrives). The fuzz targets lower it (fuzz_common.h). */
+extern int Input_zstdWindowLogMax;
+
+/* Tests only: called with the path right after a plain file is mapped (a test
+ * truncates it there to check that readers of the mapping survive). NULL: none. */
+extern void (*Input_mappedHook)(const char *path);
 
 #endif

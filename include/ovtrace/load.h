@@ -39,6 +39,10 @@ typedef struct {
     /* Notes on the cache (hit, miss and why, saved or not and why). NULL: none, unless
      * $OVTRACE_CACHE_DEBUG is set (a path beginning with '/' appends there, else stderr). */
     FILE *cache_log;
+    /* Largest single JSON value (one event, one top-level member) a compressed or
+     * streamed input may hold in memory; larger is an error with its byte offset
+     * (decompression bombs). 0: 256 MB. */
+    uint64_t max_token;
 } LoadOptions;
 
 /* Loads one file into t as a new source (t not yet finished). Returns false with a

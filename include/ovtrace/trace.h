@@ -149,6 +149,10 @@ typedef struct Trace {
     int64_t t_min, t_max; /* over all timed events; t_min is the origin of relative times */
     bool simulated;
     TraceDiag diag;
+    /* "FILE: ..." something the input layer ignored (trailing garbage after gzip data),
+     * or NULL; not in TraceDiag, whose layout the snapshot stores (a trace with one is
+     * not cached) */
+    char *input_warning;
     struct TraceBuild *build; /* non-NULL until Trace_finish */
 } Trace;
 
