@@ -14,3 +14,7 @@ ovtrace_unit_test(test_finish SOURCES ${core_dir}/test_finish.c LABELS core)
 # Issue 8: stats --json byte-identical with 1, 2 and 3 parser threads on every test trace.
 add_test(NAME test_stats_threads COMMAND sh ${core_dir}/test_stats_threads.sh $<TARGET_FILE:ovtrace> ${PROJECT_SOURCE_DIR} ${OVTRACE_DEEPSEEK})
 set_tests_properties(test_stats_threads PROPERTIES LABELS "core;threads" TIMEOUT 300)
+# Issue 14 item 8: sub-rows against a brute-force greedy; big lanes (1.1M identical,
+# 600k nested) took minutes with the old quadratic scan: the timeout catches a relapse.
+ovtrace_unit_test(test_subrows SOURCES ${core_dir}/test_subrows.c LABELS core)
+set_tests_properties(test_subrows PROPERTIES TIMEOUT 120)
