@@ -18,3 +18,6 @@ set_tests_properties(test_stats_threads PROPERTIES LABELS "core;threads" TIMEOUT
 # 600k nested) took minutes with the old quadratic scan: the timeout catches a relapse.
 ovtrace_unit_test(test_subrows SOURCES ${core_dir}/test_subrows.c LABELS core)
 set_tests_properties(test_subrows PROPERTIES TIMEOUT 120)
+# Issue 14 item 13: stats, stats --json, view --dump to /dev/full exit 1 with a message.
+add_test(NAME test_write_errors COMMAND bash ${core_dir}/test_write_errors.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data/kineto-2node.json)
+set_tests_properties(test_write_errors PROPERTIES LABELS core SKIP_RETURN_CODE 77)
