@@ -15,6 +15,9 @@
 #include "live_internal.h"
 #include "ovtrace/jsonout.h"
 
+/* events in the quick first checkpoint (~1 ms to write) */
+#define FIRST_CHECKPOINT_EVENTS 4096
+
 struct LiveSession {
     LiveSessionConfig cfg;
     RingSet *rings;
@@ -77,11 +80,14 @@ static void publish(LiveSession *s) {
     atomic_fetch_add(&s->gen, 1);
 }
 
-static void checkpoint(LiveSession *s) {
+/* max_events: 0 for every new event */
+static void checkpoint(LiveSession *s, size_t max_events) {
     pthread_mutex_lock(&s->rec_mu);
     if (s->rec && !s->rec_err[0]) {
         char err[512];
-        if (!LiveRecorder_checkpoint(s->rec, s->store, err, sizeof err)) snprintf(s->rec_err, sizeof s->rec_err, "%s", err);
+        bool ok = max_events ? LiveRecorder_checkpointSome(s->rec, s->store, max_events, err, sizeof err)
+                             : LiveRecorder_checkpoint(s->rec, s->store, err, sizeof err);
+        if (!ok) snprintf(s->rec_err, sizeof s->rec_err, "%s", err);
         atomic_store(&s->recorded, LiveRecorder_events(s->rec));
     }
     pthread_mutex_unlock(&s->rec_mu);
@@ -94,14 +100,22 @@ static void *bg_main(void *arg) {
     setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
     int64_t now = Live_monotonicNs();
     int64_t next_snap = now, next_ckpt = now + (int64_t)s->cfg.checkpoint_ms * 1000000;
+    bool first_events = false; /* the recording holds events (the first few, at least) */
     while (!atomic_load(&s->stop_bg)) {
         now = Live_monotonicNs();
+        /* A full checkpoint of a fast source's first second can take seconds; write the
+         * first few thousand events as soon as they arrive, so that the file loads from
+         * then on even if a kill -9 lands inside that full checkpoint. */
+        if (s->rec && !first_events && LiveStore_stats(s->store).ingested > 0) {
+            checkpoint(s, FIRST_CHECKPOINT_EVENTS);
+            first_events = true;
+        }
         if (s->cfg.snapshot_ms > 0 && now >= next_snap) {
             publish(s);
             next_snap = Live_monotonicNs() + (int64_t)s->cfg.snapshot_ms * 1000000;
         }
         if (s->rec && now >= next_ckpt) {
-            checkpoint(s);
+            checkpoint(s, 0);
             next_ckpt = Live_monotonicNs() + (int64_t)s->cfg.checkpoint_ms * 1000000;
         }
         sleep_ns(5000000);
@@ -205,6 +219,7 @@ LiveSession *LiveSession_start(const LiveSessionConfig *cfg, char *err, size_t e
         if (!s->launch) goto fail;
     }
     s->cfg.launch = NULL; /* the caller's; only needed to start */
+    checkpoint(s, 0); /* the recording exists (complete, no events yet) from the start */
     pthread_create(&s->drain_thread, NULL, drain_main, s);
     pthread_create(&s->bg_thread, NULL, bg_main, s);
     s->threads = true;

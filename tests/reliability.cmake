@@ -63,3 +63,8 @@ set_tests_properties(rel.live_bounds PROPERTIES LABELS reliability TIMEOUT 300 S
 # under tests/sanitize.sh)
 add_test(NAME rel.overflow COMMAND bash ${rel_dir}/overflow.sh ${OVTRACE_BIN})
 set_tests_properties(rel.overflow PROPERTIES LABELS reliability TIMEOUT 300)
+
+# Issue 14 item 7: record --simulate at high rates killed with -9 after 0.5 s and 1 s:
+# the -o file exists and loads, nothing else is left
+add_test(NAME rel.record_kill COMMAND bash ${rel_dir}/record_kill.sh ${OVTRACE_BIN})
+set_tests_properties(rel.record_kill PROPERTIES LABELS reliability TIMEOUT 300 SKIP_RETURN_CODE 77)
