@@ -13,9 +13,9 @@
  * still reads (with a truncation warning) up to the last whole event. The file is
  * created under a temporary name and renamed into place at the first checkpoint, which
  * the session makes at once (no events yet), then again with the first few thousand
- * events as soon as there are any (LiveRecorder_checkpointSome), so that a kill -9
- * during the first full checkpoint, however many events a second brings, leaves a file
- * that loads. */
+ * events as soon as there are any (LiveRecorder_checkpointSome, from the drain thread),
+ * so that a kill -9 during the first full checkpoint, however many events a second
+ * brings, leaves a file that loads. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -343,7 +343,8 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, size_t max_
     bool cut = false; /* the old trailer is dropped (by the first put_frame) */
     size_t left = max_events ? max_events : SIZE_MAX;
     for (;;) {
-        size_t want = left < 65536 ? left : 65536;
+        /* until the file holds events, a small first frame: it is on disk in ~1 ms */
+        size_t batch = r->events ? 65536 : 4096, want = left < batch ? left : batch;
         size_t n = LiveStore_read(s, &r->cursor, r->batch, want, &r->lost);
         left -= n;
         for (size_t i = 0; i < n; i++) write_event(r, s, f, &r->batch[i]);

@@ -57,11 +57,18 @@ static void sleep_ns(int64_t ns) {
     nanosleep(&ts, NULL);
 }
 
+static void first_checkpoint(LiveSession *s);
+
 static void *drain_main(void *arg) {
     LiveSession *s = arg;
+    bool first = s->rec == NULL; /* the recording holds events (the first few, at least) */
     for (;;) {
         bool stop = atomic_load(&s->stop_drain);
         size_t n = LiveStore_drain(s->store, 0);
+        if (n > 0 && !first) {
+            first_checkpoint(s);
+            first = atomic_load(&s->recorded) > 0;
+        }
         if (stop && n == 0) break;
         if (n == 0) sleep_ns(200000);
     }
@@ -80,14 +87,27 @@ static void publish(LiveSession *s) {
     atomic_fetch_add(&s->gen, 1);
 }
 
-/* max_events: 0 for every new event */
-static void checkpoint(LiveSession *s, size_t max_events) {
+static void checkpoint(LiveSession *s) {
     pthread_mutex_lock(&s->rec_mu);
     if (s->rec && !s->rec_err[0]) {
         char err[512];
-        bool ok = max_events ? LiveRecorder_checkpointSome(s->rec, s->store, max_events, err, sizeof err)
-                             : LiveRecorder_checkpoint(s->rec, s->store, err, sizeof err);
-        if (!ok) snprintf(s->rec_err, sizeof s->rec_err, "%s", err);
+        if (!LiveRecorder_checkpoint(s->rec, s->store, err, sizeof err)) snprintf(s->rec_err, sizeof s->rec_err, "%s", err);
+        atomic_store(&s->recorded, LiveRecorder_events(s->rec));
+    }
+    pthread_mutex_unlock(&s->rec_mu);
+}
+
+/* A full checkpoint of a fast source's first second can take seconds, and until its
+ * first frame is out the file holds no event: the drain thread (not niced, unlike the
+ * background thread) writes the first few thousand events as soon as it has them, so
+ * that the file loads from then on even if a kill -9 lands inside that checkpoint. It
+ * never waits: while a checkpoint runs it tries again after its next drain. */
+static void first_checkpoint(LiveSession *s) {
+    if (pthread_mutex_trylock(&s->rec_mu) != 0) return;
+    if (s->rec && !s->rec_err[0] && atomic_load(&s->recorded) == 0) {
+        char err[512];
+        if (!LiveRecorder_checkpointSome(s->rec, s->store, FIRST_CHECKPOINT_EVENTS, err, sizeof err))
+            snprintf(s->rec_err, sizeof s->rec_err, "%s", err);
         atomic_store(&s->recorded, LiveRecorder_events(s->rec));
     }
     pthread_mutex_unlock(&s->rec_mu);
@@ -100,22 +120,14 @@ static void *bg_main(void *arg) {
     setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
     int64_t now = Live_monotonicNs();
     int64_t next_snap = now, next_ckpt = now + (int64_t)s->cfg.checkpoint_ms * 1000000;
-    bool first_events = false; /* the recording holds events (the first few, at least) */
     while (!atomic_load(&s->stop_bg)) {
         now = Live_monotonicNs();
-        /* A full checkpoint of a fast source's first second can take seconds; write the
-         * first few thousand events as soon as they arrive, so that the file loads from
-         * then on even if a kill -9 lands inside that full checkpoint. */
-        if (s->rec && !first_events && LiveStore_stats(s->store).ingested > 0) {
-            checkpoint(s, FIRST_CHECKPOINT_EVENTS);
-            first_events = true;
-        }
         if (s->cfg.snapshot_ms > 0 && now >= next_snap) {
             publish(s);
             next_snap = Live_monotonicNs() + (int64_t)s->cfg.snapshot_ms * 1000000;
         }
         if (s->rec && now >= next_ckpt) {
-            checkpoint(s, 0);
+            checkpoint(s);
             next_ckpt = Live_monotonicNs() + (int64_t)s->cfg.checkpoint_ms * 1000000;
         }
         sleep_ns(5000000);
@@ -219,7 +231,7 @@ LiveSession *LiveSession_start(const LiveSessionConfig *cfg, char *err, size_t e
         if (!s->launch) goto fail;
     }
     s->cfg.launch = NULL; /* the caller's; only needed to start */
-    checkpoint(s, 0); /* the recording exists (complete, no events yet) from the start */
+    checkpoint(s); /* the recording exists (complete, no events yet) from the start */
     pthread_create(&s->drain_thread, NULL, drain_main, s);
     pthread_create(&s->bg_thread, NULL, bg_main, s);
     s->threads = true;

@@ -2,9 +2,9 @@
 # A fast `record` killed with -9 in its first second (issue 14, item 7). The first
 # checkpoint used to come after a second and hold that whole second: at a high event
 # rate it took seconds, and a kill -9 inside it left only OUT.tmp.PID. Now the file is
-# renamed into place at the start (complete, no events yet), the first few thousand
-# events go out as soon as they arrive, and a full checkpoint drops the old trailer
-# only once its first frame is compressed. Whatever the rate, a kill from ~0.5 s on
+# renamed into place at the start (complete, no events yet), the drain thread writes the
+# first few thousand events as soon as it has them, and a checkpoint drops the old
+# trailer only once its first frame (small while the file holds no event) is compressed. Whatever the rate, a kill from ~0.5 s on
 # (0.5, 1 and 1.5 s: before and inside the first full checkpoint) leaves OUT, which
 # `stats` loads (truncated inside a later checkpoint: with a warning), holding events,
 # and no temporary file.
@@ -17,6 +17,7 @@ pids=()
 trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 fails=0
 T=${OVTRACE_TEST_TIMEOUT:-60}
+scale=${OVTRACE_TEST_TIMEOUT_SCALE:-1} # 3 under ASan (tests/sanitize.sh): slower binaries
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 for speed in 1000 100; do
@@ -27,7 +28,7 @@ for speed in 1000 100; do
             "$bin" record -o "$d/rec.$ext" --simulate --speed "$speed" >/dev/null 2>"$d/err" &
             pid=$!
             pids+=("$pid")
-            sleep "$after"
+            sleep "$(awk -v a="$after" -v s="$scale" 'BEGIN { printf "%.2f", a * s }')"
             kill -9 "$pid"
             wait "$pid" 2>/dev/null
             what="record --speed $speed -o rec.$ext, kill -9 after ${after}s"
