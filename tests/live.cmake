@@ -22,3 +22,8 @@ set_tests_properties(live.program PROPERTIES LABELS live TIMEOUT 90)
 add_test(NAME live.tui COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/live/test_live_tui.sh
   $<TARGET_FILE:ovtrace> $<TARGET_FILE:live_fake_program>)
 set_tests_properties(live.tui PROPERTIES LABELS live SKIP_RETURN_CODE 77 TIMEOUT 600)
+
+# Issue 14 item 10: ring records with times beyond +-2^62 ns are clamped and counted
+ovtrace_unit_test(live_clamp SOURCES ${CMAKE_CURRENT_LIST_DIR}/live/test_live_clamp.c
+  LIBS ovtrace_live ovtrace_schedule ovtrace_collector PkgConfig::CJSON LABELS live)
+set_tests_properties(live_clamp PROPERTIES TIMEOUT 60)

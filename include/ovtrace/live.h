@@ -83,6 +83,8 @@ typedef struct {
     uint64_t names_full;   /* interns refused by the full name table */
     uint64_t cupti_drops;  /* CUPTI's own dropped-record count: the newest value of the
                               "cupti dropped records" counter, summed over processes */
+    uint64_t clamped;      /* events whose start or end lay beyond ±2^62 ns (timeunits.h)
+                              and was moved to the edge of that range */
     int64_t t_first, t_last; /* retained extent, ns (0 if empty) */
     double events_per_s;   /* ingest rate over the last ~1 s */
     size_t memory_bytes;   /* chunks + lanes + names */
