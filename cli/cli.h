@@ -39,6 +39,9 @@ Trace *InputOptions_load(InputOptions *o);
 
 /* "error: ..." on stderr */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Flushes stdout; if that or any earlier write to it failed (ENOSPC, EIO, EBADF), says
+ * so and returns 1 (rc when already non-zero), else rc. Every command's exit goes through it. */
+int cli_finishStdout(int rc);
 /* argv[*i] needs a value: returns it, or NULL after printing an error. */
 const char *cli_value(int argc, char **argv, int *i);
 

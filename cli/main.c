@@ -36,14 +36,14 @@ int main(int argc, char **argv) {
             for (size_t i = 0; i < N_COMMANDS; i++)
                 if (!strcmp(argv[2], COMMANDS[i].name)) {
                     COMMANDS[i].help(stdout);
-                    return 0;
+                    return cli_finishStdout(0);
                 }
         usage(stdout);
-        return 0;
+        return cli_finishStdout(0);
     }
     if (!strcmp(a, "--version")) {
         printf("ovtrace %s\n", OVTRACE_VERSION);
-        return 0;
+        return cli_finishStdout(0);
     }
     for (size_t i = 0; i < N_COMMANDS; i++) {
         if (strcmp(a, COMMANDS[i].name)) continue;
@@ -51,15 +51,15 @@ int main(int argc, char **argv) {
             if (!strcmp(argv[k], "--")) break;
             if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
                 COMMANDS[i].help(stdout);
-                return 0;
+                return cli_finishStdout(0);
             }
         }
-        return COMMANDS[i].run(argc - 1, argv + 1);
+        return cli_finishStdout(COMMANDS[i].run(argc - 1, argv + 1));
     }
     if (a[0] == '-') {
         cli_error("unknown option '%s' (try 'ovtrace --help')", a);
         return 2;
     }
     /* ovtrace FILE... */
-    return cmd_view(argc, argv);
+    return cli_finishStdout(cmd_view(argc, argv));
 }

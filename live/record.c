@@ -11,7 +11,11 @@
  * fresh trailer ("]," + the top-level keys + "}"). After every checkpoint the file is
  * complete JSON; a kill in the middle of one leaves a truncated file that the loader
  * still reads (with a truncation warning) up to the last whole event. The file is
- * created under a temporary name and renamed into place at the first checkpoint.
+ * created under a temporary name and renamed into place at the first checkpoint, which
+ * the session makes at once (no events yet), then again with the first few thousand
+ * events as soon as there are any (LiveRecorder_checkpointSome, from the drain thread),
+ * so that a kill -9 during the first full checkpoint, however many events a second
+ * brings, leaves a file that loads.
  * "-", a character device or a FIFO cannot be truncated or renamed over: the frames are
  * streamed to it in order and the trailer is written once, at the end. A symlink is
  * followed: its target is the file written (outpath.h). */
@@ -311,7 +315,10 @@ static void write_event(LiveRecorder *r, LiveStore *s, FILE *f, const TraceEvent
     }
 }
 
-static bool put_frame(LiveRecorder *r, const char *text, size_t n, off_t at, size_t *written, char *err,
+/* Compresses text and writes it at `at`. The first write of a checkpoint (*cut false)
+ * drops the old trailer just before: only once the frame is ready, so a kill leaves a
+ * header-only file (no events to load) for no longer than two system calls. */
+static bool put_frame(LiveRecorder *r, const char *text, size_t n, off_t at, bool *cut, size_t *written, char *err,
                       size_t errlen) {
     size_t flen = 0;
     char *fr = frame(r->comp, text, n, &flen);
@@ -319,6 +326,12 @@ static bool put_frame(LiveRecorder *r, const char *text, size_t n, off_t at, siz
         snprintf(err, errlen, "%s: compression failed", r->path);
         return false;
     }
+    if (!*cut && !r->stream && ftruncate(r->fd, r->body_end) != 0) { /* a kill now leaves a truncated, loadable file */
+        free(fr);
+        snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
+        return false;
+    }
+    *cut = true;
     bool ok = write_all(r->fd, fr, flen, r->stream ? -1 : at);
     free(fr);
     if (!ok) {
@@ -329,7 +342,8 @@ static bool put_frame(LiveRecorder *r, const char *text, size_t n, off_t at, siz
     return true;
 }
 
-static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, char *err, size_t errlen) {
+/* max_events: write at most that many of the new events (0: all). */
+static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, size_t max_events, char *err, size_t errlen) {
     /* 1. body: header (first time), new lanes, new events */
     char *buf = NULL;
     size_t len = 0;
@@ -340,28 +354,26 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, char *err, 
         r->began = true;
     }
     new_lanes(r, s, f);
-    if (!r->stream && ftruncate(r->fd, r->body_end) != 0) { /* drop the old trailer first: a kill
-                                                    now leaves a truncated, still loadable file */
-        fclose(f);
-        free(buf);
-        snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
-        return false;
-    }
+    bool cut = false; /* the old trailer is dropped (by the first put_frame) */
+    size_t left = max_events ? max_events : SIZE_MAX;
     for (;;) {
-        size_t n = LiveStore_read(s, &r->cursor, r->batch, 65536, &r->lost);
+        /* until the file holds events, a small first frame: it is on disk in ~1 ms */
+        size_t batch = r->events ? 65536 : 4096, want = left < batch ? left : batch;
+        size_t n = LiveStore_read(s, &r->cursor, r->batch, want, &r->lost);
+        left -= n;
         for (size_t i = 0; i < n; i++) write_event(r, s, f, &r->batch[i]);
         r->events += n;
         fclose(f);
         if (len) {
             size_t w;
-            bool ok = put_frame(r, buf, len, r->body_end, &w, err, errlen);
+            bool ok = put_frame(r, buf, len, r->body_end, &cut, &w, err, errlen);
             if (ok) r->body_end += (off_t)w;
             free(buf);
             if (!ok) return false;
         } else {
             free(buf);
         }
-        if (n < 65536) break;
+        if (n < want || left == 0) break;
         /* big bodies go out as several frames to bound memory */
         f = open_memstream(&buf, &len);
         if (!f) abort();
@@ -382,7 +394,7 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, char *err, 
     fclose(f);
     free(meta);
     size_t w;
-    bool ok = put_frame(r, buf, len, r->body_end, &w, err, errlen);
+    bool ok = put_frame(r, buf, len, r->body_end, &cut, &w, err, errlen);
     free(buf);
     if (!ok) return false;
     if (!r->stream && ftruncate(r->fd, r->body_end + (off_t)w) != 0) {
@@ -400,11 +412,15 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, char *err, 
 }
 
 bool LiveRecorder_checkpoint(LiveRecorder *r, LiveStore *s, char *err, size_t errlen) {
-    return checkpoint(r, s, false, err, errlen);
+    return checkpoint(r, s, false, 0, err, errlen);
+}
+
+bool LiveRecorder_checkpointSome(LiveRecorder *r, LiveStore *s, size_t max_events, char *err, size_t errlen) {
+    return checkpoint(r, s, false, max_events ? max_events : 1, err, errlen);
 }
 
 bool LiveRecorder_close(LiveRecorder *r, LiveStore *s, char *err, size_t errlen) {
-    bool ok = checkpoint(r, s, true, err, errlen);
+    bool ok = checkpoint(r, s, true, 0, err, errlen);
     if (ok && !r->stream && fsync(r->fd) != 0) {
         snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
         ok = false;

@@ -15,6 +15,9 @@
 #include "live_internal.h"
 #include "ovtrace/jsonout.h"
 
+/* events in the quick first checkpoint (~1 ms to write) */
+#define FIRST_CHECKPOINT_EVENTS 4096
+
 struct LiveSession {
     LiveSessionConfig cfg;
     RingSet *rings;
@@ -54,11 +57,18 @@ static void sleep_ns(int64_t ns) {
     nanosleep(&ts, NULL);
 }
 
+static void first_checkpoint(LiveSession *s);
+
 static void *drain_main(void *arg) {
     LiveSession *s = arg;
+    bool first = s->rec == NULL; /* the recording holds events (the first few, at least) */
     for (;;) {
         bool stop = atomic_load(&s->stop_drain);
         size_t n = LiveStore_drain(s->store, 0);
+        if (n > 0 && !first) {
+            first_checkpoint(s);
+            first = atomic_load(&s->recorded) > 0;
+        }
         if (stop && n == 0) break;
         if (n == 0) sleep_ns(200000);
     }
@@ -82,6 +92,22 @@ static void checkpoint(LiveSession *s) {
     if (s->rec && !s->rec_err[0]) {
         char err[512];
         if (!LiveRecorder_checkpoint(s->rec, s->store, err, sizeof err)) snprintf(s->rec_err, sizeof s->rec_err, "%s", err);
+        atomic_store(&s->recorded, LiveRecorder_events(s->rec));
+    }
+    pthread_mutex_unlock(&s->rec_mu);
+}
+
+/* A full checkpoint of a fast source's first second can take seconds, and until its
+ * first frame is out the file holds no event: the drain thread (not niced, unlike the
+ * background thread) writes the first few thousand events as soon as it has them, so
+ * that the file loads from then on even if a kill -9 lands inside that checkpoint. It
+ * never waits: while a checkpoint runs it tries again after its next drain. */
+static void first_checkpoint(LiveSession *s) {
+    if (pthread_mutex_trylock(&s->rec_mu) != 0) return;
+    if (s->rec && !s->rec_err[0] && atomic_load(&s->recorded) == 0) {
+        char err[512];
+        if (!LiveRecorder_checkpointSome(s->rec, s->store, FIRST_CHECKPOINT_EVENTS, err, sizeof err))
+            snprintf(s->rec_err, sizeof s->rec_err, "%s", err);
         atomic_store(&s->recorded, LiveRecorder_events(s->rec));
     }
     pthread_mutex_unlock(&s->rec_mu);
@@ -205,6 +231,7 @@ LiveSession *LiveSession_start(const LiveSessionConfig *cfg, char *err, size_t e
         if (!s->launch) goto fail;
     }
     s->cfg.launch = NULL; /* the caller's; only needed to start */
+    checkpoint(s); /* the recording exists (complete, no events yet) from the start */
     pthread_create(&s->drain_thread, NULL, drain_main, s);
     pthread_create(&s->bg_thread, NULL, bg_main, s);
     s->threads = true;

@@ -24,6 +24,7 @@
 #include "live_internal.h"
 #include "ovtrace/cupti_translate.h" /* CUPTI_TR_DROPPED_NAME (no CUDA headers) */
 #include "ovtrace/jsonout.h"
+#include "ovtrace/timeunits.h"
 
 typedef struct {
     TraceEvent *ev;
@@ -47,6 +48,7 @@ struct LiveStore {
     size_t c_head, c_count, c_cap;
     TraceEvent *spare; /* one evicted chunk kept for reuse */
     uint64_t seq_next, seq_first, evicted;
+    uint64_t clamped; /* events whose start or end was moved into the model's range */
     int64_t t_first_seen, t_last;
     /* lanes */
     LiveLane *lanes;
@@ -311,6 +313,16 @@ static void ingest(LiveStore *s, const RingRecord *r, uint32_t name) {
     } else {
         e.dur = r->dur_ns > 0 ? r->dur_ns : 0;
     }
+    /* Records can come from another process (the injection library writes the shared
+     * ring): keep start and end within the model's range (timeunits.h), so that no
+     * span overflows downstream; counted, recorded as "clamped_times". */
+    bool clamp = !Time_inModel(e.ts);
+    if (clamp) e.ts = e.ts > 0 ? TIME_LIMIT_NS - 1 : -TIME_LIMIT_NS + 1;
+    if (rk != RING_KIND_COUNTER && e.dur >= TIME_LIMIT_NS - e.ts) {
+        e.dur = TIME_LIMIT_NS - 1 - e.ts;
+        clamp = true;
+    }
+    s->clamped += clamp;
     e.src = TRACE_NO_SRC;
     e.name = name;
     e.corr = r->correlation;
@@ -410,6 +422,7 @@ LiveStats LiveStore_stats(LiveStore *s) {
     st.events_per_s = s->rate;
     st.n_lanes = s->n_lanes;
     st.cupti_drops = s->cupti_drops;
+    st.clamped = s->clamped;
     if (st.retained) {
         st.t_first = INT64_MAX;
         Chunk *c = chunk_at(s, 0);
@@ -494,8 +507,10 @@ char *LiveStore_metaJson(LiveStore *s, const char *extra) {
     pthread_mutex_unlock(&s->mu);
     fprintf(f,
             ", \"ring\": {\"drops\": %" PRIu64 ", \"name_table_full\": %" PRIu64 "}"
-            ", \"store\": {\"ingested\": %" PRIu64 ", \"evicted\": %" PRIu64 ", \"retention_ns\": %" PRId64 "}",
+            ", \"store\": {\"ingested\": %" PRIu64 ", \"evicted\": %" PRIu64 ", \"retention_ns\": %" PRId64,
             st.ring_drops, st.names_full, st.ingested, st.evicted, retention);
+    if (st.clamped) fprintf(f, ", \"clamped_times\": %" PRIu64, st.clamped);
+    fputc('}', f);
     if (!s->cfg.simulated || st.cupti_drops) fprintf(f, ", \"cupti\": {\"dropped_records\": %" PRIu64 "}", st.cupti_drops);
     if (extra && *extra) fprintf(f, ", %s", extra);
     fputc('}', f);

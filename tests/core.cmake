@@ -21,3 +21,10 @@ ovtrace_unit_test(test_counters SOURCES ${core_dir}/test_counters.c LABELS core)
 add_test(NAME test_counters_cli COMMAND sh ${core_dir}/test_counters_cli.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set_tests_properties(test_counters_cli PROPERTIES LABELS core)
 ovtrace_unit_test(test_serve_stats SOURCES ${core_dir}/test_serve_stats.c LABELS core)
+# Issue 14 item 8: sub-rows against a brute-force greedy; big lanes (1.1M identical,
+# 600k nested) took minutes with the old quadratic scan: the timeout catches a relapse.
+ovtrace_unit_test(test_subrows SOURCES ${core_dir}/test_subrows.c LABELS core)
+set_tests_properties(test_subrows PROPERTIES TIMEOUT 120)
+# Issue 14 item 13: stats, stats --json, view --dump to /dev/full exit 1 with a message.
+add_test(NAME test_write_errors COMMAND bash ${core_dir}/test_write_errors.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data/kineto-2node.json)
+set_tests_properties(test_write_errors PROPERTIES LABELS core SKIP_RETURN_CODE 77)

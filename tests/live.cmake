@@ -29,3 +29,8 @@ ovtrace_unit_test(live_serve SOURCES ${CMAKE_CURRENT_LIST_DIR}/live/test_live_se
 set_tests_properties(live_serve PROPERTIES TIMEOUT 120)
 add_test(NAME live.serve_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/live/test_live_serve_cli.sh $<TARGET_FILE:ovtrace>)
 set_tests_properties(live.serve_cli PROPERTIES LABELS live TIMEOUT 120)
+
+# Issue 14 item 10: ring records with times beyond +-2^62 ns are clamped and counted
+ovtrace_unit_test(live_clamp SOURCES ${CMAKE_CURRENT_LIST_DIR}/live/test_live_clamp.c
+  LIBS ovtrace_live ovtrace_schedule ovtrace_collector PkgConfig::CJSON LABELS live)
+set_tests_properties(live_clamp PROPERTIES TIMEOUT 60)

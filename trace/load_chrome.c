@@ -608,8 +608,8 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
         skip_event(L, off, ev->ts.type == TOK_NONE ? "missing \"ts\"" : "\"ts\" is not a number");
         return;
     }
-    if (!Time_parseMicros(ev->ts.p, ev->ts.n, &ts)) {
-        skip_event(L, off, "\"ts\" is out of range");
+    if (!Time_parseMicros(ev->ts.p, ev->ts.n, &ts) || !Time_inModel(ts)) {
+        skip_event(L, off, "\"ts\" is out of range (more than 2^62 ns, 146 years, from 0)");
         return;
     }
     int64_t dur = 0;
@@ -622,8 +622,8 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
             skip_event(L, off, "negative \"dur\"");
             return;
         }
-        if (ts > INT64_MAX - dur) {
-            skip_event(L, off, "\"ts\" + \"dur\" is out of range");
+        if (dur >= TIME_LIMIT_NS - ts) { /* the end would not be in the model's range */
+            skip_event(L, off, "\"ts\" + \"dur\" is out of range (more than 2^62 ns, 146 years, from 0)");
             return;
         }
     }

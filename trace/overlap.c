@@ -23,6 +23,13 @@ typedef struct {
     size_t n, cap;
 } Edges;
 
+/* Sums over many events or devices (kernel totals, the all-devices row) can pass
+ * INT64_MAX even with every timestamp in the model's range: they saturate. */
+static int64_t sat_add(int64_t a, int64_t b) {
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
 static int sweep_class(EventClass c) {
     return c == CLASS_COMPUTE ? 0 : c == CLASS_COMM ? 1 : c == CLASS_MEMORY ? 2 : -1;
 }
@@ -128,7 +135,7 @@ OverlapReport *Overlap_compute(const Trace *t, const OverlapFilter *f) {
                     if (c >= 0 && en > s) push_interval(&E, s, en, c);
                     if (kcount && e->kind == KIND_KERNEL) {
                         kcount[e->name]++;
-                        ktotal[e->name] += en - s;
+                        ktotal[e->name] = sat_add(ktotal[e->name], en - s);
                         kcls[e->name] = (uint8_t)e->cls;
                     }
                 }
@@ -166,14 +173,14 @@ OverlapReport *Overlap_compute(const Trace *t, const OverlapFilter *f) {
     T->device = -1;
     for (size_t i = 0; i < R->n_devices; i++) {
         const DeviceFigures *D = &R->devices[i];
-        T->comm += D->comm;
-        T->compute += D->compute;
-        T->overlap += D->overlap;
-        T->exposed += D->exposed;
-        T->memory += D->memory;
-        T->busy += D->busy;
-        T->idle += D->idle;
-        T->window += D->window;
+        T->comm = sat_add(T->comm, D->comm);
+        T->compute = sat_add(T->compute, D->compute);
+        T->overlap = sat_add(T->overlap, D->overlap);
+        T->exposed = sat_add(T->exposed, D->exposed);
+        T->memory = sat_add(T->memory, D->memory);
+        T->busy = sat_add(T->busy, D->busy);
+        T->idle = sat_add(T->idle, D->idle);
+        T->window = sat_add(T->window, D->window);
         T->n_events += D->n_events;
     }
     T->has_comm = T->comm > 0;

@@ -9,6 +9,7 @@
 
 #include "evsort.h"
 #include "parfor.h"
+#include "subrows.h"
 #include "util.h"
 
 /* qsort/bsearch with a NULL base are undefined even for n == 0 (UBSan says so). */
@@ -443,28 +444,15 @@ typedef struct {
  * the nesting depth), then regroup the indices by sub-row, keeping time order. */
 static void layout_lane(void *ctx, uint32_t ln, ParScratch *S) {
     Layout *L = ctx;
-    int64_t **row_end = (int64_t **)&S->a;
     uint32_t **tmp = (uint32_t **)&S->b;
-    size_t *row_cap = &S->cap_a, *tmp_cap = &S->cap_b;
+    size_t *tmp_cap = &S->cap_b;
     TraceEvent *ev = L->t->events;
     uint32_t *li = L->idx + L->first[ln];
     size_t m = L->first[ln + 1] - L->first[ln];
     GROW(*tmp, *tmp_cap, m);
     EventSort_sortIndex(ev, li, m, *tmp, cmp_event);
-    size_t n_depth = 0;
-    for (size_t k = 0; k < m; k++) {
-        TraceEvent *e = &ev[li[k]];
-        int64_t s = e->ts;
-        size_t d = 0;
-        while (d < n_depth && (*row_end)[d] > s) d++;
-        if (d == n_depth) {
-            GROW(*row_end, *row_cap, n_depth + 1);
-            n_depth++;
-        }
-        (*row_end)[d] = TraceEvent_end(e);
-        e->depth = (unsigned)(d < 0xfffff ? d : 0xfffff);
-    }
-    if (n_depth > 0xfffff) n_depth = 0xfffff + 1; /* deeper events share the last row */
+    size_t n_depth = SubRows_assign(ev, li, m, &S->a, &S->cap_a); /* O(m log rows) */
+    if (n_depth > SUBROWS_MAX_DEPTH) n_depth = SUBROWS_MAX_DEPTH + 1; /* deeper events share the last row */
     size_t *cnt = xcalloc(n_depth ? n_depth : 1, sizeof *cnt);
     for (size_t k = 0; k < m; k++) cnt[ev[li[k]].depth]++;
     if (n_depth > 1) { /* stable counting scatter by sub-row */

@@ -122,7 +122,7 @@ size_t App_eventAt(const App *a, uint32_t row, int64_t ts, int64_t slack) {
     size_t j = Row_lowerBound(t, r, ts);
     if (j < r->first + r->count && t->events[j].ts <= ts) return j;
     size_t best = SIZE_MAX;
-    int64_t bd = slack + 1;
+    int64_t bd = slack < INT64_MAX ? slack + 1 : INT64_MAX; /* slack: up to a 2^63 ns view */
     if (j < r->first + r->count) {
         int64_t d = t->events[j].ts - ts;
         if (d <= slack) best = j, bd = d;

@@ -27,7 +27,7 @@ int Ruler_unit(int64_t res, int64_t *unit_ns, const char **name) {
     if (res < 1) res = 1;
     size_t k = 3;
     for (size_t i = 0; i < 4; i++)
-        if (res * 10 >= U[i].ns) {
+        if (res >= U[i].ns / 10) { /* res * 10 >= ns, without overflow */
             k = i;
             break;
         }

@@ -22,6 +22,16 @@ int64_t View_minSpan(const ViewState *v) { return v->cols > 10 ? v->cols : 10; }
 
 static int64_t extent(const ViewState *v) { return v->max_t - v->min_t; }
 
+/* Sets the window [t0, t0 + span), t0 computed wide and moved so that both ends fit
+ * int64 (the trace's extent may be up to 2^63 - 2 ns: timeunits.h); clamp_window then
+ * brings it back to the extent. */
+static void place(ViewState *v, __int128 t0, int64_t span) {
+    if (t0 < INT64_MIN) t0 = INT64_MIN;
+    if (t0 > (__int128)INT64_MAX - span) t0 = (__int128)INT64_MAX - span;
+    v->t0 = (int64_t)t0;
+    v->t1 = v->t0 + span;
+}
+
 static void clamp_cursor(ViewState *v) {
     if (v->cursor < v->t0) v->cursor = v->t0;
     if (v->cursor >= v->t1) v->cursor = v->t1 - 1;
@@ -63,22 +73,24 @@ void View_setExtent(ViewState *v, int64_t min_t, int64_t max_t) {
 void View_zoom(ViewState *v, double factor, int64_t anchor) {
     int64_t span = View_span(v);
     double ns = (double)span / factor;
-    int64_t max_span = extent(v) + extent(v) / 4 + 1;
-    int64_t nspan = ns < (double)View_minSpan(v) ? View_minSpan(v) : ns > (double)max_span ? max_span : (int64_t)ns;
+    /* out to 1.25 x the extent, or as far as int64 allows */
+    int64_t ext = extent(v), room = INT64_MAX - ext;
+    int64_t max_span = ext + (ext / 4 + 1 < room ? ext / 4 + 1 : room);
+    int64_t nspan = ns < (double)View_minSpan(v) ? View_minSpan(v) : ns >= (double)max_span ? max_span : (int64_t)ns;
     if (anchor < v->t0 || anchor > v->t1) anchor = v->t0 + span / 2;
     double rel = span > 0 ? (double)(anchor - v->t0) / (double)span : 0.5;
-    v->t0 = anchor - (int64_t)llround(rel * (double)nspan);
-    v->t1 = v->t0 + nspan;
+    double off = rel * (double)nspan;
+    place(v, (__int128)anchor - (off < (double)nspan ? llround(off) : nspan), nspan);
     clamp_window(v);
     clamp_cursor(v);
 }
 
 void View_pan(ViewState *v, int64_t delta) {
     int64_t t0 = v->t0;
-    v->t0 += delta;
-    v->t1 += delta;
+    place(v, (__int128)v->t0 + delta, View_span(v));
     clamp_window(v);
-    v->cursor += v->t0 - t0;
+    __int128 cur = (__int128)v->cursor + ((__int128)v->t0 - t0);
+    v->cursor = cur < v->t0 ? v->t0 : cur >= v->t1 ? v->t1 - 1 : (int64_t)cur;
     clamp_cursor(v);
 }
 
@@ -92,6 +104,7 @@ void View_fit(ViewState *v, int64_t a, int64_t b) {
     if (b <= a) b = a + 1;
     int64_t span = b - a;
     int64_t margin = span / 20;
+    if (margin > (INT64_MAX - span) / 2) margin = (INT64_MAX - span) / 2; /* a span near 2^63 */
     int64_t nspan = span + 2 * margin;
     if (nspan < View_minSpan(v)) {
         margin += (View_minSpan(v) - nspan) / 2;
@@ -106,8 +119,7 @@ void View_fit(ViewState *v, int64_t a, int64_t b) {
 void View_show(ViewState *v, int64_t ts) {
     if (ts >= v->t0 && ts < v->t1) return;
     int64_t span = View_span(v);
-    v->t0 = ts - span / 4;
-    v->t1 = v->t0 + span;
+    place(v, (__int128)ts - span / 4, span);
     clamp_window(v);
     clamp_cursor(v);
 }

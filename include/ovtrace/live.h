@@ -88,6 +88,8 @@ typedef struct {
     uint64_t names_full;   /* interns refused by the full name table */
     uint64_t cupti_drops;  /* CUPTI's own dropped-record count: the newest value of the
                               "cupti dropped records" counter, summed over processes */
+    uint64_t clamped;      /* events whose start or end lay beyond ±2^62 ns (timeunits.h)
+                              and was moved to the edge of that range */
     int64_t t_first, t_last; /* retained extent, ns (0 if empty) */
     double events_per_s;   /* ingest rate over the last ~1 s */
     size_t memory_bytes;   /* chunks + lanes + names */
@@ -131,11 +133,14 @@ typedef struct LiveRecorder LiveRecorder;
  * metadata for lanes, ac2g flows; the "ovtrace" key records the source, "simulated",
  * parameters and ring drop counts), compressed by extension (.json, .json.gz,
  * .json.zst). Written to a temporary file in the target directory and renamed into
- * place at the first checkpoint. */
+ * place at the first checkpoint (LiveSession makes one at once, before any event). */
 LiveRecorder *LiveRecorder_open(const char *path, char *err, size_t errlen);
 /* Appends every event the store got since the last checkpoint and rewrites the small
  * trailer, so that the file on disk is complete and loadable after each checkpoint. */
 bool LiveRecorder_checkpoint(LiveRecorder *r, LiveStore *s, char *err, size_t errlen);
+/* The same with at most max_events of the new events (the rest wait for the next
+ * checkpoint): a first checkpoint that is quick whatever the event rate. */
+bool LiveRecorder_checkpointSome(LiveRecorder *r, LiveStore *s, size_t max_events, char *err, size_t errlen);
 /* Final checkpoint (marked complete) and close. Frees r. */
 bool LiveRecorder_close(LiveRecorder *r, LiveStore *s, char *err, size_t errlen);
 /* Discards a recording that never checkpointed (nothing left behind). */

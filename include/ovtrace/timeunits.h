@@ -15,6 +15,13 @@ static inline bool Time_parseMicros(const char *s, size_t len, int64_t *ns) {
     return Time_parseDecimal(s, len, 3, ns);
 }
 
+/* The model holds timestamps and event ends t with |t| < TIME_LIMIT_NS = 2^62 ns
+ * (146 years either side of the epoch: epoch-based ns timestamps work until 2116), so
+ * the difference of any two fits int64: spans, windows and widths never overflow.
+ * The loader skips (and counts) events beyond. */
+#define TIME_LIMIT_NS (INT64_C(1) << 62)
+static inline bool Time_inModel(int64_t t) { return t > -TIME_LIMIT_NS && t < TIME_LIMIT_NS; }
+
 /* "10ms", "1.5us", "250ns", "2s", "3 us"; a bare number uses default_unit_ns.
  * Returns false (and an explanation in err) on bad input. */
 bool Time_parseDuration(const char *s, int64_t default_unit_ns, int64_t *ns, char *err, size_t errlen);
