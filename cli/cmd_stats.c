@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "stats_coll.h"
 #include "ovtrace/jsonout.h"
 #include "ovtrace/overlap.h"
 #include "ovtrace/timeunits.h"
@@ -13,7 +14,9 @@ void help_stats(FILE *out) {
             "usage: ovtrace stats [OPTIONS] FILE...\n\n"
             "Per rank and GPU device: compute, communication, their overlap, exposed communication,\n"
             "memory, busy and idle time (exact unions of intervals), busy time per stream, and the\n"
-            "top kernels by total time.\n\n"
+            "top kernels by total time. Across ranks: each collective matched on every rank, its\n"
+            "comm split into wait (before the last rank arrived) and transfer, exposed comm split\n"
+            "the same way, the rank that arrives last most often, and skew per collective.\n\n"
             "options:\n"
             "  --json            machine-readable output (schema: docs/stats-json.md)\n"
             "  --range A:B       only [A, B), relative to the trace start, with units\n"
@@ -155,7 +158,9 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
         fprintf(out, ", \"class\": \"%s\", \"count\": %zu, \"total_ns\": %" PRId64 ", \"mean_ns\": %" PRId64 "}",
                 EventClass_name(k->cls), k->count, k->total, k->total / (int64_t)k->count);
     }
-    fputs(R->n_kernels ? "\n  ]\n}\n" : "]\n}\n", out);
+    fputs(R->n_kernels ? "\n  ]" : "]", out);
+    stats_coll_json(out, t, &R->filter);
+    fputs("\n}\n", out);
 }
 
 static bool parse_i64(const char *s, int64_t *v) {
@@ -214,7 +219,10 @@ int cmd_stats(int argc, char **argv) {
     }
     OverlapReport *R = Overlap_compute(t, &f);
     if (json) print_json(stdout, t, R, f.t0, f.t1);
-    else print_table(stdout, t, R, f.t0, f.t1);
+    else {
+        print_table(stdout, t, R, f.t0, f.t1);
+        if (R->n_devices) stats_coll_table(stdout, t, &f);
+    }
     OverlapReport_free(R);
     Trace_free(t);
     rc = 0;

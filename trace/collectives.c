@@ -262,7 +262,7 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
     R->comm_kernels = n;
 
     CollArgs *args = NULL;
-    if (opt.use_args && n) {
+    if (opt.use_args && n && nr > 1) {
         args = xmalloc(n * sizeof *args);
         R->args_read = CollArgs_fetch(t, ev, n, args, R->strings);
     }

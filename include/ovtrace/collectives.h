@@ -97,7 +97,8 @@ typedef struct {
 } CollReport;
 
 typedef struct {
-    bool use_args;          /* fetch Process Group Name / Collective name / Seq from the sources */
+    bool use_args;          /* fetch Process Group Name / Collective name / Seq from the sources
+                               (only with two ranks or more: one has nothing to match) */
     int64_t offset_limit;   /* clock offset above which alignment is unreliable (ns; 0: default 50 us) */
 } CollOptions;
 
