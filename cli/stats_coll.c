@@ -61,6 +61,7 @@ static void summarize(Summary *S, const Trace *t, const OverlapFilter *f) {
         const CollInstance *I = &R->inst[i];
         if (I->last_start < f->t0 || I->last_start >= f->t1) continue;
         S->n_inst++;
+        if (I->skew == 0) continue; /* all at once: nobody arrived last */
         const CollRank *lr = Coll_rank(R, I->last_rank);
         size_t ri = (size_t)(lr - R->ranks);
         S->last[ri]++;

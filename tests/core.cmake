@@ -16,3 +16,5 @@ add_test(NAME test_stats_threads COMMAND sh ${core_dir}/test_stats_threads.sh $<
 set_tests_properties(test_stats_threads PROPERTIES LABELS "core;threads" TIMEOUT 300)
 # Issue 16: cross-rank collective matching, waits and exposed-comm split on hand-built traces.
 ovtrace_unit_test(test_collectives SOURCES ${core_dir}/test_collectives.c LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS core)
+add_test(NAME test_collectives_cli COMMAND bash ${core_dir}/test_collectives_cli.sh $<TARGET_FILE:ovtrace>)
+set_tests_properties(test_collectives_cli PROPERTIES LABELS core TIMEOUT 120)

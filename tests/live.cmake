@@ -22,3 +22,8 @@ set_tests_properties(live.program PROPERTIES LABELS live TIMEOUT 90)
 add_test(NAME live.tui COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/live/test_live_tui.sh
   $<TARGET_FILE:ovtrace> $<TARGET_FILE:live_fake_program>)
 set_tests_properties(live.tui PROPERTIES LABELS live SKIP_RETURN_CODE 77 TIMEOUT 600)
+
+# Issue 16: multi-rank simulation (record --simulate --ranks N) with known waits.
+ovtrace_unit_test(live_simranks SOURCES ${CMAKE_CURRENT_LIST_DIR}/live/test_live_simranks.c
+  LIBS ovtrace_live ovtrace_schedule ovtrace_collector LABELS live)
+set_tests_properties(live_simranks PROPERTIES TIMEOUT 60)

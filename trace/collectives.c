@@ -420,9 +420,11 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
             others += mb[j].wait;
             dev_of[I->first + j] = mb[j].end - med;
         }
-        CollRank *lr = &R->ranks[rank_index(ranks, nr, I->last_rank)];
-        lr->arrived_last++;
-        lr->waited_for += others;
+        if (I->skew > 0) { /* all at once: nobody arrived last */
+            CollRank *lr = &R->ranks[rank_index(ranks, nr, I->last_rank)];
+            lr->arrived_last++;
+            lr->waited_for += others;
+        }
         spreads[i] = I->end_spread;
     }
     free(ends);
@@ -455,7 +457,7 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
         const CollRank *worst = NULL;
         for (size_t r = 0; r < nr; r++) {
             int64_t a = R->ranks[r].clock_offset < 0 ? -R->ranks[r].clock_offset : R->ranks[r].clock_offset;
-            if (a == R->max_clock_offset) worst = &R->ranks[r];
+            if (a == R->max_clock_offset && !worst) worst = &R->ranks[r];
         }
         R->unreliable = true;
         snprintf(R->unreliable_why, sizeof R->unreliable_why,

@@ -60,7 +60,7 @@ typedef struct {
     size_t matched;      /* of which in matched instances */
     int64_t comm;        /* sum of matched kernels' durations = wait + transfer */
     int64_t wait, transfer; /* clamped to [0, dur] so that they sum to comm */
-    size_t arrived_last;
+    size_t arrived_last; /* instances with skew > 0 where this rank started last */
     int64_t waited_for;  /* others' wait, summed over the instances this rank arrived last in */
     int64_t clock_offset; /* median(own end - instance median end) */
 } CollRank;
