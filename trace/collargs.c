@@ -108,54 +108,81 @@ static const char *window_at(Window *w, uint64_t off, size_t need, size_t *avail
     return w->buf;
 }
 
+/* Reads requests q[0..m) (sorted by offset, one source) into out; returns objects read
+ * and sets *found when one held any of the keys. */
+static size_t read_sorted(Input *in, const Req *q, size_t m, CollArgs *out, StrTab *st, bool *found) {
+    size_t map_len = 0, read = 0;
+    const char *map = Input_map(in, &map_len);
+    Window w = {in, NULL, 0, 0, 0, false};
+    for (size_t k = 0; k < m; k++) {
+        const char *p;
+        size_t avail, need = 4096, len = 0;
+        for (;;) {
+            if (map) {
+                avail = q[k].off < map_len ? map_len - (size_t)q[k].off : 0;
+                p = map + (q[k].off < map_len ? q[k].off : 0);
+            } else {
+                p = window_at(&w, q[k].off, need, &avail);
+            }
+            bool more;
+            len = object_len(p, avail, &more);
+            if (len || !more || map || w.eof || need >= (1u << 30)) break;
+            need *= 4; /* an object longer than the window: read more */
+        }
+        if (!len) continue;
+        read++;
+        if (parse_args(p, len, &out[q[k].i], st)) *found = true;
+    }
+    free(w.buf);
+    return read;
+}
+
 size_t CollArgs_fetch(const Trace *t, const uint32_t *events, size_t n, CollArgs *out, StrTab *st) {
-    Req *q = xmalloc(n * sizeof *q);
-    size_t m = 0;
+    /* requests grouped by source (counting sort), in the callers' order within one */
+    size_t ns = t->n_sources;
+    size_t *cnt = xcalloc(ns + 1, sizeof *cnt);
     for (size_t i = 0; i < n; i++) {
         out[i] = (CollArgs){COLLARGS_NONE, COLLARGS_NONE, -1};
         const TraceEvent *e = &t->events[events[i]];
-        if (e->src == TRACE_NO_SRC) continue;
-        q[m++] = (Req){t->lanes[e->lane].source, e->src, i};
+        if (e->src != TRACE_NO_SRC) cnt[t->lanes[e->lane].source + 1]++;
     }
-    qsort(q, m, sizeof *q, cmp_req);
+    for (size_t s = 0; s < ns; s++) cnt[s + 1] += cnt[s];
+    size_t m = cnt[ns];
+    Req *q = xmalloc((m + 1) * sizeof *q);
+    {
+        size_t *fill = xmalloc((ns + 1) * sizeof *fill);
+        memcpy(fill, cnt, (ns + 1) * sizeof *fill);
+        for (size_t i = 0; i < n; i++) {
+            const TraceEvent *e = &t->events[events[i]];
+            if (e->src == TRACE_NO_SRC) continue;
+            uint32_t s = t->lanes[e->lane].source;
+            q[fill[s]++] = (Req){s, e->src, i};
+        }
+        free(fill);
+    }
     size_t read = 0;
-    for (size_t a = 0; a < m;) {
-        size_t b = a;
-        while (b < m && q[b].source == q[a].source) b++;
+    for (size_t s = 0; s < ns; s++) {
+        Req *a = q + cnt[s];
+        size_t k = cnt[s + 1] - cnt[s];
+        if (!k) continue;
         char err[256];
-        Input *in = Input_open(t->sources[q[a].source].path, err, sizeof err);
-        if (!in) {
-            a = b;
-            continue;
-        }
-        size_t map_len = 0;
-        const char *map = Input_map(in, &map_len);
-        Window w = {in, NULL, 0, 0, 0, false};
+        /* probe: the first few kernels; a source without the keys (DeepEP kernels) is not
+         * read further, and its requests are never sorted */
+        size_t np = k < COLLARGS_PROBE ? k : COLLARGS_PROBE;
+        qsort(a, np, sizeof *a, cmp_req);
+        Input *in = Input_open(t->sources[s].path, err, sizeof err);
+        if (!in) continue;
         bool found = false;
-        for (size_t k = a; k < b; k++) {
-            if (k - a == COLLARGS_PROBE && !found) break;
-            const char *p;
-            size_t avail, need = 4096, len = 0;
-            for (;;) {
-                if (map) {
-                    avail = q[k].off < map_len ? map_len - (size_t)q[k].off : 0;
-                    p = map + (q[k].off < map_len ? q[k].off : 0);
-                } else {
-                    p = window_at(&w, q[k].off, need, &avail);
-                }
-                bool more;
-                len = object_len(p, avail, &more);
-                if (len || !more || map || w.eof || need >= (1u << 30)) break;
-                need *= 4; /* an object longer than the window: read more */
-            }
-            if (!len) continue;
-            read++;
-            if (parse_args(p, len, &out[q[k].i], st)) found = true;
-        }
-        free(w.buf);
+        read += read_sorted(in, a, np, out, st, &found);
         Input_close(in);
-        a = b;
+        if (!found || np == k) continue;
+        qsort(a + np, k - np, sizeof *a, cmp_req); /* the rest, from the start of the stream */
+        in = Input_open(t->sources[s].path, err, sizeof err);
+        if (!in) continue;
+        read += read_sorted(in, a + np, k - np, out, st, &found);
+        Input_close(in);
     }
     free(q);
+    free(cnt);
     return read;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "collargs.h"
 #include "ovtrace/overlap.h"
@@ -98,48 +99,55 @@ static uint32_t channel_find(CollReport *R, size_t *cap, bool by_group, int64_t 
 /* ---- matching ----------------------------------------------------------------------------- */
 
 typedef struct {
-    const Trace *t;
     CollReport *R;
-    size_t cap_inst, cap_mem;
-    const uint32_t *ev;   /* items: event index */
-    const uint32_t *name; /* items: collective name */
+    size_t cap_inst, cap_mem, cap_slot;
+    const int32_t *ranks;   /* slot -> rank */
+    const uint32_t *ev;     /* items: event index */
+    const int64_t *ts, *end;
+    const uint32_t *name;   /* items: collective name */
+    uint32_t *item_member;  /* items: member index, or COLL_NONE (NULL: not kept) */
+    uint32_t *mslot;        /* members: rank slot */
 } Matcher;
 
-/* Adds an instance from items idx[0..n) (distinct ranks, n >= 2, names agree). */
-static void add_instance(Matcher *M, uint32_t channel, uint64_t seq, const uint32_t *idx, const int32_t *rk, size_t n) {
+/* Adds an instance from items idx[0..n) (distinct rank slots sl[] in increasing order,
+ * n >= 2, names agree). One pass: members stay in rank order. */
+static void add_instance(Matcher *M, uint32_t channel, uint64_t seq, const uint32_t *idx, const uint32_t *sl, size_t n) {
     CollReport *R = M->R;
-    const TraceEvent *E = M->t->events;
     GROW(R->inst, M->cap_inst, R->n_inst + 1);
     GROW(R->members, M->cap_mem, R->n_members + n);
+    GROW(M->mslot, M->cap_slot, R->n_members + n);
     uint32_t ii = (uint32_t)R->n_inst++;
     CollMember *mb = &R->members[R->n_members];
+    uint32_t *ms = &M->mslot[R->n_members];
+    int64_t last = INT64_MIN, first = INT64_MAX, min_end = INT64_MAX, max_end = INT64_MIN;
+    size_t last_k = 0;
     for (size_t k = 0; k < n; k++) {
-        const TraceEvent *e = &E[M->ev[idx[k]]];
-        CollMember m = {M->ev[idx[k]], ii, rk[k], e->ts, e->ts + e->dur, 0, 0};
-        /* insertion by (start, rank): members arrive nearly sorted */
-        size_t j = k;
-        while (j > 0 && (mb[j - 1].start > m.start || (mb[j - 1].start == m.start && mb[j - 1].rank > m.rank))) {
-            mb[j] = mb[j - 1];
-            j--;
+        uint32_t it = idx[k];
+        int64_t st = M->ts[it], en = M->end[it];
+        mb[k] = (CollMember){M->ev[it], ii, M->ranks[sl[k]], st, en, 0, 0};
+        ms[k] = sl[k];
+        if (st >= last) { /* ties: the higher rank (later slot) */
+            last = st;
+            last_k = k;
         }
-        mb[j] = m;
+        if (st < first) first = st;
+        if (en < min_end) min_end = en;
+        if (en > max_end) max_end = en;
+        if (M->item_member) M->item_member[it] = (uint32_t)(R->n_members + k);
     }
-    int64_t last = mb[n - 1].start, min_end = INT64_MAX, max_end = INT64_MIN;
     for (size_t k = 0; k < n; k++) {
         mb[k].wait = last - mb[k].start;
         mb[k].transfer = mb[k].end - last;
         if (mb[k].transfer < 0) R->negative_transfers++;
-        if (mb[k].end < min_end) min_end = mb[k].end;
-        if (mb[k].end > max_end) max_end = mb[k].end;
     }
     CollInstance *I = &R->inst[ii];
-    *I = (CollInstance){M->name[idx[0]], channel, seq, (uint32_t)R->n_members, (uint32_t)n, mb[n - 1].rank,
-                        mb[0].start, last, last - mb[0].start, max_end - min_end};
+    *I = (CollInstance){M->name[idx[0]], channel, seq, (uint32_t)R->n_members, (uint32_t)n, mb[last_k].rank,
+                        (uint32_t)last_k, first, last, last - first, max_end - min_end};
     R->n_members += n;
 }
 
-/* Checks items idx[0..n) (one per rank) and adds them as an instance, or counts them. */
-static void consider(Matcher *M, uint32_t channel, uint64_t seq, const uint32_t *idx, const int32_t *rk, size_t n,
+/* Checks items idx[0..n) (one per rank slot) and adds them as an instance, or counts them. */
+static void consider(Matcher *M, uint32_t channel, uint64_t seq, const uint32_t *idx, const uint32_t *sl, size_t n,
                      bool dup_rank) {
     if (n < 2) {
         M->R->unmatched += n;
@@ -151,12 +159,12 @@ static void consider(Matcher *M, uint32_t channel, uint64_t seq, const uint32_t 
         M->R->mismatched += n;
         return;
     }
-    add_instance(M, channel, seq, idx, rk, n);
+    add_instance(M, channel, seq, idx, sl, n);
 }
 
 typedef struct {
     int64_t seq;
-    int32_t rank;
+    uint32_t slot;
     uint32_t item;
     int64_t ts;
 } SeqItem;
@@ -164,23 +172,12 @@ typedef struct {
 static int cmp_seq(const void *a, const void *b) {
     const SeqItem *x = a, *y = b;
     if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
-    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    if (x->slot != y->slot) return x->slot < y->slot ? -1 : 1;
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
     return x->item < y->item ? -1 : x->item > y->item;
 }
 
 /* ---- analysis ---------------------------------------------------------------------------- */
-
-typedef struct {
-    uint32_t name;
-    int64_t skew;
-} NameSkew;
-
-static int cmp_nameskew(const void *a, const void *b) {
-    const NameSkew *x = a, *y = b;
-    if (x->name != y->name) return x->name < y->name ? -1 : 1;
-    return x->skew < y->skew ? -1 : x->skew > y->skew;
-}
 
 static int cmp_name_count(const void *a, const void *b) {
     const CollName *x = a, *y = b;
@@ -188,39 +185,62 @@ static int cmp_name_count(const void *a, const void *b) {
     return x->name < y->name ? -1 : x->name > y->name;
 }
 
-/* by_event: member indices sorted by event, by two 16-bit radix passes over the event
- * index (members are at most 2^32). */
+/* by_event: member indices sorted by event, by two 16-bit radix passes over (event <<
+ * 32 | member) keys read in order (members are at most 2^32). */
 static void build_index(CollReport *R) {
     size_t n = R->n_members;
-    uint32_t *a = xmalloc(n * sizeof *a), *b = xmalloc(n * sizeof *b);
+    uint64_t *a = xmalloc((n + 1) * sizeof *a), *b = xmalloc((n + 1) * sizeof *b);
     size_t *cnt = xmalloc(65536 * sizeof *cnt);
-    for (size_t i = 0; i < n; i++) a[i] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++) a[i] = (uint64_t)R->members[i].event << 32 | i;
     for (int pass = 0; pass < 2; pass++) {
-        int sh = pass * 16;
+        int sh = 32 + pass * 16;
         memset(cnt, 0, 65536 * sizeof *cnt);
-        for (size_t i = 0; i < n; i++) cnt[(R->members[a[i]].event >> sh) & 0xffff]++;
+        for (size_t i = 0; i < n; i++) cnt[(a[i] >> sh) & 0xffff]++;
         size_t sum = 0;
         for (size_t d = 0; d < 65536; d++) {
             size_t c = cnt[d];
             cnt[d] = sum;
             sum += c;
         }
-        for (size_t i = 0; i < n; i++) b[cnt[(R->members[a[i]].event >> sh) & 0xffff]++] = a[i];
-        uint32_t *x = a;
+        for (size_t i = 0; i < n; i++) b[cnt[(a[i] >> sh) & 0xffff]++] = a[i];
+        uint64_t *x = a;
         a = b;
         b = x;
     }
+    uint32_t *idx = xmalloc((n + 1) * sizeof *idx);
+    for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)a[i];
+    free(a);
     free(b);
     free(cnt);
-    R->by_event = a;
+    R->by_event = idx;
 }
 
+static double mono_s(void) { /* CPU time: the step costs, not the machine's load */
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* OVTRACE_COLL_TIMING=1: each step's CPU time on stderr (like OVTRACE_FINISH_TIMING). */
+#define TIMING(what)                                                                                                   \
+    do {                                                                                                               \
+        if (timing) {                                                                                                  \
+            double now_ = mono_s();                                                                                    \
+            fprintf(stderr, "coll %-8s %.3f s\n", what, now_ - t_last);                                                 \
+            t_last = now_;                                                                                             \
+        }                                                                                                              \
+    } while (0)
+
 CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
+    const char *tv = getenv("OVTRACE_COLL_TIMING");
+    bool timing = tv && *tv == '1';
+    double t_last = timing ? mono_s() : 0;
     CollOptions opt = o ? *o : CollOptions_default();
     int64_t limit = opt.offset_limit > 0 ? opt.offset_limit : DEFAULT_OFFSET_LIMIT;
     CollReport *R = xcalloc(1, sizeof *R);
     R->strings = StrTab_new();
 
+    TIMING("start");
     /* ranks of GPU lanes */
     int32_t *ranks = xmalloc((t->n_lanes + 1) * sizeof *ranks);
     size_t nr = 0;
@@ -235,169 +255,252 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
     R->ranks = xcalloc(nr, sizeof *R->ranks);
     for (size_t i = 0; i < nr; i++) R->ranks[i].rank = ranks[i];
 
-    /* comm kernels, lane by lane in start order */
-    size_t n = 0;
-    for (size_t l = 0; l < t->n_lanes; l++) {
-        const Lane *L = &t->lanes[l];
-        if (!L->gpu) continue;
-        for (size_t i = L->first; i < L->first + L->count; i++)
-            n += t->events[i].kind == KIND_KERNEL && t->events[i].cls == CLASS_COMM;
-    }
-    uint32_t *ev = xmalloc((n + 1) * sizeof *ev);
-    uint32_t *lane_of = xmalloc((n + 1) * sizeof *lane_of);
-    size_t k = 0;
+    /* comm kernels, lane by lane in start order, into compact item arrays (the events are
+     * read once, in memory order) */
+    size_t n = 0, upper = 0;
+    for (size_t l = 0; l < t->n_lanes; l++)
+        if (t->lanes[l].gpu) upper += t->lanes[l].count;
+    /* sized for every GPU event: pages past the comm kernels are never touched */
+    uint32_t *ev = xmalloc((upper + 1) * sizeof *ev), *name = xmalloc((upper + 1) * sizeof *name);
+    int64_t *ts = xmalloc((upper + 1) * sizeof *ts), *end = xmalloc((upper + 1) * sizeof *end);
+    bool any_src = false;
+    typedef struct {
+        uint32_t lane, slot;
+        size_t a, b; /* items [a, b) */
+    } Seg;
+    Seg *seg = xmalloc((t->n_lanes + 1) * sizeof *seg);
+    size_t n_seg = 0;
+    bool ev_sorted = true; /* items in event-index order: the member index comes for free */
     g_events = t->events;
     for (size_t l = 0; l < t->n_lanes; l++) {
         const Lane *L = &t->lanes[l];
         if (!L->gpu) continue;
-        size_t k0 = k;
-        for (size_t i = L->first; i < L->first + L->count; i++)
-            if (t->events[i].kind == KIND_KERNEL && t->events[i].cls == CLASS_COMM) {
-                ev[k] = (uint32_t)i;
-                lane_of[k++] = (uint32_t)l;
+        size_t k0 = n;
+        for (size_t i = L->first; i < L->first + L->count; i++) {
+            const TraceEvent *e = &t->events[i];
+            if (e->kind != KIND_KERNEL || e->cls != CLASS_COMM) continue;
+            any_src |= e->src != TRACE_NO_SRC;
+            if (n && ev[n - 1] > i) ev_sorted = false;
+            ev[n] = (uint32_t)i;
+            name[n] = e->name;
+            ts[n] = e->ts;
+            end[n++] = e->ts + e->dur;
+        }
+        if (n == k0) continue;
+        if (L->n_rows > 1 && n - k0 > 1) { /* rows overlap: put the lane's kernels in start order */
+            qsort(ev + k0, n - k0, sizeof *ev, cmp_ev_start);
+            for (size_t i = k0; i < n; i++) {
+                const TraceEvent *e = &t->events[ev[i]];
+                name[i] = e->name;
+                ts[i] = e->ts;
+                end[i] = e->ts + e->dur;
             }
-        if (L->n_rows > 1 && k - k0 > 1) qsort(ev + k0, k - k0, sizeof *ev, cmp_ev_start);
-        R->ranks[rank_index(ranks, nr, L->rank)].kernels += k - k0;
+            ev_sorted = false;
+        }
+        uint32_t slot = (uint32_t)rank_index(ranks, nr, L->rank);
+        R->ranks[slot].kernels += n - k0;
+        seg[n_seg++] = (Seg){(uint32_t)l, slot, k0, n};
     }
     R->comm_kernels = n;
 
+    TIMING("gather");
     CollArgs *args = NULL;
-    if (opt.use_args && n && nr > 1) {
+    if (opt.use_args && n && nr > 1 && any_src) {
         args = xmalloc(n * sizeof *args);
         R->args_read = CollArgs_fetch(t, ev, n, args, R->strings);
     }
 
-    /* channel and name per item */
-    uint32_t *name = xmalloc((n + 1) * sizeof *name);
-    int64_t *seq = xmalloc((n + 1) * sizeof *seq);
-    uint32_t *chan = xmalloc((n + 1) * sizeof *chan);
+    TIMING("args");
+    /* channel per item (per lane without group args), names from args, Seq */
     size_t cap_ch = 0;
-    uint32_t cached_lane = UINT32_MAX, cached_ch = 0;
-    for (size_t i = 0; i < n; i++) {
-        const TraceEvent *e = &t->events[ev[i]];
-        const CollArgs *a = args ? &args[i] : NULL;
-        if (a && a->group != COLLARGS_NONE) {
-            chan[i] = channel_find(R, &cap_ch, true, 0, a->group);
-        } else {
-            if (lane_of[i] != cached_lane) {
-                cached_lane = lane_of[i];
-                cached_ch = channel_find(R, &cap_ch, false, t->lanes[cached_lane].stream, 0);
-            }
-            chan[i] = cached_ch;
+    uint32_t *chan = NULL;
+    int64_t *seq = NULL;
+    bool any_group = false;
+    if (args) {
+        seq = xmalloc((n + 1) * sizeof *seq);
+        for (size_t i = 0; i < n; i++) {
+            any_group |= args[i].group != COLLARGS_NONE;
+            if (args[i].coll != COLLARGS_NONE) name[i] = COLL_ARGNAME | args[i].coll;
+            seq[i] = args[i].seq;
         }
-        name[i] = a && a->coll != COLLARGS_NONE ? (COLL_ARGNAME | a->coll) : e->name;
-        seq[i] = a ? a->seq : -1;
-        if (seq[i] < 0) R->channels[chan[i]].by_seq = false;
+    }
+    /* a lane's stream channel exists only if one of its kernels has no group arg */
+    uint32_t *seg_chan = xmalloc((n_seg + 1) * sizeof *seg_chan);
+    for (size_t sg = 0; sg < n_seg; sg++) {
+        bool need = !any_group;
+        for (size_t i = seg[sg].a; i < seg[sg].b && !need; i++) need = args[i].group == COLLARGS_NONE;
+        seg_chan[sg] = need ? channel_find(R, &cap_ch, false, t->lanes[seg[sg].lane].stream, 0) : COLL_NONE;
+    }
+    if (any_group) {
+        chan = xmalloc((n + 1) * sizeof *chan);
+        uint32_t last_group = COLLARGS_NONE, last_ch = 0;
+        for (size_t sg = 0; sg < n_seg; sg++)
+            for (size_t i = seg[sg].a; i < seg[sg].b; i++) {
+                if (args[i].group == COLLARGS_NONE) {
+                    chan[i] = seg_chan[sg];
+                } else {
+                    if (args[i].group != last_group) {
+                        last_group = args[i].group;
+                        last_ch = channel_find(R, &cap_ch, true, 0, last_group);
+                    }
+                    chan[i] = last_ch;
+                }
+            }
     }
     free(args);
+    for (size_t sg = 0; sg < n_seg; sg++)
+        for (size_t i = seg[sg].a; i < seg[sg].b; i++)
+            if (!seq || seq[i] < 0) R->channels[chan ? chan[i] : seg_chan[sg]].by_seq = false;
 
-    /* runs (channel, rank) by a stable counting sort; a run fed by two lanes re-sorts */
+    TIMING("names");
+    /* runs (channel, rank slot): where every run is one lane's whole segment (the usual
+     * case: no group args, one lane per rank and stream) they are used in place;
+     * otherwise a stable counting sort permutes the items into runs, and a run fed by
+     * two lanes is put in start order */
     size_t nc = R->n_channels, n_runs = nc * nr;
-    size_t *start = xcalloc(n_runs + 1, sizeof *start);
-    uint32_t *run_lane = xmalloc((n_runs + 1) * sizeof *run_lane);
-    bool *run_mixed = xcalloc(n_runs + 1, sizeof *run_mixed);
-    for (size_t r = 0; r < n_runs; r++) run_lane[r] = UINT32_MAX;
-    uint32_t *run = xmalloc((n + 1) * sizeof *run);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t ri = (uint32_t)(chan[i] * nr + (size_t)rank_index(ranks, nr, t->lanes[lane_of[i]].rank));
-        run[i] = ri;
-        start[ri + 1]++;
-        if (run_lane[ri] == UINT32_MAX) run_lane[ri] = lane_of[i];
-        else if (run_lane[ri] != lane_of[i]) run_mixed[ri] = true;
+    size_t *run_off = xcalloc(n_runs + 1, sizeof *run_off), *run_len = xcalloc(n_runs + 1, sizeof *run_len);
+    bool in_place = !chan;
+    for (size_t sg = 0; sg < n_seg && in_place; sg++) {
+        size_t r = seg_chan[sg] * nr + seg[sg].slot;
+        if (run_len[r]) in_place = false;
+        run_off[r] = seg[sg].a;
+        run_len[r] = seg[sg].b - seg[sg].a;
     }
-    for (size_t r = 0; r < n_runs; r++) start[r + 1] += start[r];
-    uint32_t *order = xmalloc((n + 1) * sizeof *order); /* items in run order */
-    {
-        size_t *fill = xmalloc((n_runs + 1) * sizeof *fill);
-        memcpy(fill, start, (n_runs + 1) * sizeof *fill);
-        for (size_t i = 0; i < n; i++) order[fill[run[i]]++] = (uint32_t)i;
-        free(fill);
-    }
-    free(run);
-    free(chan);
-    /* item arrays permuted into run order */
-    uint32_t *pev = xmalloc((n + 1) * sizeof *pev), *pname = xmalloc((n + 1) * sizeof *pname);
-    int64_t *pseq = xmalloc((n + 1) * sizeof *pseq);
-    for (size_t i = 0; i < n; i++) {
-        pev[i] = ev[order[i]];
-        pname[i] = name[order[i]];
-        pseq[i] = seq[order[i]];
-    }
-    free(order);
-    free(ev);
-    free(name);
-    free(seq);
-    free(lane_of);
-    for (size_t r = 0; r < n_runs; r++)
-        if (run_mixed[r] && !R->channels[r / nr].by_seq) {
-            /* sort the run's (event, name) pairs by the event's start */
-            size_t a = start[r], b = start[r + 1];
-            EvName *pr = xmalloc((b - a) * sizeof *pr);
-            for (size_t i = a; i < b; i++) pr[i - a] = (EvName){pev[i], pname[i]};
-            qsort(pr, b - a, sizeof *pr, cmp_evname);
-            for (size_t i = a; i < b; i++) {
-                pev[i] = pr[i - a].ev;
-                pname[i] = pr[i - a].name;
+    if (!in_place) {
+        ev_sorted = false;
+        uint32_t *run = xmalloc((n + 1) * sizeof *run);
+        uint32_t *run_lane = xmalloc((n_runs + 1) * sizeof *run_lane);
+        bool *run_mixed = xcalloc(n_runs + 1, sizeof *run_mixed);
+        for (size_t r = 0; r < n_runs; r++) run_lane[r] = UINT32_MAX;
+        memset(run_len, 0, (n_runs + 1) * sizeof *run_len);
+        for (size_t sg = 0; sg < n_seg; sg++)
+            for (size_t i = seg[sg].a; i < seg[sg].b; i++) {
+                uint32_t r = (uint32_t)((chan ? chan[i] : seg_chan[sg]) * nr + seg[sg].slot);
+                run[i] = r;
+                run_len[r]++;
+                if (run_lane[r] == UINT32_MAX) run_lane[r] = seg[sg].lane;
+                else if (run_lane[r] != seg[sg].lane) run_mixed[r] = true;
             }
-            free(pr);
+        size_t sum = 0;
+        for (size_t r = 0; r < n_runs; r++) {
+            run_off[r] = sum;
+            sum += run_len[r];
         }
-    free(run_mixed);
-    free(run_lane);
+        size_t *fill = xmalloc((n_runs + 1) * sizeof *fill);
+        memcpy(fill, run_off, (n_runs + 1) * sizeof *fill);
+        uint32_t *pev = xmalloc((n + 1) * sizeof *pev), *pname = xmalloc((n + 1) * sizeof *pname);
+        int64_t *pts = xmalloc((n + 1) * sizeof *pts), *pend = xmalloc((n + 1) * sizeof *pend);
+        int64_t *pseq = seq ? xmalloc((n + 1) * sizeof *pseq) : NULL;
+        for (size_t i = 0; i < n; i++) {
+            size_t j = fill[run[i]]++;
+            pev[j] = ev[i];
+            pname[j] = name[i];
+            pts[j] = ts[i];
+            pend[j] = end[i];
+            if (pseq) pseq[j] = seq[i];
+        }
+        free(fill);
+        free(run);
+        free(ev);
+        free(name);
+        free(ts);
+        free(end);
+        free(seq);
+        ev = pev;
+        name = pname;
+        ts = pts;
+        end = pend;
+        seq = pseq;
+        for (size_t r = 0; r < n_runs; r++)
+            if (run_mixed[r] && !R->channels[r / nr].by_seq) {
+                size_t a = run_off[r], b = a + run_len[r];
+                EvName *pr = xmalloc((b - a) * sizeof *pr);
+                for (size_t i = a; i < b; i++) pr[i - a] = (EvName){ev[i], name[i]};
+                qsort(pr, b - a, sizeof *pr, cmp_evname);
+                for (size_t i = a; i < b; i++) {
+                    ev[i] = pr[i - a].ev;
+                    name[i] = pr[i - a].name;
+                    ts[i] = t->events[ev[i]].ts;
+                    end[i] = ts[i] + t->events[ev[i]].dur;
+                }
+                free(pr);
+            }
+        free(run_mixed);
+        free(run_lane);
+    }
+    free(chan);
+    free(seg_chan);
+    free(seg);
 
-    Matcher M = {t, R, 0, 0, pev, pname};
-    uint32_t *idx = xmalloc((nr + 1) * sizeof *idx);
-    int32_t *rk = xmalloc((nr + 1) * sizeof *rk);
+    TIMING("runs");
+    Matcher M = {R, 0, 0, 0, ranks, ev, ts, end, name, NULL, NULL};
+    /* sized once: every member is an item and an instance has two or more */
+    GROW(R->members, M.cap_mem, n + 1);
+    GROW(M.mslot, M.cap_slot, n + 1);
+    GROW(R->inst, M.cap_inst, n / 2 + 1);
+    if (ev_sorted) {
+        M.item_member = xmalloc((n + 1) * sizeof *M.item_member);
+        memset(M.item_member, 0xff, (n + 1) * sizeof *M.item_member);
+    }
+    uint32_t *idx = xmalloc((n + nr + 1) * sizeof *idx);
+    uint32_t *sl = xmalloc((n + nr + 1) * sizeof *sl);
     for (size_t c = 0; c < nc; c++) {
         if (!R->channels[c].by_seq) {
             size_t K = 0;
-            for (size_t ri = 0; ri < nr; ri++) {
-                size_t len = start[c * nr + ri + 1] - start[c * nr + ri];
-                if (len > K) K = len;
-            }
+            for (size_t ri = 0; ri < nr; ri++)
+                if (run_len[c * nr + ri] > K) K = run_len[c * nr + ri];
             for (size_t kk = 0; kk < K; kk++) {
                 size_t m = 0;
-                for (size_t ri = 0; ri < nr; ri++) {
-                    size_t a = start[c * nr + ri], b = start[c * nr + ri + 1];
-                    if (kk < b - a) {
-                        idx[m] = (uint32_t)(a + kk);
-                        rk[m++] = ranks[ri];
+                for (size_t ri = 0; ri < nr; ri++)
+                    if (kk < run_len[c * nr + ri]) {
+                        idx[m] = (uint32_t)(run_off[c * nr + ri] + kk);
+                        sl[m++] = (uint32_t)ri;
                     }
-                }
-                consider(&M, (uint32_t)c, kk, idx, rk, m, false);
+                consider(&M, (uint32_t)c, kk, idx, sl, m, false);
             }
         } else {
-            size_t a = start[c * nr], b = start[(c + 1) * nr];
-            SeqItem *S = xmalloc((b - a + 1) * sizeof *S);
+            size_t cnt = 0;
+            for (size_t ri = 0; ri < nr; ri++) cnt += run_len[c * nr + ri];
+            SeqItem *S = xmalloc((cnt + 1) * sizeof *S);
+            size_t m0 = 0;
             for (size_t ri = 0; ri < nr; ri++)
-                for (size_t i = start[c * nr + ri]; i < start[c * nr + ri + 1]; i++)
-                    S[i - a] = (SeqItem){pseq[i], ranks[ri], (uint32_t)i, t->events[pev[i]].ts};
-            qsort(S, b - a, sizeof *S, cmp_seq);
-            for (size_t i = 0; i < b - a;) {
+                for (size_t i = run_off[c * nr + ri]; i < run_off[c * nr + ri] + run_len[c * nr + ri]; i++)
+                    S[m0++] = (SeqItem){seq[i], (uint32_t)ri, (uint32_t)i, ts[i]};
+            qsort(S, cnt, sizeof *S, cmp_seq);
+            for (size_t i = 0; i < cnt;) {
                 size_t j = i, m = 0;
                 bool dup = false;
-                uint32_t *gi = xmalloc((b - a + 1) * sizeof *gi);
-                int32_t *gr = xmalloc((b - a + 1) * sizeof *gr);
-                while (j < b - a && S[j].seq == S[i].seq) {
-                    if (m && gr[m - 1] == S[j].rank) dup = true;
-                    gi[m] = S[j].item;
-                    gr[m++] = S[j].rank;
+                while (j < cnt && S[j].seq == S[i].seq) {
+                    if (m && sl[m - 1] == S[j].slot) dup = true;
+                    idx[m] = S[j].item;
+                    sl[m++] = S[j].slot;
                     j++;
                 }
-                consider(&M, (uint32_t)c, (uint64_t)S[i].seq, gi, gr, m, dup);
-                free(gi);
-                free(gr);
+                consider(&M, (uint32_t)c, (uint64_t)S[i].seq, idx, sl, m, dup);
                 i = j;
             }
             free(S);
         }
     }
     free(idx);
-    free(rk);
-    free(start);
-    free(pev);
-    free(pname);
-    free(pseq);
+    free(sl);
+    free(run_off);
+    free(run_len);
+    free(ev);
+    free(name);
+    free(ts);
+    free(end);
+    free(seq);
+    uint32_t *mslot = M.mslot;
+    if (M.item_member) { /* items were in event order: so are their members */
+        R->by_event = xmalloc((R->n_members + 1) * sizeof *R->by_event);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (M.item_member[i] != COLL_NONE) R->by_event[k++] = M.item_member[i];
+        free(M.item_member);
+    }
 
+    TIMING("match");
     /* per rank: sums, last arrivals; clock offsets from ends */
     int64_t *ends = NULL, *dev_of = xmalloc((R->n_members + 1) * sizeof *dev_of);
     size_t cap_ends = 0;
@@ -410,7 +513,7 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
         int64_t med = median_i64(ends, I->n);
         int64_t others = 0;
         for (size_t j = 0; j < I->n; j++) {
-            CollRank *cr = &R->ranks[rank_index(ranks, nr, mb[j].rank)];
+            CollRank *cr = &R->ranks[mslot[I->first + j]];
             int64_t dur = mb[j].end - mb[j].start;
             int64_t w = mb[j].wait < dur ? mb[j].wait : dur;
             cr->matched++;
@@ -421,32 +524,34 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
             dev_of[I->first + j] = mb[j].end - med;
         }
         if (I->skew > 0) { /* all at once: nobody arrived last */
-            CollRank *lr = &R->ranks[rank_index(ranks, nr, I->last_rank)];
+            CollRank *lr = &R->ranks[mslot[I->first + I->last]];
             lr->arrived_last++;
             lr->waited_for += others;
         }
         spreads[i] = I->end_spread;
     }
     free(ends);
+    TIMING("sums");
     /* offsets: each rank's deviations gathered into one segment, then a median */
     {
-        size_t *seg = xcalloc(nr + 1, sizeof *seg);
-        for (size_t i = 0; i < R->n_members; i++) seg[rank_index(ranks, nr, R->members[i].rank) + 1]++;
-        for (size_t r = 0; r < nr; r++) seg[r + 1] += seg[r];
+        size_t *rseg = xcalloc(nr + 1, sizeof *rseg);
+        for (size_t i = 0; i < R->n_members; i++) rseg[mslot[i] + 1]++;
+        for (size_t r = 0; r < nr; r++) rseg[r + 1] += rseg[r];
         int64_t *dv = xmalloc((R->n_members + 1) * sizeof *dv);
         size_t *fill = xmalloc((nr + 1) * sizeof *fill);
-        memcpy(fill, seg, (nr + 1) * sizeof *fill);
-        for (size_t i = 0; i < R->n_members; i++) dv[fill[rank_index(ranks, nr, R->members[i].rank)]++] = dev_of[i];
+        memcpy(fill, rseg, (nr + 1) * sizeof *fill);
+        for (size_t i = 0; i < R->n_members; i++) dv[fill[mslot[i]]++] = dev_of[i];
         for (size_t r = 0; r < nr; r++) {
-            R->ranks[r].clock_offset = median_i64(dv + seg[r], seg[r + 1] - seg[r]);
+            R->ranks[r].clock_offset = median_i64(dv + rseg[r], rseg[r + 1] - rseg[r]);
             int64_t a = R->ranks[r].clock_offset < 0 ? -R->ranks[r].clock_offset : R->ranks[r].clock_offset;
             if (a > R->max_clock_offset) R->max_clock_offset = a;
         }
         free(fill);
         free(dv);
-        free(seg);
+        free(rseg);
     }
     free(dev_of);
+    free(mslot);
     if (R->n_inst) {
         R->median_end_spread = median_i64(spreads, R->n_inst);
         for (size_t i = 0; i < R->n_inst; i++)
@@ -470,22 +575,73 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
                  R->negative_transfers, R->n_members);
     }
 
-    /* per collective name: count, median and max skew */
-    NameSkew *ns = xmalloc((R->n_inst + 1) * sizeof *ns);
-    for (size_t i = 0; i < R->n_inst; i++) ns[i] = (NameSkew){R->inst[i].name, R->inst[i].skew};
-    qsort(ns, R->n_inst, sizeof *ns, cmp_nameskew);
-    size_t cap_names = 0;
-    for (size_t i = 0; i < R->n_inst;) {
-        size_t j = i;
-        while (j < R->n_inst && ns[j].name == ns[i].name) j++;
-        GROW(R->names, cap_names, R->n_names + 1);
-        R->names[R->n_names++] = (CollName){ns[i].name, j - i, ns[i + (j - i - 1) / 2].skew, ns[j - 1].skew};
-        i = j;
+    TIMING("offsets");
+    /* per collective name: count, median and max skew (few names: a small hash table,
+     * then each name's skews in one segment) */
+    {
+        size_t hcap = 64;
+        while (hcap < 4 * (R->n_inst < 1024 ? R->n_inst : 1024) + 64) hcap *= 2;
+        uint32_t *hkey = xmalloc(hcap * sizeof *hkey), *hval = xmalloc(hcap * sizeof *hval);
+        memset(hkey, 0xff, hcap * sizeof *hkey);
+        uint32_t *bucket = xmalloc((R->n_inst + 1) * sizeof *bucket);
+        size_t cap_names = 0;
+        for (size_t i = 0; i < R->n_inst; i++) {
+            uint32_t nm = R->inst[i].name;
+            size_t h = (nm * 2654435761u) & (hcap - 1);
+            while (hkey[h] != UINT32_MAX && hkey[h] != nm) h = (h + 1) & (hcap - 1);
+            if (hkey[h] == UINT32_MAX) {
+                if (R->n_names * 2 >= hcap) { /* many names: grow by rehashing into a bigger table */
+                    size_t ncap = hcap * 4;
+                    uint32_t *nk = xmalloc(ncap * sizeof *nk), *nv = xmalloc(ncap * sizeof *nv);
+                    memset(nk, 0xff, ncap * sizeof *nk);
+                    for (size_t q = 0; q < hcap; q++) {
+                        if (hkey[q] == UINT32_MAX) continue;
+                        size_t g = (hkey[q] * 2654435761u) & (ncap - 1);
+                        while (nk[g] != UINT32_MAX) g = (g + 1) & (ncap - 1);
+                        nk[g] = hkey[q];
+                        nv[g] = hval[q];
+                    }
+                    free(hkey);
+                    free(hval);
+                    hkey = nk;
+                    hval = nv;
+                    hcap = ncap;
+                    h = (nm * 2654435761u) & (hcap - 1);
+                    while (hkey[h] != UINT32_MAX) h = (h + 1) & (hcap - 1);
+                }
+                hkey[h] = nm;
+                hval[h] = (uint32_t)R->n_names;
+                GROW(R->names, cap_names, R->n_names + 1);
+                R->names[R->n_names++] = (CollName){nm, 0, 0, 0};
+            }
+            bucket[i] = hval[h];
+            R->names[hval[h]].count++;
+        }
+        size_t *off = xcalloc(R->n_names + 1, sizeof *off);
+        for (size_t k = 0; k < R->n_names; k++) off[k + 1] = off[k] + R->names[k].count;
+        int64_t *sk = xmalloc((R->n_inst + 1) * sizeof *sk);
+        size_t *fill = xmalloc((R->n_names + 1) * sizeof *fill);
+        memcpy(fill, off, (R->n_names + 1) * sizeof *fill);
+        for (size_t i = 0; i < R->n_inst; i++) sk[fill[bucket[i]]++] = R->inst[i].skew;
+        for (size_t k = 0; k < R->n_names; k++) {
+            int64_t *x = sk + off[k], mx = INT64_MIN;
+            for (size_t j = 0; j < R->names[k].count; j++)
+                if (x[j] > mx) mx = x[j];
+            R->names[k].max_skew = mx;
+            R->names[k].median_skew = median_i64(x, R->names[k].count);
+        }
+        free(fill);
+        free(sk);
+        free(off);
+        free(bucket);
+        free(hkey);
+        free(hval);
     }
-    free(ns);
     if (R->n_names > 1) qsort(R->names, R->n_names, sizeof *R->names, cmp_name_count);
     free(ranks);
-    build_index(R);
+    TIMING("names");
+    if (!R->by_event) build_index(R);
+    TIMING("index");
     return R;
 }
 

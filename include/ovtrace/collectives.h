@@ -40,8 +40,9 @@ typedef struct {
     uint32_t name;       /* collective name (COLL_ARGNAME above) of the first member */
     uint32_t channel;    /* index into CollReport.channels */
     uint64_t seq;        /* ordinal in the channel (the Seq arg where present) */
-    uint32_t first, n;   /* members[first .. first+n), in arrival order (start, then rank) */
-    int32_t last_rank;   /* the rank that arrived last (the last member; ties: higher rank) */
+    uint32_t first, n;   /* members[first .. first+n), in rank order */
+    int32_t last_rank;   /* the rank that arrived last (ties: the higher rank) */
+    uint32_t last;       /* its member: members[first + last] */
     int64_t first_start, last_start;
     int64_t skew;        /* last_start - first_start */
     int64_t end_spread;  /* max end - min end */

@@ -82,7 +82,8 @@ static void test_basic_waits(void **state) {
     assert_int_equal(a->last_start, 170);
     assert_int_equal(a->skew, 70);
     assert_int_equal(a->end_spread, 5);
-    /* arrival order */
+    /* rank order; the last arrival is marked */
+    assert_int_equal(a->last, 2);
     assert_int_equal(R->members[a->first].rank, 0);
     assert_int_equal(R->members[a->first + 1].rank, 1);
     assert_int_equal(R->members[a->first + 2].rank, 2);
@@ -93,6 +94,7 @@ static void test_basic_waits(void **state) {
     assert_int_equal(member_of(t, R, 1, 130)->transfer, 35);
     assert_int_equal(member_of(t, R, 2, 170)->transfer, 31);
     assert_int_equal(b->last_rank, 1);
+    assert_int_equal(b->last, 1);
     assert_int_equal(b->skew, 90);
     assert_int_equal(b->end_spread, 1);
     assert_int_equal(member_of(t, R, 0, 1000)->wait, 90);
@@ -346,12 +348,62 @@ static void test_args_groups_seq(void **state) {
     }
 }
 
+/* More kernels than the args probe reads (COLLARGS_PROBE): the rest come from a second
+ * pass. Rank 1 lists its kernels in reverse, gzip-compressed; Seq matches them. */
+static char *many_kernels(int rank, bool reverse) {
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    n += (size_t)snprintf(b + n, cap - n, "{\"distributedInfo\": {\"rank\": %d, \"world_size\": 2}, \"traceEvents\": [\n", rank);
+    for (int j = 0; j < 40; j++) {
+        int k = reverse ? 39 - j : j;
+        n += (size_t)snprintf(b + n, cap - n,
+                              "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\","
+                              "\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":10,\"args\":{\"device\":%d,\"stream\":%d,"
+                              "\"Collective name\":\"allreduce\",\"Process Group Name\":\"7\",\"Seq\":%d}}\n",
+                              j ? "," : "", rank, 30 + rank, 1000 * k + 3 * rank, rank, 30 + rank, k);
+    }
+    snprintf(b + n, cap - n, "]}\n");
+    return b;
+}
+
+static void test_args_beyond_probe(void **state) {
+    (void)state;
+    char *r0 = many_kernels(0, false), *r1 = many_kernels(1, true);
+    size_t zn;
+    char *z = tu_compress(r1, strlen(r1), false, 6, &zn);
+    char *p0 = strdup(tu_write(r0, strlen(r0), ".json")), *p1 = strdup(tu_write(z, zn, ".json.gz"));
+    const char *paths[] = {p0, p1};
+    char err[512] = "";
+    Trace *t = Load_files(paths, 2, NULL, err, sizeof err);
+    if (!t) fail_msg("%s", err);
+    CollReport *R = Coll_analyze(t, NULL);
+    assert_int_equal(R->args_read, 80);
+    assert_int_equal(R->n_inst, 40);
+    assert_int_equal(R->unmatched + R->mismatched, 0);
+    for (size_t i = 0; i < R->n_inst; i++) {
+        const CollInstance *I = &R->inst[i];
+        assert_int_equal(I->last_rank, 1);
+        assert_int_equal(R->members[I->first].wait, 3000);
+        assert_int_equal(R->members[I->first].start, (int64_t)I->seq * 1000000); /* rank 0 starts at Seq ms */
+    }
+    assert_int_equal(Coll_rank(R, 1)->arrived_last, 40);
+    CollReport_free(R);
+    Trace_free(t);
+    unlink(p0);
+    unlink(p1);
+    free(p0);
+    free(p1);
+    free(z);
+    free(r0);
+    free(r1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_waits),      cmocka_unit_test(test_device_split),
         cmocka_unit_test(test_mismatch_unmatched), cmocka_unit_test(test_single_rank),
         cmocka_unit_test(test_clock_offset),     cmocka_unit_test(test_multi_row_lane),
-        cmocka_unit_test(test_args_groups_seq),
+        cmocka_unit_test(test_args_groups_seq),  cmocka_unit_test(test_args_beyond_probe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
