@@ -453,8 +453,16 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
                 size_t m = 0;
                 for (size_t ri = 0; ri < nr; ri++)
                     if (kk < run_len[c * nr + ri]) {
-                        idx[m] = (uint32_t)(run_off[c * nr + ri] + kk);
+                        size_t it = run_off[c * nr + ri] + kk;
+                        idx[m] = (uint32_t)it;
                         sl[m++] = (uint32_t)ri;
+                        /* one stream per rank is more than the hardware prefetcher follows */
+                        if (it + 32 < n) {
+                            __builtin_prefetch(&ts[it + 16]);
+                            __builtin_prefetch(&end[it + 16]);
+                            __builtin_prefetch(&ev[it + 32]);
+                            __builtin_prefetch(&name[it + 32]);
+                        }
                     }
                 consider(&M, (uint32_t)c, kk, idx, sl, m, false);
             }
