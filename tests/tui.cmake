@@ -27,3 +27,5 @@ ovtrace_unit_test(test_tui_preview SOURCES ${tui_dir}/test_preview.c LIBS ovtrac
 add_test(NAME tui_e2e_load_preview
   COMMAND bash ${tui_dir}/e2e_preview.sh $<TARGET_FILE:ovtrace> $<TARGET_FILE:gen_trace> ${OVTRACE_DEEPSEEK})
 set_tests_properties(tui_e2e_load_preview PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 600)
+# Issue 16: collectives in the viewer (wait glyphs, details, range split, x / X keys).
+ovtrace_unit_test(test_tui_collview SOURCES ${tui_dir}/test_collview.c LIBS ovtrace_tui LABELS tui)

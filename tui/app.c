@@ -9,6 +9,7 @@
 #include "ovtrace/tui/band.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/help.h"
+#include "ovtrace/tui/collview.h"
 #include "ovtrace/tui/lanes_render.h"
 #include "ovtrace/tui/loading.h"
 #include "ovtrace/tui/rangepanel.h"
@@ -53,6 +54,7 @@ void App_free(App *a) {
     Search_clear(&a->search);
     Details_free(&a->details);
     OverlapReport_free(a->range_report);
+    CollView_reset(a);
     free(a->colbuf);
     free(a->bandbuf);
     free(a);
@@ -79,6 +81,7 @@ void App_setTrace(App *a, Trace *t) {
     Details_free(&a->details);
     OverlapReport_free(a->range_report);
     a->range_report = NULL;
+    CollView_reset(a);
     a->v.sel = SIZE_MAX; /* indexes change when a model is rebuilt */
     View_setExtent(&a->v, t->t_min, t->t_max);
     View_scrollToLine(&a->v, a->lines.n);
@@ -165,6 +168,7 @@ void App_sync(App *a) {
             a->range_b = r1;
         }
     }
+    CollView_sync(a);
 }
 
 void App_render(App *a, Grid *g) {
@@ -191,10 +195,16 @@ void App_render(App *a, Grid *g) {
     if (L.panel.w > 0 && L.panel.h > 0) {
         if (a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && a->range_report) {
             Rect c = Panel_frame(g, L.panel, L.panel_right, "Range statistics (r: details, Esc: clear)", a->gl);
-            RangePanel_render(g, c, a->t, a->range_report, a->range_a, a->range_b, a->gl);
+            int cl = CollView_rangeLines(a);
+            if (cl > c.h / 2) cl = c.h / 2;
+            RangePanel_render(g, (Rect){c.x, c.y, c.w, c.h - cl}, a->t, a->range_report, a->range_a, a->range_b, a->gl);
+            CollView_renderRange(a, g, (Rect){c.x, c.y + c.h - cl, c.w, cl});
         } else {
             Rect c = Panel_frame(g, L.panel, L.panel_right, "Details (i hides)", a->gl);
-            Details_render(g, c, &a->details, a->gl, !a->gl->unicode);
+            int cl = CollView_detailsLines(a);
+            if (cl > c.h / 2) cl = c.h / 2;
+            Details_render(g, (Rect){c.x, c.y, c.w, c.h - cl}, &a->details, a->gl, !a->gl->unicode);
+            CollView_renderDetails(a, g, (Rect){c.x, c.y + c.h - cl, c.w, cl});
         }
     }
     Band_legend(g, L.legend, a->caps, a->gl);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "ovtrace/tui/app.h"
+#include "ovtrace/tui/collview.h"
 #include "ovtrace/tui/export_key.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/lanes_render.h"
@@ -448,6 +449,8 @@ const KeyBinding KEY_TABLE[] = {
     {{'N'}, "N", "previous match", k_search_next, -1},
     {{TK_ESC}, "Esc", "clear the search (then the range)", k_escape, 0},
     {{'c'}, "c", "GPU op <-> the CPU runtime call that launched it", k_partner, 0},
+    {{'x'}, "x", "collective: the same instance on the rank that arrived last", CollView_keyJump, 0},
+    {{'X'}, "X", "collective: the same instance on the next rank", CollView_keyJump, 1},
     {{'['}, "[", "mark the range start at the cursor", k_mark, 0},
     {{']'}, "]", "mark the range end at the cursor", k_mark, 1},
     {{'m'}, "m", "mark start, then end (again: new range)", k_mark, 2},

@@ -9,6 +9,7 @@
 
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/band.h"
+#include "ovtrace/tui/collview.h"
 
 void Lanes_shortName(const char *name, char *out, size_t n, bool unicode) {
     if (!n) return;
@@ -219,6 +220,7 @@ static void render_row(App *a, Grid *g, int y, Rect plot, uint32_t row) {
         }
         c = e;
     }
+    CollView_markRow(a, g, y, plot, row, cols); /* wait parts of collectives */
     /* the selected event */
     if (v->sel != SIZE_MAX && v->sel >= r->first && v->sel < r->first + r->count) {
         const TraceEvent *se = &t->events[v->sel];

@@ -72,7 +72,7 @@ typedef struct {
     int64_t median_skew, max_skew;
 } CollName;
 
-typedef struct {
+typedef struct CollReport {
     StrTab *strings; /* group and collective names from args */
     CollInstance *inst;
     size_t n_inst;
@@ -120,7 +120,7 @@ const CollRank *Coll_straggler(const CollReport *r);
  * compute, as Overlap_compute counts it) = exposed_wait + exposed_transfer, where wait is
  * time covered only by the wait parts of matched kernels and everything else (transfer
  * parts, unmatched kernels, peer-to-peer copies) is transfer. */
-typedef struct {
+typedef struct CollDeviceSplit {
     uint32_t group;
     int32_t rank;
     int64_t device;

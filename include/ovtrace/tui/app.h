@@ -70,6 +70,12 @@ typedef struct App {
     ColumnInfo *colbuf;
     int64_t *bandbuf;
     int scratch_cols;
+    /* collectives across ranks (tui/collview.c) */
+    struct CollReport *coll;
+    bool coll_done;
+    struct CollDeviceSplit *coll_split;
+    size_t n_coll_split;
+    int64_t coll_split_a, coll_split_b;
 } App;
 
 App *App_new(Trace *t, Caps caps, const char *title);
