@@ -29,3 +29,5 @@ add_test(NAME tui_e2e_load_preview
 set_tests_properties(tui_e2e_load_preview PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 600)
 # Issue 16: collectives in the viewer (wait glyphs, details, range split, x / X keys).
 ovtrace_unit_test(test_tui_collview SOURCES ${tui_dir}/test_collview.c LIBS ovtrace_tui LABELS tui)
+add_test(NAME tui_e2e_collectives COMMAND bash ${tui_dir}/e2e_coll.sh $<TARGET_FILE:ovtrace>)
+set_tests_properties(tui_e2e_collectives PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 300)
