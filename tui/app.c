@@ -11,6 +11,7 @@
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/collview.h"
 #include "ovtrace/tui/lanes_render.h"
+#include "ovtrace/tui/overview.h"
 #include "ovtrace/tui/loading.h"
 #include "ovtrace/tui/rangepanel.h"
 #include "ovtrace/tui/ruler.h"
@@ -33,12 +34,13 @@ App *App_new(Trace *t, Caps caps, const char *title) {
     a->idx = TraceIndex_build(t);
     a->collapsed = xcal(t->n_groups, sizeof *a->collapsed);
     Lines_defaultCollapsed(t, a->collapsed);
+    a->overview = Overview_ranks(t) >= OVERVIEW_MIN_RANKS;
     App_rebuildLines(a);
     View_init(&a->v, t->t_min, t->t_max);
     Details_init(&a->details);
     snprintf(a->title, sizeof a->title, "%s", title ? title : "");
-    /* start on the first lane row of the first group */
-    for (size_t i = 0; i < a->lines.n; i++)
+    /* start on the first lane row of the first group (the first rank in the overview) */
+    for (size_t i = 0; i < a->lines.n && !a->overview; i++)
         if (a->lines.v[i].kind == LINE_ROW) {
             a->v.line = i;
             break;
@@ -60,7 +62,10 @@ void App_free(App *a) {
     free(a);
 }
 
-void App_rebuildLines(App *a) { Lines_build(&a->lines, a->t, a->collapsed); }
+void App_rebuildLines(App *a) {
+    if (a->overview) Overview_lines(&a->lines, a->t);
+    else Lines_build(&a->lines, a->t, a->collapsed);
+}
 
 void App_setTrace(App *a, Trace *t) {
     size_t old_groups = a->t ? a->t->n_groups : 0;

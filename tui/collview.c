@@ -12,7 +12,8 @@
 #include "ovtrace/tui/details.h"
 #include "ovtrace/tui/lanes_render.h"
 
-uint32_t CollView_waitGlyph(bool unicode) { return unicode ? 0x2591 : '-'; }
+/* Not a glyph of the band states (░ ▒ █ ▄, ASCII . = + ! m) nor of event fills. */
+uint32_t CollView_waitGlyph(bool unicode) { return unicode ? 0x259a : '-'; }
 
 static bool several_ranks(const Trace *t) {
     for (size_t i = 1; i < t->n_sources; i++)
@@ -27,13 +28,20 @@ void CollView_reset(App *a) {
     free(a->coll_split);
     a->coll_split = NULL;
     a->n_coll_split = 0;
+    free(a->ov_split);
+    a->ov_split = NULL;
+    a->n_ov_split = 0;
 }
 
 void CollView_sync(App *a) {
     if (!a->coll_done) {
         a->coll_done = true;
         if (several_ranks(a->t)) a->coll = Coll_analyze(a->t, NULL);
+        if (a->coll && a->overview) /* the overview's per-rank column */
+            a->ov_split = Coll_deviceSplit(a->t, a->coll, INT64_MIN, INT64_MAX, INT32_MIN, &a->n_ov_split);
     }
+    if (a->coll && a->overview && !a->ov_split)
+        a->ov_split = Coll_deviceSplit(a->t, a->coll, INT64_MIN, INT64_MAX, INT32_MIN, &a->n_ov_split);
     if (!a->coll || !View_rangeSet(&a->v)) return;
     int64_t r0, r1;
     View_range(&a->v, &r0, &r1);

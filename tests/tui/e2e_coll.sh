@@ -23,11 +23,11 @@ tmux -L "$SOCK" -f /dev/null new-session -d -x $W -y $H \
     "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 $BIN view $TMP/s.rank0.json $TMP/s.rank1.json $TMP/s.rank2.json $TMP/s.rank3.json; sleep 600" \
     || fail "tmux did not start"
 wait_for_text "band:" 60 || fail "viewer did not draw"
-# the first combine, fitted: part of it is wait (░) on every rank but the last to arrive
+# the first combine, fitted: part of it is wait (▚) on every rank but the last to arrive
 keys / c o m b i n e Enter
 expect 'grep -q "collective #" "$TMP/screen"' "details of a collective not shown"
 keys f
-expect 'grep -q "░" "$TMP/screen"' "no wait glyph in the timeline"
+expect 'grep -q "▚" "$TMP/screen"' "no wait glyph in the timeline"
 expect 'grep -Eq "^ +[0-9]+ +$hot .*  last" "$TMP/screen"' "the most loaded rank ($hot) is not listed as the last arrival"
 # x: the same instance on the rank that arrived last
 keys x

@@ -5,6 +5,7 @@
 #include "ovtrace/classify.h"
 #include "ovtrace/collectives.h"
 #include "ovtrace/tui/collview.h"
+#include "ovtrace/tui/overview.h"
 
 #define COMBINE "void dpsk::ep::internode::combine<1>(int)"
 
@@ -170,12 +171,103 @@ static void test_one_rank_key_message(void **s) {
     Trace_free(f.t);
 }
 
+/* N ranks, one combine each: rank r starts at 1000 + 100 r, all end at 3000 (the last,
+ * rank N-1, arrives at 1000 + 100 (N-1)). A compute kernel on another stream covers
+ * [0, 1000) everywhere, so the waits are exposed. */
+static Trace *n_ranks(int N) {
+    Trace *t = Trace_new();
+    for (int r = 0; r < N; r++) {
+        char p[16];
+        snprintf(p, sizeof p, "r%d", r);
+        uint32_t s = Trace_addSource(t, p);
+        t->sources[s].rank = r;
+        TraceEvent e = {0};
+        e.src = TRACE_NO_SRC;
+        e.kind = KIND_KERNEL;
+        e.name = StrTab_intern(t->strings, COMBINE, strlen(COMBINE));
+        e.ts = 1000 + 100 * r;
+        e.dur = 3000 - e.ts;
+        e.lane = Trace_gpuLane(t, s, r, 20, r, 20);
+        Trace_append(t, &e);
+        e.name = StrTab_intern(t->strings, "gemm", 4);
+        e.ts = 0;
+        e.dur = 1000;
+        e.lane = Trace_gpuLane(t, s, r, 7, r, 7);
+        Trace_append(t, &e);
+    }
+    Trace_finish(t);
+    CommRules *r = CommRules_default();
+    Classify_trace(t, r);
+    CommRules_free(r);
+    return t;
+}
+
+static void test_overview(void **s) {
+    (void)s;
+    Trace *t = n_ranks(8);
+    App *a = App_new(t, (Caps){true, 0}, "ov");
+    assert_true(a->overview); /* 8 ranks: on by default */
+    assert_int_equal(a->lines.n, 8);
+    a->v.t0 = 0;
+    a->v.t1 = 3000;
+    Grid g;
+    Grid_init(&g, 130, 30);
+    render(a, &g);
+    /* rank 0: exposed comm [1000, 3000) = 2 us, arrived last never; rank 7 last once */
+    assert_true(screen_has(&g, " r0 2us L0"));
+    assert_true(screen_has(&g, " r7 1us L1"));
+    /* wait columns of rank 0: [1000, 1700) of [0, 3000) over the plot width */
+    int W = a->layout.plot.w;
+    int64_t *wc = calloc((size_t)W, sizeof *wc);
+    Overview_waitColumns(t, a->coll, a->lines.v[0].group, 0, 3000, W, wc);
+    int64_t sum = 0;
+    for (int c = 0; c < W; c++) sum += wc[c];
+    assert_int_equal(sum, 700);
+    /* the band of rank 0 shows the wait glyph in the wait columns, rank 7 none */
+    uint32_t wg = CollView_waitGlyph(true);
+    int y0 = a->layout.plot.y, y7 = a->layout.plot.y + 7;
+    int n0 = 0, n7 = 0;
+    for (int x = a->layout.plot.x; x < a->layout.plot.x + W; x++) {
+        n0 += Grid_at(&g, x, y0)->ch == wg;
+        n7 += Grid_at(&g, x, y7)->ch == wg;
+    }
+    assert_true(n0 >= W * 7 / 30 - 2 && n0 <= W * 7 / 30 + 2);
+    assert_int_equal(n7, 0);
+    free(wc);
+    /* Enter on rank 3: overview off, rank 3 expanded, the others folded */
+    a->v.line = 3;
+    TuiKey k = {TK_ENTER, 0, 0};
+    App_key(a, &k);
+    assert_false(a->overview);
+    uint32_t g3 = a->lines.v[a->v.line].group;
+    assert_int_equal(t->groups[g3].rank, 3);
+    assert_false(a->collapsed[g3]);
+    for (uint32_t i = 0; i < t->n_groups; i++)
+        if (t->groups[i].gpu && i != g3) assert_true(a->collapsed[i]);
+    /* O: back to the overview, on the same rank */
+    k.code = 'O';
+    App_key(a, &k);
+    assert_true(a->overview);
+    assert_int_equal(a->lines.n, 8);
+    assert_int_equal(a->v.line, 3);
+    Grid_free(&g);
+    App_free(a);
+    Trace_free(t);
+    /* fewer than 8 ranks: all lanes by default */
+    t = n_ranks(4);
+    a = App_new(t, (Caps){true, 0}, "ov4");
+    assert_false(a->overview);
+    App_free(a);
+    Trace_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wait_glyphs_unicode),
         cmocka_unit_test(test_wait_glyphs_ascii),
         cmocka_unit_test(test_details_and_keys),
         cmocka_unit_test(test_one_rank_key_message),
+        cmocka_unit_test(test_overview),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

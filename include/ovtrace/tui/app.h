@@ -76,6 +76,10 @@ typedef struct App {
     struct CollDeviceSplit *coll_split;
     size_t n_coll_split;
     int64_t coll_split_a, coll_split_b;
+    /* rank overview (tui/overview.c) */
+    bool overview;
+    struct CollDeviceSplit *ov_split; /* whole trace, per device */
+    size_t n_ov_split;
 } App;
 
 App *App_new(Trace *t, Caps caps, const char *title);

@@ -20,8 +20,8 @@ void CollView_sync(struct App *a);
 void CollView_reset(struct App *a);
 /* Marks the wait parts in one timeline row (after names, before the selection). In a
  * cell that a single comm kernel fills, the part before the last rank arrived is drawn
- * with the wait glyph in the dim role: ░ (Unicode) or '-' (ASCII), so it stays apart
- * from the transfer (█ / '=') without colour too. Cells holding a name are left. */
+ * with the wait glyph in the dim role: ▚ (Unicode) or '-' (ASCII), so it stays apart
+ * from the transfer (█ / '=') and from the band glyphs without colour too. Cells holding a name are left. */
 void CollView_markRow(struct App *a, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
 /* Lines the collective section of the details panel needs (0: the selection is not a
  * matched comm kernel) and its rendering into r. */
@@ -34,7 +34,7 @@ void CollView_renderRange(struct App *a, Grid *g, Rect r);
  * rank (cycles). */
 unsigned CollView_keyJump(struct App *a, const TuiKey *k, int arg);
 
-/* The wait glyph (Unicode ░, ASCII '-'). */
+/* The wait glyph (Unicode ▚, ASCII '-'). */
 uint32_t CollView_waitGlyph(bool unicode);
 
 #endif
