@@ -37,4 +37,20 @@ expect "grep -q \"lane     rank $hot GPU\" \"\$TMP/screen\"" "the selection is n
 keys '?'
 expect 'grep -q "the same instance on the rank that arrived last" "$TMP/screen"' "help does not list x"
 keys q q
+# rank overview: 8 ranks open in it (one line per rank), Enter expands a rank, O goes back
+"$BIN" record --simulate --ranks 8 --imbalance 1 --steps 1 --layers 2 -o "$TMP/e.json" 2>"$TMP/rec8" \
+    || fail "record 8: $(cat "$TMP/rec8")"
+tmux -L "$SOCK" kill-server 2>/dev/null
+SOCK="$SOCK-2"
+tmux -L "$SOCK" -f /dev/null new-session -d -x $W -y $H \
+    "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 $BIN view $TMP/e.rank*.json; sleep 600" || fail "tmux did not start"
+wait_for_text "band:" 60 || fail "viewer did not draw (8 ranks)"
+expect '[ "$(grep -Ec "^[> ] r[0-7] [0-9.]+(us|ms|s) L[0-9]+ " "$TMP/screen")" -eq 8 ]' "the overview does not show one line per rank"
+expect '! grep -q "stream" "$TMP/screen"' "the overview shows lanes"
+keys j j Enter
+expect 'grep -q "rank 2 expanded" "$TMP/screen"' "Enter did not expand rank 2"
+expect 'grep -q "▼ rank 2 GPU 2" "$TMP/screen"' "rank 2 is not unfolded"
+keys O
+expect '[ "$(grep -Ec "^[> ] r[0-7] " "$TMP/screen")" -eq 8 ]' "O did not return to the overview"
+keys q q
 echo "ok: collectives in the viewer"
