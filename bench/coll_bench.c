@@ -12,6 +12,7 @@
 
 #include "ovtrace/classify.h"
 #include "ovtrace/collectives.h"
+#include "ovtrace/overlap.h"
 
 static double now_s(void) {
     struct timespec ts;
@@ -106,6 +107,11 @@ int main(int argc, char **argv) {
         free(D);
         CollReport_free(R);
     }
+    double o0 = now_s();
+    OverlapFilter of = OverlapFilter_all();
+    OverlapReport *O = getenv("COLL_BENCH_NOSPLIT") ? NULL : Overlap_compute(t, &of);
+    fprintf(stderr, "Overlap_compute (for comparison): %.3f s\n", now_s() - o0);
+    OverlapReport_free(O);
     printf("| %d x %ld events (%.0f%% comm) | %zu | %zu | %zu | %.3f s (CPU %.3f s) | %.3f s |\n", ranks, per,
            frac * 100, t->n_events, inst, members, best_a, cpu_a, best_s);
     Trace_free(t);

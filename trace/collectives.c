@@ -714,9 +714,48 @@ typedef struct {
     uint8_t cls; /* 0 compute, 1 wait, 2 other comm */
 } Edge;
 
-static int cmp_edge(const void *a, const void *b) {
-    const Edge *x = a, *y = b;
-    return x->t < y->t ? -1 : x->t > y->t;
+/* Edges by time: LSD radix over 16-bit digits of t - min (as many digits as the span
+ * needs: two for a few seconds in ns), where qsort cost seconds per 1M-event device. */
+static void sort_edges(Edge *E, size_t n, Edge **scratch, size_t *cap) {
+    if (n < 2) return;
+    int64_t lo = E[0].t, hi = E[0].t;
+    for (size_t i = 1; i < n; i++) {
+        if (E[i].t < lo) lo = E[i].t;
+        if (E[i].t > hi) hi = E[i].t;
+    }
+    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    GROW(*scratch, *cap, n);
+    Edge *a = E, *b = *scratch;
+    size_t *cnt = xmalloc(65536 * sizeof *cnt); /* 512 KB: not on the stack */
+    int passes = 0;
+    for (int sh = 0; sh < 64 && (sh == 0 || span >> sh); sh += 16) {
+        memset(cnt, 0, 65536 * sizeof *cnt);
+        for (size_t i = 0; i < n; i++) cnt[(((uint64_t)a[i].t - (uint64_t)lo) >> sh) & 0xffff]++;
+        size_t sum = 0;
+        for (size_t d = 0; d < 65536; d++) {
+            size_t c = cnt[d];
+            cnt[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) b[cnt[(((uint64_t)a[i].t - (uint64_t)lo) >> sh) & 0xffff]++] = a[i];
+        Edge *x = a;
+        a = b;
+        b = x;
+        passes++;
+    }
+    if (passes & 1) memcpy(E, a, n * sizeof *E);
+    free(cnt);
+}
+
+/* First position in by_event whose member's event is >= idx. */
+static size_t member_cursor(const CollReport *r, size_t idx) {
+    size_t lo = 0, hi = r->n_members;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r->members[r->by_event[mid]].event < idx) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
 }
 
 static void push(Edge **E, size_t *n, size_t *cap, int64_t s, int64_t e, int64_t t0, int64_t t1, int cls) {
@@ -731,8 +770,8 @@ static void push(Edge **E, size_t *n, size_t *cap, int64_t s, int64_t e, int64_t
 CollDeviceSplit *Coll_deviceSplit(const Trace *t, const CollReport *r, int64_t t0, int64_t t1, int32_t rank,
                                   size_t *n_out) {
     CollDeviceSplit *out = NULL;
-    size_t n = 0, cap = 0, ne = 0, cap_e = 0;
-    Edge *E = NULL;
+    size_t n = 0, cap = 0, ne = 0, cap_e = 0, cap_scratch = 0;
+    Edge *E = NULL, *scratch = NULL;
     for (uint32_t g = 0; g < t->n_groups; g++) {
         const Group *G = &t->groups[g];
         if (!G->gpu || (rank != INT32_MIN && G->rank != rank)) continue;
@@ -742,16 +781,26 @@ CollDeviceSplit *Coll_deviceSplit(const Trace *t, const CollReport *r, int64_t t
             const Lane *l = &t->lanes[li];
             for (uint32_t k = 0; k < l->n_rows; k++) {
                 const Row *row = &t->rows[l->first_row + k];
-                for (size_t i = Row_lowerBound(t, row, t0); i < row->first + row->count; i++) {
+                size_t i0 = Row_lowerBound(t, row, t0), mc = member_cursor(r, i0);
+                for (size_t i = i0; i < row->first + row->count; i++) {
                     const TraceEvent *e = &t->events[i];
                     if (e->ts >= t1) break;
                     if (!Overlap_counts(e)) continue;
                     any = true;
-                    int64_t end = TraceEvent_end(e), ws, we;
-                    if (e->cls == CLASS_COMPUTE) push(&E, &ne, &cap_e, e->ts, end, t0, t1, 0);
-                    else if (e->cls != CLASS_COMM) continue;
-                    else if (e->kind == KIND_KERNEL && Coll_waitPart(r, i, &ws, &we)) {
-                        push(&E, &ne, &cap_e, ws, we, t0, t1, 1);
+                    int64_t end = TraceEvent_end(e);
+                    if (e->cls == CLASS_COMPUTE) {
+                        push(&E, &ne, &cap_e, e->ts, end, t0, t1, 0);
+                        continue;
+                    }
+                    if (e->cls != CLASS_COMM) continue;
+                    /* members by event index: a cursor, not a search per event */
+                    while (mc < r->n_members && r->members[r->by_event[mc]].event < i) mc++;
+                    const CollMember *m = mc < r->n_members && r->members[r->by_event[mc]].event == i
+                                              ? &r->members[r->by_event[mc]]
+                                              : NULL;
+                    if (m) {
+                        int64_t w = m->wait < e->dur ? m->wait : e->dur, we = e->ts + w;
+                        push(&E, &ne, &cap_e, e->ts, we, t0, t1, 1);
                         push(&E, &ne, &cap_e, we, end, t0, t1, 2);
                     } else {
                         push(&E, &ne, &cap_e, e->ts, end, t0, t1, 2);
@@ -766,7 +815,7 @@ CollDeviceSplit *Coll_deviceSplit(const Trace *t, const CollReport *r, int64_t t
         D->group = g;
         D->rank = G->rank;
         D->device = G->id;
-        if (ne > 1) qsort(E, ne, sizeof *E, cmp_edge);
+        sort_edges(E, ne, &scratch, &cap_scratch);
         int cnt[3] = {0, 0, 0};
         for (size_t i = 0; i < ne;) {
             int64_t at = E[i].t;
@@ -788,6 +837,7 @@ CollDeviceSplit *Coll_deviceSplit(const Trace *t, const CollReport *r, int64_t t
         D->exposed = D->exposed_wait + D->exposed_transfer;
     }
     free(E);
+    free(scratch);
     *n_out = n;
     return out;
 }
