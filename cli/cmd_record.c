@@ -12,11 +12,13 @@
 #include "live_cmd.h"
 #include "ovtrace/live.h"
 #include "ovtrace/live_cli.h"
+#include "ovtrace/simranks.h"
 #include "ovtrace/termsafe.h"
 
 void help_record(FILE *out) {
     fprintf(out,
             "usage: ovtrace record -o OUT [--duration S] --simulate [SIMULATOR OPTIONS]\n"
+            "       ovtrace record -o OUT --simulate --ranks N [--imbalance F] [SIMULATOR OPTIONS]\n"
             "       ovtrace record -o OUT [--duration S] --workload moe [WORKLOAD OPTIONS]   (needs a GPU)\n"
             "       ovtrace record -o OUT [--duration S] -- CMD ARGS...                      (needs a GPU)\n\n"
             "Records headless to OUT in Chrome Trace JSON (the format 'ovtrace export' writes;\n"
@@ -102,6 +104,43 @@ int live_cmd_prepare(const LiveCliOptions *o, LiveCliSource src, char **argv, La
     return 0;
 }
 
+/* --ranks N: the lockstep multi-rank simulation, written as fast as it runs. */
+static int record_ranks(const LiveCliOptions *o, LiveCliSource src) {
+    char err[512];
+    if (src != LIVE_CLI_SIMULATE || o->ranks < 2) {
+        cli_error("--ranks, --imbalance and --clock-skew need --simulate --ranks N (N >= 2)");
+        return 2;
+    }
+    if (o->duration_ns || o->speed > 0) {
+        cli_error("--ranks runs as fast as it can: give --steps N instead of --duration/--speed");
+        return 2;
+    }
+    SimRanksConfig rc;
+    if (!LiveCli_ranksConfig(o, &rc, err, sizeof err)) {
+        cli_error("%s", err);
+        return 2;
+    }
+    uint64_t events = 0;
+    if (!SimRanks_write(&rc, o->out, &events, err, sizeof err)) {
+        cli_error("recording failed: %s", err);
+        return 1;
+    }
+    char *first = SimRanks_path(o->out, 0), *last = SimRanks_path(o->out, rc.ranks - 1);
+    double load[256];
+    SimRanks_loads(&rc, load);
+    int hot = 0;
+    for (int r = 1; r < rc.ranks; r++)
+        if (load[r] > load[hot]) hot = r;
+    fprintf(stderr,
+            "recorded %llu events (SIMULATED %s, %d ranks, %llu steps, imbalance %g: rank %d has the most expert "
+            "load, %.2fx the mean) to %s .. %s\n",
+            (unsigned long long)events, SchedMode_name(rc.params.mode), rc.ranks, (unsigned long long)rc.steps,
+            rc.imbalance, hot, load[hot], first, last);
+    free(first);
+    free(last);
+    return 0;
+}
+
 int cmd_record(int argc, char **argv) {
     LiveCliOptions o;
     char err[512];
@@ -121,6 +160,13 @@ int cmd_record(int argc, char **argv) {
     if (!strcmp(o.out, "-") && src != LIVE_CLI_SIMULATE) {
         cli_error("-o - needs --simulate: a program writes to stdout too (use a FIFO or a file)");
         return 2;
+    }
+    if (o.ranks > 0 || o.imbalance >= 0 || o.clock_skew_ns) {
+        if (!strcmp(o.out, "-")) {
+            cli_error("--ranks writes one file per rank (OUT.rankK.json...): -o needs a file name");
+            return 2;
+        }
+        return record_ranks(&o, src);
     }
     LiveSessionConfig cfg;
     if (!LiveCli_config(&o, &cfg, err, sizeof err)) {

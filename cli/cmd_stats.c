@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "stats_coll.h"
 #include "ovtrace/jsonout.h"
 #include "ovtrace/overlap.h"
 #include "ovtrace/termsafe.h"
@@ -15,7 +16,9 @@ void help_stats(FILE *out) {
             "usage: ovtrace stats [OPTIONS] FILE...\n\n"
             "Per rank and GPU device: compute, communication, their overlap, exposed communication,\n"
             "memory, busy and idle time (exact unions of intervals), busy time per stream, and the\n"
-            "top kernels by total time.\n\n"
+            "top kernels by total time. Across ranks: each collective matched on every rank, its\n"
+            "comm split into wait (before the last rank arrived) and transfer, exposed comm split\n"
+            "the same way, the rank that arrives last most often, and skew per collective.\n\n"
             "options:\n"
             "  --json            machine-readable output (schema: docs/stats-json.md)\n"
             "  --range A:B       only [A, B), relative to the trace start, with units\n"
@@ -165,6 +168,7 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
     StatsCounters_json(out, t, cs, &R->filter);
     StatsServe_json(out, t, cs, &R->filter);
     CounterSet_free(cs);
+    stats_coll_json(out, t, &R->filter);
     fputs("\n}\n", out);
 }
 
@@ -230,6 +234,7 @@ int cmd_stats(int argc, char **argv) {
         StatsCounters_print(stdout, t, cs, &f);
         StatsServe_print(stdout, t, cs, &f);
         CounterSet_free(cs);
+        if (R->n_devices) stats_coll_table(stdout, t, &f);
     }
     OverlapReport_free(R);
     Trace_free(t);

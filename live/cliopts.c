@@ -6,6 +6,7 @@
 
 #include "live_internal.h"
 #include "ovtrace/live_cli.h"
+#include "ovtrace/simranks.h"
 #include "ovtrace/timeunits.h"
 
 void LiveCli_init(LiveCliOptions *o) {
@@ -18,6 +19,7 @@ void LiveCli_init(LiveCliOptions *o) {
     o->interval_ns = 1000000000;
     o->window_ns = 500000000;
     o->cmd_index = -1;
+    o->imbalance = -1;
     ServeParams_default(&o->serve_p);
 }
 
@@ -93,7 +95,7 @@ int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, s
                 {"--topk", 1},    {"--hidden", 1},   {"--link", 1},     {"--tflops", 1},   {"--seed", 2},
                 {"--speed", 2},   {"--jitter", 2},   {"--steps", 1},    {"--device", 1},   {"--duration", 0},
                 {"--retention", 0}, {"-o", 0},       {"--output", 0},   {"--interval", 0}, {"--window", 0},
-                {"--gpus", 3},
+                {"--gpus", 3},    {"--ranks", 2},    {"--imbalance", 2}, {"--clock-skew", 2},
                 /* serving (--mode serve), for the simulator and the workload */
                 {"--batching", 1}, {"--rate", 1}, {"--min-batch", 1}, {"--max-batch", 1}, {"--mem-cap", 1},
                 {"--prompt-tokens", 1}, {"--out-tokens", 1}};
@@ -201,6 +203,16 @@ int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, s
     } else if (!strcmp(a, "--jitter")) {
         if (!dbl_arg(v, 0, 0.9, &d)) BAD("--jitter needs a fraction in 0..0.9, got '%s'", v);
         o->jitter = d;
+    } else if (!strcmp(a, "--ranks")) {
+        if (!int_arg(v, 1, 256, &n)) BAD("--ranks needs a rank count in 1..256, got '%s'", v);
+        o->ranks = (int)n;
+    } else if (!strcmp(a, "--imbalance")) {
+        if (!dbl_arg(v, 0, 10, &d)) BAD("--imbalance needs a Zipf exponent in 0..10 (0: balanced experts), got '%s'", v);
+        o->imbalance = d;
+    } else if (!strcmp(a, "--clock-skew")) {
+        if (!Time_parseDuration(v, 1000, &n, terr, sizeof terr))
+            BAD("--clock-skew needs a duration (e.g. 200us, 1ms; bare numbers are us): %s", terr);
+        o->clock_skew_ns = n;
     } else if (!strcmp(a, "--duration") || !strcmp(a, "--retention") || !strcmp(a, "--interval") ||
                !strcmp(a, "--window")) {
         if (!Time_parseDuration(v, 1000000000, &n, terr, sizeof terr) || n <= 0)
@@ -245,6 +257,10 @@ bool LiveCli_config(const LiveCliOptions *o, LiveSessionConfig *cfg, char *err, 
     cfg->sim.serve_params = o->serve_p;
     cfg->sim.serve_params.seed = cfg->sim.seed;
     if (o->serve && !ServeParams_validate(&o->serve_p, err, errlen)) return false;
+    if (o->ranks > 1) {
+        snprintf(err, errlen, "--ranks simulates several ranks into one file each: use 'ovtrace record --simulate --ranks N -o OUT'");
+        return false;
+    }
     return ScheduleParams_validate(p, err, errlen);
 }
 
@@ -265,6 +281,13 @@ void LiveCli_helpSim(FILE *out) {
             "  --speed X         simulated time per wall time (default 1: real time)\n"
             "  --steps N         stop after N steps\n"
             "  --device N        device ordinal in the events (default 0)\n"
+            "  --ranks N         (record) N ranks in lockstep, one file per rank (OUT.rankK.json...):\n"
+            "                    each collective ends on every rank at the last arrival + its transfer\n"
+            "                    time; runs as fast as it can (default 4 steps)\n"
+            "  --imbalance F     (with --ranks) expert popularity ~ 1/(i+1)^F over the experts in a\n"
+            "                    seeded order, so ranks get unequal expert load and the most loaded\n"
+            "                    rank arrives last at combine (default 0: balanced)\n"
+            "  --clock-skew D    (with --ranks) node k's clock (ranks 8k..8k+7) reads k*D ahead\n"
             "serving (--mode serve: decode steps whose batch a serving policy picks; counter tracks\n"
             "'[serve] GPU N batch size', 'queue length', 'memory in use', 'tokens/s' beside the kernels,\n"
             "a serve::request range per request; 'ovtrace stats' reports throughput, mean batch,\n"
@@ -357,5 +380,25 @@ bool LiveCli_haveCudaDriver(char *why, size_t n) {
         return false;
     }
     dlclose(h);
+    return true;
+}
+
+bool LiveCli_ranksConfig(const LiveCliOptions *o, SimRanksConfig *c, char *err, size_t errlen) {
+    LiveCliOptions one = *o;
+    one.ranks = 0;
+    LiveSessionConfig cfg;
+    if (!LiveCli_config(&one, &cfg, err, errlen)) return false;
+    SimRanksConfig_default(c, (SchedMode)o->mode);
+    c->params = cfg.sim.params;
+    c->ranks = o->ranks;
+    if (o->imbalance >= 0) c->imbalance = o->imbalance;
+    if (o->jitter >= 0) c->jitter = o->jitter;
+    if (o->seed >= 0) c->seed = (uint64_t)o->seed;
+    if (o->steps > 0) c->steps = (uint64_t)o->steps;
+    c->clock_skew_ns = o->clock_skew_ns;
+    if (c->ranks < 2) {
+        snprintf(err, errlen, "--ranks needs at least 2 ranks for a multi-rank simulation");
+        return false;
+    }
     return true;
 }

@@ -28,3 +28,7 @@ set_tests_properties(test_subrows PROPERTIES TIMEOUT 120)
 # Issue 14 item 13: stats, stats --json, view --dump to /dev/full exit 1 with a message.
 add_test(NAME test_write_errors COMMAND bash ${core_dir}/test_write_errors.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data/kineto-2node.json)
 set_tests_properties(test_write_errors PROPERTIES LABELS core SKIP_RETURN_CODE 77)
+# Issue 16: cross-rank collective matching, waits and exposed-comm split on hand-built traces.
+ovtrace_unit_test(test_collectives SOURCES ${core_dir}/test_collectives.c LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS core)
+add_test(NAME test_collectives_cli COMMAND bash ${core_dir}/test_collectives_cli.sh $<TARGET_FILE:ovtrace>)
+set_tests_properties(test_collectives_cli PROPERTIES LABELS core TIMEOUT 120)

@@ -34,3 +34,8 @@ set_tests_properties(live.serve_cli PROPERTIES LABELS live TIMEOUT 120)
 ovtrace_unit_test(live_clamp SOURCES ${CMAKE_CURRENT_LIST_DIR}/live/test_live_clamp.c
   LIBS ovtrace_live ovtrace_schedule ovtrace_collector PkgConfig::CJSON LABELS live)
 set_tests_properties(live_clamp PROPERTIES TIMEOUT 60)
+
+# Issue 16: multi-rank simulation (record --simulate --ranks N) with known waits.
+ovtrace_unit_test(live_simranks SOURCES ${CMAKE_CURRENT_LIST_DIR}/live/test_live_simranks.c
+  LIBS ovtrace_live ovtrace_schedule ovtrace_collector LABELS live)
+set_tests_properties(live_simranks PROPERTIES TIMEOUT 60)

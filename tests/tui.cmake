@@ -45,3 +45,7 @@ foreach(t counters counters_ascii ktable ktable_nocopy)
   set_tests_properties(tui_e2e_issue18_${t} PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
 ovtrace_unit_test(test_tui_kernel_table SOURCES ${tui_dir}/test_kernel_table.c LIBS ovtrace_tui LABELS tui)
+# Issue 16: collectives in the viewer (wait glyphs, details, range split, x / X keys).
+ovtrace_unit_test(test_tui_collview SOURCES ${tui_dir}/test_collview.c LIBS ovtrace_tui LABELS tui)
+add_test(NAME tui_e2e_collectives COMMAND bash ${tui_dir}/e2e_coll.sh $<TARGET_FILE:ovtrace>)
+set_tests_properties(tui_e2e_collectives PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -10,7 +10,9 @@
 #include <time.h>
 
 #include "ovtrace/tui/app.h"
+#include "ovtrace/tui/collview.h"
 #include "ovtrace/tui/compare.h"
+#include "ovtrace/tui/overview.h"
 #include "ovtrace/tui/export_key.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/lanes_render.h"
@@ -125,6 +127,7 @@ static unsigned k_follow(App *a, const TuiKey *k, int arg);
 static unsigned k_toggle(App *a, const TuiKey *k, int arg) {
     (void)arg;
     if (!a->lines.n) return REDRAW_NONE;
+    if (a->overview) return Overview_enter(a); /* issue 16: a rank of the overview */
     /* live mode: Space on a lane freezes the display (issue 5); on a group header it
      * folds, as Enter always does */
     if (a->src && k->code == ' ' && a->lines.v[a->v.line].kind != LINE_GROUP) return k_follow(a, k, 1);
@@ -503,6 +506,9 @@ const KeyBinding KEY_TABLE[] = {
     {{'N'}, "N", "previous match", k_search_next, -1},
     {{TK_ESC}, "Esc", "clear the search (then the range)", k_escape, 0},
     {{'c'}, "c", "GPU op <-> the CPU runtime call that launched it", k_partner, 0},
+    {{'x'}, "x", "collective: the same instance on the rank that arrived last", CollView_keyJump, 0},
+    {{'X'}, "X", "collective: the same instance on the next rank", CollView_keyJump, 1},
+    {{'O'}, "O", "rank overview: one line per device (default from 8 ranks); Enter expands", Overview_keyToggle, 0},
     {{'['}, "[", "mark the range start at the cursor", k_mark, 0},
     {{']'}, "]", "mark the range end at the cursor", k_mark, 1},
     {{'m'}, "m", "mark start, then end (again: new range)", k_mark, 2},

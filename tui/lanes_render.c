@@ -9,7 +9,9 @@
 
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/band.h"
+#include "ovtrace/tui/collview.h"
 #include "ovtrace/tui/counter_lane.h"
+#include "ovtrace/tui/overview.h"
 
 void Lanes_shortName(const char *name, char *out, size_t n, bool unicode) {
     if (!n) return;
@@ -244,6 +246,7 @@ static void render_row(App *a, Grid *g, int y, Rect plot, uint32_t row) {
         }
         c = e;
     }
+    CollView_markRow(a, g, y, plot, row, cols); /* wait parts of collectives */
     /* the selected event */
     if (v->sel != SIZE_MAX && v->sel >= r->first && v->sel < r->first + r->count) {
         const TraceEvent *se = &t->events[v->sel];
@@ -287,7 +290,8 @@ void Lanes_render(App *a, Grid *g, Rect labels, Rect plot) {
             continue;
         }
         char label[160];
-        Lanes_rowLabel(a, line, label, sizeof label);
+        if (a->overview && L->kind == LINE_BAND) Overview_label(a, L->group, label, sizeof label);
+        else Lanes_rowLabel(a, line, label, sizeof label);
         int lrole = selected ? ROLE_LABEL_SEL : ROLE_LABEL;
         Grid_fill(g, (Rect){labels.x, y, labels.w, 1}, ' ', lrole, 0);
         if (selected) Grid_put(g, labels.x, y, '>', lrole, ATTR_BOLD);
@@ -295,6 +299,7 @@ void Lanes_render(App *a, Grid *g, Rect labels, Rect plot) {
         if (L->kind == LINE_BAND) {
             TraceIndex_band(a->idx, a->t, L->group, v->t0, v->t1, plot.w, a->bandbuf);
             Band_renderRow(g, plot.x, y, plot.w, a->bandbuf, a->caps, a->gl);
+            if (a->overview) Overview_markBand(a, g, plot.x, y, plot.w, L->group, a->bandbuf);
         } else if (L->kind == LINE_COUNTER) {
             if (a->counters && L->row < a->counters->n) CounterLane_render(a, g, y, plot, &a->counters->s[L->row]);
         } else {

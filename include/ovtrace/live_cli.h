@@ -37,6 +37,10 @@ typedef struct {
     bool serve;
     ServeParams serve_p;
     const char *first_serve_option; /* a serving option given without --mode serve */
+    /* record --simulate --ranks N (issue 16): N ranks in lockstep, one file per rank */
+    int ranks;             /* 0: one rank (the live simulator) */
+    double imbalance;      /* < 0: default 0 (balanced) */
+    int64_t clock_skew_ns; /* per node of 8 ranks */
 } LiveCliOptions;
 
 /* Where the events come from. */
@@ -64,6 +68,9 @@ LiveCliSource LiveCli_source(const LiveCliOptions *o, char *err, size_t errlen);
  * stand-in program that streams records without a GPU). */
 int LiveCli_launchConfig(const LiveCliOptions *o, char **argv, LaunchConfig *lc, char ***owned_argv, char *err,
                          size_t errlen);
+/* The multi-rank simulation the options ask for (--ranks N > 1). False (err) if bad. */
+struct SimRanksConfig;
+bool LiveCli_ranksConfig(const LiveCliOptions *o, struct SimRanksConfig *c, char *err, size_t errlen);
 /* Whether a CUDA driver can be loaded (dlopen libcuda.so.1). */
 bool LiveCli_haveCudaDriver(char *why, size_t n);
 

@@ -84,6 +84,16 @@ typedef struct App {
     struct CompareState *cmp; /* runs compared (view A B --align), or NULL; owned */
     struct CounterSet *counters; /* counter series of t (counter_lane.h) */
     struct KTableState *ktable;  /* the kernel table (kernel_table.h), NULL until opened */
+    /* collectives across ranks (tui/collview.c) */
+    struct CollReport *coll;
+    bool coll_done;
+    struct CollDeviceSplit *coll_split;
+    size_t n_coll_split;
+    int64_t coll_split_a, coll_split_b;
+    /* rank overview (tui/overview.c) */
+    bool overview;
+    struct CollDeviceSplit *ov_split; /* whole trace, per device */
+    size_t n_ov_split;
 } App;
 
 App *App_new(Trace *t, Caps caps, const char *title);

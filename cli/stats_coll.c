@@ -1,0 +1,212 @@
+/* ovtrace stats: the collectives section (docs/stats-json.md, "collectives"). Instances
+ * count toward a --range when their last arrival falls in it; the device figures are
+ * clipped to it, like the overlap table. */
+#include "stats_coll.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ovtrace/collectives.h"
+#include "ovtrace/jsonout.h"
+#include "ovtrace/timeunits.h"
+
+typedef struct {
+    CollReport *R;
+    CollDeviceSplit *dev;
+    size_t n_dev;
+    size_t n_inst;       /* instances in the range */
+    size_t *last;        /* per CollReport.ranks: arrived last (in the range) */
+    int64_t *waited_for; /* per CollReport.ranks */
+    CollName *names;     /* per name over the instances in the range */
+    size_t n_names;
+    int straggler;       /* index into R->ranks, -1 */
+} Summary;
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_count(const void *a, const void *b) {
+    const CollName *x = a, *y = b;
+    if (x->count != y->count) return x->count > y->count ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static void summarize(Summary *S, const Trace *t, const OverlapFilter *f) {
+    memset(S, 0, sizeof *S);
+    S->R = Coll_analyze(t, NULL);
+    CollReport *R = S->R;
+    S->dev = Coll_deviceSplit(t, R, f->t0, f->t1, f->rank == OVERLAP_ANY_RANK ? INT32_MIN : f->rank, &S->n_dev);
+    S->last = calloc(R->n_ranks + 1, sizeof *S->last);
+    S->waited_for = calloc(R->n_ranks + 1, sizeof *S->waited_for);
+    S->names = calloc(R->n_names + 1, sizeof *S->names);
+    int64_t *skews = malloc((R->n_inst + 1) * sizeof *skews);
+    if (!S->last || !S->waited_for || !S->names || !skews) abort();
+    for (size_t k = 0; k < R->n_names; k++) {
+        size_t m = 0;
+        for (size_t i = 0; i < R->n_inst; i++) {
+            const CollInstance *I = &R->inst[i];
+            if (I->name != R->names[k].name || I->last_start < f->t0 || I->last_start >= f->t1) continue;
+            skews[m++] = I->skew;
+        }
+        if (!m) continue;
+        qsort(skews, m, sizeof *skews, cmp_i64);
+        S->names[S->n_names++] = (CollName){R->names[k].name, m, skews[(m - 1) / 2], skews[m - 1]};
+    }
+    free(skews);
+    qsort(S->names, S->n_names, sizeof *S->names, cmp_count);
+    for (size_t i = 0; i < R->n_inst; i++) {
+        const CollInstance *I = &R->inst[i];
+        if (I->last_start < f->t0 || I->last_start >= f->t1) continue;
+        S->n_inst++;
+        if (I->skew == 0) continue; /* all at once: nobody arrived last */
+        const CollRank *lr = Coll_rank(R, I->last_rank);
+        size_t ri = (size_t)(lr - R->ranks);
+        S->last[ri]++;
+        for (uint32_t j = 0; j < I->n; j++) S->waited_for[ri] += R->members[I->first + j].wait;
+    }
+    S->straggler = -1;
+    for (size_t r = 0; r < R->n_ranks; r++) {
+        if (!S->last[r]) continue;
+        if (S->straggler < 0 || S->last[r] > S->last[S->straggler] ||
+            (S->last[r] == S->last[S->straggler] && S->waited_for[r] > S->waited_for[S->straggler]))
+            S->straggler = (int)r;
+    }
+}
+
+static void summary_free(Summary *S) {
+    CollReport_free(S->R);
+    free(S->dev);
+    free(S->last);
+    free(S->waited_for);
+    free(S->names);
+}
+
+static size_t rank_slot(const CollReport *R, int32_t rank) { return (size_t)(Coll_rank(R, rank) - R->ranks); }
+
+/* "45.9 ms", "812 us", "3.2 us": for the sentences */
+static void human(char *b, size_t n, int64_t ns) {
+    double a = (double)(ns < 0 ? -ns : ns);
+    const char *sign = ns < 0 ? "-" : "";
+    if (a >= 1e9) snprintf(b, n, "%s%.2f s", sign, a / 1e9);
+    else if (a >= 1e6) snprintf(b, n, "%s%.1f ms", sign, a / 1e6);
+    else if (a >= 1e3) snprintf(b, n, "%s%.1f us", sign, a / 1e3);
+    else snprintf(b, n, "%s%.0f ns", sign, a);
+}
+
+/* A name from the trace, with control characters replaced (never raw to a terminal). */
+static void put_name(FILE *out, const char *s, size_t max) {
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && n < max; p++, n++) {
+        if (*p < 0x20 || *p == 0x7f) fputc('?', out);
+        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) { /* C1 controls */
+            fputc('?', out);
+            p++;
+        } else fputc(*p, out);
+    }
+}
+
+void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f) {
+    Summary S;
+    summarize(&S, t, f);
+    CollReport *R = S.R;
+    fprintf(out, "\ncollectives across ranks\n");
+    if (R->n_ranks < 2) {
+        fprintf(out, "one rank: %zu comm kernels, nothing to align (give every rank's file to see waits)\n",
+                R->comm_kernels);
+        summary_free(&S);
+        return;
+    }
+    fprintf(out, "%zu ranks, %zu comm kernels: %zu matched instances, %zu kernels unmatched, %zu mismatched\n",
+            R->n_ranks, R->comm_kernels, S.n_inst, R->unmatched, R->mismatched);
+    fprintf(out, "comm per device (us): wait = before the last rank arrived, transfer = after\n");
+    fprintf(out, "%4s %4s %10s %10s %10s %10s %10s %10s %5s %10s %10s\n", "rank", "dev", "comm", "wait", "transfer",
+            "exposed", "exp.wait", "exp.xfer", "last", "waited on", "clock off");
+    char c[8][32];
+    for (size_t i = 0; i < S.n_dev; i++) {
+        const CollDeviceSplit *d = &S.dev[i];
+        size_t ri = rank_slot(R, d->rank);
+        Time_formatUs(c[0], 32, d->comm);
+        Time_formatUs(c[1], 32, d->wait);
+        Time_formatUs(c[2], 32, d->transfer);
+        Time_formatUs(c[3], 32, d->exposed);
+        Time_formatUs(c[4], 32, d->exposed_wait);
+        Time_formatUs(c[5], 32, d->exposed_transfer);
+        Time_formatUs(c[6], 32, S.waited_for[ri]);
+        Time_formatUs(c[7], 32, R->ranks[ri].clock_offset);
+        fprintf(out, "%4d %4" PRId64 " %10s %10s %10s %10s %10s %10s %5zu %10s %10s\n", d->rank, d->device, c[0], c[1],
+                c[2], c[3], c[4], c[5], S.last[ri], c[6], c[7]);
+    }
+    char h[32];
+    if (S.straggler >= 0) {
+        human(h, sizeof h, S.waited_for[S.straggler]);
+        fprintf(out, "straggler: rank %d arrived last in %zu of %zu collectives; others waited %s for it\n",
+                R->ranks[S.straggler].rank, S.last[S.straggler], S.n_inst, h);
+    } else {
+        fprintf(out, "straggler: none (no matched collectives%s)\n", f->t0 != INT64_MIN || f->t1 != INT64_MAX ? " in the range" : "");
+    }
+    if (S.n_names) {
+        fprintf(out, "per collective (skew = last start - first start, us)\n%7s %12s %12s  %s\n", "count", "median skew",
+                "max skew", "name");
+        for (size_t k = 0; k < S.n_names; k++) {
+            Time_formatUs(c[0], 32, S.names[k].median_skew);
+            Time_formatUs(c[1], 32, S.names[k].max_skew);
+            fprintf(out, "%7zu %12s %12s  ", S.names[k].count, c[0], c[1]);
+            put_name(out, Coll_nameStr(t, R, S.names[k].name), 100);
+            fputc('\n', out);
+        }
+    }
+    if (R->n_inst) {
+        char a[32], b[32];
+        human(a, sizeof a, R->median_end_spread);
+        human(b, sizeof b, R->max_end_spread);
+        fprintf(out, "clock check: collective ends agree within %s (median), %s (max)\n", a, b);
+    }
+    if (R->unreliable) fprintf(out, "WARNING: alignment unreliable: %s\n", R->unreliable_why);
+    summary_free(&S);
+}
+
+void stats_coll_json(FILE *out, const Trace *t, const OverlapFilter *f) {
+    Summary S;
+    summarize(&S, t, f);
+    CollReport *R = S.R;
+    fprintf(out,
+            ",\n  \"collectives\": {\n    \"ranks\": %zu, \"comm_kernels\": %zu, \"instances\": %zu, \"unmatched\": %zu,"
+            " \"mismatched\": %zu, \"args_read\": %zu,\n",
+            R->n_ranks, R->comm_kernels, S.n_inst, R->unmatched, R->mismatched, R->args_read);
+    fprintf(out,
+            "    \"clock\": {\"median_end_spread_ns\": %" PRId64 ", \"max_end_spread_ns\": %" PRId64
+            ", \"max_clock_offset_ns\": %" PRId64 ", \"negative_transfers\": %zu, \"reliable\": %s, \"warning\": ",
+            R->median_end_spread, R->max_end_spread, R->max_clock_offset, R->negative_transfers,
+            R->unreliable ? "false" : "true");
+    if (R->unreliable) JsonOut_string(out, R->unreliable_why);
+    else fputs("null", out);
+    fputs("},\n    \"devices\": [", out);
+    for (size_t i = 0; i < S.n_dev; i++) {
+        const CollDeviceSplit *d = &S.dev[i];
+        size_t ri = rank_slot(R, d->rank);
+        fprintf(out,
+                "%s\n      {\"rank\": %d, \"device\": %" PRId64 ", \"comm_ns\": %" PRId64 ", \"wait_ns\": %" PRId64
+                ", \"transfer_ns\": %" PRId64 ", \"exposed_comm_ns\": %" PRId64 ", \"exposed_wait_ns\": %" PRId64
+                ", \"exposed_transfer_ns\": %" PRId64 ", \"arrived_last\": %zu, \"others_waited_ns\": %" PRId64
+                ", \"clock_offset_ns\": %" PRId64 "}",
+                i ? "," : "", d->rank, d->device, d->comm, d->wait, d->transfer, d->exposed, d->exposed_wait,
+                d->exposed_transfer, S.last[ri], S.waited_for[ri], R->ranks[ri].clock_offset);
+    }
+    fputs(S.n_dev ? "\n    ],\n    \"straggler\": " : "],\n    \"straggler\": ", out);
+    if (S.straggler >= 0)
+        fprintf(out, "{\"rank\": %d, \"arrived_last\": %zu, \"of\": %zu, \"others_waited_ns\": %" PRId64 "}",
+                R->ranks[S.straggler].rank, S.last[S.straggler], S.n_inst, S.waited_for[S.straggler]);
+    else fputs("null", out);
+    fputs(",\n    \"per_name\": [", out);
+    for (size_t k = 0; k < S.n_names; k++) {
+        fprintf(out, "%s\n      {\"name\": ", k ? "," : "");
+        JsonOut_string(out, Coll_nameStr(t, R, S.names[k].name));
+        fprintf(out, ", \"count\": %zu, \"median_skew_ns\": %" PRId64 ", \"max_skew_ns\": %" PRId64 "}",
+                S.names[k].count, S.names[k].median_skew, S.names[k].max_skew);
+    }
+    fputs(S.n_names ? "\n    ]\n  }" : "]\n  }", out);
+    summary_free(&S);
+}

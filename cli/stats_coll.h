@@ -1,0 +1,14 @@
+/* The collectives section of `ovtrace stats` (issue 16): wait vs transfer per device,
+ * stragglers, skew per collective, clock sanity. Additive to the overlap table/JSON. */
+#ifndef OVTRACE_STATS_COLL_H
+#define OVTRACE_STATS_COLL_H
+#include <stdio.h>
+
+#include "ovtrace/overlap.h"
+#include "ovtrace/trace.h"
+
+void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f);
+/* Writes `,\n  "collectives": {...}` (the caller closes the top-level object). */
+void stats_coll_json(FILE *out, const Trace *t, const OverlapFilter *f);
+
+#endif

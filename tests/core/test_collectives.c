@@ -1,0 +1,409 @@
+/* Cross-rank collective matching on hand-built traces with hand-computed waits. */
+#include "testutil.h"
+#include "ovtrace/classify.h"
+#include "ovtrace/collectives.h"
+#include "ovtrace/overlap.h"
+
+typedef struct {
+    int rank;
+    int stream;
+    int64_t s, e;
+    const char *name;
+} Ev;
+
+#define DISPATCH "void dpsk::ep::internode::dispatch<1>(int)"
+#define COMBINE "void dpsk::ep::internode::combine<1>(int)"
+#define GEMM "sm90_gemm"
+
+/* One source per rank (rank = source index), one device each. */
+static Trace *build(const Ev *ev, size_t n, int n_ranks) {
+    Trace *t = Trace_new();
+    for (int r = 0; r < n_ranks; r++) {
+        char p[32];
+        snprintf(p, sizeof p, "mem-rank%d", r);
+        uint32_t s = Trace_addSource(t, p);
+        t->sources[s].rank = r;
+    }
+    for (size_t i = 0; i < n; i++) {
+        TraceEvent e = {0};
+        e.ts = ev[i].s;
+        e.dur = ev[i].e - ev[i].s;
+        e.src = TRACE_NO_SRC;
+        e.kind = KIND_KERNEL;
+        e.name = StrTab_intern(t->strings, ev[i].name, strlen(ev[i].name));
+        e.lane = Trace_gpuLane(t, (uint32_t)ev[i].rank, ev[i].rank, ev[i].stream, ev[i].rank, ev[i].stream);
+        Trace_append(t, &e);
+    }
+    Trace_finish(t);
+    CommRules *r = CommRules_default();
+    Classify_trace(t, r);
+    CommRules_free(r);
+    return t;
+}
+
+static const CollMember *member_of(const Trace *t, const CollReport *R, int rank, int64_t start) {
+    for (size_t i = 0; i < R->n_members; i++)
+        if (R->members[i].rank == rank && R->members[i].start == start) {
+            assert_true(Coll_memberOf(R, R->members[i].event) == &R->members[i]);
+            assert_int_equal(t->events[R->members[i].event].ts, start);
+            return &R->members[i];
+        }
+    fail_msg("no member for rank %d at %lld", rank, (long long)start);
+    return NULL;
+}
+
+/* Two dispatches on three ranks; expected values worked out by hand:
+ * #0: starts 100, 130, 170 -> last 170 (rank 2); waits 70, 40, 0; ends 200, 205, 201
+ *     -> transfers 30, 35, 31; end spread 5; skew 70.
+ * #1: starts 1000, 1090, 1010 -> last 1090 (rank 1); waits 90, 0, 80; ends 1100, 1101,
+ *     1100 -> transfers 10, 11, 10; end spread 1; skew 90. */
+static const Ev BASIC[] = {
+    {0, 20, 100, 200, DISPATCH},   {1, 20, 130, 205, DISPATCH},   {2, 20, 170, 201, DISPATCH},
+    {0, 20, 1000, 1100, DISPATCH}, {1, 20, 1090, 1101, DISPATCH}, {2, 20, 1010, 1100, DISPATCH},
+    {0, 7, 0, 150, GEMM},          {1, 7, 0, 120, GEMM},          {2, 7, 0, 160, GEMM},
+};
+
+static void test_basic_waits(void **state) {
+    (void)state;
+    Trace *t = build(BASIC, sizeof BASIC / sizeof BASIC[0], 3);
+    CollReport *R = Coll_analyze(t, NULL);
+    assert_int_equal(R->comm_kernels, 6);
+    assert_int_equal(R->n_inst, 2);
+    assert_int_equal(R->unmatched, 0);
+    assert_int_equal(R->mismatched, 0);
+    const CollInstance *a = &R->inst[0], *b = &R->inst[1];
+    if (a->first_start > b->first_start) {
+        const CollInstance *x = a;
+        a = b;
+        b = x;
+    }
+    assert_int_equal(a->n, 3);
+    assert_int_equal(a->last_rank, 2);
+    assert_int_equal(a->last_start, 170);
+    assert_int_equal(a->skew, 70);
+    assert_int_equal(a->end_spread, 5);
+    /* rank order; the last arrival is marked */
+    assert_int_equal(a->last, 2);
+    assert_int_equal(R->members[a->first].rank, 0);
+    assert_int_equal(R->members[a->first + 1].rank, 1);
+    assert_int_equal(R->members[a->first + 2].rank, 2);
+    assert_int_equal(member_of(t, R, 0, 100)->wait, 70);
+    assert_int_equal(member_of(t, R, 1, 130)->wait, 40);
+    assert_int_equal(member_of(t, R, 2, 170)->wait, 0);
+    assert_int_equal(member_of(t, R, 0, 100)->transfer, 30);
+    assert_int_equal(member_of(t, R, 1, 130)->transfer, 35);
+    assert_int_equal(member_of(t, R, 2, 170)->transfer, 31);
+    assert_int_equal(b->last_rank, 1);
+    assert_int_equal(b->last, 1);
+    assert_int_equal(b->skew, 90);
+    assert_int_equal(b->end_spread, 1);
+    assert_int_equal(member_of(t, R, 0, 1000)->wait, 90);
+    assert_int_equal(member_of(t, R, 2, 1010)->wait, 80);
+    assert_int_equal(member_of(t, R, 2, 1010)->transfer, 10);
+    /* per rank */
+    const CollRank *r0 = Coll_rank(R, 0), *r1 = Coll_rank(R, 1), *r2 = Coll_rank(R, 2);
+    assert_int_equal(r0->wait, 160);
+    assert_int_equal(r0->transfer, 40);
+    assert_int_equal(r0->comm, 200);
+    assert_int_equal(r1->wait, 40);
+    assert_int_equal(r1->transfer, 46);
+    assert_int_equal(r2->wait, 80);
+    assert_int_equal(r2->transfer, 41);
+    assert_int_equal(r1->arrived_last, 1);
+    assert_int_equal(r2->arrived_last, 1);
+    assert_int_equal(r1->waited_for, 170);
+    assert_int_equal(r2->waited_for, 110);
+    /* tie on arrivals: more waited for wins */
+    assert_int_equal(Coll_straggler(R)->rank, 1);
+    assert_int_equal(R->n_names, 1);
+    assert_string_equal(Coll_nameStr(t, R, R->names[0].name), DISPATCH);
+    assert_int_equal(R->names[0].count, 2);
+    assert_int_equal(R->names[0].median_skew, 70);
+    assert_int_equal(R->names[0].max_skew, 90);
+    assert_false(R->unreliable);
+    assert_int_equal(R->max_end_spread, 5);
+    int64_t ws, we;
+    assert_true(Coll_waitPart(R, member_of(t, R, 0, 100)->event, &ws, &we));
+    assert_int_equal(ws, 100);
+    assert_int_equal(we, 170);
+    /* the gemm is not a collective */
+    assert_false(Coll_waitPart(R, (size_t)tu_find(t, GEMM), &ws, &we));
+    CollReport_free(R);
+    Trace_free(t);
+}
+
+/* Exposed comm split. Rank 0: compute [0,150), dispatch [100,200) with wait [100,170),
+ * dispatch [1000,1100) with wait [1000,1090): comm 200, exposed [150,200) + [1000,1100)
+ * = 150, of which wait [150,170) + [1000,1090) = 110 and transfer 30 + 10 = 40. */
+static void test_device_split(void **state) {
+    (void)state;
+    Trace *t = build(BASIC, sizeof BASIC / sizeof BASIC[0], 3);
+    CollReport *R = Coll_analyze(t, NULL);
+    size_t n;
+    CollDeviceSplit *D = Coll_deviceSplit(t, R, INT64_MIN, INT64_MAX, INT32_MIN, &n);
+    assert_int_equal(n, 3);
+    OverlapFilter f = OverlapFilter_all();
+    OverlapReport *O = Overlap_compute(t, &f);
+    assert_int_equal(O->n_devices, 3);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(D[i].exposed, O->devices[i].exposed);
+        assert_int_equal(D[i].comm, O->devices[i].comm);
+        assert_int_equal(D[i].exposed_wait + D[i].exposed_transfer, D[i].exposed);
+    }
+    assert_int_equal(D[0].rank, 0);
+    assert_int_equal(D[0].comm, 200);
+    assert_int_equal(D[0].exposed, 150);
+    assert_int_equal(D[0].exposed_wait, 110);
+    assert_int_equal(D[0].exposed_transfer, 40);
+    assert_int_equal(D[0].wait, 160);
+    /* rank 1: compute [0,120); dispatches [130,205) wait 40, [1090,1101) wait 0: all exposed */
+    assert_int_equal(D[1].exposed, 86);
+    assert_int_equal(D[1].exposed_wait, 40);
+    /* rank 2: compute [0,160) covers [170.. no: dispatch [170,201) wait 0; [1010,1100) wait 80 */
+    assert_int_equal(D[2].exposed, 121);
+    assert_int_equal(D[2].exposed_wait, 80);
+    free(D);
+    /* a range: [150, 180) on rank 0 only: wait [150,170) = 20, transfer [170,180) = 10 */
+    D = Coll_deviceSplit(t, R, 150, 180, 0, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(D[0].exposed_wait, 20);
+    assert_int_equal(D[0].exposed_transfer, 10);
+    free(D);
+    OverlapReport_free(O);
+    CollReport_free(R);
+    Trace_free(t);
+}
+
+/* Rank 1 has an extra combine before its second dispatch: position 1 disagrees
+ * (dispatch, combine, dispatch) -> 3 mismatched; position 2 exists on rank 1 only -> 1
+ * unmatched. Rank 3 has a kernel on a stream nobody else uses -> unmatched. */
+static void test_mismatch_unmatched(void **state) {
+    (void)state;
+    static const Ev E[] = {
+        {0, 20, 100, 200, DISPATCH}, {1, 20, 110, 200, DISPATCH}, {2, 20, 120, 200, DISPATCH},
+        {0, 20, 300, 400, DISPATCH}, {1, 20, 250, 280, COMBINE},  {2, 20, 320, 400, DISPATCH},
+        {1, 20, 310, 400, DISPATCH}, {3, 21, 0, 10, COMBINE},
+    };
+    Trace *t = build(E, sizeof E / sizeof E[0], 4);
+    CollReport *R = Coll_analyze(t, NULL);
+    assert_int_equal(R->comm_kernels, 8);
+    assert_int_equal(R->n_inst, 1);
+    assert_int_equal(R->inst[0].n, 3);
+    assert_int_equal(R->mismatched, 3);
+    assert_int_equal(R->unmatched, 2);
+    assert_int_equal(Coll_rank(R, 3)->kernels, 1);
+    assert_int_equal(Coll_rank(R, 3)->matched, 0);
+    assert_null(Coll_memberOf(R, (size_t)tu_find(t, COMBINE)));
+    CollReport_free(R);
+    Trace_free(t);
+}
+
+/* One rank: nothing to match. */
+static void test_single_rank(void **state) {
+    (void)state;
+    static const Ev E[] = {{0, 20, 100, 200, DISPATCH}, {0, 20, 300, 400, COMBINE}};
+    Trace *t = build(E, 2, 1);
+    CollReport *R = Coll_analyze(t, NULL);
+    assert_int_equal(R->n_inst, 0);
+    assert_int_equal(R->unmatched, 2);
+    assert_null(Coll_straggler(R));
+    size_t n;
+    CollDeviceSplit *D = Coll_deviceSplit(t, R, INT64_MIN, INT64_MAX, INT32_MIN, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(D[0].exposed, 200);
+    assert_int_equal(D[0].exposed_transfer, 200);
+    assert_int_equal(D[0].exposed_wait, 0);
+    free(D);
+    CollReport_free(R);
+    Trace_free(t);
+}
+
+/* Rank 1's clock runs 2 ms ahead: its ends are 2 ms late in every instance. Ends per
+ * instance k (start 1000k): rank 0 at +100, rank 2 at +102, rank 1 at +101 + 2 ms; the
+ * median end is rank 2's, so rank 1's offset is exactly 2 ms - 1 ns. */
+static void test_clock_offset(void **state) {
+    (void)state;
+    Ev E[30];
+    size_t n = 0;
+    for (int k = 0; k < 10; k++) {
+        int64_t b = 10000 * k;
+        E[n++] = (Ev){0, 20, b, b + 100, DISPATCH};
+        E[n++] = (Ev){1, 20, b + 2000000 + 50, b + 2000000 + 101, DISPATCH};
+        E[n++] = (Ev){2, 20, b + 60, b + 102, DISPATCH};
+    }
+    Trace *t = build(E, n, 3);
+    CollReport *R = Coll_analyze(t, NULL);
+    assert_int_equal(R->n_inst, 10);
+    assert_int_equal(Coll_rank(R, 1)->clock_offset, 2000000 - 1);
+    assert_int_equal(Coll_rank(R, 0)->clock_offset, -2);
+    assert_int_equal(Coll_rank(R, 2)->clock_offset, 0);
+    assert_true(R->unreliable);
+    assert_non_null(strstr(R->unreliable_why, "rank 1"));
+    /* the offset makes rank 1 look like the straggler every time, and the others' kernels end
+     * before it arrives */
+    assert_int_equal(Coll_straggler(R)->rank, 1);
+    assert_int_equal(R->negative_transfers, 20);
+    CollReport_free(R);
+    /* a limit above the offset: not flagged by offset, but the negative transfers still are */
+    CollOptions o = CollOptions_default();
+    o.offset_limit = 3000000;
+    R = Coll_analyze(t, &o);
+    assert_true(R->unreliable);
+    assert_non_null(strstr(R->unreliable_why, "end before"));
+    CollReport_free(R);
+    Trace_free(t);
+}
+
+/* Overlapping comm kernels on one stream land in two rows; they are still matched in
+ * start order. Rank 0: A [0,100), B [10,50) (row 1); rank 1: A [5,100), B [20,60). */
+static void test_multi_row_lane(void **state) {
+    (void)state;
+    static const Ev E[] = {
+        {0, 20, 0, 100, DISPATCH}, {0, 20, 10, 50, COMBINE}, {1, 20, 5, 100, DISPATCH}, {1, 20, 20, 60, COMBINE},
+    };
+    Trace *t = build(E, 4, 2);
+    CollReport *R = Coll_analyze(t, NULL);
+    assert_int_equal(R->n_inst, 2);
+    assert_int_equal(R->mismatched, 0);
+    assert_int_equal(member_of(t, R, 0, 0)->wait, 5);
+    assert_int_equal(member_of(t, R, 0, 10)->wait, 10);
+    assert_int_equal(member_of(t, R, 1, 20)->transfer, 40);
+    CollReport_free(R);
+    Trace_free(t);
+}
+
+/* Args from the source files: process group channels and Seq. The ranks use different
+ * streams (so stream matching would fail) and rank 1 issues seq 6 before seq 5 on a
+ * second stream; Seq decides. Also a compressed copy of rank 1 (the streaming path). */
+static const char *RANK0 =
+    "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2}, \"traceEvents\": [\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)\","
+    "\"pid\":0,\"tid\":30,\"ts\":100,\"dur\":50,\"args\":{\"device\":0,\"stream\":30,\"Collective name\":\"allreduce\","
+    "\"Process Group Name\":\"0\",\"Seq\":5}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)\","
+    "\"pid\":0,\"tid\":30,\"ts\":200,\"dur\":50,\"args\":{\"device\":0,\"stream\":30,\"Collective name\":\"allgather\","
+    "\"Process Group Name\":\"0\",\"Seq\":6}}]}\n";
+static const char *RANK1 =
+    "{\"distributedInfo\": {\"rank\": 1, \"world_size\": 2}, \"traceEvents\": [\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)\","
+    "\"pid\":1,\"tid\":44,\"ts\":190,\"dur\":61,\"args\":{\"device\":1,\"stream\":44,\"Collective name\":\"allgather\","
+    "\"Process Group Name\":\"0\",\"Seq\":6}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)\","
+    "\"pid\":1,\"tid\":45,\"ts\":120,\"dur\":31,\"args\":{\"device\":1,\"stream\":45,\"Collective name\":\"allreduce\","
+    "\"Process Group Name\":\"0\",\"Seq\":5}}]}\n";
+
+static void check_args_report(const Trace *t) {
+    CollReport *R = Coll_analyze(t, NULL);
+    assert_int_equal(R->comm_kernels, 4);
+    assert_int_equal(R->args_read, 4);
+    assert_int_equal(R->n_channels, 1);
+    assert_true(R->channels[0].by_group);
+    assert_true(R->channels[0].by_seq);
+    assert_int_equal(R->n_inst, 2);
+    assert_int_equal(R->unmatched + R->mismatched, 0);
+    /* (us in the files) allreduce seq 5: starts 100 (r0), 120 (r1): wait 20 on rank 0;
+     * allgather seq 6: starts 200 (r0), 190 (r1): rank 0 last, wait 10 on rank 1 */
+    assert_int_equal(member_of(t, R, 0, 100000)->wait, 20000);
+    assert_int_equal(member_of(t, R, 0, 100000)->transfer, 30000);
+    assert_int_equal(member_of(t, R, 1, 190000)->wait, 10000);
+    assert_int_equal(member_of(t, R, 1, 190000)->transfer, 51000);
+    for (size_t i = 0; i < R->n_inst; i++) {
+        const char *nm = Coll_nameStr(t, R, R->inst[i].name);
+        assert_true(!strcmp(nm, "allreduce") || !strcmp(nm, "allgather"));
+        assert_int_equal(R->inst[i].seq, !strcmp(nm, "allreduce") ? 5 : 6);
+    }
+    CollReport_free(R);
+    /* without args: streams differ, nothing matches */
+    CollOptions o = CollOptions_default();
+    o.use_args = false;
+    R = Coll_analyze(t, &o);
+    assert_int_equal(R->n_inst, 0);
+    assert_int_equal(R->unmatched, 4);
+    CollReport_free(R);
+}
+
+static void test_args_groups_seq(void **state) {
+    (void)state;
+    for (int comp = 0; comp < 2; comp++) {
+        char *p0 = strdup(tu_write(RANK0, strlen(RANK0), ".json"));
+        char *p1;
+        if (comp) {
+            size_t zn;
+            char *z = tu_compress(RANK1, strlen(RANK1), true, 3, &zn);
+            p1 = strdup(tu_write(z, zn, ".json.zst"));
+            free(z);
+        } else {
+            p1 = strdup(tu_write(RANK1, strlen(RANK1), ".json"));
+        }
+        const char *paths[] = {p0, p1};
+        char err[512] = "";
+        Trace *t = Load_files(paths, 2, NULL, err, sizeof err);
+        if (!t) fail_msg("%s", err);
+        check_args_report(t);
+        Trace_free(t);
+        unlink(p0);
+        unlink(p1);
+        free(p0);
+        free(p1);
+    }
+}
+
+/* More kernels than the args probe reads (COLLARGS_PROBE): the rest come from a second
+ * pass. Rank 1 lists its kernels in reverse, gzip-compressed; Seq matches them. */
+static char *many_kernels(int rank, bool reverse) {
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    n += (size_t)snprintf(b + n, cap - n, "{\"distributedInfo\": {\"rank\": %d, \"world_size\": 2}, \"traceEvents\": [\n", rank);
+    for (int j = 0; j < 40; j++) {
+        int k = reverse ? 39 - j : j;
+        n += (size_t)snprintf(b + n, cap - n,
+                              "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\","
+                              "\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":10,\"args\":{\"device\":%d,\"stream\":%d,"
+                              "\"Collective name\":\"allreduce\",\"Process Group Name\":\"7\",\"Seq\":%d}}\n",
+                              j ? "," : "", rank, 30 + rank, 1000 * k + 3 * rank, rank, 30 + rank, k);
+    }
+    snprintf(b + n, cap - n, "]}\n");
+    return b;
+}
+
+static void test_args_beyond_probe(void **state) {
+    (void)state;
+    char *r0 = many_kernels(0, false), *r1 = many_kernels(1, true);
+    size_t zn;
+    char *z = tu_compress(r1, strlen(r1), false, 6, &zn);
+    char *p0 = strdup(tu_write(r0, strlen(r0), ".json")), *p1 = strdup(tu_write(z, zn, ".json.gz"));
+    const char *paths[] = {p0, p1};
+    char err[512] = "";
+    Trace *t = Load_files(paths, 2, NULL, err, sizeof err);
+    if (!t) fail_msg("%s", err);
+    CollReport *R = Coll_analyze(t, NULL);
+    assert_int_equal(R->args_read, 80);
+    assert_int_equal(R->n_inst, 40);
+    assert_int_equal(R->unmatched + R->mismatched, 0);
+    for (size_t i = 0; i < R->n_inst; i++) {
+        const CollInstance *I = &R->inst[i];
+        assert_int_equal(I->last_rank, 1);
+        assert_int_equal(R->members[I->first].wait, 3000);
+        assert_int_equal(R->members[I->first].start, (int64_t)I->seq * 1000000); /* rank 0 starts at Seq ms */
+    }
+    assert_int_equal(Coll_rank(R, 1)->arrived_last, 40);
+    CollReport_free(R);
+    Trace_free(t);
+    unlink(p0);
+    unlink(p1);
+    free(p0);
+    free(p1);
+    free(z);
+    free(r0);
+    free(r1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_basic_waits),      cmocka_unit_test(test_device_split),
+        cmocka_unit_test(test_mismatch_unmatched), cmocka_unit_test(test_single_rank),
+        cmocka_unit_test(test_clock_offset),     cmocka_unit_test(test_multi_row_lane),
+        cmocka_unit_test(test_args_groups_seq),  cmocka_unit_test(test_args_beyond_probe),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

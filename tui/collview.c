@@ -1,0 +1,212 @@
+/* Collectives in the viewer (include/ovtrace/tui/collview.h). */
+#include "ovtrace/tui/collview.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ovtrace/collectives.h"
+#include "ovtrace/timeunits.h"
+#include "ovtrace/tui/app.h"
+#include "ovtrace/tui/details.h"
+#include "ovtrace/tui/lanes_render.h"
+
+/* Not a glyph of the band states (░ ▒ █ ▄, ASCII . = + ! m) nor of event fills. */
+uint32_t CollView_waitGlyph(bool unicode) { return unicode ? 0x259a : '-'; }
+
+static bool several_ranks(const Trace *t) {
+    for (size_t i = 1; i < t->n_sources; i++)
+        if (t->sources[i].rank != t->sources[0].rank) return true;
+    return false;
+}
+
+void CollView_reset(App *a) {
+    CollReport_free(a->coll);
+    a->coll = NULL;
+    a->coll_done = false;
+    free(a->coll_split);
+    a->coll_split = NULL;
+    a->n_coll_split = 0;
+    free(a->ov_split);
+    a->ov_split = NULL;
+    a->n_ov_split = 0;
+}
+
+void CollView_sync(App *a) {
+    if (!a->coll_done) {
+        a->coll_done = true;
+        if (several_ranks(a->t)) a->coll = Coll_analyze(a->t, NULL);
+        if (a->coll && a->overview) /* the overview's per-rank column */
+            a->ov_split = Coll_deviceSplit(a->t, a->coll, INT64_MIN, INT64_MAX, INT32_MIN, &a->n_ov_split);
+    }
+    if (a->coll && a->overview && !a->ov_split)
+        a->ov_split = Coll_deviceSplit(a->t, a->coll, INT64_MIN, INT64_MAX, INT32_MIN, &a->n_ov_split);
+    if (!a->coll || !View_rangeSet(&a->v)) return;
+    int64_t r0, r1;
+    View_range(&a->v, &r0, &r1);
+    if (a->coll_split && r0 == a->coll_split_a && r1 == a->coll_split_b) return;
+    free(a->coll_split);
+    a->coll_split = Coll_deviceSplit(a->t, a->coll, r0, r1, INT32_MIN, &a->n_coll_split);
+    a->coll_split_a = r0;
+    a->coll_split_b = r1;
+}
+
+void CollView_markRow(App *a, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols) {
+    if (!a->coll) return;
+    const Trace *t = a->t;
+    const ViewState *v = &a->v;
+    int W = plot.w;
+    uint32_t glyph = CollView_waitGlyph(a->gl->unicode);
+    for (int c = 0; c < W;) {
+        if (cols[c].n != 1) {
+            c++;
+            continue;
+        }
+        size_t ev = cols[c].ev;
+        int e = c;
+        while (e < W && cols[e].n == 1 && cols[e].ev == ev) e++;
+        const TraceEvent *te = &t->events[ev];
+        int64_t ws, we;
+        if (te->cls == CLASS_COMM && te->kind == KIND_KERNEL && Coll_waitPart(a->coll, ev, &ws, &we) && we > ws) {
+            for (int k = c; k < e; k++) {
+                int64_t ca = TraceIndex_colTime(v->t0, v->t1, W, k), cb = TraceIndex_colTime(v->t0, v->t1, W, k + 1);
+                int64_t mid = ca + (cb - ca) / 2;
+                if (mid < ws || mid >= we) continue; /* the cell is mostly transfer */
+                Cell *cell = Grid_at(g, plot.x + k, y);
+                if (cell->role == ROLE_CLASS_TEXT + CLASS_COMM) { /* the name stays, off the comm colour */
+                    cell->role = ROLE_DIM;
+                    continue;
+                }
+                if (cell->role == ROLE_MATCH) { /* a search match keeps its colour, shows the glyph */
+                    cell->ch = glyph;
+                    continue;
+                }
+                if (cell->role != ROLE_CLASS + CLASS_COMM) continue;
+                cell->ch = glyph;
+                cell->role = ROLE_DIM;
+                cell->attr = 0;
+            }
+        }
+        (void)row;
+        c = e;
+    }
+}
+
+/* The member of the selection, or NULL. */
+static const CollMember *sel_member(const App *a) {
+    if (!a->coll || a->v.sel == SIZE_MAX || a->v.sel >= a->t->n_events) return NULL;
+    return Coll_memberOf(a->coll, a->v.sel);
+}
+
+int CollView_detailsLines(const App *a) {
+    const CollMember *m = sel_member(a);
+    if (!m) return 0;
+    return 3 + (int)a->coll->inst[m->inst].n;
+}
+
+static void fmt(char *b, size_t n, int64_t ns) { Details_formatPrecise(b, n, ns); }
+
+void CollView_renderDetails(App *a, Grid *g, Rect r) {
+    const CollMember *m = sel_member(a);
+    if (!m || r.h <= 0) return;
+    const CollReport *R = a->coll;
+    const CollInstance *I = &R->inst[m->inst];
+    int y = r.y;
+    char name[160], w[32], tr[32], sk[32];
+    Lanes_shortName(Coll_nameStr(a->t, R, I->name), name, sizeof name, a->gl->unicode);
+    fmt(sk, sizeof sk, I->skew);
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "collective #%" PRIu64 " on %u ranks: %s", I->seq, I->n,
+                name);
+    if (y >= r.y + r.h) return;
+    fmt(w, sizeof w, m->wait);
+    fmt(tr, sizeof tr, m->transfer);
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "this rank waited %s, transferred %s; rank %d arrived last (skew %s)", w,
+                tr, I->last_rank, sk);
+    if (y >= r.y + r.h) return;
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, 0, "arrival  rank  start after first        wait    (x: last, X: next rank)");
+    /* arrival order: members are stored by rank; sort a small index by start */
+    uint32_t n = I->n, *ord = malloc(n * sizeof *ord);
+    if (!ord) return;
+    for (uint32_t i = 0; i < n; i++) ord[i] = i;
+    const CollMember *mb = &R->members[I->first];
+    for (uint32_t i = 1; i < n; i++) { /* insertion: n is the rank count */
+        uint32_t x = ord[i], j = i;
+        while (j > 0 && (mb[ord[j - 1]].start > mb[x].start ||
+                         (mb[ord[j - 1]].start == mb[x].start && mb[ord[j - 1]].rank > mb[x].rank))) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = x;
+    }
+    int room = r.y + r.h - y;
+    for (uint32_t i = 0; i < n && y < r.y + r.h; i++, y++) {
+        if ((int)n > room && y == r.y + r.h - 1) i = n - 1; /* short of room: the last arrival still shows */
+        const CollMember *x = &mb[ord[i]];
+        char st[32], wt[32];
+        fmt(st, sizeof st, x->start - I->first_start);
+        fmt(wt, sizeof wt, x->wait);
+        int role = x == m ? ROLE_SELECTED_TEXT : x->rank == I->last_rank ? ROLE_BAD : ROLE_PANEL;
+        Grid_printf(g, r.x, y, r.w, role, 0, "%7u  %4d  %17s  %12s%s", i + 1, x->rank, st, wt,
+                    x->rank == I->last_rank ? "  last" : "");
+    }
+    free(ord);
+}
+
+int CollView_rangeLines(const App *a) {
+    if (!a->coll || !a->coll_split || !View_rangeSet(&a->v)) return 0;
+    return 2 + (int)(a->n_coll_split < 8 ? a->n_coll_split : 8);
+}
+
+void CollView_renderRange(App *a, Grid *g, Rect r) {
+    if (!CollView_rangeLines(a) || r.h <= 0) return;
+    int y = r.y;
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "%-8s %10s %10s %10s %10s %10s  (us; wait: before the last rank arrived)",
+                "dev", "comm", "wait", "transfer", "exp.wait", "exp.xfer");
+    for (size_t i = 0; i < a->n_coll_split && i < 8 && y < r.y + r.h; i++, y++) {
+        const CollDeviceSplit *d = &a->coll_split[i];
+        char c[5][32], dev[32];
+        Time_formatUs(c[0], 32, d->comm);
+        Time_formatUs(c[1], 32, d->wait);
+        Time_formatUs(c[2], 32, d->transfer);
+        Time_formatUs(c[3], 32, d->exposed_wait);
+        Time_formatUs(c[4], 32, d->exposed_transfer);
+        snprintf(dev, sizeof dev, "r%d:%" PRId64, d->rank, d->device);
+        Grid_printf(g, r.x, y, r.w, d->exposed_wait > d->exposed_transfer ? ROLE_BAD : ROLE_PANEL, 0,
+                    "%-8s %10s %10s %10s %10s %10s", dev, c[0], c[1], c[2], c[3], c[4]);
+    }
+    if (y < r.y + r.h && a->coll->unreliable) Grid_text(g, r.x, y, r.w, a->coll->unreliable_why, ROLE_ERROR, 0);
+}
+
+unsigned CollView_keyJump(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    if (a->v.sel == SIZE_MAX) {
+        App_message(a, ROLE_ERROR, "no event selected");
+        return REDRAW_VIEW;
+    }
+    if (!a->coll) {
+        App_message(a, ROLE_ERROR, "collectives need two ranks or more (open every rank's file)");
+        return REDRAW_VIEW;
+    }
+    const CollMember *m = Coll_memberOf(a->coll, a->v.sel);
+    if (!m) {
+        App_message(a, ROLE_ERROR, "not a matched collective (comm kernels matched on two ranks or more)");
+        return REDRAW_VIEW;
+    }
+    const CollInstance *I = &a->coll->inst[m->inst];
+    const CollMember *mb = &a->coll->members[I->first], *to;
+    if (arg == 0) {
+        to = &mb[I->last];
+    } else { /* members are in rank order: the next one, cycling */
+        uint32_t i = (uint32_t)(m - mb);
+        to = &mb[(i + 1) % I->n];
+    }
+    App_selectEvent(a, to->event);
+    char w[32];
+    Details_formatPrecise(w, sizeof w, to->wait);
+    if (arg == 0)
+        App_message(a, ROLE_GOOD, "rank %d arrived last (others waited up to %s%s)", to->rank,
+                    (Details_formatPrecise(w, sizeof w, I->skew), w), "; X: next rank");
+    else App_message(a, ROLE_GOOD, "rank %d: waited %s for rank %d", to->rank, w, I->last_rank);
+    return REDRAW_VIEW;
+}
