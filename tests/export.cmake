@@ -12,3 +12,7 @@ set_tests_properties(test_export test_export_deepseek PROPERTIES TIMEOUT 60)
 add_test(NAME export.cli
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/export/export_cli.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK})
 set_tests_properties(export.cli PROPERTIES LABELS export SKIP_RETURN_CODE 77 TIMEOUT 60)
+
+# Issue 15 item 1: launch links by correlation id (fixture; DeepSeek part skips without ../shared).
+ovtrace_unit_test(test_launch_links SOURCES export/test_launch_links.c LIBS PkgConfig::EXPORT_ZLIB LABELS export)
+target_include_directories(test_launch_links PRIVATE ${CMAKE_CURRENT_LIST_DIR}/export)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "corrindex.h"
 #include "evsort.h"
 #include "parfor.h"
 #include "util.h"
@@ -556,9 +557,12 @@ static int cmp_fp_ts(const void *a, const void *b) {
 /* Binds one lane's flow points (fps sorted by ts) to events: `enclosing` points to the
  * deepest event containing ts (start <= ts <= end), others to the first event starting
  * at or after ts (lowest sub-row on ties). Both searches are sweeps: one cursor per
- * sub-row only moves forward, so a lane costs O(events + points * sub-rows). */
+ * sub-row only moves forward, so a lane costs O(events + points * sub-rows). When the
+ * point's id is the correlation id of qualifying events on the lane, the same rule picks
+ * among those only (Kineto's ac2g ids are correlation ids; a 0 us runtime call at the
+ * launch's timestamp must not take its flow). */
 static void bind_lane_points(const Trace *t, const Lane *l, const FlowPoint *fp, const uint32_t *fps, size_t n,
-                             uint32_t *ev_of, size_t *cur) {
+                             uint32_t *ev_of, size_t *cur, const CorrIndex *ci) {
     const Row *rows = t->rows + l->first_row;
     for (int pass = 0; pass < 2; pass++) {
         bool enclosing = pass == 0;
@@ -580,6 +584,10 @@ static void bind_lane_points(const Trace *t, const Lane *l, const FlowPoint *fp,
                 }
                 cur[k] = c;
             }
+            if (found != SIZE_MAX && t->events[found].corr != f->id) {
+                size_t by_corr = CorrIndex_bind(ci, t, (uint32_t)(l - t->lanes), f->id, f->ts, enclosing);
+                if (by_corr != SIZE_MAX) found = by_corr;
+            }
             ev_of[fps[j]] = found > UINT32_MAX ? UINT32_MAX : (uint32_t)found;
         }
     }
@@ -591,6 +599,7 @@ typedef struct {
     uint32_t *by_lane; /* flow point indices grouped by lane */
     const size_t *first;
     uint32_t *ev_of;
+    const CorrIndex *ci;
 } PointBind;
 
 static void bind_lane(void *ctx, uint32_t ln, ParScratch *S) {
@@ -606,7 +615,7 @@ static void bind_lane(void *ctx, uint32_t ln, ParScratch *S) {
     }
     const Lane *l = &P->t->lanes[ln];
     GROW(*(size_t **)&S->a, S->cap_a, l->n_rows ? l->n_rows : 1);
-    bind_lane_points(P->t, l, P->fp, fps, m, P->ev_of, S->a);
+    bind_lane_points(P->t, l, P->fp, fps, m, P->ev_of, S->a, P->ci);
 }
 
 /* Event index of every flow point (UINT32_MAX: no lane or no event). */
@@ -629,10 +638,12 @@ static uint32_t *bind_points(const Trace *t, int threads) {
     uint32_t *by_lane = xmalloc((n ? n : 1) * sizeof *by_lane);
     for (size_t i = 0; i < n; i++)
         if (lane_of[i] != UINT32_MAX) by_lane[first[lane_of[i] + 1]++] = (uint32_t)i;
-    PointBind P = {t, B->fp, by_lane, first, ev_of};
+    CorrIndex *ci = n ? CorrIndex_build(t) : NULL;
+    PointBind P = {t, B->fp, by_lane, first, ev_of, ci};
     uint32_t *order = lanes_by_size(first, nl);
     ParFor_run(order, nl, threads_for(first, order, nl, threads), bind_lane, &P);
     free(order);
+    CorrIndex_free(ci);
     free(by_lane);
     free(first);
     free(lane_of);

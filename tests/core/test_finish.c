@@ -18,7 +18,8 @@
  *  - a flow point binds on the lane with its (source, pid, tid) (first in lane order if
  *    several): enclosing -> the deepest event with start <= ts <= end (the later one in
  *    the row on a tie), otherwise the event with the smallest start >= ts (lowest depth,
- *    then row order). Points with equal (source, cat, id), ordered by ph (s, t, f), ts,
+ *    then row order); if events whose corr equals the point's id qualify, the same rule
+ *    picks among those only. Points with equal (source, cat, id), ordered by ph (s, t, f), ts,
  *    append order, link consecutive bound points on different events.
  *  - launches / GPU ops with corr != 0 that are no endpoint of an "ac2g" flow above,
  *    grouped by (source, corr): the group's first launch gets an ac2g flow (id = corr)
@@ -356,10 +357,13 @@ static void reference(const Spec *s, const Trace *t, Ref *R, const char *what) {
             if (R->rl[l].source == f->source && R->rl[l].pid == f->pid && R->rl[l].tid == f->tid && R->rl[l].fin < lane)
                 lane = R->rl[l].fin;
         size_t best = NONE;
+        /* pass 0: only events whose corr is the point's id; pass 1 (none qualified): all */
+        for (int pass = 0; pass < 2 && best == NONE; pass++)
         for (size_t p = lane == UINT32_MAX ? n : lane_lo[lane]; p < n && R->rl[R->lr_lane[s->ev[R->at[p]].lane]].fin == lane;
              p++) {
             size_t a = R->at[p];
             const TraceEvent *e = &s->ev[a];
+            if (pass == 0 && (!e->corr || e->corr != f->id)) continue;
             if (f->enc) {
                 if (!(e->ts <= f->ts && f->ts <= R->end[a])) continue;
                 if (best == NONE || R->depth[a] > R->depth[best] ||
