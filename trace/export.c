@@ -1022,6 +1022,7 @@ static void write_trailer(Exporter *X, Out *o, const Unit *u, size_t n_flows) {
     else out_printf(o, "%" PRId64, f->t1);
     out_printf(o, "],\"events\":%zu,\"flows\":%zu", u->events, n_flows);
     if (u->rank != INT32_MIN) out_printf(o, ",\"rank\":%d", u->rank);
+    if (X->merge_pids) out_puts(o, ",\"merged\":true"); /* pids are "rank R pid P": the loader splits it */
     out_puts(o, ",\"sources\":[");
     for (size_t i = 0; i < u->n_sources; i++) {
         const TraceSource *s = &t->sources[u->sources[i]];

@@ -110,15 +110,19 @@ static uint64_t lane_hash(uint32_t source, bool gpu, int64_t a, int64_t b) {
     return mix(mix(mix(source, gpu), (uint64_t)a), (uint64_t)b);
 }
 
-static bool lane_is(const Lane *l, uint32_t source, bool gpu, int64_t a, int64_t b) {
-    return l->source == source && l->gpu == gpu && (gpu ? l->device == a && l->stream == b : l->pid == a && l->tid == b);
+/* GPU lanes are (device, stream); a string pid names a process of its own (a merged
+ * export's "rank R pid P"), so it is part of a GPU lane's key too. */
+static bool lane_is(const Lane *l, uint32_t source, bool gpu, int64_t a, int64_t b, int64_t pid) {
+    return l->source == source && l->gpu == gpu &&
+           (gpu ? l->device == a && l->stream == b && (pid >= 0 ? l->pid >= 0 : l->pid == pid)
+                : l->pid == a && l->tid == b);
 }
 
 static uint32_t lane_get(Trace *t, uint32_t source, bool gpu, int64_t a, int64_t b, int64_t pid, int64_t tid) {
     TraceBuild *B = t->build;
     size_t mask = B->n_lane_slots - 1, i = lane_hash(source, gpu, a, b) & mask;
     for (uint32_t v; (v = B->lane_slots[i]) != 0; i = (i + 1) & mask)
-        if (lane_is(&t->lanes[v - 1], source, gpu, a, b)) return v - 1;
+        if (lane_is(&t->lanes[v - 1], source, gpu, a, b, pid)) return v - 1;
     GROW(t->lanes, B->cap_lanes, t->n_lanes + 1);
     uint32_t id = (uint32_t)t->n_lanes++;
     Lane *l = &t->lanes[id];
@@ -174,6 +178,21 @@ void Trace_addFlowPoint(Trace *t, uint32_t source, int64_t pid, int64_t tid, int
     TraceBuild *B = t->build;
     GROW(B->fp, B->cap_fp, B->n_fp + 1);
     B->fp[B->n_fp++] = (FlowPoint){source, pid, tid, ts, id, cat, ph, enclosing};
+}
+
+void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int64_t new_pid) {
+    TraceBuild *B = t->build;
+    for (size_t i = 0; i < t->n_lanes; i++) {
+        Lane *l = &t->lanes[i];
+        if (l->source != source || l->pid != pid) continue;
+        l->source = to;
+        l->pid = new_pid;
+        if (l->gpu && l->device == pid) l->device = new_pid; /* device fell back to the pid */
+    }
+    for (size_t i = 0; i < B->n_meta; i++)
+        if (B->meta[i].source == source && B->meta[i].pid == pid) B->meta[i].source = to, B->meta[i].pid = new_pid;
+    for (size_t i = 0; i < B->n_fp; i++)
+        if (B->fp[i].source == source && B->fp[i].pid == pid) B->fp[i].source = to, B->fp[i].pid = new_pid;
 }
 
 /* ---------- merging a parallel slice ---------- */
