@@ -14,3 +14,6 @@ ovtrace_unit_test(test_finish SOURCES ${core_dir}/test_finish.c LABELS core)
 # Issue 8: stats --json byte-identical with 1, 2 and 3 parser threads on every test trace.
 add_test(NAME test_stats_threads COMMAND sh ${core_dir}/test_stats_threads.sh $<TARGET_FILE:ovtrace> ${PROJECT_SOURCE_DIR} ${OVTRACE_DEEPSEEK})
 set_tests_properties(test_stats_threads PROPERTIES LABELS "core;threads" TIMEOUT 300)
+# Issue 15 item 9: the shipped DeepSeek-like trace pair against the figures its generator computed.
+add_test(NAME test_moe_ep COMMAND sh ${core_dir}/test_moe_ep.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
+set_tests_properties(test_moe_ep PROPERTIES LABELS core)

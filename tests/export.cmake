@@ -16,3 +16,8 @@ set_tests_properties(export.cli PROPERTIES LABELS export SKIP_RETURN_CODE 77 TIM
 # Issue 15 item 1: launch links by correlation id (fixture; DeepSeek part skips without ../shared).
 ovtrace_unit_test(test_launch_links SOURCES export/test_launch_links.c LIBS PkgConfig::EXPORT_ZLIB LABELS export)
 target_include_directories(test_launch_links PRIVATE ${CMAKE_CURRENT_LIST_DIR}/export)
+
+# Issue 15 item 2: a merged export reopens with the ranks and figures of its inputs.
+add_test(NAME export.merge_roundtrip
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/export/merge_roundtrip.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_LIST_DIR}/data ${OVTRACE_DEEPSEEK})
+set_tests_properties(export.merge_roundtrip PROPERTIES LABELS export TIMEOUT 120)

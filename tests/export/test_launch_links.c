@@ -88,6 +88,42 @@ static void fixture_export(void **state) {
     Trace_free(t);
 }
 
+/* The shipped DeepSeek-like trace (tests/data/moe-ep, 53 traps on rank 0): every
+ * kernel's launch is the call make.py wrote with the kernel's correlation id. */
+static void shipped_partners(void **state) {
+    (void)state;
+    size_t len;
+    char *exp = read_file(OVTRACE_TESTDATA "/moe-ep/expected.txt", &len);
+    assert_non_null(exp);
+    char *line = strstr(exp, "\nlinks0 ");
+    assert_non_null(line);
+    line += 8;
+    Trace *t = load1(OVTRACE_TESTDATA "/moe-ep/rank0.json");
+    size_t checked = 0;
+    for (char *p = line; *p && *p != '\n';) {
+        char *colon = strchr(p, ':'), *end = p + strcspn(p, " \n");
+        assert_true(colon && colon < end);
+        uint32_t corr = (uint32_t)strtoul(p, NULL, 10);
+        char api[64];
+        snprintf(api, sizeof api, "%.*s", (int)(end - colon - 1), colon + 1);
+        size_t k = SIZE_MAX;
+        for (size_t i = 0; i < t->n_events && k == SIZE_MAX; i++)
+            if (t->lanes[t->events[i].lane].gpu && t->events[i].corr == corr) k = i;
+        assert_true(k != SIZE_MAX);
+        size_t l = Trace_partner(t, k);
+        if (l == SIZE_MAX || t->events[l].corr != corr || strcmp(Trace_name(t, &t->events[l]), api))
+            fail_msg("GPU op corr %u: launched by %s (corr %u), want %s", corr,
+                     l == SIZE_MAX ? "nothing" : Trace_name(t, &t->events[l]), l == SIZE_MAX ? 0 : t->events[l].corr,
+                     api);
+        checked++;
+        if (*end != ' ') break; /* the end of the line */
+        p = end + 1;
+    }
+    assert_true(checked >= 150);
+    Trace_free(t);
+    free(exp);
+}
+
 static void deepseek_partners(void **state) {
     (void)state;
     if (access(OVTRACE_DEEPSEEK, R_OK) != 0) skip();
@@ -145,6 +181,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fixture_partners),
         cmocka_unit_test(fixture_export),
+        cmocka_unit_test(shipped_partners),
         cmocka_unit_test(deepseek_partners),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
