@@ -12,6 +12,8 @@
 set -u
 CASE=$1 BIN=$2 TRACE=$3
 command -v tmux >/dev/null || { echo "tmux not installed: skipped"; exit 77; }
+# a plain clone: the shipped DeepSeek-like trace stands in for DeepSeek's
+[ -r "$TRACE" ] || TRACE=$(dirname "$0")/../data/moe-ep/rank0.json
 case $CASE in view | winch-view) [ -r "$TRACE" ] || { echo "$TRACE missing: skipped"; exit 77; } ;; esac
 TMP=$(mktemp -d /tmp/ovtrace-term-XXXXXX)
 SOCK0="ovt-rel-$CASE-$$"
