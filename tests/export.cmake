@@ -21,3 +21,8 @@ target_include_directories(test_launch_links PRIVATE ${CMAKE_CURRENT_LIST_DIR}/e
 add_test(NAME export.merge_roundtrip
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/export/merge_roundtrip.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_LIST_DIR}/data ${OVTRACE_DEEPSEEK})
 set_tests_properties(export.merge_roundtrip PROPERTIES LABELS export TIMEOUT 120)
+
+# Issue 15 item 3: a clipped range export has the range's figures and reopens on it.
+add_test(NAME export.clip_range
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/export/clip_range.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_LIST_DIR}/data ${OVTRACE_DEEPSEEK})
+set_tests_properties(export.clip_range PROPERTIES LABELS export TIMEOUT 120)

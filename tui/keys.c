@@ -490,6 +490,11 @@ static unsigned prompt_key(App *a, const TuiKey *k) {
         p->len = 0;
         p->buf[0] = '\0';
         return REDRAW_VIEW;
+    case TK_TAB:
+        if (p->kind != PROMPT_EXPORT) return REDRAW_NONE;
+        p->clip = !p->clip;
+        ExportKey_label(a);
+        return REDRAW_VIEW;
     case TK_ENTER: {
         PromptKind kind = p->kind;
         p->kind = PROMPT_NONE;
