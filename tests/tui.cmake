@@ -27,3 +27,8 @@ ovtrace_unit_test(test_tui_preview SOURCES ${tui_dir}/test_preview.c LIBS ovtrac
 add_test(NAME tui_e2e_load_preview
   COMMAND bash ${tui_dir}/e2e_preview.sh $<TARGET_FILE:ovtrace> $<TARGET_FILE:gen_trace> ${OVTRACE_DEEPSEEK})
 set_tests_properties(tui_e2e_load_preview PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 600)
+
+# Issue 15 item 3: e names its filter, clips by default; the file has the panel's figures.
+add_test(NAME tui_e2e_export
+  COMMAND bash ${tui_dir}/e2e_export.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK} ${CMAKE_CURRENT_SOURCE_DIR}/data)
+set_tests_properties(tui_e2e_export PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 300)

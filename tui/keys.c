@@ -453,7 +453,7 @@ const KeyBinding KEY_TABLE[] = {
     {{'m'}, "m", "mark start, then end (again: new range)", k_mark, 2},
     {{'r'}, "r", "panel: range statistics / details", k_panel, 1},
     {{'i'}, "i", "hide / show the panel", k_panel, 0},
-    {{'e'}, "e", "export the marked (or visible) range", k_export, 0},
+    {{'e'}, "e", "export the marked (or visible) range, clipped", k_export, 0},
     {{'F'}, "F", "live: follow the newest data", k_follow, 0},
     {{'p', 'Z'}, "p Z", "live: freeze / resume the display (collection goes on)", k_follow, 1},
     {{'E'}, "E", "live: save the whole buffer to a file", k_save, 0},
