@@ -22,22 +22,22 @@ static void default_rules(void **state) {
         "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
         "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)",
         /* symmetric-memory and custom all-reduce (issue 15, item 4), names as Kineto shows them */
-        "void c10d::symmetric_memory::multimem_all_reduce_kernel<__nv_bfloat16, 16>(__nv_bfloat16*, unsigned long, "
-        "unsigned int**, unsigned long, unsigned long)",
+        ("void c10d::symmetric_memory::multimem_all_reduce_kernel<__nv_bfloat16, 16>(__nv_bfloat16*, unsigned long, "
+         "unsigned int**, unsigned long, unsigned long)"),
         "void c10d::symmetric_memory::multimem_one_shot_all_reduce_kernel<float, 16>(float*, float*, unsigned long)",
         "void c10d::symmetric_memory::multimem_all_gather_kernel<16>(char*, char*, unsigned long)",
         "void c10d::symmetric_memory::one_shot_all_reduce_kernel<__nv_bfloat16, 16, 8>(__nv_bfloat16**, unsigned long)",
         "void c10d::symmetric_memory::two_shot_all_reduce_kernel<__nv_bfloat16, 16, 8>(__nv_bfloat16**, unsigned long)",
         "two_shot_all_reduce_kernel_inplace",
         "one_shot_all_reduce_kernel", /* Triton SymmMem kernels have bare names */
-        "void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, "
-        "__nv_bfloat16*, int, int)",
+        ("void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, "
+         "__nv_bfloat16*, int, int)"),
         "void vllm::cross_device_reduce_2stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals)",
         "void sglang::cross_device_reduce_1stage<half, 4>(sglang::RankData*)",
         "void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8, true, false>(AllReduceParams)",
         "void tensorrt_llm::kernels::twoShotAllReduceKernel<__nv_bfloat16, 8>(AllReduceParams)",
-        "void tensorrt_llm::kernels::ar_fusion::allreduce_fusion_kernel_oneshot_lamport<__nv_bfloat16, 8, true>("
-        "AllReduceFusionParams<__nv_bfloat16>)",
+        ("void tensorrt_llm::kernels::ar_fusion::allreduce_fusion_kernel_oneshot_lamport<__nv_bfloat16, 8, true>("
+         "AllReduceFusionParams<__nv_bfloat16>)"),
         "void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_twoshot_sync<half, 4, true>(...)",
         "void tensorrt_llm::kernels::lamportAllReduceKernel<float>(float*)",
     };
@@ -51,8 +51,8 @@ static void default_rules(void **state) {
         "my_dispatch_kernel",
         "combine_logits",
         /* ordinary reductions stay compute */
-        "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, "
-        "at::native::sum_functor<float, float, float>>, unsigned int, float, 4>>(at::native::ReduceOp<float>)",
+        ("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, "
+         "at::native::sum_functor<float, float, float>>, unsigned int, float, 4>>(at::native::ReduceOp<float>)"),
         "reduce_kernel",
         "void cub::DeviceReduceKernel<cub::DeviceReducePolicy<float, int, cub::Sum>::Policy600, float*>(float*)",
         "void cub::DeviceReduceSingleTileKernel<cub::DeviceReducePolicy<float>::Policy600, float*>(float*)",
