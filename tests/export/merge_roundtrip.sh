@@ -53,5 +53,19 @@ PY
 else
     echo "note: $DS not found: DeepSeek case skipped"
 fi
+# hostile "merged" metadata: odd source lists and rank/pid texts load, nothing moves wrongly
+cat >"$tmp/odd.json" <<'JSON'
+{"traceEvents":[
+{"ph":"X","cat":"kernel","name":"k1","pid":"rank 1 pid 99999999999999999999","tid":7,"ts":1,"dur":2,"args":{"device":0,"stream":7}},
+{"ph":"X","cat":"kernel","name":"k2","pid":"rank 99 pid 3","tid":7,"ts":2,"dur":2,"args":{"device":0,"stream":7}},
+{"ph":"X","cat":"kernel","name":"k3","pid":"rank 1 pid 3","tid":7,"ts":3,"dur":2,"args":{"device":0,"stream":7}},
+{"ph":"X","cat":"cpu_op","name":"op","pid":"rank 0 host","tid":"main","ts":1,"dur":5},
+{"ph":"X","cat":"kernel","name":"k4","pid":"rank x","tid":7,"ts":4,"dur":2,"args":{"device":0,"stream":7}}
+],
+"ovtrace":{"export":1,"merged":true,"sources":[{"rank":"x"},5,{"rank":1,"meta":{"distributedInfo":{"rank":7}}},{"rank":1e300}]}}
+JSON
+"$BIN" stats --json --no-cache "$tmp/odd.json" >"$tmp/odd.out" 2>&1 || { echo "FAIL: odd merged metadata"; cat "$tmp/odd.out"; fail=1; }
+grep -q '"events": 5' "$tmp/odd.out" || { echo "FAIL: odd merged metadata lost events"; fail=1; }
+"$BIN" view "$tmp/odd.json" -q --dump --size 100x30 >/dev/null 2>&1 || { echo "FAIL: odd merged file does not open"; fail=1; }
 [ $fail -eq 0 ] && echo "ok"
 exit $fail
