@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "corrindex.h"
 #include "evsort.h"
 #include "parfor.h"
 #include "util.h"
@@ -576,12 +575,14 @@ static int cmp_fp_ts(const void *a, const void *b) {
 /* Binds one lane's flow points (fps sorted by ts) to events: `enclosing` points to the
  * deepest event containing ts (start <= ts <= end), others to the first event starting
  * at or after ts (lowest sub-row on ties). Both searches are sweeps: one cursor per
- * sub-row only moves forward, so a lane costs O(events + points * sub-rows). When the
- * point's id is the correlation id of qualifying events on the lane, the same rule picks
- * among those only (Kineto's ac2g ids are correlation ids; a 0 us runtime call at the
- * launch's timestamp must not take its flow). */
+ * sub-row only moves forward, so a lane costs O(events + points * sub-rows). Among the
+ * events that place equally well (every event containing ts; every event at the first
+ * start >= ts) the same rule prefers those whose correlation id is the point's id:
+ * Kineto's ac2g ids are correlation ids, and a 0 us cudaFuncSetAttribute at the
+ * launch's timestamp must not take the launch's flow. Those are the events touching ts
+ * (or that start), a few per row, so the preference costs nothing measurable. */
 static void bind_lane_points(const Trace *t, const Lane *l, const FlowPoint *fp, const uint32_t *fps, size_t n,
-                             uint32_t *ev_of, size_t *cur, const CorrIndex *ci) {
+                             uint32_t *ev_of, size_t *cur) {
     const Row *rows = t->rows + l->first_row;
     for (int pass = 0; pass < 2; pass++) {
         bool enclosing = pass == 0;
@@ -589,13 +590,18 @@ static void bind_lane_points(const Trace *t, const Lane *l, const FlowPoint *fp,
         for (size_t j = 0; j < n; j++) {
             const FlowPoint *f = &fp[fps[j]];
             if (f->enclosing != enclosing) continue;
-            size_t found = SIZE_MAX;
+            bool by_corr = f->id && f->id <= UINT32_MAX;
+            size_t found = SIZE_MAX, match = SIZE_MAX;
             for (uint32_t k = l->n_rows; k-- > 0;) {
                 const TraceEvent *ev = t->events + rows[k].first;
                 size_t c = cur[k];
                 if (enclosing) { /* c = events with start <= ts */
                     while (c < rows[k].count && ev[c].ts <= f->ts) c++;
                     if (found == SIZE_MAX && c > 0 && TraceEvent_end(&ev[c - 1]) >= f->ts) found = rows[k].first + c - 1;
+                    /* the row's events containing ts: the last to start, and before it
+                     * only events that end exactly at ts (rows are disjoint) */
+                    for (size_t i = c; by_corr && match == SIZE_MAX && i-- > 0 && TraceEvent_end(&ev[i]) >= f->ts;)
+                        if (ev[i].corr == f->id) match = rows[k].first + i;
                 } else { /* c = events with start < ts */
                     while (c < rows[k].count && ev[c].ts < f->ts) c++;
                     if (c < rows[k].count && (found == SIZE_MAX || ev[c].ts <= t->events[found].ts))
@@ -603,10 +609,19 @@ static void bind_lane_points(const Trace *t, const Lane *l, const FlowPoint *fp,
                 }
                 cur[k] = c;
             }
-            if (found != SIZE_MAX && t->events[found].corr != f->id) {
-                size_t by_corr = CorrIndex_bind(ci, t, (uint32_t)(l - t->lanes), f->id, f->ts, enclosing);
-                if (by_corr != SIZE_MAX) found = by_corr;
+            if (!enclosing && by_corr && found != SIZE_MAX && t->events[found].corr != f->id) {
+                /* the events starting with the found one, by depth, then in row order */
+                int64_t start = t->events[found].ts;
+                for (uint32_t k = 0; k < l->n_rows && match == SIZE_MAX; k++) {
+                    const TraceEvent *ev = t->events + rows[k].first;
+                    for (size_t i = cur[k]; i < rows[k].count && ev[i].ts == start; i++)
+                        if (ev[i].corr == f->id) {
+                            match = rows[k].first + i;
+                            break;
+                        }
+                }
             }
+            if (match != SIZE_MAX) found = match;
             ev_of[fps[j]] = found > UINT32_MAX ? UINT32_MAX : (uint32_t)found;
         }
     }
@@ -618,7 +633,6 @@ typedef struct {
     uint32_t *by_lane; /* flow point indices grouped by lane */
     const size_t *first;
     uint32_t *ev_of;
-    const CorrIndex *ci;
 } PointBind;
 
 static void bind_lane(void *ctx, uint32_t ln, ParScratch *S) {
@@ -634,7 +648,7 @@ static void bind_lane(void *ctx, uint32_t ln, ParScratch *S) {
     }
     const Lane *l = &P->t->lanes[ln];
     GROW(*(size_t **)&S->a, S->cap_a, l->n_rows ? l->n_rows : 1);
-    bind_lane_points(P->t, l, P->fp, fps, m, P->ev_of, S->a, P->ci);
+    bind_lane_points(P->t, l, P->fp, fps, m, P->ev_of, S->a);
 }
 
 /* Event index of every flow point (UINT32_MAX: no lane or no event). */
@@ -657,12 +671,10 @@ static uint32_t *bind_points(const Trace *t, int threads) {
     uint32_t *by_lane = xmalloc((n ? n : 1) * sizeof *by_lane);
     for (size_t i = 0; i < n; i++)
         if (lane_of[i] != UINT32_MAX) by_lane[first[lane_of[i] + 1]++] = (uint32_t)i;
-    CorrIndex *ci = n ? CorrIndex_build(t) : NULL;
-    PointBind P = {t, B->fp, by_lane, first, ev_of, ci};
+    PointBind P = {t, B->fp, by_lane, first, ev_of};
     uint32_t *order = lanes_by_size(first, nl);
     ParFor_run(order, nl, threads_for(first, order, nl, threads), bind_lane, &P);
     free(order);
-    CorrIndex_free(ci);
     free(by_lane);
     free(first);
     free(lane_of);
