@@ -230,8 +230,8 @@ def write(rk, base, path):
     for tid in sorted(rk.threads):
         meta.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid,
                      "args": {"name": "thread %d (python3)" % tid}})
-    lines = [json.dumps(m, separators=(", ", ": ")) for m in meta]
-    # Kineto writes CPU events first, then GPU events, then flows: keep that order
+    lines = []
+    # Kineto writes CPU events first, then GPU events, then flows, metadata last
     order = {"s": 2, "f": 2}
     evs = sorted(rk.ev, key=lambda e: (order.get(e["ph"], 1 if e["pid"] == 0 else 0), e["_ts"]))
     for e in evs:
@@ -241,6 +241,7 @@ def write(rk, base, path):
         if "_dur" in e:
             ts += ', "dur": %s' % us(e["_dur"])
         lines.append(text[:-1] + ", " + ts + "}")
+    lines += [json.dumps(m, separators=(", ", ": ")) for m in meta]
     head = {"schemaVersion": 1,
             "deviceProperties": [{"id": 0, "name": "NVIDIA H800", "totalGlobalMem": 84943110144, "computeMajor": 9,
                                   "computeMinor": 0, "numSms": 132}],
