@@ -32,7 +32,10 @@ void help_export(FILE *out) {
             "  --exclude REGEX   drop names matching the regex\n"
             "  --class LIST      compute, comm, memory, sync, cpu, annotation, other (comma list)\n"
             "  --min-dur DUR     only events lasting at least DUR (e.g. 5us; bare numbers are us)\n"
-            "  --with-launches   also keep the CPU runtime/driver calls that launched kept GPU ops\n\n"
+            "  --with-launches   also keep the CPU runtime/driver calls that launched kept GPU ops\n"
+            "  --clip            with --range: cut slices that cross the range's ends to the range\n"
+            "                    (their ts/dur rewritten), so `stats` of the output gives the same\n"
+            "                    figures as `stats --range` of the input\n\n"
             "The output is written to a temporary file beside OUT and renamed when complete; a\n"
             "failed export leaves nothing behind. An input file is never overwritten. A symlink\n"
             "OUT replaces the file it points to (the link stays); OUT '-', a device (/dev/null)\n"
@@ -136,6 +139,8 @@ int cmd_export(int argc, char **argv) {
             }
         } else if (!strcmp(a, "--with-launches")) {
             f.with_launches = true;
+        } else if (!strcmp(a, "--clip")) {
+            f.clip = true;
         } else if (!strcmp(a, "--merge")) {
             f.merge = true;
         } else {
@@ -153,6 +158,10 @@ int cmd_export(int argc, char **argv) {
     }
     if (in.n_files == 0) {
         cli_error("export needs at least one input trace (ovtrace export IN... -o OUT)");
+        goto done;
+    }
+    if (f.clip && !range) {
+        cli_error("--clip needs --range A:B (the range to cut slices to)");
         goto done;
     }
     Trace *t = InputOptions_load(&in);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "ovtrace/export.h"
 #include "ovtrace/timeunits.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
@@ -101,6 +102,20 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, App **out)
     }
     LoadJob_free(&job);
     return rc;
+}
+
+/* A range export (`e`, or `export --range`) reopens on its range, marked, so the range
+ * panel shows the figures it was exported for. */
+static void open_on_recorded_range(App *a) {
+    int64_t r0, r1;
+    if (!Export_recordedRange(a->t, &r0, &r1)) return;
+    if (r0 == INT64_MIN) r0 = a->t->t_min;
+    if (r1 == INT64_MAX) r1 = a->t->t_max;
+    if (r1 <= r0) return;
+    a->v.t0 = r0;
+    a->v.t1 = r1;
+    a->v.cursor = r0;
+    App_setRange(a, r0, r1);
 }
 
 int cmd_view(int argc, char **argv) {
@@ -234,6 +249,8 @@ int cmd_view(int argc, char **argv) {
         a->v.t0 = r0;
         a->v.t1 = r1 > r0 ? r1 : r0 + 1;
         a->v.cursor = r0;
+    } else {
+        open_on_recorded_range(a);
     }
     if (headless) rc = App_runHeadless(a, NULL, kv, nk, frames, w, h, dump, stdout);
     else rc = App_runInteractive(a, NULL);

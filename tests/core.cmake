@@ -32,3 +32,6 @@ set_tests_properties(test_write_errors PROPERTIES LABELS core SKIP_RETURN_CODE 7
 ovtrace_unit_test(test_collectives SOURCES ${core_dir}/test_collectives.c LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS core)
 add_test(NAME test_collectives_cli COMMAND bash ${core_dir}/test_collectives_cli.sh $<TARGET_FILE:ovtrace>)
 set_tests_properties(test_collectives_cli PROPERTIES LABELS core TIMEOUT 120)
+# Issue 15 item 9: the shipped DeepSeek-like trace pair against the figures its generator computed.
+add_test(NAME test_moe_ep COMMAND sh ${core_dir}/test_moe_ep.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
+set_tests_properties(test_moe_ep PROPERTIES LABELS core)

@@ -49,3 +49,7 @@ ovtrace_unit_test(test_tui_kernel_table SOURCES ${tui_dir}/test_kernel_table.c L
 ovtrace_unit_test(test_tui_collview SOURCES ${tui_dir}/test_collview.c LIBS ovtrace_tui LABELS tui)
 add_test(NAME tui_e2e_collectives COMMAND bash ${tui_dir}/e2e_coll.sh $<TARGET_FILE:ovtrace>)
 set_tests_properties(tui_e2e_collectives PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 300)
+# Issue 15 item 3: e names its filter, clips by default; the file has the panel's figures.
+add_test(NAME tui_e2e_export
+  COMMAND bash ${tui_dir}/e2e_export.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK} ${CMAKE_CURRENT_SOURCE_DIR}/data)
+set_tests_properties(tui_e2e_export PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 300)

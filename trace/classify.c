@@ -31,6 +31,19 @@ static const char *DEFAULT_RULES[] = {
     "comm (^|[^A-Za-z_])(ncclKernel|ncclDevKernel|rcclKernel)",
     "comm (dpsk::ep|deep_ep)::[A-Za-z_]+::(dispatch|combine|notify_dispatch|cached_notify|notify_combine|clean_low_latency_buffer)[<(]",
     "comm (dpsk::ep|deep_ep)::[A-Za-z_]+::(low_latency_)?(dispatch|combine)(_send|_recv)?[<(]",
+    /* Collectives over symmetric / peer-mapped memory, which run on the SMs without
+     * NCCL: PyTorch SymmMem (multimem_all_reduce_kernel, one_shot_all_reduce_kernel,
+     * two_shot_all_reduce_kernel, multimem_all_gather_kernel, ...), vLLM/SGLang custom
+     * all-reduce (cross_device_reduce_1stage/2stage), TensorRT-LLM/FlashInfer one/two-shot
+     * and Lamport all-reduce (oneShotAllReduceKernel, allreduce_fusion_kernel_oneshot_lamport).
+     * Anchored on the collective's name, so reduce_kernel or cub::DeviceReduceKernel stay
+     * compute. */
+    "comm (^|[^A-Za-z0-9])multimem_[A-Za-z0-9_]*(all_reduce|all_gather|reduce_scatter|reduce|broadcast)",
+    "comm (^|[^A-Za-z0-9])(one|two)_shot_[A-Za-z0-9_]*(all_reduce|allreduce|all_gather|reduce_scatter)",
+    "comm (^|[^A-Za-z0-9_])(one|two)Shot(AllReduce|AllGather|ReduceScatter)",
+    "comm (^|[^A-Za-z0-9_])cross_device_reduce_[A-Za-z0-9_]*[12]stage",
+    "comm (^|[^A-Za-z0-9_])allreduce_fusion_kernel",
+    "comm ([Aa]ll_?[Rr]educe|allreduce)[A-Za-z0-9_]*[Ll]amport|[Ll]amport[A-Za-z0-9_]*([Aa]ll_?[Rr]educe|allreduce)",
 };
 
 CommRules *CommRules_empty(void) { return xcalloc(1, sizeof(CommRules)); }

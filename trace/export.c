@@ -529,6 +529,8 @@ typedef struct {
     const char *ph;  /* first byte inside the quotes of a one-letter "ph" value, or NULL */
     const char *pid; /* raw span of the "pid" value (quotes included), or NULL */
     const char *pid_end;
+    const char *ts, *ts_end;   /* raw span of the "ts" value, or NULL */
+    const char *dur, *dur_end; /* raw span of the "dur" value, or NULL */
 } EvFields;
 
 /* End of a string whose opening quote is at p; NULL if it does not end before end. */
@@ -564,8 +566,9 @@ static JsStatus obj_scan(const char *p, const char *end, size_t *len, EvFields *
             if (depth == 1 && key_next) {
                 size_t kn = (size_t)(q - p - 2);
                 bool is_ph = kn == 2 && !memcmp(p + 1, "ph", 2), is_pid = kn == 3 && !memcmp(p + 1, "pid", 3);
+                bool is_ts = kn == 2 && !memcmp(p + 1, "ts", 2), is_dur = kn == 3 && !memcmp(p + 1, "dur", 3);
                 key_next = false;
-                if (is_ph || is_pid) {
+                if (is_ph || is_pid || is_ts || is_dur) {
                     const char *v = q;
                     while (v < end && (*v == ' ' || *v == '\n' || *v == '\r' || *v == '\t' || *v == ':')) v++;
                     if (v >= end) return JS_MORE;
@@ -581,6 +584,8 @@ static JsStatus obj_scan(const char *p, const char *end, size_t *len, EvFields *
                     }
                     if (is_ph && !ev->ph && *v == '"' && ve - v == 3) ev->ph = v + 1;
                     if (is_pid && !ev->pid) ev->pid = v, ev->pid_end = ve;
+                    if (is_ts && !ev->ts) ev->ts = v, ev->ts_end = ve;
+                    if (is_dur && !ev->dur) ev->dur = v, ev->dur_end = ve;
                     p = ve;
                     continue;
                 }
@@ -608,6 +613,20 @@ static const char *kind_cat(unsigned k) {
     return k < KIND__COUNT ? C[k] : "other";
 }
 
+/* The event's start and duration as written: cut to [t0, t1) with --clip (counters and
+ * instants lie inside the range when kept). True when that differs from the model's. */
+static bool clipped(const Exporter *X, const TraceEvent *e, int64_t *ts, int64_t *dur) {
+    *ts = e->ts;
+    *dur = e->kind == KIND_COUNTER ? 0 : e->dur;
+    if (!X->f->clip || e->kind == KIND_COUNTER || e->kind == KIND_INSTANT) return false;
+    int64_t end = TraceEvent_end(e), a = X->f->t0, b = X->f->t1;
+    if (e->ts >= a && end <= b) return false;
+    *ts = e->ts > a ? e->ts : a;
+    *dur = (end < b ? end : b) - *ts;
+    if (*dur < 0) *dur = 0;
+    return true;
+}
+
 /* An event without source text (live or simulated traces): written from the model. */
 static void write_synth(Exporter *X, Out *o, size_t idx) {
     const Trace *t = X->t;
@@ -623,11 +642,13 @@ static void write_synth(Exporter *X, Out *o, size_t idx) {
     out_pid_key(X, o, l->source, l->pid);
     out_puts(o, ",\"tid\":");
     out_tid_key(X, o, l->tid);
+    int64_t ts, dur;
+    clipped(X, e, &ts, &dur);
     out_puts(o, ",\"ts\":");
-    out_us(o, e->ts);
+    out_us(o, ts);
     if (ph == 'X') {
         out_puts(o, ",\"dur\":");
-        out_us(o, e->dur);
+        out_us(o, dur);
     }
     out_puts(o, ",\"args\":{");
     if (ph == 'C') {
@@ -645,6 +666,13 @@ static void write_synth(Exporter *X, Out *o, size_t idx) {
     }
     out_puts(o, "}}");
 }
+
+/* One value of a copied event object replaced on the way out. */
+enum { ED_PID, ED_PH, ED_TS, ED_DUR };
+typedef struct {
+    const char *a, *b; /* the span replaced */
+    int what;          /* ED_* */
+} Edit;
 
 /* Only whitespace and one comma between two objects of the source. */
 static bool adjacent(const char *a, const char *b) {
@@ -735,9 +763,12 @@ static bool write_events(Exporter *X, Out *o, Unit *u, bool *first, char *err, s
                          S->path, recs[k].src, Input_error(r.in)[0] ? ": " : "", Input_error(r.in));
                 break;
             }
-            bool b_to_x = ev.ph && *ev.ph == 'B' && !(e->flags & EVF_NO_DUR);
+            int64_t cts, cdur;
+            bool clip = clipped(X, e, &cts, &cdur);
+            /* a B is written as an X with its duration (an unmatched one only when cut) */
+            bool b_to_x = ev.ph && *ev.ph == 'B' && (!(e->flags & EVF_NO_DUR) || clip);
             u->events++;
-            if (r.map && !b_to_x && !X->merge_pids) {
+            if (r.map && !b_to_x && !X->merge_pids && !clip) {
                 /* unedited objects that follow each other in a mapped source are
                  * written as one run, separators included */
                 if (run_end && adjacent(run_end, obj)) {
@@ -754,12 +785,21 @@ static bool write_events(Exporter *X, Out *o, Unit *u, bool *first, char *err, s
             out_puts(o, *first ? "\n" : ",\n");
             *first = false;
             const char *cur = obj, *end = obj + objlen;
-            /* edits, in text order: the pid value (merged files), the "B" → "X" */
-            const char *cut1 = NULL, *cut1_end = NULL, *cut2 = NULL;
-            if (X->merge_pids && ev.pid) cut1 = ev.pid, cut1_end = ev.pid_end;
-            if (b_to_x) cut2 = ev.ph; /* the letter inside the quotes */
-            const TraceEvent *le = e;
-            const Lane *l = &t->lanes[le->lane];
+            /* edits of value spans, applied in text order: the pid (merged files), the
+             * "B" -> "X", the start and duration of a slice cut to the range */
+            Edit ed[4];
+            int ne = 0;
+            if (X->merge_pids && ev.pid) ed[ne].a = ev.pid, ed[ne].b = ev.pid_end, ed[ne++].what = ED_PID;
+            if (b_to_x) ed[ne].a = ev.ph, ed[ne].b = ev.ph + 1, ed[ne++].what = ED_PH; /* the letter */
+            if (clip && ev.ts) ed[ne].a = ev.ts, ed[ne].b = ev.ts_end, ed[ne++].what = ED_TS;
+            if (clip && ev.dur && !b_to_x) ed[ne].a = ev.dur, ed[ne].b = ev.dur_end, ed[ne++].what = ED_DUR;
+            for (int i = 1; i < ne; i++) /* at most 4: insertion sort by position */
+                for (int j = i; j > 0 && ed[j].a < ed[j - 1].a; j--) {
+                    Edit x = ed[j];
+                    ed[j] = ed[j - 1];
+                    ed[j - 1] = x;
+                }
+            const Lane *l = &t->lanes[e->lane];
             if (X->merge_pids && !ev.pid) {
                 out_puts(o, "{\"pid\":");
                 out_pid_key(X, o, source, l->pid);
@@ -767,27 +807,17 @@ static bool write_events(Exporter *X, Out *o, Unit *u, bool *first, char *err, s
                 if (*q != '}') out_puts(o, ",");
                 cur = obj + 1;
             }
-            for (int pass = 0; pass < 2; pass++) {
-                const char *a = NULL;
-                /* take the earlier remaining edit */
-                bool do1 = cut1 && (!cut2 || cut1 < cut2);
-                a = do1 ? cut1 : cut2;
-                if (!a) break;
-                out_write(o, cur, (size_t)(a - cur));
-                if (do1) {
-                    out_pid_key(X, o, source, l->pid);
-                    cur = cut1_end;
-                    cut1 = NULL;
-                } else {
-                    out_write(o, "X", 1);
-                    cur = cut2 + 1;
-                    cut2 = NULL;
-                }
+            for (int i = 0; i < ne; i++) {
+                out_write(o, cur, (size_t)(ed[i].a - cur));
+                if (ed[i].what == ED_PID) out_pid_key(X, o, source, l->pid);
+                else if (ed[i].what == ED_PH) out_write(o, "X", 1);
+                else out_us(o, ed[i].what == ED_TS ? cts : cdur);
+                cur = ed[i].b;
             }
             if (b_to_x) {
                 out_write(o, cur, (size_t)(end - 1 - cur)); /* up to the closing brace */
                 out_puts(o, ",\"dur\":");
-                out_us(o, e->dur);
+                out_us(o, cdur);
                 out_write(o, "}", 1);
             } else {
                 out_write(o, cur, (size_t)(end - cur));
@@ -921,8 +951,10 @@ static void flow_point(Exporter *X, Out *o, bool *first, const Flow *fl, size_t 
     out_pid_key(X, o, l->source, l->pid);
     out_puts(o, ",\"tid\":");
     out_tid_key(X, o, l->tid);
+    int64_t ts, dur;
+    clipped(X, e, &ts, &dur); /* at the slice's written start */
     out_puts(o, ",\"ts\":");
-    out_us(o, e->ts);
+    out_us(o, ts);
     out_puts(o, ",\"cat\":");
     out_jstr(o, cat);
     out_puts(o, ",\"name\":");
@@ -977,6 +1009,7 @@ static void describe_filter(const Exporter *X, char *buf, size_t n) {
     }
     if (f->min_dur > 0) ADD("%smin-dur %" PRId64 "ns", k ? ", " : "", f->min_dur);
     if (f->with_launches) ADD("%swith launches", k ? ", " : "");
+    if (f->clip && (f->t0 != INT64_MIN || f->t1 != INT64_MAX)) ADD("%sclipped", k ? ", " : "");
     if (k == 0) ADD("all events");
 #undef ADD
 }
@@ -1041,7 +1074,9 @@ static void write_trailer(Exporter *X, Out *o, const Unit *u, size_t n_flows) {
     if (f->t1 == INT64_MAX) out_puts(o, "null");
     else out_printf(o, "%" PRId64, f->t1);
     out_printf(o, "],\"events\":%zu,\"flows\":%zu", u->events, n_flows);
+    if (f->clip) out_puts(o, ",\"clip\":true");
     if (u->rank != INT32_MIN) out_printf(o, ",\"rank\":%d", u->rank);
+    if (X->merge_pids) out_puts(o, ",\"merged\":true"); /* pids are "rank R pid P": the loader splits it */
     out_puts(o, ",\"sources\":[");
     for (size_t i = 0; i < u->n_sources; i++) {
         const TraceSource *s = &t->sources[u->sources[i]];

@@ -1158,6 +1158,8 @@ static bool parse_top(Loader *L, char *err, size_t errlen) {
 
 #include <cjson/cJSON.h>
 
+#include "load_merged.h"
+
 /* Reads rank, world size, time unit, trace name and base time from the kept
  * top-level keys with cJSON (small, off the hot path). */
 static void apply_meta(Loader *L) {
@@ -1167,21 +1169,10 @@ static void apply_meta(Loader *L) {
     src->meta_json = xstrdup(L->meta);
     cJSON *m = cJSON_ParseWithLength(L->meta, L->meta_len);
     if (!m) return;
-    cJSON *di = cJSON_GetObjectItemCaseSensitive(m, "distributedInfo");
-    cJSON *r = cJSON_GetObjectItemCaseSensitive(di, "rank");
-    if (cJSON_IsNumber(r) && r->valuedouble >= 0 && r->valuedouble < 1e9) src->rank = (int32_t)r->valuedouble;
-    cJSON *ws = cJSON_GetObjectItemCaseSensitive(di, "world_size");
-    if (cJSON_IsNumber(ws) && ws->valuedouble > 0 && ws->valuedouble < 1e9) src->world_size = (int32_t)ws->valuedouble;
-    cJSON *du = cJSON_GetObjectItemCaseSensitive(m, "displayTimeUnit");
-    if (cJSON_IsString(du)) src->display_time_unit = xstrdup(du->valuestring);
-    cJSON *tn = cJSON_GetObjectItemCaseSensitive(m, "traceName");
-    if (cJSON_IsString(tn)) src->trace_name = xstrdup(tn->valuestring);
+    SourceMeta_apply(src, m);
     /* recordings of the simulator say so; the viewer marks them SIMULATED */
     cJSON *ov = cJSON_GetObjectItemCaseSensitive(m, "ovtrace");
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ov, "simulated"))) L->t->simulated = true;
-    cJSON *bt = cJSON_GetObjectItemCaseSensitive(m, "baseTimeNanoseconds");
-    if (cJSON_IsNumber(bt) && bt->valuedouble > -9.2e18 && bt->valuedouble < 9.2e18) /* else the cast is UB */
-        src->base_time_ns = (int64_t)bt->valuedouble;
     cJSON_Delete(m);
 }
 
@@ -1274,6 +1265,7 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
         ok = false;
     }
     if (ok) apply_meta(&L);
+    if (ok) LoadMerged_split(t, L.source); /* a merged export: back to one source per rank */
     /* B without E: run to the end of the trace, fixed up in Trace_finish */
     for (size_t i = 0; i < L.n_stacks; i++) free(L.stacks[i].ev);
     free(L.stacks);

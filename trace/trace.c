@@ -111,15 +111,19 @@ static uint64_t lane_hash(uint32_t source, bool gpu, int64_t a, int64_t b) {
     return mix(mix(mix(source, gpu), (uint64_t)a), (uint64_t)b);
 }
 
-static bool lane_is(const Lane *l, uint32_t source, bool gpu, int64_t a, int64_t b) {
-    return l->source == source && l->gpu == gpu && (gpu ? l->device == a && l->stream == b : l->pid == a && l->tid == b);
+/* GPU lanes are (device, stream); a string pid names a process of its own (a merged
+ * export's "rank R pid P"), so it is part of a GPU lane's key too. */
+static bool lane_is(const Lane *l, uint32_t source, bool gpu, int64_t a, int64_t b, int64_t pid) {
+    return l->source == source && l->gpu == gpu &&
+           (gpu ? l->device == a && l->stream == b && (pid >= 0 ? l->pid >= 0 : l->pid == pid)
+                : l->pid == a && l->tid == b);
 }
 
 static uint32_t lane_get(Trace *t, uint32_t source, bool gpu, int64_t a, int64_t b, int64_t pid, int64_t tid) {
     TraceBuild *B = t->build;
     size_t mask = B->n_lane_slots - 1, i = lane_hash(source, gpu, a, b) & mask;
     for (uint32_t v; (v = B->lane_slots[i]) != 0; i = (i + 1) & mask)
-        if (lane_is(&t->lanes[v - 1], source, gpu, a, b)) return v - 1;
+        if (lane_is(&t->lanes[v - 1], source, gpu, a, b, pid)) return v - 1;
     GROW(t->lanes, B->cap_lanes, t->n_lanes + 1);
     uint32_t id = (uint32_t)t->n_lanes++;
     Lane *l = &t->lanes[id];
@@ -175,6 +179,21 @@ void Trace_addFlowPoint(Trace *t, uint32_t source, int64_t pid, int64_t tid, int
     TraceBuild *B = t->build;
     GROW(B->fp, B->cap_fp, B->n_fp + 1);
     B->fp[B->n_fp++] = (FlowPoint){source, pid, tid, ts, id, cat, ph, enclosing};
+}
+
+void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int64_t new_pid) {
+    TraceBuild *B = t->build;
+    for (size_t i = 0; i < t->n_lanes; i++) {
+        Lane *l = &t->lanes[i];
+        if (l->source != source || l->pid != pid) continue;
+        l->source = to;
+        l->pid = new_pid;
+        if (l->gpu && l->device == pid) l->device = new_pid; /* device fell back to the pid */
+    }
+    for (size_t i = 0; i < B->n_meta; i++)
+        if (B->meta[i].source == source && B->meta[i].pid == pid) B->meta[i].source = to, B->meta[i].pid = new_pid;
+    for (size_t i = 0; i < B->n_fp; i++)
+        if (B->fp[i].source == source && B->fp[i].pid == pid) B->fp[i].source = to, B->fp[i].pid = new_pid;
 }
 
 /* ---------- merging a parallel slice ---------- */
@@ -545,7 +564,12 @@ static int cmp_fp_ts(const void *a, const void *b) {
 /* Binds one lane's flow points (fps sorted by ts) to events: `enclosing` points to the
  * deepest event containing ts (start <= ts <= end), others to the first event starting
  * at or after ts (lowest sub-row on ties). Both searches are sweeps: one cursor per
- * sub-row only moves forward, so a lane costs O(events + points * sub-rows). */
+ * sub-row only moves forward, so a lane costs O(events + points * sub-rows). Among the
+ * events that place equally well (every event containing ts; every event at the first
+ * start >= ts) the same rule prefers those whose correlation id is the point's id:
+ * Kineto's ac2g ids are correlation ids, and a 0 us cudaFuncSetAttribute at the
+ * launch's timestamp must not take the launch's flow. Those are the events touching ts
+ * (or that start), a few per row, so the preference costs nothing measurable. */
 static void bind_lane_points(const Trace *t, const Lane *l, const FlowPoint *fp, const uint32_t *fps, size_t n,
                              uint32_t *ev_of, size_t *cur) {
     const Row *rows = t->rows + l->first_row;
@@ -555,13 +579,18 @@ static void bind_lane_points(const Trace *t, const Lane *l, const FlowPoint *fp,
         for (size_t j = 0; j < n; j++) {
             const FlowPoint *f = &fp[fps[j]];
             if (f->enclosing != enclosing) continue;
-            size_t found = SIZE_MAX;
+            bool by_corr = f->id && f->id <= UINT32_MAX;
+            size_t found = SIZE_MAX, match = SIZE_MAX;
             for (uint32_t k = l->n_rows; k-- > 0;) {
                 const TraceEvent *ev = t->events + rows[k].first;
                 size_t c = cur[k];
                 if (enclosing) { /* c = events with start <= ts */
                     while (c < rows[k].count && ev[c].ts <= f->ts) c++;
                     if (found == SIZE_MAX && c > 0 && TraceEvent_end(&ev[c - 1]) >= f->ts) found = rows[k].first + c - 1;
+                    /* the row's events containing ts: the last to start, and before it
+                     * only events that end exactly at ts (rows are disjoint) */
+                    for (size_t i = c; by_corr && match == SIZE_MAX && i-- > 0 && TraceEvent_end(&ev[i]) >= f->ts;)
+                        if (ev[i].corr == f->id) match = rows[k].first + i;
                 } else { /* c = events with start < ts */
                     while (c < rows[k].count && ev[c].ts < f->ts) c++;
                     if (c < rows[k].count && (found == SIZE_MAX || ev[c].ts <= t->events[found].ts))
@@ -569,6 +598,19 @@ static void bind_lane_points(const Trace *t, const Lane *l, const FlowPoint *fp,
                 }
                 cur[k] = c;
             }
+            if (!enclosing && by_corr && found != SIZE_MAX && t->events[found].corr != f->id) {
+                /* the events starting with the found one, by depth, then in row order */
+                int64_t start = t->events[found].ts;
+                for (uint32_t k = 0; k < l->n_rows && match == SIZE_MAX; k++) {
+                    const TraceEvent *ev = t->events + rows[k].first;
+                    for (size_t i = cur[k]; i < rows[k].count && ev[i].ts == start; i++)
+                        if (ev[i].corr == f->id) {
+                            match = rows[k].first + i;
+                            break;
+                        }
+                }
+            }
+            if (match != SIZE_MAX) found = match;
             ev_of[fps[j]] = found > UINT32_MAX ? UINT32_MAX : (uint32_t)found;
         }
     }

@@ -28,10 +28,19 @@ void ExportKey_defaultName(const App *a, char *buf, size_t n) {
     snprintf(buf, n, "trace-%s-%s.json.gz", s0, s1);
 }
 
+void ExportKey_label(App *a) {
+    Prompt *p = &a->prompt;
+    char filter[300] = "";
+    if (a->search.active) snprintf(filter, sizeof filter, ", names /%s/", a->search.pattern);
+    snprintf(p->label, sizeof p->label, "export %s range, %s (Tab)%s to: ", View_rangeSet(&a->v) ? "marked" : "visible",
+             p->clip ? "clipped" : "whole slices", filter);
+}
+
 void ExportKey_start(App *a) {
 #ifdef OVTRACE_HAVE_EXPORT
     a->prompt.kind = PROMPT_EXPORT;
-    snprintf(a->prompt.label, sizeof a->prompt.label, "export to: ");
+    a->prompt.clip = true; /* the output's figures are the range's */
+    ExportKey_label(a);
     ExportKey_defaultName(a, a->prompt.buf, sizeof a->prompt.buf);
     a->prompt.len = strlen(a->prompt.buf);
 #else
@@ -49,6 +58,7 @@ void ExportKey_submit(App *a, const char *path) {
     export_range(a, &f.t0, &f.t1);
     if (a->search.active) f.name_re = a->search.pattern;
     f.with_launches = true;
+    f.clip = a->prompt.clip;
     f.description = "ovtrace view: e (export)";
     ExportResult res;
     memset(&res, 0, sizeof res);

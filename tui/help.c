@@ -19,6 +19,7 @@ int Help_lines(const App *a, char lines[][160], int max) {
     for (size_t i = 0; i < KEY_TABLE_N; i++) ADD("  %-22s %s", KEY_TABLE[i].names, KEY_TABLE[i].help);
     ADD("%s", "");
     ADD("In a prompt (/ search, e export): type, Backspace deletes, Ctrl-U clears, Enter accepts, Esc cancels.");
+    ADD("The e prompt names the range and the name filter (the search); Tab: clipped slices / whole slices.");
     ADD("%s", "");
     ADD("Overlap band (one line per GPU device): each cell is the dominant state of its time slice:");
     ADD("  compute = compute kernels only; comm hidden = communication under compute;");

@@ -516,7 +516,7 @@ const KeyBinding KEY_TABLE[] = {
     {{'i'}, "i", "hide / show the panel", k_panel, 0},
     {{'}'}, "}", "scroll the details panel down a page", k_panel_scroll, 1},
     {{'{'}, "{", "scroll the details panel up a page", k_panel_scroll, -1},
-    {{'e'}, "e", "export the marked (or visible) range", k_export, 0},
+    {{'e'}, "e", "export the marked (or visible) range, clipped", k_export, 0},
     {{'V'}, "V", "runs compared (view A B --align): both / only A / only B", Compare_keyFocus, 0},
     {{'C'}, "C", "runs compared: A vs B panel for the visible range", Compare_keyPanel, 0},
     {{'F'}, "F", "live: follow the newest data", k_follow, 0},
@@ -556,6 +556,11 @@ static unsigned prompt_key(App *a, const TuiKey *k) {
     case TK_CTRL_U:
         p->len = 0;
         p->buf[0] = '\0';
+        return REDRAW_VIEW;
+    case TK_TAB:
+        if (p->kind != PROMPT_EXPORT) return REDRAW_NONE;
+        p->clip = !p->clip;
+        ExportKey_label(a);
         return REDRAW_VIEW;
     case TK_ENTER: {
         PromptKind kind = p->kind;

@@ -65,7 +65,7 @@ void Statusbar_status(const App *a, Grid *g, Rect r) {
     bool ascii = !a->gl->unicode;
     if (a->prompt.kind != PROMPT_NONE) {
         int x = r.x;
-        x += Grid_text(g, x, r.y, r.w, a->prompt.label, ROLE_PROMPT, ATTR_BOLD);
+        x += Grid_textAscii(g, x, r.y, r.w, a->prompt.label, ROLE_PROMPT, ATTR_BOLD, ascii);
         /* show the end of long input */
         size_t cols = Utf8_columns(a->prompt.buf);
         const char *p = a->prompt.buf;

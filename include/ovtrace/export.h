@@ -19,6 +19,8 @@ typedef struct {
     uint32_t class_mask;    /* bit (1u << EventClass); 0 = all */
     int64_t min_dur;        /* ns */
     bool with_launches;     /* also keep the CPU runtime calls that launched kept GPU ops */
+    bool clip;              /* cut kept slices to [t0, t1) (their "ts"/"dur" rewritten), so the
+                               output's figures are those of the range */
     bool merge;             /* several ranks into one file (else one file per rank) */
     const char *description; /* recorded in the output's "ovtrace" key, e.g. the command line */
 } ExportFilter;
@@ -41,5 +43,10 @@ typedef struct {
  * before the extension. Returns false with a message. */
 bool Export_run(const Trace *t, const ExportFilter *f, const char *out_path, ExportResult *res, char *err,
                 size_t errlen);
+
+/* The range an ovtrace export was cut from ("ovtrace": {"range_ns": [t0, t1]}; open
+ * ends give INT64_MIN / INT64_MAX), when every source of t is such an export of the same
+ * range. The viewer opens on it. */
+bool Export_recordedRange(const Trace *t, int64_t *t0, int64_t *t1);
 
 #endif

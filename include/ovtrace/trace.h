@@ -181,6 +181,11 @@ void Trace_addFlowPoint(Trace *t, uint32_t source, int64_t pid, int64_t tid, int
  * non-negative: loaders key a negative number by its text). */
 int64_t Trace_stringKey(Trace *t, const char *s, size_t len);
 
+/* Moves every lane, metadata record and flow point of process `pid` of `source` to
+ * process `new_pid` of source `to` (splitting a merged export back into its ranks).
+ * Only after the last Trace_gpuLane/Trace_cpuLane call for `source`. */
+void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int64_t new_pid);
+
 /* Moves everything src (an unfinished trace with one source, built from a later slice of
  * the same file) holds into dst's source: strings, lanes, events, metadata, flow points
  * and diagnostics, in src's order, as if dst had parsed the slice itself. src is left

@@ -21,6 +21,25 @@ static void default_rules(void **state) {
         /* NCCL send/recv kernels as __cxa_demangle prints CUPTI's names (no "void") */
         "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
         "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)",
+        /* symmetric-memory and custom all-reduce (issue 15, item 4), names as Kineto shows them */
+        ("void c10d::symmetric_memory::multimem_all_reduce_kernel<__nv_bfloat16, 16>(__nv_bfloat16*, unsigned long, "
+         "unsigned int**, unsigned long, unsigned long)"),
+        "void c10d::symmetric_memory::multimem_one_shot_all_reduce_kernel<float, 16>(float*, float*, unsigned long)",
+        "void c10d::symmetric_memory::multimem_all_gather_kernel<16>(char*, char*, unsigned long)",
+        "void c10d::symmetric_memory::one_shot_all_reduce_kernel<__nv_bfloat16, 16, 8>(__nv_bfloat16**, unsigned long)",
+        "void c10d::symmetric_memory::two_shot_all_reduce_kernel<__nv_bfloat16, 16, 8>(__nv_bfloat16**, unsigned long)",
+        "two_shot_all_reduce_kernel_inplace",
+        "one_shot_all_reduce_kernel", /* Triton SymmMem kernels have bare names */
+        ("void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, "
+         "__nv_bfloat16*, int, int)"),
+        "void vllm::cross_device_reduce_2stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals)",
+        "void sglang::cross_device_reduce_1stage<half, 4>(sglang::RankData*)",
+        "void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8, true, false>(AllReduceParams)",
+        "void tensorrt_llm::kernels::twoShotAllReduceKernel<__nv_bfloat16, 8>(AllReduceParams)",
+        ("void tensorrt_llm::kernels::ar_fusion::allreduce_fusion_kernel_oneshot_lamport<__nv_bfloat16, 8, true>("
+         "AllReduceFusionParams<__nv_bfloat16>)"),
+        "void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_twoshot_sync<half, 4, true>(...)",
+        "void tensorrt_llm::kernels::lamportAllReduceKernel<float>(float*)",
     };
     for (size_t i = 0; i < sizeof comm / sizeof comm[0]; i++)
         if (Classify_event(r, KIND_KERNEL, 0, comm[i], 7) != CLASS_COMM) fail_msg("not comm: %s", comm[i]);
@@ -31,6 +50,19 @@ static void default_rules(void **state) {
         "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)",
         "my_dispatch_kernel",
         "combine_logits",
+        /* ordinary reductions stay compute */
+        ("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, "
+         "at::native::sum_functor<float, float, float>>, unsigned int, float, 4>>(at::native::ReduceOp<float>)"),
+        "reduce_kernel",
+        "void cub::DeviceReduceKernel<cub::DeviceReducePolicy<float, int, cub::Sum>::Policy600, float*>(float*)",
+        "void cub::DeviceReduceSingleTileKernel<cub::DeviceReducePolicy<float>::Policy600, float*>(float*)",
+        "void cub::DeviceSegmentedReduceKernel<cub::DeviceReducePolicy<float>::Policy600>(float*)",
+        "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(float*, float const*, int)",
+        "block_all_reduce_sum", /* a block-level reduction, not a collective */
+        "void at::native::all_reduce_stub_kernel(float*)",
+        "warp_allreduce_max",
+        "one_shot_gemm", /* needs the collective after one_shot_ */
+        "void multimem_copy_kernel(float*)", /* multimem_ without a collective */
     };
     for (size_t i = 0; i < sizeof compute / sizeof compute[0]; i++)
         if (Classify_event(r, KIND_KERNEL, 0, compute[i], 7) != CLASS_COMPUTE) fail_msg("not compute: %s", compute[i]);

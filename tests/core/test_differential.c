@@ -95,6 +95,7 @@ static void corpus_agrees(void **state) {
     compare_file(OVTRACE_TESTDATA "/legacy-2021.json");
     compare_file(OVTRACE_TESTDATA "/kineto-2node.json");
     compare_file(OVTRACE_TESTDATA "/kineto-memory.json");
+    compare_file(OVTRACE_DEEPSEEK_LIKE);
     if (access(OVTRACE_DEEPSEEK, R_OK) == 0) compare_file(OVTRACE_DEEPSEEK);
 }
 

@@ -18,7 +18,9 @@
  *  - a flow point binds on the lane with its (source, pid, tid) (first in lane order if
  *    several): enclosing -> the deepest event with start <= ts <= end (the later one in
  *    the row on a tie), otherwise the event with the smallest start >= ts (lowest depth,
- *    then row order). Points with equal (source, cat, id), ordered by ph (s, t, f), ts,
+ *    then row order); among the events that qualify equally (enclosing: all containing
+ *    ts; otherwise all at that smallest start) the same rule prefers those whose corr is
+ *    the point's id. Points with equal (source, cat, id), ordered by ph (s, t, f), ts,
  *    append order, link consecutive bound points on different events.
  *  - launches / GPU ops with corr != 0 that are no endpoint of an "ac2g" flow above,
  *    grouped by (source, corr): the group's first launch gets an ac2g flow (id = corr)
@@ -355,11 +357,17 @@ static void reference(const Spec *s, const Trace *t, Ref *R, const char *what) {
         for (size_t l = 0; l < R->n_rl; l++)
             if (R->rl[l].source == f->source && R->rl[l].pid == f->pid && R->rl[l].tid == f->tid && R->rl[l].fin < lane)
                 lane = R->rl[l].fin;
-        size_t best = NONE;
+        /* pass 0: every event; pass 1: only events whose corr is the point's id (and,
+         * for a next-slice point, that start where pass 0's pick starts) */
+        size_t best = NONE, geo = NONE;
+        for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) geo = best, best = NONE;
         for (size_t p = lane == UINT32_MAX ? n : lane_lo[lane]; p < n && R->rl[R->lr_lane[s->ev[R->at[p]].lane]].fin == lane;
              p++) {
             size_t a = R->at[p];
             const TraceEvent *e = &s->ev[a];
+            if (pass == 1 && (!e->corr || e->corr != f->id || (!f->enc && (geo == NONE || e->ts != s->ev[geo].ts))))
+                continue;
             if (f->enc) {
                 if (!(e->ts <= f->ts && f->ts <= R->end[a])) continue;
                 if (best == NONE || R->depth[a] > R->depth[best] ||
@@ -373,6 +381,8 @@ static void reference(const Spec *s, const Trace *t, Ref *R, const char *what) {
                     best = a;
             }
         }
+        }
+        if (best == NONE) best = geo;
         R->pt_ev[i] = best == NONE ? NONE : R->pos_of[best];
     }
     free(lane_lo);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Issue 8, correctness: parallel and single-threaded loads give byte-identical
 # `stats --json` (and the same warnings, errors and exit status) on every test trace:
-# tests/data, the sample traces, the malformed corpus, DeepSeek's trace plain, gzip and
-# zstd, and cuts of it. Parallel loading is forced on these small files (plain: slices
+# tests/data (the moe-ep pair included), the sample traces, the malformed corpus,
+# DeepSeek's trace (else the shipped moe-ep rank 0) plain, gzip and zstd, and cuts of it. Parallel loading is forced on these small files (plain: slices
 # from 1 byte on; compressed: 4 kB slabs), with 2 and 3 threads.
 # usage: test_stats_threads.sh OVTRACE SOURCE_DIR DEEPSEEK
 BIN=$1 SRC=$2 DEEPSEEK=$3
@@ -28,9 +28,15 @@ check() {
     n=$((n + 1))
 }
 
-for f in "$SRC"/tests/data/* "$SRC"/sample-traces/*.json* "$SRC"/tests/reliability/malformed/*; do
+for f in "$SRC"/tests/data/* "$SRC"/tests/data/moe-ep/*.json "$SRC"/sample-traces/*.json* \
+    "$SRC"/tests/reliability/malformed/*; do
     [ -f "$f" ] && check "$f"
 done
+if [ ! -r "$DEEPSEEK" ]; then
+    # a plain clone: the shipped DeepSeek-like trace takes its place (same cases)
+    echo "note: $DEEPSEEK not found: the cases below use tests/data/moe-ep/rank0.json"
+    DEEPSEEK=$SRC/tests/data/moe-ep/rank0.json
+fi
 if [ -r "$DEEPSEEK" ]; then
     cp "$DEEPSEEK" "$tmp/ds.json"
     gzip -1 -c "$DEEPSEEK" >"$tmp/ds.json.gz"

@@ -10,6 +10,8 @@ set -u
 bin=$1
 gen=$2
 src=$3
+# a plain clone: the shipped DeepSeek-like trace stands in for DeepSeek's
+[ -r "$src" ] || src=$(dirname "$0")/../data/moe-ep/rank0.json
 [ -r "$src" ] || { echo "atomic.sh: $src not found, skipping"; exit 77; }
 tmp=$(mktemp -d /tmp/ovtrace-atomic-XXXXXX)
 pids=()

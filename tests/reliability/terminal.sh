@@ -14,7 +14,9 @@
 set -u
 CASE=$1 BIN=$2 TRACE=$3
 command -v tmux >/dev/null || { echo "tmux not installed: skipped"; exit 77; }
-case $CASE in view | winch-view) [ -r "$TRACE" ] || { echo "$TRACE missing: using kineto-2node.json"; TRACE=$(cd "$(dirname "$0")/../data" && pwd)/kineto-2node.json; } ;; esac
+# a plain clone: the shipped DeepSeek-like trace stands in for DeepSeek's
+[ -r "$TRACE" ] || TRACE=$(cd "$(dirname "$0")/../data/moe-ep" && pwd)/rank0.json
+case $CASE in view | winch-view) [ -r "$TRACE" ] || { echo "$TRACE missing: skipped"; exit 77; } ;; esac
 TMP=$(mktemp -d /tmp/ovtrace-term-XXXXXX)
 SOCK0="ovt-rel-$CASE-$$"
 SOCK=$SOCK0

@@ -7,6 +7,8 @@
 set -u
 BIN=$1 GEN=$2 DS=$3
 command -v tmux >/dev/null || { echo "tmux not installed: skipped"; exit 77; }
+# a plain clone: the shipped DeepSeek-like trace stands in for DeepSeek's (same streams)
+[ -f "$DS" ] || DS=$(dirname "$0")/../data/moe-ep/rank0.json
 [ -f "$DS" ] || { echo "$DS missing: skipped"; exit 77; }
 TMP=$(mktemp -d)
 RUNS=0 SOCK=none

@@ -47,9 +47,10 @@ typedef enum { PROMPT_NONE, PROMPT_SEARCH, PROMPT_EXPORT, PROMPT_SAVE } PromptKi
 
 typedef struct {
     PromptKind kind;
-    char label[32];
+    char label[352]; /* the export prompt names its filter (a search pattern) */
     char buf[512];
     size_t len;
+    bool clip; /* PROMPT_EXPORT: cut slices to the range (Tab toggles) */
 } Prompt;
 
 typedef struct App {
