@@ -42,6 +42,14 @@ typedef struct {
     int32_t rank;
 } DiffFile;
 
+/* Comm split by cause on one (rank, device), from Coll_deviceSplit: the figures of
+ * `stats`' collectives section (wait = before the last rank arrived, transfer = after). */
+typedef struct {
+    int32_t rank;
+    int64_t device;
+    int64_t comm, wait, transfer, exposed, exposed_wait, exposed_transfer;
+} DiffColl;
+
 typedef struct {
     size_t n_files;
     DiffFile *files; /* the trace's sources */
@@ -54,6 +62,10 @@ typedef struct {
     DiffKernel *kernels; /* sorted by name (strcmp) */
     DiffClass classes[CLASS__COUNT];
     StepList steps;
+    size_t coll_ranks; /* ranks the collectives analysis saw; < 2: no wait/transfer */
+    size_t n_coll;
+    DiffColl *coll;      /* by (rank, device); empty unless coll_ranks >= 2 */
+    DiffColl coll_total; /* sums over coll (rank -1, device -1) */
 } DiffRun;
 
 /* NULL with a message in err when the step regex does not compile. */
@@ -64,6 +76,7 @@ typedef struct {
     int32_t rank;
     int64_t device;
     const DeviceFigures *a, *b; /* NULL on the side that lacks the device */
+    const DiffColl *coll_a, *coll_b; /* NULL: device absent, or the run has one rank */
 } DiffDevice;
 
 typedef struct {
