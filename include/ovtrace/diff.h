@@ -1,6 +1,7 @@
 /* Comparing two runs (`ovtrace diff`, the viewer's diff panel). Each side is first
  * reduced to a DiffRun (overlap figures per device from Overlap_compute, exactly what
- * `stats` prints, per-kernel and per-class totals, iterations), which owns its strings,
+ * `stats` prints, comm wait/transfer per device with two ranks or more, per-kernel and
+ * per-class totals, iterations), which owns its strings,
  * so a side's trace can be freed before the other is loaded. Diff_compare pairs the
  * two summaries. */
 #ifndef OVTRACE_DIFF_H
