@@ -20,9 +20,12 @@ void help_diff(FILE *out) {
             "path each and may repeat (for paths that contain commas).\n\n"
             "Prints, for each (rank, device) and in total, the overlap figures of A and B and\n"
             "B - A (window, busy, compute, comm, overlap, exposed comm, ratio: the figures of\n"
-            "'ovtrace stats'); count and total time per kernel class and per kernel name, sorted\n"
-            "by the absolute change; the kernels found in only one run; and, when the runs have\n"
-            "iterations (ProfilerStep#N, or --step), time and overlap per step and their medians.\n\n"
+            "'ovtrace stats'); with two ranks or more, comm wait/transfer per device and in\n"
+            "total (comm, wait, transfer, exposed, exposed wait, exposed transfer: the\n"
+            "collectives figures of 'ovtrace stats'), else n/a (one rank); count and total\n"
+            "time per kernel class and per kernel name, sorted by the absolute change; the\n"
+            "kernels found in only one run; and, when the runs have iterations\n"
+            "(ProfilerStep#N, or --step), time and overlap per step and their medians.\n\n"
             "options:\n"
             "  --json            machine-readable output (schema: docs/diff-json.md)\n"
             "  --group-names     group kernel names that differ only in template arguments,\n"
@@ -116,6 +119,46 @@ static void print_devices(FILE *out, const DiffReport *R) {
     print_fig_row(out, "  A", &R->a->total);
     print_fig_row(out, "  B", &R->b->total);
     print_delta_row(out, &R->a->total, &R->b->total);
+}
+
+/* Comm wait/transfer (the collectives figures of `stats`), where the run has ranks. */
+static void print_coll_row(FILE *out, const char *label, const DiffRun *r, bool present, const DiffColl *c) {
+    char v[6][32];
+    fprintf(out, "  %-13s", label);
+    if (!present) fprintf(out, " %10s\n", "absent");
+    else if (r->coll_ranks < 2) fprintf(out, " %s\n", "n/a (one rank)");
+    else if (!c) fprintf(out, " %10s\n", "none");
+    else
+        fprintf(out, " %10s %10s %10s %10s %10s %10s\n", us(v[0], c->comm), us(v[1], c->wait), us(v[2], c->transfer),
+                us(v[3], c->exposed), us(v[4], c->exposed_wait), us(v[5], c->exposed_transfer));
+}
+
+static void print_coll_delta(FILE *out, const DiffColl *a, const DiffColl *b) {
+    if (!a || !b) return;
+    char v[6][32];
+    fprintf(out, "  %-13s %10s %10s %10s %10s %10s %10s\n", "  B - A", sus(v[0], b->comm - a->comm),
+            sus(v[1], b->wait - a->wait), sus(v[2], b->transfer - a->transfer), sus(v[3], b->exposed - a->exposed),
+            sus(v[4], b->exposed_wait - a->exposed_wait), sus(v[5], b->exposed_transfer - a->exposed_transfer));
+}
+
+static void print_coll(FILE *out, const DiffReport *R) {
+    fprintf(out, "\ncomm wait/transfer per device (us; wait = before the last rank arrived, transfer = after)\n"
+                 "  %-13s %10s %10s %10s %10s %10s %10s\n",
+            "", "comm", "wait", "transfer", "exposed", "exp.wait", "exp.xfer");
+    for (size_t i = 0; i < R->n_devices; i++) {
+        const DiffDevice *d = &R->devices[i];
+        fprintf(out, "rank %d device %" PRId64 "%s\n", d->rank, d->device,
+                !d->a ? " (only in B)" : !d->b ? " (only in A)" : "");
+        print_coll_row(out, "  A", R->a, d->a != NULL, d->coll_a);
+        print_coll_row(out, "  B", R->b, d->b != NULL, d->coll_b);
+        print_coll_delta(out, d->coll_a, d->coll_b);
+    }
+    fprintf(out, "all devices\n");
+    const DiffColl *ta = R->a->coll_ranks >= 2 ? &R->a->coll_total : NULL;
+    const DiffColl *tb = R->b->coll_ranks >= 2 ? &R->b->coll_total : NULL;
+    print_coll_row(out, "  A", R->a, true, ta);
+    print_coll_row(out, "  B", R->b, true, tb);
+    print_coll_delta(out, ta, tb);
 }
 
 static void print_classes(FILE *out, const DiffReport *R) {
@@ -250,6 +293,33 @@ static void json_delta(FILE *out, const DeviceFigures *a, const DeviceFigures *b
     else fputs("null}", out);
 }
 
+static void json_coll(FILE *out, const DiffColl *c) {
+    if (!c) {
+        fputs("null", out);
+        return;
+    }
+    fprintf(out,
+            "{\"comm_ns\": %" PRId64 ", \"wait_ns\": %" PRId64 ", \"transfer_ns\": %" PRId64
+            ", \"exposed_comm_ns\": %" PRId64 ", \"exposed_wait_ns\": %" PRId64 ", \"exposed_transfer_ns\": %" PRId64 "}",
+            c->comm, c->wait, c->transfer, c->exposed, c->exposed_wait, c->exposed_transfer);
+}
+
+static void json_coll3(FILE *out, const DiffColl *a, const DiffColl *b) {
+    fputs(", \"collectives\": {\"a\": ", out);
+    json_coll(out, a);
+    fputs(", \"b\": ", out);
+    json_coll(out, b);
+    fputs(", \"delta\": ", out);
+    if (a && b) {
+        DiffColl d = {0, 0, b->comm - a->comm, b->wait - a->wait, b->transfer - a->transfer, b->exposed - a->exposed,
+                      b->exposed_wait - a->exposed_wait, b->exposed_transfer - a->exposed_transfer};
+        json_coll(out, &d);
+    } else {
+        fputs("null", out);
+    }
+    fputc('}', out);
+}
+
 static void json_run(FILE *out, const DiffRun *r) {
     fputs("{\"files\": [", out);
     for (size_t i = 0; i < r->n_files; i++) {
@@ -257,8 +327,8 @@ static void json_run(FILE *out, const DiffRun *r) {
         JsonOut_string(out, r->files[i].path);
         fprintf(out, ", \"rank\": %d}", r->files[i].rank);
     }
-    fprintf(out, "], \"events\": %zu, \"trace_start_ns\": %" PRId64 ", \"trace_end_ns\": %" PRId64 "}", r->n_events,
-            r->t_min, r->t_max);
+    fprintf(out, "], \"events\": %zu, \"trace_start_ns\": %" PRId64 ", \"trace_end_ns\": %" PRId64 ", \"ranks\": %zu}",
+            r->n_events, r->t_min, r->t_max, r->coll_ranks);
 }
 
 static void json_step(FILE *out, const Step *s) {
@@ -305,6 +375,7 @@ static void print_json(FILE *out, const DiffReport *R, bool grouped, const char 
         json_fig(out, d->b);
         fputs(", \"delta\": ", out);
         json_delta(out, d->a, d->b);
+        json_coll3(out, d->coll_a, d->coll_b);
         fputc('}', out);
     }
     fputs("\n  ],\n  \"total\": {\"a\": ", out);
@@ -313,6 +384,7 @@ static void print_json(FILE *out, const DiffReport *R, bool grouped, const char 
     json_fig(out, &R->b->total);
     fputs(", \"delta\": ", out);
     json_delta(out, &R->a->total, &R->b->total);
+    json_coll3(out, R->a->coll_ranks >= 2 ? &R->a->coll_total : NULL, R->b->coll_ranks >= 2 ? &R->b->coll_total : NULL);
     fputs("},\n  \"classes\": [", out);
     int first = 1;
     for (int k = 0; k < CLASS__COUNT; k++) {
@@ -473,6 +545,7 @@ int cmd_diff(int argc, char **argv) {
         print_files(stdout, "A", ra);
         print_files(stdout, "B", rb);
         print_devices(stdout, R);
+        print_coll(stdout, R);
         print_classes(stdout, R);
         print_kernels(stdout, R, top, o.group_names);
         print_steps(stdout, R, o.step_regex);

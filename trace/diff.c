@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/collectives.h"
 #include "ovtrace/kname.h"
 #include "parfor.h"
 #include "util.h"
@@ -67,6 +68,38 @@ static void summarize_figures(const Trace *t, const DiffOptions *o, DiffRun *r) 
     r->n_kernels = w;
 }
 
+static int cmp_coll(const void *a, const void *b) {
+    const DiffColl *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return x->device < y->device ? -1 : x->device > y->device;
+}
+
+/* Wait/transfer per (rank, device), computed as `stats` does (cli/stats_coll.c:
+ * Coll_analyze with the defaults, Coll_deviceSplit over the range, every rank), so the
+ * figures equal those of `ovtrace stats` on the run. Nothing to split with one rank. */
+static void summarize_coll(const Trace *t, const DiffOptions *o, DiffRun *r) {
+    CollReport *R = Coll_analyze(t, NULL);
+    r->coll_ranks = R->n_ranks;
+    r->coll_total = (DiffColl){-1, -1, 0, 0, 0, 0, 0, 0};
+    if (R->n_ranks >= 2) {
+        size_t n = 0;
+        CollDeviceSplit *d = Coll_deviceSplit(t, R, o->t0, o->t1, INT32_MIN, &n);
+        r->coll = xmalloc((n ? n : 1) * sizeof *r->coll);
+        for (size_t i = 0; i < n; i++) {
+            DiffColl c = {d[i].rank, d[i].device, d[i].comm, d[i].wait, d[i].transfer,
+                          d[i].exposed, d[i].exposed_wait, d[i].exposed_transfer};
+            r->coll[i] = c;
+            DiffColl *s = &r->coll_total;
+            s->comm += c.comm, s->wait += c.wait, s->transfer += c.transfer;
+            s->exposed += c.exposed, s->exposed_wait += c.exposed_wait, s->exposed_transfer += c.exposed_transfer;
+        }
+        r->n_coll = n;
+        free(d);
+        qsort(r->coll, n, sizeof *r->coll, cmp_coll);
+    }
+    CollReport_free(R);
+}
+
 static void summary_item(void *ctx, uint32_t item, ParScratch *scratch) {
     (void)scratch;
     SummaryJob *j = ctx;
@@ -93,6 +126,8 @@ DiffRun *DiffRun_summarize(const Trace *t, const DiffOptions *o, char *err, size
         DiffRun_free(r);
         return NULL;
     }
+    /* after the parallel passes: it may read the sources' args */
+    summarize_coll(t, o, r);
     return r;
 }
 
@@ -101,6 +136,7 @@ void DiffRun_free(DiffRun *r) {
     for (size_t i = 0; i < r->n_kernels; i++) free(r->kernels[i].name);
     free(r->kernels);
     free(r->devices);
+    free(r->coll);
     for (size_t i = 0; i < r->n_files; i++) free(r->files[i].path);
     free(r->files);
     StepList_free(&r->steps);
@@ -135,6 +171,11 @@ static int cmp_row(const void *a, const void *b) {
     return strcmp(x->name, y->name);
 }
 
+static const DiffColl *find_coll(const DiffRun *r, const DeviceFigures *d) {
+    DiffColl key = {d->rank, d->device, 0, 0, 0, 0, 0, 0};
+    return r->n_coll ? bsearch(&key, r->coll, r->n_coll, sizeof key, cmp_coll) : NULL;
+}
+
 DiffReport *Diff_compare(const DiffRun *a, const DiffRun *b) {
     DiffReport *R = xcalloc(1, sizeof *R);
     R->a = a;
@@ -146,7 +187,8 @@ DiffReport *Diff_compare(const DiffRun *a, const DiffRun *b) {
         int c = i == a->n_devices ? 1 : j == b->n_devices ? -1 : cmp_dev(da[i], db[j]);
         const DeviceFigures *x = c <= 0 ? da[i++] : NULL, *y = c >= 0 ? db[j++] : NULL;
         const DeviceFigures *k = x ? x : y;
-        R->devices[R->n_devices++] = (DiffDevice){k->rank, k->device, x, y};
+        R->devices[R->n_devices++] = (DiffDevice){k->rank, k->device, x, y, x ? find_coll(a, k) : NULL,
+                                                  y ? find_coll(b, k) : NULL};
     }
     free(da);
     free(db);

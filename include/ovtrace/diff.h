@@ -1,6 +1,7 @@
 /* Comparing two runs (`ovtrace diff`, the viewer's diff panel). Each side is first
  * reduced to a DiffRun (overlap figures per device from Overlap_compute, exactly what
- * `stats` prints, per-kernel and per-class totals, iterations), which owns its strings,
+ * `stats` prints, comm wait/transfer per device with two ranks or more, per-kernel and
+ * per-class totals, iterations), which owns its strings,
  * so a side's trace can be freed before the other is loaded. Diff_compare pairs the
  * two summaries. */
 #ifndef OVTRACE_DIFF_H
@@ -42,6 +43,14 @@ typedef struct {
     int32_t rank;
 } DiffFile;
 
+/* Comm split by cause on one (rank, device), from Coll_deviceSplit: the figures of
+ * `stats`' collectives section (wait = before the last rank arrived, transfer = after). */
+typedef struct {
+    int32_t rank;
+    int64_t device;
+    int64_t comm, wait, transfer, exposed, exposed_wait, exposed_transfer;
+} DiffColl;
+
 typedef struct {
     size_t n_files;
     DiffFile *files; /* the trace's sources */
@@ -54,6 +63,10 @@ typedef struct {
     DiffKernel *kernels; /* sorted by name (strcmp) */
     DiffClass classes[CLASS__COUNT];
     StepList steps;
+    size_t coll_ranks; /* ranks the collectives analysis saw; < 2: no wait/transfer */
+    size_t n_coll;
+    DiffColl *coll;      /* by (rank, device); empty unless coll_ranks >= 2 */
+    DiffColl coll_total; /* sums over coll (rank -1, device -1) */
 } DiffRun;
 
 /* NULL with a message in err when the step regex does not compile. */
@@ -64,6 +77,7 @@ typedef struct {
     int32_t rank;
     int64_t device;
     const DeviceFigures *a, *b; /* NULL on the side that lacks the device */
+    const DiffColl *coll_a, *coll_b; /* NULL: device absent, or the run has one rank */
 } DiffDevice;
 
 typedef struct {

@@ -102,6 +102,55 @@ assert (m["a"]["time_ns"], m["a"]["exposed_comm_ns"], m["b"]["time_ns"], m["b"][
 assert abs(m["a"]["overlap_ratio"] - 0.375) < 1e-6 and abs(m["b"]["overlap_ratio"] - 0.3625) < 1e-6
 PY
 
+# Comm wait/transfer per (rank, device) and in total: equal to the collectives section of
+# `ovtrace stats --json` on each run (computed here, independently of diff), B - A the
+# difference; the total is the sum over devices.
+"$BIN" stats -q --json "$D/a-r0.json" "$D/a-r1.json" >"$tmp/sa"
+"$BIN" stats -q --json "$D/b-r0.json" "$D/b-r1.json" >"$tmp/sb"
+check "json: wait/transfer equal stats' collectives" python3 - "$tmp/j1" "$tmp/sa" "$tmp/sb" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+K = ("comm_ns", "wait_ns", "transfer_ns", "exposed_comm_ns", "exposed_wait_ns", "exposed_transfer_ns")
+st = {}
+for side, f in zip("ab", sys.argv[2:]):
+    c = json.load(open(f))["collectives"]
+    assert c["ranks"] == 2 and d[side]["ranks"] == 2, (side, c["ranks"], d[side]["ranks"])
+    st[side] = {(x["rank"], x["device"]): {k: x[k] for k in K} for x in c["devices"]}
+    assert sorted(st[side]) == [(0, 0), (1, 0)], st[side]
+# the fixture must exercise the split: some wait and some transfer in each run
+assert all(sum(v["wait_ns"] for v in st[s].values()) > 0 for s in "ab")
+assert st["a"] != st["b"]
+for x in d["devices"]:
+    key, c = (x["rank"], x["device"]), x["collectives"]
+    assert c["a"] == st["a"][key] and c["b"] == st["b"][key], (key, c)
+    assert c["delta"] == {k: st["b"][key][k] - st["a"][key][k] for k in K}, (key, c["delta"])
+t = d["total"]["collectives"]
+for s in "ab":
+    assert t[s] == {k: sum(v[k] for v in st[s].values()) for k in K}, (s, t[s])
+assert t["delta"] == {k: t["b"][k] - t["a"][k] for k in K}
+# comm is the same union as the overlap figures' comm
+for x in d["devices"]:
+    for s in "ab":
+        assert x["collectives"][s]["comm_ns"] == x[s]["comm_ns"]
+PY
+# The table prints the same figures (us): rank 0's A row, from stats.
+row=$(python3 -c '
+import json, sys
+x = [v for v in json.load(open(sys.argv[1]))["collectives"]["devices"] if v["rank"] == 0][0]
+print(" +".join(str(x[k] // 1000) for k in ("comm_ns", "wait_ns", "transfer_ns", "exposed_comm_ns", "exposed_wait_ns", "exposed_transfer_ns")))' "$tmp/sa")
+check "table: wait/transfer section, rank 0 A row from stats ($row)" bash -c "sed -n '/^comm wait\/transfer per device/,/^rank 1/p' '$tmp/t' | grep -Eq '^ +A +$row\$'"
+# One rank in A: n/a in the table, null in JSON (no delta); B still has its figures.
+"$BIN" diff -q "$D/a-r0.json" "$B" >"$tmp/o1"
+check "table: one rank is n/a" bash -c "sed -n '/^comm wait\/transfer per device/,/^kernels per class/p' '$tmp/o1' | grep -Eq '^ +A +n/a \(one rank\)\$'"
+"$BIN" diff -q --json "$D/a-r0.json" "$B" | python3 -c '
+import json, sys; d = json.load(sys.stdin); s = json.load(open(sys.argv[1]))["collectives"]
+assert d["a"]["ranks"] == 1 and d["b"]["ranks"] == 2
+for x in d["devices"] + [d["total"]]:
+    assert x["collectives"]["a"] is None and x["collectives"]["delta"] is None, x
+sb = {v["rank"]: v["wait_ns"] for v in s["devices"]}
+assert {x["rank"]: x["collectives"]["b"]["wait_ns"] for x in d["devices"]} == sb' "$tmp/sb"
+check "json: one rank is null" test $? -eq 0
+
 # --group-names: gemm<float>/gemm<__half> and the two FillFunctor kernels become one
 # key each; parameter lists go too.
 "$BIN" diff -q --json --group-names "$A" "$B" >"$tmp/g"
