@@ -55,7 +55,9 @@ check "back in place: used" hit
 chmod 0777 "$dir"
 load >"$tmp/v"
 check "a cache directory writable by others is ignored" grep -q "cache directory is writable by others (mode 777): ignored" "$tmp/v"
-check "... and the next save makes it 0700 again: $(mode "$dir")" [ "$(mode "$dir")" = 700 ]
+# the save runs in a detached process after the load: poll for it
+wait_mode() { for _ in $(seq 300); do [ "$(mode "$1")" = "$2" ] && return 0; sleep 0.1; done; return 1; }
+check "... and the next save makes it 0700 again" wait_mode "$dir" 700
 
 if [ "$(id -u)" = 0 ]; then
     chown 12345 "$s"
