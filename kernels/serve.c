@@ -1,5 +1,6 @@
 /* Dynamic / fixed batching for serving (see include/ovtrace/serve.h). */
 #include "ovtrace/serve.h"
+#include "ovtrace/rng.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -69,14 +70,7 @@ int ServeParams_fixedBatch(const ServeParams *p) {
     return p->max_batch < m ? p->max_batch : m;
 }
 
-static uint64_t rng_next(ServeState *s) { /* xorshift64* */
-    uint64_t x = s->rng;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    s->rng = x;
-    return x * 0x2545F4914F6CDD1DULL;
-}
+static uint64_t rng_next(ServeState *s) { return Rng_next(&s->rng); }
 
 static double uniform(ServeState *s) { return ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0; } /* (0, 1) */
 

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "live_internal.h"
+#include "ovtrace/rng.h"
 #include "serve_sim.h"
 
 int64_t Live_realtimeNs(void) {
@@ -96,14 +97,7 @@ typedef struct {
     atomic_uint_fast64_t *steps_out, *events_out; /* progress for other threads */
 } Sim;
 
-static uint64_t rng_next(Sim *S) { /* xorshift64* */
-    uint64_t x = S->rng;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    S->rng = x;
-    return x * 0x2545F4914F6CDD1DULL;
-}
+static uint64_t rng_next(Sim *S) { return Rng_next(&S->rng); }
 
 static double jitter(Sim *S) {
     double u = (double)(rng_next(S) >> 11) / 9007199254740992.0; /* [0, 1) */

@@ -9,6 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include "ovtrace/export.h"
+#include "ovtrace/rng.h"
 #include <zstd.h>
 
 #include "util.h"
@@ -29,14 +32,7 @@ typedef struct {
     uint64_t s;
 } Rng;
 
-static uint64_t rng_next(Rng *r) { /* xorshift64* */
-    uint64_t x = r->s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    r->s = x;
-    return x * 0x2545F4914F6CDD1DULL;
-}
+static uint64_t rng_next(Rng *r) { return Rng_next(&r->s); }
 
 static double rng_unit(Rng *r) { return (double)(rng_next(r) >> 11) / 9007199254740992.0; }
 
@@ -77,22 +73,7 @@ void SimRanks_loads(const SimRanksConfig *c, double *out) {
     free(perm);
 }
 
-char *SimRanks_path(const char *path, int rank) {
-    static const char *EXT[] = {".json.gz", ".json.zst", ".json", ".gz", ".zst"};
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t n = strlen(path);
-    const char *dot = NULL;
-    for (size_t i = 0; i < sizeof EXT / sizeof EXT[0] && !dot; i++) {
-        size_t e = strlen(EXT[i]);
-        if (n - (size_t)(base - path) > e && !strcmp(path + n - e, EXT[i])) dot = path + n - e;
-    }
-    if (!dot) dot = path + n;
-    size_t len = n + 32;
-    char *out = xmalloc(len);
-    snprintf(out, len, "%.*s.rank%d%s", (int)(dot - path), path, rank, dot);
-    return out;
-}
+char *SimRanks_path(const char *path, int rank) { return Export_rankPath(path, rank); }
 
 static bool ends_with(const char *s, const char *suf) {
     size_t a = strlen(s), b = strlen(suf);

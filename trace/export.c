@@ -1125,7 +1125,7 @@ static bool write_unit(Exporter *X, Out *o, Unit *u, char *err, size_t errlen) {
 
 /* ---- paths ---- */
 
-static char *rank_path(const char *path, int32_t rank) {
+char *Export_rankPath(const char *path, int32_t rank) {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     const char *dot = NULL;
@@ -1248,7 +1248,7 @@ bool Export_run(const Trace *t, const ExportFilter *f, const char *out_path, Exp
             int32_t r = t->sources[s].rank;
             if (per_rank ? r == ranks[ui] : (f->rank == INT32_MIN || r == f->rank)) u->sources[u->n_sources++] = s;
         }
-        u->path = per_rank ? rank_path(out_path, ranks[ui]) : xstrdup(out_path);
+        u->path = per_rank ? Export_rankPath(out_path, ranks[ui]) : xstrdup(out_path);
         if (to_stream) continue;
         OutPath up;
         if (!OutPath_resolve(u->path, &up, err, errlen)) {

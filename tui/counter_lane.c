@@ -83,20 +83,6 @@ void CounterLane_label(const Trace *t, const CounterSeries *s, char *buf, size_t
     snprintf(buf, n, " %s", name);
 }
 
-static void push(Lines *L, Line l) {
-    if (L->n == L->cap) {
-        size_t cap = L->cap ? L->cap * 2 : 64;
-        Line *v = realloc(L->v, cap * sizeof *v);
-        if (!v) {
-            fprintf(stderr, "ovtrace: out of memory\n");
-            exit(3);
-        }
-        L->v = v;
-        L->cap = cap;
-    }
-    L->v[L->n++] = l;
-}
-
 void CounterLane_addLines(Lines *L, const Trace *t, const CounterSet *cs, const bool *collapsed) {
     (void)t;
     if (!cs || !cs->n) return;
@@ -107,10 +93,10 @@ void CounterLane_addLines(Lines *L, const Trace *t, const CounterSet *cs, const 
         uint32_t g = L->v[i].group;
         for (size_t k = i; k < j; k++)
             if (L->v[k].kind != LINE_ROW || !(cs->lane_only[L->v[k].lane] || cs->row_only[L->v[k].row]))
-                push(&out, L->v[k]);
+                Lines_push(&out, L->v[k]);
         if (L->v[i].kind == LINE_GROUP && !(collapsed && collapsed[g]))
             for (size_t s = 0; s < cs->n; s++)
-                if (cs->s[s].group == g) push(&out, (Line){LINE_COUNTER, g, cs->s[s].lane, (uint32_t)s});
+                if (cs->s[s].group == g) Lines_push(&out, (Line){LINE_COUNTER, g, cs->s[s].lane, (uint32_t)s});
         i = j;
     }
     free(L->v);

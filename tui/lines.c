@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void push(Lines *L, Line l) {
+void Lines_push(Lines *L, Line l) {
     if (L->n == L->cap) {
         size_t cap = L->cap ? L->cap * 2 : 64;
         Line *v = realloc(L->v, cap * sizeof *v);
@@ -25,12 +25,12 @@ void Lines_buildFiltered(Lines *L, const Trace *t, const bool *collapsed, const 
     for (uint32_t g = 0; g < t->n_groups; g++) {
         const Group *G = &t->groups[g];
         if (hidden && hidden[g]) continue;
-        push(L, (Line){LINE_GROUP, g, 0, 0});
-        if (G->gpu) push(L, (Line){LINE_BAND, g, 0, 0});
+        Lines_push(L, (Line){LINE_GROUP, g, 0, 0});
+        if (G->gpu) Lines_push(L, (Line){LINE_BAND, g, 0, 0});
         if (collapsed && collapsed[g]) continue;
         for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
             const Lane *l = &t->lanes[li];
-            for (uint32_t k = 0; k < l->n_rows; k++) push(L, (Line){LINE_ROW, g, li, l->first_row + k});
+            for (uint32_t k = 0; k < l->n_rows; k++) Lines_push(L, (Line){LINE_ROW, g, li, l->first_row + k});
         }
     }
 }

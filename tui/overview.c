@@ -29,12 +29,7 @@ void Overview_lines(Lines *L, const Trace *t) {
     L->n = 0;
     for (uint32_t g = 0; g < t->n_groups; g++) {
         if (!t->groups[g].gpu) continue;
-        if (L->n == L->cap) {
-            L->cap = L->cap ? L->cap * 2 : 64;
-            L->v = realloc(L->v, L->cap * sizeof *L->v);
-            if (!L->v) abort();
-        }
-        L->v[L->n++] = (Line){LINE_BAND, g, 0, 0};
+        Lines_push(L, (Line){LINE_BAND, g, 0, 0});
     }
 }
 

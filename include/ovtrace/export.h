@@ -44,6 +44,10 @@ typedef struct {
 bool Export_run(const Trace *t, const ExportFilter *f, const char *out_path, ExportResult *res, char *err,
                 size_t errlen);
 
+/* The file of one rank: ".rankN" before the extension ("t.json.zst" -> "t.rank3.json.zst");
+ * export without --merge and `record --ranks` name their files so. Caller frees. */
+char *Export_rankPath(const char *path, int32_t rank);
+
 /* The range an ovtrace export was cut from ("ovtrace": {"range_ns": [t0, t1]}; open
  * ends give INT64_MIN / INT64_MAX), when every source of t is such an export of the same
  * range. The viewer opens on it. */

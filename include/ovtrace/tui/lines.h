@@ -25,6 +25,8 @@ typedef struct {
 
 void Lines_build(Lines *L, const Trace *t, const bool *collapsed);
 void Lines_free(Lines *L);
+/* Appends one line (growing the array; out of memory exits). */
+void Lines_push(Lines *L, Line l);
 /* Line index of the group header / of a row; SIZE_MAX if not shown. */
 size_t Lines_findGroup(const Lines *L, uint32_t group);
 size_t Lines_findRow(const Lines *L, uint32_t row);
