@@ -7,6 +7,7 @@
 
 #include "ovtrace/classify.h"
 #include "ovtrace/load.h"
+#include "ovtrace/overlap.h"
 #include "ovtrace/trace.h"
 
 typedef struct {
@@ -59,5 +60,9 @@ void help_live(FILE *out);
 void help_record(FILE *out);
 void help_workload(FILE *out);
 void help_diff(FILE *out);
+
+/* The overlap figures of one device as JSON members (no braces): the same keys in
+ * `stats --json` and `diff --json`. */
+void cli_jsonFigures(FILE *out, const DeviceFigures *d);
 
 #endif

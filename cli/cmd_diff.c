@@ -268,13 +268,9 @@ static void json_fig(FILE *out, const DeviceFigures *d) {
         fputs("null", out);
         return;
     }
-    fprintf(out,
-            "{\"window_ns\": %" PRId64 ", \"busy_ns\": %" PRId64 ", \"idle_ns\": %" PRId64 ", \"compute_ns\": %" PRId64
-            ", \"comm_ns\": %" PRId64 ", \"overlap_ns\": %" PRId64 ", \"exposed_comm_ns\": %" PRId64
-            ", \"memory_ns\": %" PRId64 ", \"events\": %zu, \"overlap_ratio\": ",
-            d->window, d->busy, d->idle, d->compute, d->comm, d->overlap, d->exposed, d->memory, d->n_events);
-    if (d->has_comm) fprintf(out, "%.6f}", d->ratio);
-    else fputs("null}", out);
+    fputc('{', out);
+    cli_jsonFigures(out, d); /* the members of `stats --json`'s device objects */
+    fputc('}', out);
 }
 
 static void json_delta(FILE *out, const DeviceFigures *a, const DeviceFigures *b) {

@@ -109,16 +109,6 @@ static void print_table(FILE *out, const Trace *t, const OverlapReport *R, int64
     }
 }
 
-static void json_fig(FILE *out, const DeviceFigures *d) {
-    fprintf(out,
-            "\"window_ns\": %" PRId64 ", \"busy_ns\": %" PRId64 ", \"idle_ns\": %" PRId64 ", \"compute_ns\": %" PRId64
-            ", \"comm_ns\": %" PRId64 ", \"overlap_ns\": %" PRId64 ", \"exposed_comm_ns\": %" PRId64
-            ", \"memory_ns\": %" PRId64 ", \"events\": %zu, \"overlap_ratio\": ",
-            d->window, d->busy, d->idle, d->compute, d->comm, d->overlap, d->exposed, d->memory, d->n_events);
-    if (d->has_comm) fprintf(out, "%.6f", d->ratio);
-    else fputs("null", out);
-}
-
 static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_t t0, int64_t t1) {
     fprintf(out, "{\n  \"ovtrace_stats_version\": 1,\n  \"files\": [");
     for (size_t i = 0; i < t->n_sources; i++) {
@@ -143,7 +133,7 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
         const DeviceFigures *d = &R->devices[i];
         fprintf(out, "%s\n    {\"rank\": %d, \"device\": %" PRId64 ", \"window_start_ns\": %" PRId64 ", ", i ? "," : "",
                 d->rank, d->device, d->window_start);
-        json_fig(out, d);
+        cli_jsonFigures(out, d);
         fputs(",\n     \"streams\": [", out);
         for (size_t k = 0; k < d->n_streams; k++) {
             const StreamFigures *s = &d->streams[k];
@@ -154,7 +144,7 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
         fputs("]}", out);
     }
     fputs("\n  ],\n  \"total\": {", out);
-    json_fig(out, &R->total);
+    cli_jsonFigures(out, &R->total);
     fputs("},\n  \"top_kernels\": [", out);
     for (size_t i = 0; i < R->n_kernels; i++) {
         const KernelFigures *k = &R->kernels[i];

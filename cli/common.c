@@ -1,3 +1,4 @@
+#include <inttypes.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -189,4 +190,14 @@ Trace *InputOptions_load(InputOptions *o) {
     }
     if (!o->quiet) Load_printWarnings(t, stderr);
     return t;
+}
+
+void cli_jsonFigures(FILE *out, const DeviceFigures *d) {
+    fprintf(out,
+            "\"window_ns\": %" PRId64 ", \"busy_ns\": %" PRId64 ", \"idle_ns\": %" PRId64 ", \"compute_ns\": %" PRId64
+            ", \"comm_ns\": %" PRId64 ", \"overlap_ns\": %" PRId64 ", \"exposed_comm_ns\": %" PRId64
+            ", \"memory_ns\": %" PRId64 ", \"events\": %zu, \"overlap_ratio\": ",
+            d->window, d->busy, d->idle, d->compute, d->comm, d->overlap, d->exposed, d->memory, d->n_events);
+    if (d->has_comm) fprintf(out, "%.6f", d->ratio);
+    else fputs("null", out);
 }

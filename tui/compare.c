@@ -129,14 +129,17 @@ static void apply_focus(App *a) {
     if (a->v.line >= a->lines.n) a->v.line = a->lines.n ? a->lines.n - 1 : 0;
 }
 
+/* The keys' state, or NULL with a message when no runs are compared. */
+static CompareState *comparing(App *a) {
+    if (!a->cmp) App_message(a, ROLE_ERROR, "not comparing runs (ovtrace view A B --align start)");
+    return a->cmp;
+}
+
 unsigned Compare_keyFocus(App *a, const TuiKey *k, int arg) {
     (void)k;
     (void)arg;
-    CompareState *c = a->cmp;
-    if (!c) {
-        App_message(a, ROLE_ERROR, "not comparing runs (ovtrace view A B --align start)");
-        return REDRAW_VIEW;
-    }
+    CompareState *c = comparing(a);
+    if (!c) return REDRAW_VIEW;
     /* both -> first run -> second run -> both */
     c->focus = c->focus + 1 >= (int)c->n_runs ? -1 : c->focus + 1;
     apply_focus(a);
@@ -148,11 +151,8 @@ unsigned Compare_keyFocus(App *a, const TuiKey *k, int arg) {
 unsigned Compare_keyPanel(App *a, const TuiKey *k, int arg) {
     (void)k;
     (void)arg;
-    CompareState *c = a->cmp;
-    if (!c) {
-        App_message(a, ROLE_ERROR, "not comparing runs (ovtrace view A B --align start)");
-        return REDRAW_VIEW;
-    }
+    CompareState *c = comparing(a);
+    if (!c) return REDRAW_VIEW;
     c->panel = !c->panel;
     if (c->panel) a->v.panel_hidden = false;
     return REDRAW_VIEW;
