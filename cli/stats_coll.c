@@ -34,11 +34,14 @@ static int cmp_count(const void *a, const void *b) {
     return x->name < y->name ? -1 : x->name > y->name;
 }
 
-static void summarize(Summary *S, const Trace *t, const OverlapFilter *f) {
+/* one_rank_split: split comm per device even with one rank (the JSON lists the devices;
+ * the table prints "nothing to align" and needs no split, a sweep over every event). */
+static void summarize(Summary *S, const Trace *t, const OverlapFilter *f, bool one_rank_split) {
     memset(S, 0, sizeof *S);
     S->R = Coll_analyze(t, NULL);
     CollReport *R = S->R;
-    S->dev = Coll_deviceSplit(t, R, f->t0, f->t1, f->rank == OVERLAP_ANY_RANK ? INT32_MIN : f->rank, &S->n_dev);
+    if (R->n_ranks >= 2 || one_rank_split)
+        S->dev = Coll_deviceSplit(t, R, f->t0, f->t1, f->rank == OVERLAP_ANY_RANK ? INT32_MIN : f->rank, &S->n_dev);
     S->last = calloc(R->n_ranks + 1, sizeof *S->last);
     S->waited_for = calloc(R->n_ranks + 1, sizeof *S->waited_for);
     S->names = calloc(R->n_names + 1, sizeof *S->names);
@@ -110,7 +113,7 @@ static void put_name(FILE *out, const char *s, size_t max) {
 
 void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f) {
     Summary S;
-    summarize(&S, t, f);
+    summarize(&S, t, f, false);
     CollReport *R = S.R;
     fprintf(out, "\ncollectives across ranks\n");
     if (R->n_ranks < 2) {
@@ -170,7 +173,7 @@ void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f) {
 
 void stats_coll_json(FILE *out, const Trace *t, const OverlapFilter *f) {
     Summary S;
-    summarize(&S, t, f);
+    summarize(&S, t, f, true);
     CollReport *R = S.R;
     fprintf(out,
             ",\n  \"collectives\": {\n    \"ranks\": %zu, \"comm_kernels\": %zu, \"instances\": %zu, \"unmatched\": %zu,"
