@@ -22,6 +22,9 @@ dir=$XDG_CACHE_HOME/ovtrace
 snap() { find "$dir" -name '*.ovsnap' 2>/dev/null | head -1; }
 wait_snap() { for _ in $(seq 300); do [ -n "$(snap)" ] && return 0; sleep 0.1; done; return 1; }
 mode() { stat -c %a "$1"; }
+# A load that ignores the snapshot saves a fresh one (0600) from a detached process
+# after it returns: poll for it, and let it land before the file is changed again.
+wait_mode() { for _ in $(seq 300); do [ "$(mode "$1")" = "$2" ] && return 0; sleep 0.1; done; return 1; }
 load() { "$BIN" stats --cache -v "$trace" 2>&1 >/dev/null; } # the -v notes
 hit() { load | grep -q "cache: hit"; }
 
@@ -38,9 +41,11 @@ check "a snapshot of ours is used" hit
 chmod 0666 "$s"
 load >"$tmp/v"
 check "a snapshot writable by others is ignored: $(cat "$tmp/v" | head -1)" grep -q "writable by others (mode 666): ignored" "$tmp/v"
+check "... and saved again, 0600" wait_mode "$s" 600
 chmod 0620 "$s"
 load >"$tmp/v"
 check "a snapshot writable by its group is ignored" grep -q "writable by its group (mode 620): ignored" "$tmp/v"
+check "... and saved again, 0600" wait_mode "$s" 600
 chmod 0600 "$s"
 check "0600 again: used" hit
 
@@ -55,8 +60,6 @@ check "back in place: used" hit
 chmod 0777 "$dir"
 load >"$tmp/v"
 check "a cache directory writable by others is ignored" grep -q "cache directory is writable by others (mode 777): ignored" "$tmp/v"
-# the save runs in a detached process after the load: poll for it
-wait_mode() { for _ in $(seq 300); do [ "$(mode "$1")" = "$2" ] && return 0; sleep 0.1; done; return 1; }
 check "... and the next save makes it 0700 again" wait_mode "$dir" 700
 
 if [ "$(id -u)" = 0 ]; then
