@@ -3,8 +3,8 @@
 #define OVTRACE_LIVE_INTERNAL_H
 #include <stdio.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/live.h"
-#include "util.h" /* trace/util.h: xmalloc, GROW */
 
 typedef struct {
     bool gpu;

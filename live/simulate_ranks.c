@@ -10,11 +10,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/export.h"
 #include "ovtrace/rng.h"
 #include <zstd.h>
 
-#include "util.h"
 
 void SimRanksConfig_default(SimRanksConfig *c, SchedMode mode) {
     memset(c, 0, sizeof *c);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/steps.h"
 #include "util.h"
 

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "jsonscan.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/input.h"
-#include "util.h"
 
 /* Reads decompressed bytes [off, off+n) of the source; returns bytes read. */
 static size_t read_at(Input *in, uint64_t off, char *buf, size_t n) {

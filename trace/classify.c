@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ovtrace/base/alloc.h"
 #include "util.h"
 
 typedef enum { RULE_COMM, RULE_NOT_COMM, RULE_STREAM } RuleKind;

@@ -2,12 +2,13 @@
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jsonscan.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/input.h"
-#include "util.h"
 
 typedef struct {
     uint32_t source;

@@ -12,8 +12,8 @@
 #include <time.h>
 
 #include "collargs.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/overlap.h"
-#include "util.h"
 
 #define DEFAULT_OFFSET_LIMIT 50000 /* ns: 50 us of clock offset makes waits unreliable */
 

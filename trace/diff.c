@@ -3,13 +3,14 @@
  * summaries merged by (rank, device), kernel key and step number. */
 #include "ovtrace/diff.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/collectives.h"
 #include "ovtrace/kname.h"
 #include "parfor.h"
-#include "util.h"
 
 static int cmp_kernel_name(const void *a, const void *b) {
     const DiffKernel *x = a, *y = b;

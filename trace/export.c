@@ -25,6 +25,7 @@
 
 #include "jsonscan.h"
 #include "mapguard.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/input.h"
 #include "ovtrace/outpath.h"
 #include "util.h"

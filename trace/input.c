@@ -12,7 +12,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "util.h"
+#include "ovtrace/base/alloc.h"
 
 #define IN_CHUNK (1u << 20)
 /* Read-ahead: a thread decompresses into a few blocks while the parser works on the

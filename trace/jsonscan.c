@@ -5,8 +5,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/timeunits.h"
-#include "util.h"
 
 void Js_free(JsCtx *c) {
     free(c->stack);

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "util.h"
+#include "ovtrace/base/alloc.h"
 
 typedef struct {
     char *s;

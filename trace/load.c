@@ -11,11 +11,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/input.h"
 #include "ovtrace/load.h"
 #include "ovtrace/snapshot.h"
 #include "ovtrace/termsafe.h"
-#include "util.h"
 
 static bool is_trace_name(const char *n) {
     size_t l = strlen(n);

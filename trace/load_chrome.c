@@ -14,11 +14,11 @@
 
 #include "jsonscan.h"
 #include "mapguard.h"
-#include "slabfeed.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/input.h"
 #include "ovtrace/load.h"
 #include "ovtrace/timeunits.h"
-#include "util.h"
+#include "slabfeed.h"
 
 #define WINDOW_MIN (4u << 20)
 #define PROGRESS_EVERY (8u << 20)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "ovtrace/base/alloc.h"
 
 void SourceMeta_apply(TraceSource *src, const cJSON *m) {
     const cJSON *di = cJSON_GetObjectItemCaseSensitive(m, "distributedInfo");

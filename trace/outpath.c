@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "ovtrace/base/alloc.h"
 
 enum { MAX_LINKS = 40 }; /* as the kernel's ELOOP limit */
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "ovtrace/base/alloc.h"
 
 typedef struct {
     int64_t t;

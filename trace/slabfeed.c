@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 
 #include "jsonscan.h"
-#include "util.h"
+#include "ovtrace/base/alloc.h"
 
 /* A slice starts within this many bytes of its slab's start, or the slab has none (its
  * bytes then belong to the previous slice, which the main parser finishes). */
@@ -66,7 +66,8 @@ static char *slab_mem(SlabFeed *f) {
     if (f->n_spare) return f->spare[--f->n_spare];
     size_t n = f->slab_bytes + f->head_max + 1;
     void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? xmalloc_fail(n) : p;
+    if (p == MAP_FAILED) xalloc_fail(n);
+    return p;
 }
 
 static void slab_mem_unmap(SlabFeed *f, char *mem) {

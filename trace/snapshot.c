@@ -39,8 +39,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "ovtrace/base/alloc.h"
 #include "parfor.h"
-#include "util.h"
 
 #define SNAP_MAGIC "OVTSNAP1"
 #define SNAP_END "OVTSEND1"

@@ -3,9 +3,11 @@
 #include "ovtrace/steps.h"
 
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/base/alloc.h"
 #include "util.h"
 
 typedef struct {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "ovtrace/base/alloc.h"
 
 typedef struct {
     uint32_t off; /* into arena */

@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 
-#include "util.h"
+#include "ovtrace/base/alloc.h"
 
 typedef struct {
     int64_t end;

@@ -8,9 +8,9 @@
 #include <time.h>
 
 #include "evsort.h"
+#include "ovtrace/base/alloc.h"
 #include "parfor.h"
 #include "subrows.h"
-#include "util.h"
 
 /* qsort/bsearch with a NULL base are undefined even for n == 0 (UBSan says so). */
 static void sort_n(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *)) {
