@@ -25,12 +25,6 @@ static inline void *xrealloc(void *q, size_t n) {
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
-/* glibc's regcomp copies a repeated sub-expression (x+ is xx*, x{m,n} is n copies), so
- * nested or stacked repetition ("a+++++++++++++++++++++", "((((a)+)+)+)...") costs
- * memory exponential in the pattern length (GBs from 30 bytes). Returns a reason to
- * refuse pat before compiling it, or NULL when its estimated size is reasonable. */
-const char *regex_refuse(const char *pat);
-
 /* Grow *arr (element size sz) so that it holds at least need elements. */
 void grow_array(void **arr, size_t *cap, size_t need, size_t sz);
 #define GROW(arr, cap, need) grow_array((void **)&(arr), &(cap), (need), sizeof *(arr))
