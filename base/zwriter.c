@@ -78,7 +78,8 @@ bool ZWriter_open(ZWriter *w, ZComp comp, ZSinkFn sink, void *ctx, char *err, si
         }
     }
     if (w->obuf && (w->gz || w->zs)) return true;
-    fail(w, "cannot start output", comp == ZCOMP_GZIP ? "gzip" : "zstd");
+    w->failed = true;
+    snprintf(w->err, sizeof w->err, "cannot start %s output", comp == ZCOMP_GZIP ? "gzip" : "zstd");
     snprintf(err, errlen, "%s", w->err);
     return false;
 }

@@ -56,15 +56,16 @@ typedef struct {
 static void out_fail(Out *o, const char *what, const char *detail) {
     if (o->failed) return;
     o->failed = true;
-    snprintf(o->err, sizeof o->err, "%s: %s", what, detail);
+    if (detail) snprintf(o->err, sizeof o->err, "%s: %s", what, detail);
+    else snprintf(o->err, sizeof o->err, "%s", what);
 }
+
+/* the writer's own message: "write failed: No space left on device" */
+static void out_writer_failed(Out *o) { out_fail(o, o->zw.err, NULL); }
 
 static void sink(Out *o, const char *p, size_t n) {
     if (o->failed || n == 0) return;
-    if (!ZWriter_write(&o->zw, p, n)) {
-        o->failed = true;
-        snprintf(o->err, sizeof o->err, "%s", o->zw.err);
-    }
+    if (!ZWriter_write(&o->zw, p, n)) out_writer_failed(o);
 }
 
 static void out_flush(Out *o) {
@@ -163,10 +164,7 @@ static bool out_open(Out *o, int fd, ZComp comp, char *err, size_t errlen) {
 /* Flushes and ends the compressed stream; frees everything except the fd. */
 static bool out_finish(Out *o) {
     out_flush(o);
-    if (!o->failed && !ZWriter_endFrame(&o->zw)) {
-        o->failed = true;
-        snprintf(o->err, sizeof o->err, "%s", o->zw.err);
-    }
+    if (!o->failed && !ZWriter_endFrame(&o->zw)) out_writer_failed(o);
     return !o->failed;
 }
 
