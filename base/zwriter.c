@@ -114,6 +114,7 @@ static bool zs_run(ZWriter *w, const void *p, size_t n, ZSTD_EndDirective end) {
 bool ZWriter_write(ZWriter *w, const void *p, size_t n) {
     if (w->failed) return false;
     if (!n) return true;
+    w->in_frame = true;
     switch (w->comp) {
     case ZCOMP_PLAIN: return give(w, p, n);
     case ZCOMP_ZSTD: return zs_run(w, p, n, ZSTD_e_continue);
@@ -133,6 +134,7 @@ bool ZWriter_write(ZWriter *w, const void *p, size_t n) {
 
 bool ZWriter_endFrame(ZWriter *w) {
     if (w->failed) return false;
+    w->in_frame = false;
     if (w->comp == ZCOMP_ZSTD && !zs_run(w, NULL, 0, ZSTD_e_end)) return false;
     if (w->comp == ZCOMP_GZIP) {
         w->gz->next_in = NULL;
@@ -141,6 +143,18 @@ bool ZWriter_endFrame(ZWriter *w) {
         deflateReset(w->gz); /* the next write begins a new member, with its own header */
     }
     return drain(w, true);
+}
+
+bool ZWriter_frame(ZWriter *w, const void *p, size_t n) {
+    if (w->failed) return false;
+    if (w->comp != ZCOMP_ZSTD || w->in_frame || !n) return ZWriter_write(w, p, n) && ZWriter_endFrame(w);
+    size_t cap = ZSTD_compressBound(n);
+    char *o = malloc(cap);
+    if (!o) return fail(w, "zstd compression failed", "out of memory");
+    size_t r = ZSTD_compress2(w->zs, o, cap, p, n); /* the session's level and checksum */
+    bool ok = ZSTD_isError(r) ? fail(w, "zstd compression failed", ZSTD_getErrorName(r)) : drain(w, true) && give(w, o, r);
+    free(o);
+    return ok;
 }
 
 void ZWriter_free(ZWriter *w) {

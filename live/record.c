@@ -269,7 +269,7 @@ static void write_event(LiveRecorder *r, LiveStore *s, FILE *f, const TraceEvent
 static bool put_frame(LiveRecorder *r, const char *text, size_t n, off_t at, bool *cut, size_t *written, char *err,
                       size_t errlen) {
     r->zbuf.len = 0;
-    if (!ZWriter_write(&r->zw, text, n) || !ZWriter_endFrame(&r->zw)) {
+    if (!ZWriter_frame(&r->zw, text, n)) {
         snprintf(err, errlen, "%s: compression failed", r->path);
         return false;
     }

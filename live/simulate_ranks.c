@@ -81,8 +81,7 @@ static bool write_file(const char *path, const char *text, size_t n, char *err, 
     ZBuf out = {0};
     if (comp != ZCOMP_PLAIN) {
         ZWriter zw;
-        bool zok = ZWriter_open(&zw, comp, ZSink_buf, &out, err, errlen) && ZWriter_write(&zw, text, n) &&
-                   ZWriter_endFrame(&zw);
+        bool zok = ZWriter_open(&zw, comp, ZSink_buf, &out, err, errlen) && ZWriter_frame(&zw, text, n);
         if (!zok) snprintf(err, errlen, "%s: %s", path, zw.err);
         ZWriter_free(&zw);
         if (!zok) {
