@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ovtrace/base/parse.h"
 #include "ovtrace/export.h"
 #include "ovtrace/termsafe.h"
 #include "ovtrace/timeunits.h"
@@ -43,15 +44,6 @@ void help_export(FILE *out) {
             "(trace bytes are copied raw). Temporary files left by killed exports\n"
             "(.OUT.tmp-PID-*, their process gone) are removed.\n");
     InputOptions_help(out);
-}
-
-static bool parse_i64(const char *s, int64_t *v) {
-    char *end;
-    if (!*s) return false;
-    long long x = strtoll(s, &end, 10);
-    if (*end) return false;
-    *v = x;
-    return true;
 }
 
 static bool parse_classes(const char *s, uint32_t *mask) {
@@ -117,7 +109,7 @@ int cmd_export(int argc, char **argv) {
             if (!(range = cli_value(argc, argv, &i))) goto done;
         } else if (!strcmp(a, "--rank") || !strcmp(a, "--device") || !strcmp(a, "--stream")) {
             if (!(v = cli_value(argc, argv, &i))) goto done;
-            if (!parse_i64(v, &n) || n < 0 || (a[2] == 'r' && n > INT32_MAX)) {
+            if (!Parse_i64(v, &n) || n < 0 || (a[2] == 'r' && n > INT32_MAX)) {
                 cli_error("%s needs a non-negative integer, got '%s'", a, v);
                 goto done;
             }

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "stats_coll.h"
+#include "ovtrace/base/parse.h"
 #include "ovtrace/jsonout.h"
 #include "ovtrace/overlap.h"
 #include "ovtrace/termsafe.h"
@@ -162,14 +163,6 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
     fputs("\n}\n", out);
 }
 
-static bool parse_i64(const char *s, int64_t *v) {
-    char *end;
-    long long x = strtoll(s, &end, 10);
-    if (!*s || *end) return false;
-    *v = x;
-    return true;
-}
-
 int cmd_stats(int argc, char **argv) {
     InputOptions in;
     InputOptions_init(&in);
@@ -186,7 +179,7 @@ int cmd_stats(int argc, char **argv) {
             if (!(range = cli_value(argc, argv, &i))) goto out;
         } else if (!strcmp(a, "--rank") || !strcmp(a, "--device") || !strcmp(a, "--stream") || !strcmp(a, "--top")) {
             if (!(v = cli_value(argc, argv, &i))) goto out;
-            if (!parse_i64(v, &n) || n < 0) {
+            if (!Parse_i64(v, &n) || n < 0) {
                 cli_error("%s needs a non-negative integer, got '%s'", a, v);
                 goto out;
             }

@@ -26,19 +26,18 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
-#include <zstd.h>
 
 #include "live_internal.h"
+#include "ovtrace/base/file.h"
+#include "ovtrace/base/zwriter.h"
 #include "ovtrace/jsonout.h"
 #include "ovtrace/outpath.h"
-
-enum { COMP_PLAIN, COMP_GZ, COMP_ZST };
 
 struct LiveRecorder {
     char *path, *tmp;
     int fd;
-    int comp;
+    ZWriter zw; /* one frame at a time into zbuf */
+    ZBuf zbuf;
     bool renamed, began, any_event;
     bool stream; /* written in order, never truncated or renamed */
     off_t body_end;
@@ -53,11 +52,6 @@ struct LiveRecorder {
     TraceEvent *batch;
 };
 
-static bool ends_with(const char *s, const char *suf) {
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && !strcmp(s + a - b, suf);
-}
-
 LiveRecorder *LiveRecorder_open(const char *path, char *err, size_t errlen) {
     if (!path || !*path) {
         snprintf(err, errlen, "a recording needs a file path (-o FILE.json[.gz|.zst])");
@@ -67,7 +61,12 @@ LiveRecorder *LiveRecorder_open(const char *path, char *err, size_t errlen) {
     if (!OutPath_resolve(path, &op, err, errlen)) return NULL;
     LiveRecorder *r = xcalloc(1, sizeof *r);
     r->path = op.path;
-    r->comp = ends_with(path, ".gz") ? COMP_GZ : ends_with(path, ".zst") ? COMP_ZST : COMP_PLAIN;
+    if (!ZWriter_open(&r->zw, ZComp_forPath(path), ZSink_buf, &r->zbuf, err, errlen)) {
+        ZWriter_free(&r->zw);
+        free(r->path);
+        free(r);
+        return NULL;
+    }
     if (op.stream) {
         r->stream = r->renamed = true; /* nothing to rename, nothing to remove */
         r->fd = OutPath_openStream(&op, err, errlen);
@@ -80,6 +79,7 @@ LiveRecorder *LiveRecorder_open(const char *path, char *err, size_t errlen) {
         if (r->fd < 0) snprintf(err, errlen, "%s: %s", r->tmp, strerror(errno));
     }
     if (r->fd < 0) {
+        ZWriter_free(&r->zw);
         free(r->tmp);
         free(r->path);
         free(r);
@@ -97,6 +97,8 @@ static void rec_free(LiveRecorder *r) {
     free(r->lanes);
     free(r->pids);
     free(r->batch);
+    ZWriter_free(&r->zw);
+    free(r->zbuf.p);
     free(r->tmp);
     free(r->path);
     free(r);
@@ -110,60 +112,6 @@ void LiveRecorder_abort(LiveRecorder *r) {
 }
 
 /* ---- frames ----------------------------------------------------------------------------- */
-
-/* at off, or in order when off < 0 (a stream) */
-static bool write_all(int fd, const void *p, size_t n, off_t off) {
-    const char *c = p;
-    while (n) {
-        ssize_t w = off < 0 ? write(fd, c, n) : pwrite(fd, c, n, off);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        c += w;
-        n -= (size_t)w;
-        if (off >= 0) off += w;
-    }
-    return true;
-}
-
-/* Compresses text as one self-contained frame; returns malloc'd bytes. */
-static char *frame(int comp, const char *text, size_t n, size_t *out_len) {
-    if (comp == COMP_ZST) {
-        size_t cap = ZSTD_compressBound(n);
-        char *o = xmalloc(cap);
-        size_t r = ZSTD_compress(o, cap, text, n, 3);
-        if (ZSTD_isError(r)) {
-            free(o);
-            return NULL;
-        }
-        *out_len = r;
-        return o;
-    }
-    if (comp == COMP_GZ) {
-        z_stream z;
-        memset(&z, 0, sizeof z);
-        if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return NULL;
-        size_t cap = deflateBound(&z, (uLong)n) + 64;
-        char *o = xmalloc(cap);
-        z.next_in = (Bytef *)text;
-        z.avail_in = (uInt)n;
-        z.next_out = (Bytef *)o;
-        z.avail_out = (uInt)cap;
-        int rc = deflate(&z, Z_FINISH);
-        *out_len = cap - z.avail_out;
-        deflateEnd(&z);
-        if (rc != Z_STREAM_END) {
-            free(o);
-            return NULL;
-        }
-        return o;
-    }
-    char *o = xmalloc(n ? n : 1);
-    memcpy(o, text, n);
-    *out_len = n;
-    return o;
-}
 
 /* ---- JSON ------------------------------------------------------------------------------- */
 
@@ -320,21 +268,18 @@ static void write_event(LiveRecorder *r, LiveStore *s, FILE *f, const TraceEvent
  * header-only file (no events to load) for no longer than two system calls. */
 static bool put_frame(LiveRecorder *r, const char *text, size_t n, off_t at, bool *cut, size_t *written, char *err,
                       size_t errlen) {
-    size_t flen = 0;
-    char *fr = frame(r->comp, text, n, &flen);
-    if (!fr) {
+    r->zbuf.len = 0;
+    if (!ZWriter_frame(&r->zw, text, n)) {
         snprintf(err, errlen, "%s: compression failed", r->path);
         return false;
     }
     if (!*cut && !r->stream && ftruncate(r->fd, r->body_end) != 0) { /* a kill now leaves a truncated, loadable file */
-        free(fr);
         snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
         return false;
     }
     *cut = true;
-    bool ok = write_all(r->fd, fr, flen, r->stream ? -1 : at);
-    free(fr);
-    if (!ok) {
+    size_t flen = r->zbuf.len;
+    if (!File_writeAll(r->fd, r->zbuf.p, flen, r->stream ? -1 : (int64_t)at)) {
         snprintf(err, errlen, "%s: %s", r->renamed ? r->path : r->tmp, strerror(errno));
         return false;
     }

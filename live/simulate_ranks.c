@@ -8,12 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/file.h"
+#include "ovtrace/base/zwriter.h"
 #include "ovtrace/export.h"
 #include "ovtrace/rng.h"
-#include <zstd.h>
 
 
 void SimRanksConfig_default(SimRanksConfig *c, SchedMode mode) {
@@ -75,43 +75,17 @@ void SimRanks_loads(const SimRanksConfig *c, double *out) {
 
 char *SimRanks_path(const char *path, int rank) { return Export_rankPath(path, rank); }
 
-static bool ends_with(const char *s, const char *suf) {
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && !strcmp(s + a - b, suf);
-}
-
 /* Writes text (n bytes) to path, compressed by extension, via a temp file and rename. */
 static bool write_file(const char *path, const char *text, size_t n, char *err, size_t errlen) {
-    char *out = NULL;
-    size_t out_n = n;
-    if (ends_with(path, ".zst")) {
-        size_t cap = ZSTD_compressBound(n);
-        out = xmalloc(cap);
-        out_n = ZSTD_compress(out, cap, text, n, 3);
-        if (ZSTD_isError(out_n)) {
-            snprintf(err, errlen, "%s: zstd: %s", path, ZSTD_getErrorName(out_n));
-            free(out);
-            return false;
-        }
-    } else if (ends_with(path, ".gz")) {
-        z_stream z;
-        memset(&z, 0, sizeof z);
-        if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-            snprintf(err, errlen, "%s: cannot start gzip", path);
-            return false;
-        }
-        size_t cap = deflateBound(&z, n) + 64;
-        out = xmalloc(cap);
-        z.next_in = (Bytef *)text;
-        z.avail_in = (uInt)n;
-        z.next_out = (Bytef *)out;
-        z.avail_out = (uInt)cap;
-        int rc = deflate(&z, Z_FINISH);
-        out_n = cap - z.avail_out;
-        deflateEnd(&z);
-        if (rc != Z_STREAM_END) {
-            snprintf(err, errlen, "%s: gzip failed", path);
-            free(out);
+    ZComp comp = ZComp_forPath(path);
+    ZBuf out = {0};
+    if (comp != ZCOMP_PLAIN) {
+        ZWriter zw;
+        bool zok = ZWriter_open(&zw, comp, ZSink_buf, &out, err, errlen) && ZWriter_frame(&zw, text, n);
+        if (!zok) snprintf(err, errlen, "%s: %s", path, zw.err);
+        ZWriter_free(&zw);
+        if (!zok) {
+            free(out.p);
             return false;
         }
     }
@@ -122,22 +96,11 @@ static bool write_file(const char *path, const char *text, size_t n, char *err, 
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         free(tmp);
-        free(out);
+        free(out.p);
         return false;
     }
     fchmod(fd, 0644); /* mkstemp's 0600 is not what a recording should have */
-    const char *p = out ? out : text;
-    size_t left = out_n;
-    bool ok = true;
-    while (left && ok) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) ok = false;
-        else {
-            p += w;
-            left -= (size_t)w;
-        }
-    }
+    bool ok = comp == ZCOMP_PLAIN ? File_writeAll(fd, text, n, -1) : File_writeAll(fd, out.p, out.len, -1);
     if (close(fd) != 0) ok = false;
     if (ok && rename(tmp, path) != 0) ok = false;
     if (!ok) {
@@ -145,7 +108,7 @@ static bool write_file(const char *path, const char *text, size_t n, char *err, 
         unlink(tmp);
     }
     free(tmp);
-    free(out);
+    free(out.p);
     return ok;
 }
 

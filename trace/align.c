@@ -8,7 +8,7 @@
 
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/steps.h"
-#include "util.h"
+#include "ovtrace/base/regex.h"
 
 /* The name of src within directory dir ("dir/name", or "dir//name" when dir was given
  * with a trailing slash), or NULL when src is not a file directly in dir. */
@@ -58,16 +58,7 @@ bool Align_assignRuns(const Trace *t, const char *const *const *run_paths, const
 bool Align_runs(Trace *t, const uint32_t *run_of_source, size_t n_runs, const char *const *run_names, AlignMode mode,
                 const char *step_regex, int64_t *offsets, char *err, size_t errlen) {
     regex_t re;
-    if (mode == ALIGN_STEP && step_regex) {
-        const char *why = regex_refuse(step_regex);
-        int rc = why ? 0 : regcomp(&re, step_regex, REG_EXTENDED | REG_NOSUB);
-        if (why || rc) {
-            char msg[128] = "";
-            if (!why) regerror(rc, &re, msg, sizeof msg);
-            snprintf(err, errlen, "--step '%s': %s", step_regex, why ? why : msg);
-            return false;
-        }
-    }
+    if (mode == ALIGN_STEP && step_regex && !Regex_compile(&re, step_regex, REG_EXTENDED | REG_NOSUB, "--step", err, errlen)) return false;
     for (size_t r = 0; r < n_runs; r++) offsets[r] = INT64_MAX;
     size_t n_names = StrTab_count(t->strings);
     int8_t *match = mode == ALIGN_STEP ? xcalloc(n_names, 1) : NULL;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "util.h"
+#include "ovtrace/base/regex.h"
 
 typedef enum { RULE_COMM, RULE_NOT_COMM, RULE_STREAM } RuleKind;
 
@@ -83,19 +83,9 @@ bool CommRules_addLine(CommRules *r, const char *line, char *err, size_t errlen)
         size_t len = strlen(re);
         while (len && isspace((unsigned char)re[len - 1])) len--;
         char *text = xstrndup(re, len);
-        const char *why = regex_refuse(text);
-        if (why) {
-            snprintf(err, errlen, "bad regex '%s': %s", text, why);
-            free(text);
-            return false;
-        }
         GROW(r->rules, r->cap, r->n + 1);
         Rule *rule = &r->rules[r->n];
-        int rc = regcomp(&rule->re, text, REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char msg[128];
-            regerror(rc, &rule->re, msg, sizeof msg);
-            snprintf(err, errlen, "bad regex '%s': %s", text, msg);
+        if (!Regex_compile(&rule->re, text, REG_EXTENDED | REG_NOSUB, "bad regex", err, errlen)) {
             free(text);
             return false;
         }

@@ -20,15 +20,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
-#include <zstd.h>
 
 #include "jsonscan.h"
 #include "mapguard.h"
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/file.h"
+#include "ovtrace/base/regex.h"
+#include "ovtrace/base/zwriter.h"
 #include "ovtrace/input.h"
 #include "ovtrace/outpath.h"
-#include "util.h"
 
 ExportFilter ExportFilter_all(void) {
     ExportFilter f;
@@ -43,15 +43,9 @@ ExportFilter ExportFilter_all(void) {
 
 /* ====================================================================== output sink */
 
-typedef enum { OUT_PLAIN, OUT_GZIP, OUT_ZSTD } OutKind;
-
 typedef struct {
     int fd;
-    OutKind kind;
-    gzFile gz;
-    ZSTD_CCtx *z;
-    char *zbuf;
-    size_t zcap;
+    ZWriter zw; /* compresses by the output's name, writes to fd */
     char *buf;
     size_t len, cap;
     bool failed;
@@ -62,53 +56,16 @@ typedef struct {
 static void out_fail(Out *o, const char *what, const char *detail) {
     if (o->failed) return;
     o->failed = true;
-    snprintf(o->err, sizeof o->err, "%s: %s", what, detail);
+    if (detail) snprintf(o->err, sizeof o->err, "%s: %s", what, detail);
+    else snprintf(o->err, sizeof o->err, "%s", what);
 }
 
-static void write_all(Out *o, const char *p, size_t n) {
-    while (n && !o->failed) {
-        ssize_t w = write(o->fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            out_fail(o, "write failed", strerror(errno));
-            return;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-}
+/* the writer's own message: "write failed: No space left on device" */
+static void out_writer_failed(Out *o) { out_fail(o, o->zw.err, NULL); }
 
 static void sink(Out *o, const char *p, size_t n) {
     if (o->failed || n == 0) return;
-    switch (o->kind) {
-    case OUT_PLAIN: write_all(o, p, n); break;
-    case OUT_GZIP:
-        while (n) { /* gzwrite takes an unsigned count */
-            unsigned k = n > (1u << 30) ? (1u << 30) : (unsigned)n;
-            if (gzwrite(o->gz, p, k) != (int)k) {
-                int ze;
-                const char *m = gzerror(o->gz, &ze);
-                out_fail(o, "gzip write failed", ze == Z_ERRNO ? strerror(errno) : m);
-                return;
-            }
-            p += k;
-            n -= k;
-        }
-        break;
-    case OUT_ZSTD: {
-        ZSTD_inBuffer in = {p, n, 0};
-        while (in.pos < in.size && !o->failed) {
-            ZSTD_outBuffer ob = {o->zbuf, o->zcap, 0};
-            size_t r = ZSTD_compressStream2(o->z, &ob, &in, ZSTD_e_continue);
-            if (ZSTD_isError(r)) {
-                out_fail(o, "zstd compression failed", ZSTD_getErrorName(r));
-                return;
-            }
-            write_all(o, o->zbuf, ob.pos);
-        }
-        break;
-    }
-    }
+    if (!ZWriter_write(&o->zw, p, n)) out_writer_failed(o);
 }
 
 static void out_flush(Out *o) {
@@ -196,73 +153,25 @@ static void out_jstr_n(Out *o, const char *s, size_t n) {
 
 static void out_jstr(Out *o, const char *s) { out_jstr_n(o, s, strlen(s)); }
 
-static OutKind kind_for_path(const char *path) {
-    size_t n = strlen(path);
-    if (n >= 3 && !strcmp(path + n - 3, ".gz")) return OUT_GZIP;
-    if (n >= 4 && !strcmp(path + n - 4, ".zst")) return OUT_ZSTD;
-    return OUT_PLAIN;
-}
-
-static bool out_open(Out *o, int fd, OutKind kind, char *err, size_t errlen) {
+static bool out_open(Out *o, int fd, ZComp comp, char *err, size_t errlen) {
     memset(o, 0, sizeof *o);
     o->fd = fd;
-    o->kind = kind;
     o->cap = 1u << 20;
     o->buf = xmalloc(o->cap);
-    if (kind == OUT_GZIP) {
-        int dfd = dup(fd);
-        o->gz = dfd < 0 ? NULL : gzdopen(dfd, "wb6");
-        if (!o->gz) {
-            if (dfd >= 0) close(dfd);
-            snprintf(err, errlen, "cannot start gzip output");
-            return false;
-        }
-        gzbuffer(o->gz, 1u << 18);
-    } else if (kind == OUT_ZSTD) {
-        o->z = ZSTD_createCCtx();
-        if (!o->z) {
-            snprintf(err, errlen, "cannot start zstd output");
-            return false;
-        }
-        ZSTD_CCtx_setParameter(o->z, ZSTD_c_compressionLevel, 3);
-        ZSTD_CCtx_setParameter(o->z, ZSTD_c_checksumFlag, 1);
-        o->zcap = ZSTD_CStreamOutSize();
-        o->zbuf = xmalloc(o->zcap);
-    }
-    return true;
+    return ZWriter_open(&o->zw, comp, ZSink_fd, (void *)(intptr_t)fd, err, errlen);
 }
 
 /* Flushes and ends the compressed stream; frees everything except the fd. */
 static bool out_finish(Out *o) {
     out_flush(o);
-    if (o->kind == OUT_GZIP && o->gz) {
-        int r = gzclose(o->gz);
-        o->gz = NULL;
-        if (r != Z_OK) out_fail(o, "gzip write failed", r == Z_ERRNO ? strerror(errno) : "zlib error");
-    } else if (o->kind == OUT_ZSTD && o->z && !o->failed) {
-        ZSTD_inBuffer in = {NULL, 0, 0};
-        for (;;) {
-            ZSTD_outBuffer ob = {o->zbuf, o->zcap, 0};
-            size_t r = ZSTD_compressStream2(o->z, &ob, &in, ZSTD_e_end);
-            if (ZSTD_isError(r)) {
-                out_fail(o, "zstd compression failed", ZSTD_getErrorName(r));
-                break;
-            }
-            write_all(o, o->zbuf, ob.pos);
-            if (r == 0 || o->failed) break;
-        }
-    }
+    if (!o->failed && !ZWriter_endFrame(&o->zw)) out_writer_failed(o);
     return !o->failed;
 }
 
 static void out_free(Out *o) {
-    if (o->gz) gzclose(o->gz);
-    ZSTD_freeCCtx(o->z);
-    free(o->zbuf);
+    ZWriter_free(&o->zw);
     free(o->buf);
-    o->gz = NULL;
-    o->z = NULL;
-    o->zbuf = o->buf = NULL;
+    o->buf = NULL;
 }
 
 /* ====================================================================== temp files and signals */
@@ -452,19 +361,9 @@ static bool is_gpu_op(unsigned k) { return k == KIND_KERNEL || k == KIND_MEMCPY 
 static bool is_launch(unsigned k) { return k == KIND_RUNTIME || k == KIND_DRIVER; }
 
 static bool compile_re(regex_t *re, const char *pat, const char *what, char *err, size_t errlen) {
-    const char *why = regex_refuse(pat);
-    if (why) {
-        snprintf(err, errlen, "bad %s regular expression '%s': %s", what, pat, why);
-        return false;
-    }
-    int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB);
-    if (rc) {
-        char msg[128];
-        regerror(rc, re, msg, sizeof msg);
-        snprintf(err, errlen, "bad %s regular expression '%s': %s", what, pat, msg);
-        return false;
-    }
-    return true;
+    char label[64];
+    snprintf(label, sizeof label, "bad %s regular expression", what);
+    return Regex_compile(re, pat, REG_EXTENDED | REG_NOSUB, label, err, errlen);
 }
 
 /* Marks the kept events. */
@@ -1127,8 +1026,7 @@ static bool write_unit(Exporter *X, Out *o, Unit *u, char *err, size_t errlen) {
 /* ---- paths ---- */
 
 char *Export_rankPath(const char *path, int32_t rank) {
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
+    const char *base = Path_base(path);
     const char *dot = NULL;
     static const char *EXT[] = {".json.gz", ".json.zst", ".json", ".gz", ".zst"};
     size_t n = strlen(path);
@@ -1162,9 +1060,8 @@ static bool refuse_input(const Trace *t, const char *path, char *err, size_t err
 }
 
 static int make_temp(const char *path, char **tmp_out, char *err, size_t errlen) {
-    const char *slash = strrchr(path, '/');
-    size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
-    const char *base = slash ? slash + 1 : path;
+    const char *base = Path_base(path);
+    size_t dlen = (size_t)(base - path);
     size_t len = strlen(path) + 48;
     char *tmp = xmalloc(len);
     /* the pid lets a later export remove this file if we die by SIGKILL (OutPath_cleanStale) */
@@ -1185,12 +1082,9 @@ static int make_temp(const char *path, char **tmp_out, char *err, size_t errlen)
 }
 
 static void sync_dir(const char *path) {
-    const char *slash = strrchr(path, '/');
-    char dir[4096];
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else if (slash == path) snprintf(dir, sizeof dir, "/");
-    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    char *dir = Path_dir(path);
+    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY) : -1;
+    free(dir);
     if (fd >= 0) {
         fsync(fd);
         close(fd);
@@ -1299,7 +1193,7 @@ bool Export_run(const Trace *t, const ExportFilter *f, const char *out_path, Exp
             g_n_temps++;
         }
         Out o;
-        if (!out_open(&o, fd, kind_for_path(u->path), err, errlen)) {
+        if (!out_open(&o, fd, ZComp_forPath(u->path), err, errlen)) {
             out_free(&o);
             ok = false;
             break;

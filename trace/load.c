@@ -1,5 +1,5 @@
 /* Multi-file loading: expands directories, assigns ranks, finishes and classifies. */
-#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <inttypes.h>
@@ -12,42 +12,25 @@
 #include <sys/stat.h>
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/file.h"
 #include "ovtrace/input.h"
 #include "ovtrace/load.h"
 #include "ovtrace/snapshot.h"
 #include "ovtrace/termsafe.h"
 
-static bool is_trace_name(const char *n) {
-    size_t l = strlen(n);
-    static const char *ext[] = {".json", ".json.gz", ".json.zst"};
-    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
-        size_t e = strlen(ext[i]);
-        if (l > e && !strcmp(n + l - e, ext[i])) return true;
-    }
-    return false;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 /* Appends the trace files of dir, sorted by name. */
 static bool expand_dir(const char *dir, char ***out, size_t *n, size_t *cap, char *err, size_t errlen) {
-    DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(err, errlen, "%s: cannot open directory", dir);
+    size_t k;
+    char **found = Dir_traceFiles(dir, &k);
+    if (!found) {
+        snprintf(err, errlen, "%s: %s", dir, errno == ENOMEM ? "out of memory reading the directory" : "cannot open directory");
         return false;
     }
-    size_t first = *n;
-    for (struct dirent *de; (de = readdir(d));) {
-        if (de->d_name[0] == '.' || !is_trace_name(de->d_name)) continue;
-        GROW(*out, *cap, *n + 1);
-        size_t len = strlen(dir) + strlen(de->d_name) + 2;
-        char *p = xmalloc(len);
-        snprintf(p, len, "%s/%s", dir, de->d_name);
-        (*out)[(*n)++] = p;
-    }
-    closedir(d);
-    if (*n > first) qsort(*out + first, *n - first, sizeof **out, cmp_str); /* *out is NULL when nothing was found */
-    if (*n == first) {
+    GROW(*out, *cap, *n + k);
+    memcpy(*out + *n, found, k * sizeof *found);
+    *n += k;
+    free(found);
+    if (!k) {
         snprintf(err, errlen, "%s: no *.json, *.json.gz or *.json.zst files in directory", dir);
         return false;
     }

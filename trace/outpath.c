@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/file.h"
 
 enum { MAX_LINKS = 40 }; /* as the kernel's ELOOP limit */
 
@@ -122,17 +123,11 @@ static long stale_pid(const char *name, const char *base, size_t blen) {
 }
 
 size_t OutPath_cleanStale(const char *path) {
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
+    const char *base = Path_base(path);
     size_t blen = strlen(base);
     if (!blen) return 0;
-    char *dir = slash ? xmalloc((size_t)(slash - path) + 2) : xstrdup(".");
-    if (slash) {
-        size_t d = slash == path ? 1 : (size_t)(slash - path);
-        memcpy(dir, path, d);
-        dir[d] = '\0';
-    }
-    DIR *d = opendir(dir);
+    char *dir = Path_dir(path);
+    DIR *d = dir ? opendir(dir) : NULL;
     free(dir);
     if (!d) return 0;
     size_t removed = 0;

@@ -40,6 +40,7 @@
 #include <zstd.h>
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/file.h"
 #include "parfor.h"
 
 #define SNAP_MAGIC "OVTSNAP1"
@@ -280,20 +281,14 @@ typedef struct {
 } Writer;
 
 static void w_raw(Writer *w, const void *p, size_t n) {
-    const char *c = p;
-    while (!w->fail && n) {
-        ssize_t k = write(w->fd, c, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) {
-            w->fail = "write";
-            w->err_no = k < 0 ? errno : EIO;
-            return;
-        }
-        w->crc = crc32_z(w->crc, (const Bytef *)c, (size_t)k);
-        c += k;
-        n -= (size_t)k;
-        w->pos += (uint64_t)k;
+    if (w->fail || !n) return;
+    if (!File_writeAll(w->fd, p, n, -1)) {
+        w->fail = "write";
+        w->err_no = errno;
+        return;
     }
+    w->crc = crc32_z(w->crc, (const Bytef *)p, n);
+    w->pos += n;
 }
 
 /* One frame holding exactly src[0..n). */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "util.h"
+#include "ovtrace/base/regex.h"
 
 typedef struct {
     int64_t ts, end;
@@ -69,16 +69,7 @@ bool Steps_find(const Trace *t, const char *regex, StepList *out, char *err, siz
     memset(out, 0, sizeof *out);
     out->by_regex = regex != NULL;
     regex_t re;
-    if (regex) {
-        const char *why = regex_refuse(regex);
-        int rc = why ? 0 : regcomp(&re, regex, REG_EXTENDED | REG_NOSUB);
-        if (why || rc) {
-            char msg[128] = "";
-            if (!why) regerror(rc, &re, msg, sizeof msg);
-            snprintf(err, errlen, "--step '%s': %s", regex, why ? why : msg);
-            return false;
-        }
-    }
+    if (regex && !Regex_compile(&re, regex, REG_EXTENDED | REG_NOSUB, "--step", err, errlen)) return false;
     /* match each distinct name once */
     size_t n_names = StrTab_count(t->strings);
     int8_t *match = xcalloc(n_names, 1); /* 0 unknown, 1 yes, -1 no */

@@ -1,13 +1,13 @@
 /* Progressive load: progress collector, loading screen, background load thread. */
 #include "ovtrace/tui/loading.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "ovtrace/base/file.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
 
@@ -209,18 +209,6 @@ struct LoadWatch {
     PreviewModel *preview_shown; /* the snapshotting thread's copy */
 };
 
-static bool is_trace_name(const char *n) {
-    size_t l = strlen(n);
-    static const char *ext[] = {".json", ".json.gz", ".json.zst"};
-    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
-        size_t e = strlen(ext[i]);
-        if (l > e && !strcmp(n + l - e, ext[i])) return true;
-    }
-    return false;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 static void watch_add(LoadWatch *w, size_t *cap, const char *path) {
     if (w->n == *cap) {
         *cap = *cap ? *cap * 2 : 8;
@@ -237,20 +225,11 @@ LoadWatch *LoadWatch_new(const char *const *paths, size_t n) {
     size_t cap = 0;
     for (size_t i = 0; i < n; i++) {
         struct stat st;
-        DIR *d = stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode) ? opendir(paths[i]) : NULL;
-        if (!d) {
-            watch_add(w, &cap, paths[i]);
-            continue;
-        }
-        size_t first = w->n;
-        for (struct dirent *de; (de = readdir(d));) {
-            if (de->d_name[0] == '.' || !is_trace_name(de->d_name)) continue;
-            char p[4096];
-            snprintf(p, sizeof p, "%s/%s", paths[i], de->d_name);
-            watch_add(w, &cap, p);
-        }
-        closedir(d);
-        qsort(w->paths + first, w->n - first, sizeof *w->paths, cmp_str);
+        size_t k = 0;
+        char **found = stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode) ? Dir_traceFiles(paths[i], &k) : NULL;
+        if (!found) watch_add(w, &cap, paths[i]);
+        for (size_t j = 0; j < k; j++) watch_add(w, &cap, found[j]);
+        Dir_freeList(found, k);
     }
     size_t m = w->n ? w->n : 1;
     w->names = calloc(m, sizeof *w->names);

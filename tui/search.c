@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../trace/util.h" /* regex_refuse */
+#include "ovtrace/base/regex.h"
 
 static void *xcal(size_t n, size_t sz) {
     void *p = calloc(n ? n : 1, sz);
@@ -34,18 +34,7 @@ bool Search_set(Search *s, const Trace *t, const char *pattern, char *err, size_
     if (!upper) flags |= REG_ICASE;
     /* a typed pattern such as "a+++++++++++++++++++++" would make glibc's regcomp
      * build an exponential automaton (GBs, seconds): refuse it as a bad regex */
-    const char *why = regex_refuse(pattern);
-    if (why) {
-        snprintf(err, errlen, "bad regex '%s': %s", pattern, why);
-        return false;
-    }
-    int rc = regcomp(&re, pattern, flags);
-    if (rc) {
-        char msg[160];
-        regerror(rc, &re, msg, sizeof msg);
-        snprintf(err, errlen, "bad regex '%s': %s", pattern, msg);
-        return false;
-    }
+    if (!Regex_compile(&re, pattern, flags, "bad regex", err, errlen)) return false;
     Search_clear(s);
     s->re = re;
     s->active = true;

@@ -160,7 +160,7 @@ static void test_search_and_partner(void **state) {
 }
 
 /* a pattern whose glibc automaton would be exponential (GBs from 30 bytes) is refused
- * by regex_refuse before regcomp, and shown as the search error in the status bar */
+ * by Regex_refuse before regcomp, and shown as the search error in the status bar */
 static void test_search_refuses_exponential_regex(void **state) {
     (void)state;
     Grid g;

@@ -1,7 +1,9 @@
-#include "util.h"
+/* Regular expressions compiled one way (include/ovtrace/base/regex.h). */
+#include "ovtrace/base/regex.h"
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Estimated node count of the automaton for an ERE: each atom 1, a group the sum of
@@ -20,7 +22,7 @@ static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > RE_MAX_COST * 
 static const char STACKED[] = "stacked repetition operators (like 'a+*' or 'x++') are undefined in POSIX "
                               "extended regexes; use one operator";
 
-const char *regex_refuse(const char *pat) {
+const char *Regex_refuse(const char *pat) {
     uint64_t stack[RE_MAX_DEPTH], cur = 0, last = 0;
     int depth = 0;
     bool quant = false; /* the previous token was a repetition operator */
@@ -104,4 +106,14 @@ const char *regex_refuse(const char *pat) {
     return cur > RE_MAX_COST ? "too much repetition (nested or stacked +, *, {m,n}): the regex engine would need "
                                "gigabytes; simplify the pattern"
                              : NULL;
+}
+
+bool Regex_compile(regex_t *re, const char *pat, int cflags, const char *label, char *err, size_t errlen) {
+    const char *why = Regex_refuse(pat);
+    int rc = why ? 0 : regcomp(re, pat, cflags);
+    if (!why && !rc) return true;
+    char msg[160] = "";
+    if (!why) regerror(rc, re, msg, sizeof msg);
+    snprintf(err, errlen, "%s '%s': %s", label, pat, why ? why : msg);
+    return false;
 }
