@@ -328,8 +328,7 @@ bool Js_keyIsEscaped(const Tok *k, const char *lit, size_t len) {
     return eq;
 }
 
-Tok Js_keyPlain(const Tok *k, char *buf, size_t n) {
-    if (!k->esc) return *k;
+Tok Js_keyDecoded(const Tok *k, char *buf, size_t n) {
     if (k->n >= n) return (Tok){buf, 0, TOK_NONE, false};
     return (Tok){buf, (uint32_t)Js_decode(k, buf), TOK_STRING, false};
 }

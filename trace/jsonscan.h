@@ -116,7 +116,8 @@ typedef JsStatus (*JsMemberFn)(JsCtx *c, void *ctx, const Tok *key, const char *
 
 /* The member loop: *pp at '{', left after the '}' on JS_OK. Inline, so the loader's
  * per-event callbacks are direct calls the compiler can inline into it. */
-static inline JsStatus Js_members(JsCtx *c, const char **pp, JsMemberFn fn, void *ctx) {
+static inline __attribute__((always_inline)) JsStatus Js_members(JsCtx *c, const char **pp, JsMemberFn fn,
+                                                                  void *ctx) {
     const char *p = *pp;
     bool done;
     JsStatus st = Js_objectOpen(c, &p, &done);
@@ -148,6 +149,7 @@ static inline bool Js_keyIsn(const Tok *k, const char *lit, size_t len) {
  * escapes. A key too long for buf decodes to more than n / 6 bytes (an escape is at
  * most 6 bytes per decoded byte), so callers that only look for keys shorter than that
  * lose nothing: they get an empty token. */
-Tok Js_keyPlain(const Tok *k, char *buf, size_t n);
+Tok Js_keyDecoded(const Tok *k, char *buf, size_t n);
+static inline Tok Js_keyPlain(const Tok *k, char *buf, size_t n) { return k->esc ? Js_keyDecoded(k, buf, n) : *k; }
 
 #endif

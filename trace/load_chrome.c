@@ -335,7 +335,7 @@ typedef struct {
     bool counter;
 } EventCtx;
 
-static JsStatus arg_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
+static inline __attribute__((always_inline)) JsStatus arg_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
     EventCtx *x = ctx;
     RawEvent *ev = x->ev;
     Tok v;
@@ -364,7 +364,7 @@ static JsStatus parse_args(Loader *L, const char **pp, RawEvent *ev, bool counte
     return Js_members(&L->js, pp, arg_member, &x);
 }
 
-static JsStatus event_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
+static inline __attribute__((always_inline)) JsStatus event_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
     EventCtx *x = ctx;
     RawEvent *ev = x->ev;
     char buf[KEY_BUF];
