@@ -109,15 +109,17 @@ static inline JsStatus Js_memberNext(JsCtx *c, const char **pp, bool *done) {
     return JS_OK;
 }
 
+/* For the member loop and the callbacks passed to it: inlined wherever they are used,
+ * so the loop costs what a hand-written one costs. */
+#define JS_INLINE static inline __attribute__((always_inline))
+
 /* Called for each member with its key (raw: compare it with Js_keyIs) and *pp at the
  * value's first byte; it scans the value (Js_value, or its own walk of an object) and
  * leaves *pp after it, so the value's extent is where *pp went. JS_OK goes on. */
 typedef JsStatus (*JsMemberFn)(JsCtx *c, void *ctx, const Tok *key, const char **pp);
 
-/* The member loop: *pp at '{', left after the '}' on JS_OK. Inline, so the loader's
- * per-event callbacks are direct calls the compiler can inline into it. */
-static inline __attribute__((always_inline)) JsStatus Js_members(JsCtx *c, const char **pp, JsMemberFn fn,
-                                                                  void *ctx) {
+/* The member loop: *pp at '{', left after the '}' on JS_OK. */
+JS_INLINE JsStatus Js_members(JsCtx *c, const char **pp, JsMemberFn fn, void *ctx) {
     const char *p = *pp;
     bool done;
     JsStatus st = Js_objectOpen(c, &p, &done);

@@ -335,7 +335,7 @@ typedef struct {
     bool counter;
 } EventCtx;
 
-static inline __attribute__((always_inline)) JsStatus arg_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
+JS_INLINE JsStatus arg_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
     EventCtx *x = ctx;
     RawEvent *ev = x->ev;
     Tok v;
@@ -364,14 +364,15 @@ static JsStatus parse_args(Loader *L, const char **pp, RawEvent *ev, bool counte
     return Js_members(&L->js, pp, arg_member, &x);
 }
 
-static inline __attribute__((always_inline)) JsStatus event_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
+JS_INLINE JsStatus event_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
     EventCtx *x = ctx;
     RawEvent *ev = x->ev;
     char buf[KEY_BUF];
     Tok k = Js_keyPlain(key, buf, sizeof buf);
     const char *a = *pp;
     if (*a == '{' && ev->args.type == TOK_NONE && TOK_IS(&k, "args")) {
-        bool counter = (ev->ph.type == TOK_STRING && ev->ph.n == 1 && ev->ph.p[0] == 'C') || TOK_IS(&ev->name, MEMORY_EVENT);
+        bool counter =
+            (ev->ph.type == TOK_STRING && ev->ph.n == 1 && ev->ph.p[0] == 'C') || TOK_IS(&ev->name, MEMORY_EVENT);
         JsStatus st = parse_args(x->L, pp, ev, counter);
         if (st) return st;
         ev->args = (Tok){a, (uint32_t)(*pp - a), TOK_OBJECT, false};
