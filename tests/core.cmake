@@ -35,3 +35,5 @@ set_tests_properties(test_collectives_cli PROPERTIES LABELS core TIMEOUT 120)
 # Issue 15 item 9: the shipped DeepSeek-like trace pair against the figures its generator computed.
 add_test(NAME test_moe_ep COMMAND sh ${core_dir}/test_moe_ep.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set_tests_properties(test_moe_ep PROPERTIES LABELS core)
+# Issue 19 item 2: one JSON member loop - escaped keys and syntax errors alike on every path.
+ovtrace_unit_test(test_members SOURCES ${core_dir}/test_members.c LIBS PkgConfig::CJSON LABELS core)

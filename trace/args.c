@@ -71,9 +71,47 @@ char *Args_fetchRaw(const Trace *t, size_t idx, size_t *len, char *err, size_t e
             continue;
         }
         Input_close(in);
+        /* the same convention as the loader's errors: the byte and what was expected */
+        uint64_t at = e->src;
+        const char *what = "an event object ('{')";
+        if (st == JS_ERR && got) at += (uint64_t)(js.err_at - buf), what = js.expected;
+        else if (st == JS_MORE) at += got, what = "the rest of the event's object (the file ends early)";
         free(buf);
-        snprintf(err, errlen, "%s: source changed since loading (no event object at byte %llu)", src->path,
-                 (unsigned long long)e->src);
+        snprintf(err, errlen, "%s: source changed since loading: byte %llu: expected %s", src->path,
+                 (unsigned long long)at, what);
         return NULL;
     }
+}
+
+typedef struct {
+    ArgsMemberFn fn;
+    void *ctx;
+    char *key;
+    size_t key_cap;
+} MembersCtx;
+
+static JsStatus args_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
+    MembersCtx *m = ctx;
+    const char *vp = Js_ws(*pp, c->end);
+    Tok v;
+    JsStatus st = Js_value(c, pp, &v);
+    if (st != JS_OK) return st;
+    GROW(m->key, m->key_cap, (size_t)key->n + 1);
+    Js_decode(key, m->key);
+    m->fn(m->ctx, m->key, vp, *pp);
+    return JS_OK;
+}
+
+bool Args_members(const char *obj, size_t len, ArgsMemberFn fn, void *ctx, char *err, size_t errlen) {
+    JsCtx js = {0};
+    js.end = obj + len;
+    const char *p = Js_ws(obj, js.end);
+    MembersCtx m = {fn, ctx, NULL, 0};
+    JsStatus st = p < js.end && *p == '{' ? Js_members(&js, &p, args_member, &m) : Js_fail(&js, p, "'{'");
+    st = Js_complete(&js, st);
+    if (st == JS_OK && (p = Js_ws(p, js.end)) < js.end) st = Js_fail(&js, p, "the end of the object");
+    if (st != JS_OK) snprintf(err, errlen, "byte %zu: expected %s", (size_t)(js.err_at - obj), js.expected);
+    free(m.key);
+    Js_free(&js);
+    return st == JS_OK;
 }

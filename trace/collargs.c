@@ -37,9 +37,10 @@ static size_t object_len(const char *p, size_t n, bool *more) {
 
 /* Fills a from one event object; true if it held any of the keys. */
 static bool parse_args(const char *obj, size_t n, CollArgs *a, StrTab *st) {
-    /* cheap test first: most comm kernels (DeepEP) carry none of these */
+    /* cheap test first: most comm kernels (DeepEP) carry none of these; a key may also
+     * be spelled with \u escapes (cJSON reads "S\u0065q" as Seq, so must we) */
     if (!memmem(obj, n, "\"Process Group Name\"", 20) && !memmem(obj, n, "\"Collective name\"", 17) &&
-        !memmem(obj, n, "\"Seq\"", 5))
+        !memmem(obj, n, "\"Seq\"", 5) && !memmem(obj, n, "\\u", 2))
         return false;
     cJSON *root = cJSON_ParseWithLength(obj, n);
     const cJSON *args = root ? cJSON_GetObjectItemCaseSensitive(root, "args") : NULL;

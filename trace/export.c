@@ -914,47 +914,71 @@ static void describe_filter(const Exporter *X, char *buf, size_t n) {
 #undef ADD
 }
 
-/* Writes the members of a meta_json object except traceName, traceEvents and ovtrace;
- * the traceName string value is decoded into name_out ("" if none). */
-static void write_meta_members(Exporter *X, Out *o, const char *meta, char *name_out, size_t name_len) {
-    name_out[0] = '\0';
-    if (!meta) return;
-    size_t n = strlen(meta);
-    const char *p = Js_ws(meta, meta + n), *end = meta + n;
-    X->js.end = end;
-    if (p >= end || *p != '{') return;
-    p = Js_ws(p + 1, end);
-    while (p < end && *p == '"') {
-        const char *kstart = p;
-        Tok k, v;
-        if (Js_string(&X->js, &p, &k) != JS_OK) return;
-        p = Js_ws(p, end);
-        if (p >= end || *p != ':') return;
-        p = Js_ws(p + 1, end);
-        if (Js_value(&X->js, &p, &v) != JS_OK) return;
-        bool is_name = !k.esc && k.n == 9 && !memcmp(k.p, "traceName", 9);
-        bool is_ov = !k.esc && k.n == 7 && !memcmp(k.p, "ovtrace", 7);
-        bool is_te = !k.esc && k.n == 11 && !memcmp(k.p, "traceEvents", 11);
-        if (is_name && v.type == TOK_STRING && v.n < name_len) {
-            GROW(X->scratch, X->scratch_cap, v.n + 1);
-            size_t dn = Js_decode(&v, X->scratch);
-            memcpy(name_out, X->scratch, dn);
-            name_out[dn] = '\0';
-        } else if (!is_name && !is_ov && !is_te) {
-            out_puts(o, ",\n");
-            out_write(o, kstart, (size_t)(p - kstart));
+typedef struct {
+    Exporter *X;
+    Out *o;
+    char *name_out;
+    size_t name_len;
+    bool named;
+} MetaCtx;
+
+static JsStatus meta_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
+    MetaCtx *m = ctx;
+    const char *kstart = key->p - 1; /* the key's opening quote */
+    Tok v;
+    JsStatus st = Js_value(c, pp, &v);
+    if (st != JS_OK) return st;
+    if (Js_keyIs(key, "traceName")) {
+        /* the first one counts, as for the loader (cJSON_GetObjectItem) */
+        if (!m->named && v.type == TOK_STRING && v.n < m->name_len) {
+            GROW(m->X->scratch, m->X->scratch_cap, v.n + 1);
+            size_t dn = Js_decode(&v, m->X->scratch);
+            memcpy(m->name_out, m->X->scratch, dn);
+            m->name_out[dn] = '\0';
         }
-        p = Js_ws(p, end);
-        if (p < end && *p == ',') p = Js_ws(p + 1, end);
+        m->named = true;
+    } else if (!Js_keyIs(key, "ovtrace") && !Js_keyIs(key, "traceEvents")) {
+        out_puts(m->o, ",\n");
+        out_write(m->o, kstart, (size_t)(*pp - kstart));
     }
+    return JS_OK;
 }
 
-static void write_trailer(Exporter *X, Out *o, const Unit *u, size_t n_flows) {
+/* Writes the members of a meta_json object except traceName, traceEvents and ovtrace;
+ * the traceName string value is decoded into name_out ("" if none). The text is not
+ * from a file's bytes as they were read (the loader joins the kept top-level members),
+ * yet a syntax error is still one: the byte in it and what was expected. */
+static bool write_meta_members(Exporter *X, Out *o, const TraceSource *src, char *name_out, size_t name_len,
+                               char *err, size_t errlen) {
+    name_out[0] = '\0';
+    const char *meta = src->meta_json;
+    if (!meta) return true;
+    size_t n = strlen(meta);
+    const char *p = Js_ws(meta, meta + n);
+    X->js.end = meta + n;
+    MetaCtx m = {X, o, name_out, name_len, false};
+    JsStatus st = p < X->js.end && *p == '{' ? Js_members(&X->js, &p, meta_member, &m)
+                                             : Js_fail(&X->js, p, "'{' (an object of top-level members)");
+    st = Js_complete(&X->js, st);
+    if (st == JS_OK) {
+        p = Js_ws(p, X->js.end);
+        if (p < X->js.end) st = Js_fail(&X->js, p, "the end of the top-level members");
+    }
+    if (st == JS_OK) return true;
+    snprintf(err, errlen, "%s (its kept top-level members): byte %zu: expected %s", src->path,
+             (size_t)(X->js.err_at - meta), X->js.expected);
+    return false;
+}
+
+static bool write_trailer(Exporter *X, Out *o, const Unit *u, size_t n_flows, char *err, size_t errlen) {
     const Trace *t = X->t;
     char fdesc[2048], name[4096];
     describe_filter(X, fdesc, sizeof fdesc);
     out_puts(o, "\n]");
-    write_meta_members(X, o, t->sources[u->sources[0]].meta_json, name, sizeof name);
+    if (!write_meta_members(X, o, &t->sources[u->sources[0]], name, sizeof name, err, errlen)) {
+        out_fail(o, "not written", "bad source metadata"); /* no more output into a half-written state */
+        return false;
+    }
     out_puts(o, ",\n\"traceName\":");
     char tn[8192];
     if (name[0]) snprintf(tn, sizeof tn, "%s (ovtrace export: %s)", name, fdesc);
@@ -990,6 +1014,7 @@ static void write_trailer(Exporter *X, Out *o, const Unit *u, size_t n_flows) {
         out_puts(o, "}");
     }
     out_puts(o, "]}\n}\n");
+    return true;
 }
 
 /* write_events copies from mapped sources: another process may truncate one while we
@@ -1019,8 +1044,7 @@ static bool write_unit(Exporter *X, Out *o, Unit *u, char *err, size_t errlen) {
     write_metadata(X, o, u, &first);
     if (!write_events_guarded(X, o, u, &first, err, errlen)) return false;
     size_t nf = write_flows(X, o, u, &first);
-    write_trailer(X, o, u, nf);
-    return true;
+    return write_trailer(X, o, u, nf, err, errlen);
 }
 
 /* ---- paths ---- */

@@ -14,12 +14,6 @@ void Js_free(JsCtx *c) {
     c->stack_cap = 0;
 }
 
-static JsStatus fail(JsCtx *c, const char *at, const char *expected) {
-    c->err_at = at;
-    c->expected = expected;
-    return JS_ERR;
-}
-
 static int hexv(char ch) {
     if (ch >= '0' && ch <= '9') return ch - '0';
     if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
@@ -73,16 +67,16 @@ JsStatus Js_string(JsCtx *c, const char **pp, Tok *t) {
             if (e == 'u') {
                 if (p + 6 > end) return JS_MORE;
                 for (int i = 2; i < 6; i++)
-                    if (hexv(p[i]) < 0) return fail(c, p + i, "4 hex digits after \\u");
+                    if (hexv(p[i]) < 0) return Js_fail(c, p + i, "4 hex digits after \\u");
                 p += 6;
             } else if (strchr("\"\\/bfnrt", e) && e) {
                 p += 2;
             } else {
-                return fail(c, p + 1, "a valid escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+                return Js_fail(c, p + 1, "a valid escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
             }
             continue;
         }
-        return fail(c, p, "no control characters inside a string (use \\n, \\t, ...)");
+        return Js_fail(c, p, "no control characters inside a string (use \\n, \\t, ...)");
     }
     t->p = *pp + 1;
     t->n = (uint32_t)(p - (*pp + 1));
@@ -103,19 +97,19 @@ JsStatus Js_number(JsCtx *c, const char **pp, Tok *t) {
     } else if (isdig(*p)) {
         while (p < end && isdig(*p)) p++;
     } else {
-        return fail(c, p, "a digit");
+        return Js_fail(c, p, "a digit");
     }
     if (p < end && *p == '.') {
         p++;
         if (p >= end) return JS_MORE;
-        if (!isdig(*p)) return fail(c, p, "a digit after '.'");
+        if (!isdig(*p)) return Js_fail(c, p, "a digit after '.'");
         while (p < end && isdig(*p)) p++;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
         if (p < end && (*p == '+' || *p == '-')) p++;
         if (p >= end) return JS_MORE;
-        if (!isdig(*p)) return fail(c, p, "a digit in the exponent");
+        if (!isdig(*p)) return Js_fail(c, p, "a digit in the exponent");
         while (p < end && isdig(*p)) p++;
     }
     /* a number that touches the window end may continue in the next chunk */
@@ -132,7 +126,7 @@ static JsStatus literal(JsCtx *c, const char **pp, const char *word, size_t n) {
     const char *p = *pp;
     for (size_t i = 0; i < n; i++) {
         if (p + i >= c->end) return JS_MORE;
-        if (p[i] != word[i]) return fail(c, p + i, word[0] == 't' ? "true" : word[0] == 'f' ? "false" : "null");
+        if (p[i] != word[i]) return Js_fail(c, p + i, word[0] == 't' ? "true" : word[0] == 'f' ? "false" : "null");
     }
     *pp = p + n;
     return JS_OK;
@@ -147,12 +141,38 @@ static JsStatus scalar(JsCtx *c, const char **pp, Tok *t) {
     case 'n': t->type = TOK_NULL; return literal(c, pp, "null", 4);
     default:
         if (*p == '-' || isdig(*p)) return Js_number(c, pp, t);
-        return fail(c, p, "a JSON value (object, array, string, number, true, false or null)");
+        return Js_fail(c, p, "a JSON value (object, array, string, number, true, false or null)");
     }
 }
 
+/* '[' at *pp: like Js_objectOpen for arrays. */
+static inline JsStatus array_open(JsCtx *c, const char **pp, bool *done) {
+    const char *p = Js_ws(*pp + 1, c->end);
+    if (p >= c->end) return JS_MORE;
+    *done = *p == ']';
+    *pp = p + *done;
+    return JS_OK;
+}
+
+/* After an array element: like Js_memberNext for arrays. */
+static inline JsStatus array_next(JsCtx *c, const char **pp, bool *done) {
+    const char *p = Js_ws(*pp, c->end);
+    if (p >= c->end) return JS_MORE;
+    *done = *p == ']';
+    if (*done) {
+        *pp = p + 1;
+        return JS_OK;
+    }
+    if (*p != ',') return Js_fail(c, p, "',' or ']' after array element");
+    p = Js_ws(p + 1, c->end);
+    if (p >= c->end) return JS_MORE;
+    *pp = p;
+    return JS_OK;
+}
+
 /* Iterative: a container is walked with an explicit stack so 20,000 levels of
- * nesting cost memory, not C stack. */
+ * nesting cost memory, not C stack. Objects go through the member steps every member
+ * loop shares (Js_objectOpen, Js_memberKey, Js_memberNext). */
 JsStatus Js_value(JsCtx *c, const char **pp, Tok *t) {
     const char *p = Js_ws(*pp, c->end), *start = p, *end = c->end;
     if (p >= end) return JS_MORE;
@@ -163,42 +183,25 @@ JsStatus Js_value(JsCtx *c, const char **pp, Tok *t) {
     }
     size_t depth = 0;
     Tok tmp;
+    JsStatus st;
+    bool in_obj, done;
     for (;;) {
         /* p is at an opening bracket */
         if (depth == c->stack_cap) GROW(c->stack, c->stack_cap, depth + 1);
         c->stack[depth++] = (uint8_t)*p;
-        p = Js_ws(p + 1, end);
-        if (p >= end) return JS_MORE;
-        bool in_obj = c->stack[depth - 1] == '{';
-        if (*p == (in_obj ? '}' : ']')) goto close;
+        in_obj = *p == '{';
+        st = in_obj ? Js_objectOpen(c, &p, &done) : array_open(c, &p, &done);
+        if (st != JS_OK) return st;
+        if (done) goto closed;
         for (;;) { /* one member/element */
-            if (in_obj) {
-                if (*p != '"') return fail(c, p, "a string key or '}'");
-                JsStatus st = Js_string(c, &p, &tmp);
-                if (st != JS_OK) return st;
-                p = Js_ws(p, end);
-                if (p >= end) return JS_MORE;
-                if (*p != ':') return fail(c, p, "':' after object key");
-                p = Js_ws(p + 1, end);
-                if (p >= end) return JS_MORE;
-            }
+            if (in_obj && (st = Js_memberKey(c, &p, &tmp)) != JS_OK) return st;
             if (*p == '{' || *p == '[') goto open; /* descend */
-            {
-                JsStatus st = scalar(c, &p, &tmp);
-                if (st != JS_OK) return st;
-            }
+            if ((st = scalar(c, &p, &tmp)) != JS_OK) return st;
         after_value:
-            p = Js_ws(p, end);
-            if (p >= end) return JS_MORE;
-            if (*p == ',') {
-                p = Js_ws(p + 1, end);
-                if (p >= end) return JS_MORE;
-                continue;
-            }
-            if (*p == (in_obj ? '}' : ']')) goto close;
-            return fail(c, p, in_obj ? "',' or '}' after object member" : "',' or ']' after array element");
-        close:
-            p++;
+            st = in_obj ? Js_memberNext(c, &p, &done) : array_next(c, &p, &done);
+            if (st != JS_OK) return st;
+            if (!done) continue;
+        closed: /* p is after a closing bracket */
             if (--depth == 0) {
                 t->p = start;
                 t->n = (uint32_t)(p - start);
@@ -314,4 +317,18 @@ const char *Js_guessElement(const char *from, const char *end) {
         }
     }
     return NULL;
+}
+
+bool Js_keyIsEscaped(const Tok *k, const char *lit, size_t len) {
+    if (k->type != TOK_STRING || k->n / 6 > len) return false; /* decodes to more than len bytes */
+    char buf[256], *tmp = k->n < sizeof buf ? buf : xmalloc((size_t)k->n + 1);
+    size_t n = Js_decode(k, tmp);
+    bool eq = n == len && memcmp(tmp, lit, len) == 0;
+    if (tmp != buf) free(tmp);
+    return eq;
+}
+
+Tok Js_keyDecoded(const Tok *k, char *buf, size_t n) {
+    if (k->n >= n) return (Tok){buf, 0, TOK_NONE, false};
+    return (Tok){buf, (uint32_t)Js_decode(k, buf), TOK_STRING, false};
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef enum { JS_OK = 0, JS_MORE, JS_ERR } JsStatus;
 
@@ -49,5 +50,108 @@ size_t Js_decode(const Tok *t, char *out);
 const char *Js_guessElement(const char *from, const char *end);
 /* Integer value of a number token (must be integral and fit int64). */
 bool Js_int(const Tok *t, int64_t *v);
+
+/* ---------- object members: the one member loop ----------
+ * Every walk over an object's members (Js_value, the loader's events and args, its
+ * top level, export's metadata, the details panel) goes through these steps, so all
+ * agree on the grammar and report an error the same way: JS_ERR with c->err_at (the
+ * byte) and c->expected (what should have been there). Keys are compared decoded, as
+ * cJSON (the reference) compares them: "n\u0061me" is "name". */
+
+static inline JsStatus Js_fail(JsCtx *c, const char *at, const char *expected) {
+    c->err_at = at;
+    c->expected = expected;
+    return JS_ERR;
+}
+
+/* *pp at '{': leaves *pp at the first key, or after the '}' of "{}" with *done set. */
+static inline JsStatus Js_objectOpen(JsCtx *c, const char **pp, bool *done) {
+    const char *p = Js_ws(*pp + 1, c->end);
+    if (p >= c->end) return JS_MORE;
+    *done = *p == '}';
+    if (*done) p++;
+    else if (*p != '"') return Js_fail(c, p, "a string key or '}'");
+    *pp = p;
+    return JS_OK;
+}
+
+/* *pp at a member: scans its key and the ':'; leaves *pp at the value. */
+static inline JsStatus Js_memberKey(JsCtx *c, const char **pp, Tok *key) {
+    const char *p = *pp;
+    if (p >= c->end) return JS_MORE;
+    if (*p != '"') return Js_fail(c, p, "a string key");
+    JsStatus st = Js_string(c, &p, key);
+    if (st != JS_OK) return st;
+    p = Js_ws(p, c->end);
+    if (p >= c->end) return JS_MORE;
+    if (*p != ':') return Js_fail(c, p, "':' after object key");
+    p = Js_ws(p + 1, c->end);
+    if (p >= c->end) return JS_MORE;
+    *pp = p;
+    return JS_OK;
+}
+
+/* *pp after a member's value: ',' leaves *pp at the next key; '}' sets *done and leaves
+ * *pp after it. A trailing comma is an error at the '}' (a key was expected there). */
+static inline JsStatus Js_memberNext(JsCtx *c, const char **pp, bool *done) {
+    const char *p = Js_ws(*pp, c->end);
+    if (p >= c->end) return JS_MORE;
+    *done = *p == '}';
+    if (*done) {
+        *pp = p + 1;
+        return JS_OK;
+    }
+    if (*p != ',') return Js_fail(c, p, "',' or '}' after object member");
+    p = Js_ws(p + 1, c->end);
+    if (p >= c->end) return JS_MORE;
+    if (*p != '"') return Js_fail(c, p, "a string key");
+    *pp = p;
+    return JS_OK;
+}
+
+/* For the member loop and the callbacks passed to it: inlined wherever they are used,
+ * so the loop costs what a hand-written one costs. */
+#define JS_INLINE static inline __attribute__((always_inline))
+
+/* Called for each member with its key (raw: compare it with Js_keyIs) and *pp at the
+ * value's first byte; it scans the value (Js_value, or its own walk of an object) and
+ * leaves *pp after it, so the value's extent is where *pp went. JS_OK goes on. */
+typedef JsStatus (*JsMemberFn)(JsCtx *c, void *ctx, const Tok *key, const char **pp);
+
+/* The member loop: *pp at '{', left after the '}' on JS_OK. */
+JS_INLINE JsStatus Js_members(JsCtx *c, const char **pp, JsMemberFn fn, void *ctx) {
+    const char *p = *pp;
+    bool done;
+    JsStatus st = Js_objectOpen(c, &p, &done);
+    while (st == JS_OK && !done) {
+        Tok key;
+        st = Js_memberKey(c, &p, &key);
+        if (st == JS_OK) st = fn(c, ctx, &key, &p);
+        if (st == JS_OK) st = Js_memberNext(c, &p, &done);
+    }
+    if (st == JS_OK) *pp = p;
+    return st;
+}
+
+/* For text known to be complete (not a window of a stream): JS_MORE means the object
+ * ends early, an error at the end like any other. */
+static inline JsStatus Js_complete(JsCtx *c, JsStatus st) {
+    return st == JS_MORE ? Js_fail(c, c->end, "the rest of the object (the text ends early)") : st;
+}
+
+/* Whether an escaped key decodes to lit[0..len). */
+bool Js_keyIsEscaped(const Tok *k, const char *lit, size_t len);
+/* Whether key k (a string token) is lit; escapes decoded (the rare, slow case). */
+static inline bool Js_keyIsn(const Tok *k, const char *lit, size_t len) {
+    if (k->esc) return Js_keyIsEscaped(k, lit, len);
+    return k->type == TOK_STRING && k->n == len && memcmp(k->p, lit, len) == 0;
+}
+#define Js_keyIs(k, lit) Js_keyIsn((k), (lit), sizeof(lit) - 1)
+/* A plain token for key k: k itself, or its decoded text in buf (size n) when it has
+ * escapes. A key too long for buf decodes to more than n / 6 bytes (an escape is at
+ * most 6 bytes per decoded byte), so callers that only look for keys shorter than that
+ * lose nothing: they get an empty token. */
+Tok Js_keyDecoded(const Tok *k, char *buf, size_t n);
+static inline Tok Js_keyPlain(const Tok *k, char *buf, size_t n) { return k->esc ? Js_keyDecoded(k, buf, n) : *k; }
 
 #endif

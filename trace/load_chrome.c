@@ -325,159 +325,98 @@ static void set_tok(Tok *dst, const Tok *src) {
     if (dst->type == TOK_NONE) *dst = *src; /* first key wins, as with cJSON_GetObjectItem */
 }
 
-/* Compares a key token with a literal, decoding escapes when present. */
-static inline bool key_isn(const Tok *k, const char *lit, size_t len, char *tmp) {
-    if (!k->esc) return tok_eqn(k, lit, len);
-    if (k->n > 63) return false;
-    size_t n = Js_decode(k, tmp);
-    return n == len && memcmp(tmp, lit, n) == 0;
+/* The member callbacks compare keys decoded (Js_keyPlain): only keys of up to 21 bytes
+ * are looked for, so a 128-byte buffer loses none. */
+#define KEY_BUF 128
+
+typedef struct {
+    Loader *L;
+    RawEvent *ev;
+    bool counter;
+} EventCtx;
+
+JS_INLINE JsStatus arg_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
+    EventCtx *x = ctx;
+    RawEvent *ev = x->ev;
+    Tok v;
+    JsStatus st = Js_value(c, pp, &v);
+    if (st) return st;
+    char buf[KEY_BUF];
+    Tok k = Js_keyPlain(key, buf, sizeof buf);
+    if (TOK_IS(&k, "device")) set_tok(&ev->a_device, &v);
+    else if (TOK_IS(&k, "stream")) set_tok(&ev->a_stream, &v);
+    else if (TOK_IS(&k, "correlation")) set_tok(&ev->a_corr, &v);
+    else if (TOK_IS(&k, "name")) set_tok(&ev->a_name, &v);
+    else if (TOK_IS(&k, "labels")) set_tok(&ev->a_labels, &v);
+    else if (TOK_IS(&k, "sort_index")) set_tok(&ev->a_sort, &v);
+    if (x->counter && v.type == TOK_NUMBER) {
+        Loader *L = x->L;
+        GROW(L->series_key, L->series_cap, (size_t)ev->n_series + 1);
+        GROW(L->series_val, L->series_vcap, (size_t)ev->n_series + 1);
+        L->series_key[ev->n_series] = *key; /* raw: decoded when the series is named */
+        L->series_val[ev->n_series++] = v;
+    }
+    return JS_OK;
 }
-#define key_is(k, lit, tmp) key_isn((k), (lit), sizeof(lit) - 1, (tmp))
 
 static JsStatus parse_args(Loader *L, const char **pp, RawEvent *ev, bool counter) {
-    const char *p = *pp, *end = L->js.end;
-    char tmp[64];
-    p = Js_ws(p + 1, end);
-    if (p >= end) return JS_MORE;
-    if (*p == '}') {
-        *pp = p + 1;
+    EventCtx x = {L, ev, counter};
+    return Js_members(&L->js, pp, arg_member, &x);
+}
+
+JS_INLINE JsStatus event_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
+    EventCtx *x = ctx;
+    RawEvent *ev = x->ev;
+    char buf[KEY_BUF];
+    Tok k = Js_keyPlain(key, buf, sizeof buf);
+    const char *a = *pp;
+    if (*a == '{' && ev->args.type == TOK_NONE && TOK_IS(&k, "args")) {
+        bool counter =
+            (ev->ph.type == TOK_STRING && ev->ph.n == 1 && ev->ph.p[0] == 'C') || TOK_IS(&ev->name, MEMORY_EVENT);
+        JsStatus st = parse_args(x->L, pp, ev, counter);
+        if (st) return st;
+        ev->args = (Tok){a, (uint32_t)(*pp - a), TOK_OBJECT, false};
+        /* args may precede ph; counters then need a second look at args */
+        if (!counter) ev->n_series = -1;
         return JS_OK;
     }
-    for (;;) {
-        Tok k, v;
-        if (*p != '"') {
-            L->js.err_at = p;
-            L->js.expected = "a string key or '}'";
-            return JS_ERR;
-        }
-        JsStatus st = Js_string(&L->js, &p, &k);
-        if (st) return st;
-        p = Js_ws(p, end);
-        if (p >= end) return JS_MORE;
-        if (*p != ':') {
-            L->js.err_at = p;
-            L->js.expected = "':' after object key";
-            return JS_ERR;
-        }
-        p = Js_ws(p + 1, end);
-        st = Js_value(&L->js, &p, &v);
-        if (st) return st;
-        if (key_is(&k, "device", tmp)) set_tok(&ev->a_device, &v);
-        else if (key_is(&k, "stream", tmp)) set_tok(&ev->a_stream, &v);
-        else if (key_is(&k, "correlation", tmp)) set_tok(&ev->a_corr, &v);
-        else if (key_is(&k, "name", tmp)) set_tok(&ev->a_name, &v);
-        else if (key_is(&k, "labels", tmp)) set_tok(&ev->a_labels, &v);
-        else if (key_is(&k, "sort_index", tmp)) set_tok(&ev->a_sort, &v);
-        if (counter && v.type == TOK_NUMBER) {
-            GROW(L->series_key, L->series_cap, (size_t)ev->n_series + 1);
-            GROW(L->series_val, L->series_vcap, (size_t)ev->n_series + 1);
-            L->series_key[ev->n_series] = k;
-            L->series_val[ev->n_series++] = v;
-        }
-        p = Js_ws(p, end);
-        if (p >= end) return JS_MORE;
-        if (*p == ',') {
-            p = Js_ws(p + 1, end);
-            if (p >= end) return JS_MORE;
-            continue;
-        }
-        if (*p == '}') {
-            *pp = p + 1;
-            return JS_OK;
-        }
-        L->js.err_at = p;
-        L->js.expected = "',' or '}' after object member";
-        return JS_ERR;
+    Tok v;
+    JsStatus st = Js_value(c, pp, &v);
+    if (st) return st;
+    switch (k.n ? k.p[0] : 0) {
+    case 'p':
+        if (TOK_IS(&k, "ph")) set_tok(&ev->ph, &v);
+        else if (TOK_IS(&k, "pid")) set_tok(&ev->pid, &v);
+        break;
+    case 't':
+        if (TOK_IS(&k, "ts")) set_tok(&ev->ts, &v);
+        else if (TOK_IS(&k, "tid")) set_tok(&ev->tid, &v);
+        break;
+    case 'n':
+        if (TOK_IS(&k, "name")) set_tok(&ev->name, &v);
+        break;
+    case 'c':
+        if (TOK_IS(&k, "cat")) set_tok(&ev->cat, &v);
+        break;
+    case 'd':
+        if (TOK_IS(&k, "dur")) set_tok(&ev->dur, &v);
+        break;
+    case 'i':
+        if (TOK_IS(&k, "id")) set_tok(&ev->id, &v);
+        break;
+    case 'b':
+        if (TOK_IS(&k, "bp")) set_tok(&ev->bp, &v);
+        break;
+    default: break;
     }
+    return JS_OK;
 }
 
 /* Parses the event object at *pp ('{'). Top-level keys only; args one level deep. */
 static JsStatus parse_event(Loader *L, const char **pp, RawEvent *ev) {
-    const char *p = *pp, *end = L->js.end;
-    char tmp[64];
     memset(ev, 0, sizeof *ev);
-    p = Js_ws(p + 1, end);
-    if (p >= end) return JS_MORE;
-    if (*p == '}') {
-        *pp = p + 1;
-        return JS_OK;
-    }
-    for (;;) {
-        Tok k, v;
-        if (*p != '"') {
-            L->js.err_at = p;
-            L->js.expected = "a string key or '}'";
-            return JS_ERR;
-        }
-        JsStatus st = Js_string(&L->js, &p, &k);
-        if (st) return st;
-        p = Js_ws(p, end);
-        if (p >= end) return JS_MORE;
-        if (*p != ':') {
-            L->js.err_at = p;
-            L->js.expected = "':' after object key";
-            return JS_ERR;
-        }
-        p = Js_ws(p + 1, end);
-        if (p >= end) return JS_MORE;
-        if (*p == '{' && ev->args.type == TOK_NONE && key_is(&k, "args", tmp)) {
-            const char *a = p;
-            bool counter = (ev->ph.type == TOK_STRING && ev->ph.n == 1 && ev->ph.p[0] == 'C') || TOK_IS(&ev->name, MEMORY_EVENT);
-            st = parse_args(L, &p, ev, counter);
-            if (st) return st;
-            ev->args = (Tok){a, (uint32_t)(p - a), TOK_OBJECT, false};
-            /* args may precede ph; counters then need a second look at args */
-            if (!counter) ev->n_series = -1;
-        } else {
-            st = Js_value(&L->js, &p, &v);
-            if (st) return st;
-            switch (k.n ? k.p[0] : 0) {
-            case 'p':
-                if (key_is(&k, "ph", tmp)) set_tok(&ev->ph, &v);
-                else if (key_is(&k, "pid", tmp)) set_tok(&ev->pid, &v);
-                break;
-            case 't':
-                if (key_is(&k, "ts", tmp)) set_tok(&ev->ts, &v);
-                else if (key_is(&k, "tid", tmp)) set_tok(&ev->tid, &v);
-                break;
-            case 'n':
-                if (key_is(&k, "name", tmp)) set_tok(&ev->name, &v);
-                break;
-            case 'c':
-                if (key_is(&k, "cat", tmp)) set_tok(&ev->cat, &v);
-                break;
-            case 'd':
-                if (key_is(&k, "dur", tmp)) set_tok(&ev->dur, &v);
-                break;
-            case 'i':
-                if (key_is(&k, "id", tmp)) set_tok(&ev->id, &v);
-                break;
-            case 'b':
-                if (key_is(&k, "bp", tmp)) set_tok(&ev->bp, &v);
-                break;
-            default:
-                if (k.esc) { /* an escaped key may still spell a field we need */
-                    if (key_is(&k, "ph", tmp)) set_tok(&ev->ph, &v);
-                    else if (key_is(&k, "ts", tmp)) set_tok(&ev->ts, &v);
-                }
-                break;
-            }
-        }
-        p = Js_ws(p, end);
-        if (p >= end) return JS_MORE;
-        if (*p == ',') {
-            p = Js_ws(p + 1, end);
-            if (p >= end) return JS_MORE;
-            continue;
-        }
-        if (*p == '}') {
-            *pp = p + 1;
-            return JS_OK;
-        }
-        L->js.err_at = p;
-        L->js.expected = "',' or '}' after object member";
-        return JS_ERR;
-    }
+    EventCtx x = {L, ev, false};
+    return Js_members(&L->js, pp, event_member, &x);
 }
 
 /* ---------- turning a parsed event into model events ---------- */
@@ -540,12 +479,12 @@ static bool memory_counters(Loader *L, const RawEvent *ev, const TraceEvent *e, 
     static const char *const K[] = {"Total Allocated", "Total Reserved", "Bytes"};
     int64_t dtype = -1, did = -1, v;
     for (int i = 0; i < ev->n_series; i++) {
-        if (TOK_IS(&L->series_key[i], "Device Type") && Js_int(&L->series_val[i], &v)) dtype = v;
-        else if (TOK_IS(&L->series_key[i], "Device Id") && Js_int(&L->series_val[i], &v)) did = v;
+        if (Js_keyIs(&L->series_key[i], "Device Type") && Js_int(&L->series_val[i], &v)) dtype = v;
+        else if (Js_keyIs(&L->series_key[i], "Device Id") && Js_int(&L->series_val[i], &v)) did = v;
     }
     bool known = false;
     for (int i = 0; i < ev->n_series && !known; i++)
-        for (size_t k = 0; k < sizeof K / sizeof K[0]; k++) known |= tok_eq(&L->series_key[i], K[k]);
+        for (size_t k = 0; k < sizeof K / sizeof K[0]; k++) known |= Js_keyIsn(&L->series_key[i], K[k], strlen(K[k]));
     if (!known) return false;
     char dev[64];
     if (dtype == 1) snprintf(dev, sizeof dev, "[memory] GPU %" PRId64, did);
@@ -557,7 +496,7 @@ static bool memory_counters(Loader *L, const RawEvent *ev, const TraceEvent *e, 
     for (int i = 0; i < ev->n_series; i++) {
         const char *key = NULL;
         for (size_t k = 0; k < sizeof K / sizeof K[0]; k++)
-            if (tok_eq(&L->series_key[i], K[k])) key = K[k];
+            if (Js_keyIsn(&L->series_key[i], K[k], strlen(K[k]))) key = K[k];
         int64_t milli;
         if (!key || !Time_parseDecimal(L->series_val[i].p, L->series_val[i].n, 3, &milli)) continue;
         char name[96];
@@ -689,7 +628,8 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
             /* counters keep 3 decimals exactly; enough for utilisation and bytes */
             if (!Time_parseDecimal(L->series_val[i].p, L->series_val[i].n, 3, &milli)) continue;
             c.value = (double)milli / 1000.0;
-            if (ev->n_series > 1 || !tok_eq(&L->series_key[i], StrTab_get(L->t->strings, e.name))) {
+            const char *ename = StrTab_get(L->t->strings, e.name);
+            if (ev->n_series > 1 || !Js_keyIsn(&L->series_key[i], ename, strlen(ename))) {
                 char *s = scratch(L, ev->name.n + L->series_key[i].n + 2);
                 size_t n = 0;
                 if (ev->name.type == TOK_STRING) n = Js_decode(&ev->name, s);
@@ -1076,7 +1016,7 @@ static bool parse_top(Loader *L, char *err, size_t errlen) {
             if (!first && !comma) {
                 if (*q != ',') {
                     L->js.err_at = q;
-                    L->js.expected = "',' or '}' after a top-level member";
+                    L->js.expected = "',' or '}' after object member";
                     return syntax_error(L, err, errlen);
                 }
                 comma = true;
@@ -1085,28 +1025,13 @@ static bool parse_top(Loader *L, char *err, size_t errlen) {
             }
             Tok key, val;
             const char *kstart = q;
-            JsStatus st = JS_MORE;
-            if (q < L->js.end) {
-                if (*q != '"') {
-                    L->js.err_at = q;
-                    L->js.expected = "a string key";
-                    return syntax_error(L, err, errlen);
-                }
-                st = Js_string(&L->js, &q, &key);
+            if (first && *q != '"') { /* as Js_objectOpen says it */
+                L->js.err_at = q;
+                L->js.expected = "a string key or '}'";
+                return syntax_error(L, err, errlen);
             }
-            if (st == JS_OK) {
-                q = Js_ws(q, L->js.end);
-                if (q >= L->js.end) st = JS_MORE;
-                else if (*q != ':') {
-                    L->js.err_at = q;
-                    L->js.expected = "':' after object key";
-                    return syntax_error(L, err, errlen);
-                } else {
-                    q = Js_ws(q + 1, L->js.end);
-                    if (q >= L->js.end) st = JS_MORE;
-                }
-            }
-            if (st == JS_OK && TOK_IS(&key, "traceEvents")) {
+            JsStatus st = Js_memberKey(&L->js, &q, &key);
+            if (st == JS_OK && Js_keyIs(&key, "traceEvents")) {
                 if (*q != '[') {
                     L->js.err_at = q;
                     L->js.expected = "'[' (traceEvents must be an array)";

@@ -1,18 +1,14 @@
 /* The details panel's args, read from the event's raw JSON text: numbers are shown as
  * written (an id above 2^53 survives exactly; cJSON would go through a double), nested
  * values with the whitespace outside strings removed, strings decoded. The text was
- * validated by the scanner that fetched it (Args_fetchRaw); every step here still stays
- * within [p, end) and gives up on anything unexpected. */
+ * walked by the loader's member loop (Args_members), so keys read as they do there:
+ * escapes decoded, the first of two equal keys counts. */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/args.h"
 #include "ovtrace/tui/details.h"
-
-static const char *skip_ws(const char *p, const char *e) {
-    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
-    return p;
-}
 
 /* p at '"': the position after the closing quote, or NULL. */
 static const char *string_end(const char *p, const char *e) {
@@ -21,31 +17,6 @@ static const char *string_end(const char *p, const char *e) {
         else if (*p == '"') return p + 1;
     }
     return NULL;
-}
-
-/* p at a value: the position after it, or NULL. Nesting is counted, not recursed. */
-static const char *value_end(const char *p, const char *e) {
-    if (p >= e) return NULL;
-    if (*p == '"') return string_end(p, e);
-    if (*p == '{' || *p == '[') {
-        size_t depth = 0;
-        while (p < e) {
-            if (*p == '"') {
-                p = string_end(p, e);
-                if (!p) return NULL;
-                continue;
-            }
-            if (*p == '{' || *p == '[') depth++;
-            else if (*p == '}' || *p == ']') {
-                if (--depth == 0) return p + 1;
-            }
-            p++;
-        }
-        return NULL;
-    }
-    const char *q = p;
-    while (q < e && !strchr(",}] \t\r\n", *q)) q++;
-    return q > p ? q : NULL;
 }
 
 /* A JSON string token decoded (malloc'd), or NULL. */
@@ -84,76 +55,38 @@ static char *compact(const char *p, const char *q) {
 
 static char *value_text(const char *p, const char *q) { return *p == '"' ? decode_string(p, q) : compact(p, q); }
 
-/* Calls fn for each member of the object at p; false when the text is not an object. */
-typedef bool (*MemberFn)(void *ctx, const char *key, const char *kp, const char *kq, const char *vp, const char *vq);
-
-static bool each_member(const char *p, const char *e, MemberFn fn, void *ctx) {
-    p = skip_ws(p, e);
-    if (p >= e || *p != '{') return false;
-    p = skip_ws(p + 1, e);
-    if (p < e && *p == '}') return true;
-    while (p < e) {
-        if (*p != '"') return false;
-        const char *kq = string_end(p, e);
-        if (!kq) return false;
-        const char *kp = p;
-        p = skip_ws(kq, e);
-        if (p >= e || *p != ':') return false;
-        const char *vp = skip_ws(p + 1, e);
-        const char *vq = value_end(vp, e);
-        if (!vq) return false;
-        char *key = decode_string(kp, kq);
-        bool go = fn(ctx, key ? key : "?", kp, kq, vp, vq);
-        free(key);
-        if (!go) return true;
-        p = skip_ws(vq, e);
-        if (p < e && *p == ',') {
-            p = skip_ws(p + 1, e);
-            continue;
-        }
-        return p < e && *p == '}';
-    }
-    return false;
-}
-
 typedef struct {
     const char *cat_p, *cat_q, *args_p, *args_q;
 } Top;
 
-static bool top_member(void *ctx, const char *key, const char *kp, const char *kq, const char *vp, const char *vq) {
-    (void)kp;
-    (void)kq;
+/* The first of two equal keys counts, as in the loader (and cJSON) */
+static void top_member(void *ctx, const char *key, const char *vp, const char *vq) {
     Top *t = ctx;
-    if (!strcmp(key, "cat") && *vp == '"') t->cat_p = vp, t->cat_q = vq;
-    if (!strcmp(key, "args")) t->args_p = vp, t->args_q = vq;
-    return true;
+    if (!strcmp(key, "cat") && !t->cat_p) t->cat_p = vp, t->cat_q = vq;
+    if (!strcmp(key, "args") && !t->args_p) t->args_p = vp, t->args_q = vq;
 }
 
-static bool arg_member(void *ctx, const char *key, const char *kp, const char *kq, const char *vp, const char *vq) {
-    (void)kp;
-    (void)kq;
+static void arg_member(void *ctx, const char *key, const char *vp, const char *vq) {
     char *v = value_text(vp, vq);
     Details_add(ctx, key, v ? v : "?");
     free(v);
-    return true;
 }
 
 bool Details_addArgsJson(DetailsCache *d, const char *raw, size_t len) {
-    const char *e = raw + len;
+    char err[128];
     Top top = {0};
-    if (!each_member(raw, e, top_member, &top)) return false;
-    if (top.cat_p) {
+    if (!Args_members(raw, len, top_member, &top, err, sizeof err)) return false;
+    if (top.cat_p && *top.cat_p == '"') {
         char *c = decode_string(top.cat_p, top.cat_q);
         if (c) Details_add(d, "cat", c);
         free(c);
     }
-    const char *a = top.args_p ? skip_ws(top.args_p, top.args_q) : NULL;
-    if (!a || *a != '{') {
+    if (!top.args_p || *top.args_p != '{') {
         Details_add(d, "args", "(none)");
         return true;
     }
     size_t before = d->n;
-    if (!each_member(top.args_p, top.args_q, arg_member, d)) return false;
+    if (!Args_members(top.args_p, (size_t)(top.args_q - top.args_p), arg_member, d, err, sizeof err)) return false;
     if (d->n == before) Details_add(d, "args", "(none)");
     return true;
 }

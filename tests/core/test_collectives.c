@@ -275,7 +275,7 @@ static void test_multi_row_lane(void **state) {
 /* Args from the source files: process group channels and Seq. The ranks use different
  * streams (so stream matching would fail) and rank 1 issues seq 6 before seq 5 on a
  * second stream; Seq decides. Also a compressed copy of rank 1 (the streaming path). */
-static const char *RANK0 =
+static const char *RANK0_PLAIN =
     "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2}, \"traceEvents\": [\n"
     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)\","
     "\"pid\":0,\"tid\":30,\"ts\":100,\"dur\":50,\"args\":{\"device\":0,\"stream\":30,\"Collective name\":\"allreduce\","
@@ -283,7 +283,7 @@ static const char *RANK0 =
     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)\","
     "\"pid\":0,\"tid\":30,\"ts\":200,\"dur\":50,\"args\":{\"device\":0,\"stream\":30,\"Collective name\":\"allgather\","
     "\"Process Group Name\":\"0\",\"Seq\":6}}]}\n";
-static const char *RANK1 =
+static const char *RANK1_PLAIN =
     "{\"distributedInfo\": {\"rank\": 1, \"world_size\": 2}, \"traceEvents\": [\n"
     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)\","
     "\"pid\":1,\"tid\":44,\"ts\":190,\"dur\":61,\"args\":{\"device\":1,\"stream\":44,\"Collective name\":\"allgather\","
@@ -322,18 +322,46 @@ static void check_args_report(const Trace *t) {
     CollReport_free(R);
 }
 
+/* s with every from replaced by to (malloc'd) */
+static char *replace_all(const char *s, const char *from, const char *to) {
+    char *out = malloc(strlen(s) * 2 + 1), *o = out;
+    for (const char *p = s; *p;) {
+        if (!strncmp(p, from, strlen(from))) {
+            o += sprintf(o, "%s", to);
+            p += strlen(from);
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* The arg keys spelled with \u escapes read as the plain keys (issue 19 item 2). */
+static char *escape_arg_keys(const char *rank) {
+    char *a = replace_all(rank, "\"Seq\"", "\"S\\u0065q\"");
+    char *b = replace_all(a, "\"Process Group Name\"", "\"Process Group N\\u0061me\"");
+    char *c = replace_all(b, "\"Collective name\"", "\"\\u0043ollective name\"");
+    free(a);
+    free(b);
+    return c;
+}
+
 static void test_args_groups_seq(void **state) {
     (void)state;
-    for (int comp = 0; comp < 2; comp++) {
-        char *p0 = strdup(tu_write(RANK0, strlen(RANK0), ".json"));
+    for (int comp = 0; comp < 4; comp++) {
+        const char *r0 = comp < 2 ? RANK0_PLAIN : escape_arg_keys(RANK0_PLAIN);
+        const char *r1 = comp < 2 ? RANK1_PLAIN : escape_arg_keys(RANK1_PLAIN);
+        assert_true(comp < 2 || strstr(r1, "S\\u0065q"));
+        char *p0 = strdup(tu_write(r0, strlen(r0), ".json"));
         char *p1;
-        if (comp) {
+        if (comp % 2) {
             size_t zn;
-            char *z = tu_compress(RANK1, strlen(RANK1), true, 3, &zn);
+            char *z = tu_compress(r1, strlen(r1), true, 3, &zn);
             p1 = strdup(tu_write(z, zn, ".json.zst"));
             free(z);
         } else {
-            p1 = strdup(tu_write(RANK1, strlen(RANK1), ".json"));
+            p1 = strdup(tu_write(r1, strlen(r1), ".json"));
         }
         const char *paths[] = {p0, p1};
         char err[512] = "";
@@ -345,6 +373,7 @@ static void test_args_groups_seq(void **state) {
         unlink(p1);
         free(p0);
         free(p1);
+        if (comp >= 2) free((char *)r0), free((char *)r1);
     }
 }
 

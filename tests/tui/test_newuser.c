@@ -196,6 +196,16 @@ static void test_details_exact_args(void **state) {
     assert_true(Details_addArgsJson(&d, "{\"ph\":\"i\"}", 10));
     assert_string_equal(field(&d, "args"), "(none)");
     Details_free(&d);
+    /* keys as the loader reads them (issue 19 item 2): escapes decoded, the first of
+     * two equal keys counts */
+    Details_init(&d);
+    const char *dup = "{\"c\\u0061t\": \"kernel\", \"cat\": \"other\", \"\\u0061rgs\": {\"\\u0064evice\": 3}, "
+                      "\"args\": {\"b\": 2}}";
+    assert_true(Details_addArgsJson(&d, dup, strlen(dup)));
+    assert_string_equal(field(&d, "cat"), "kernel");
+    assert_string_equal(field(&d, "device"), "3");
+    assert_null(field(&d, "b"));
+    Details_free(&d);
     const char *bad[] = {"[1,2]", "{\"args\": {\"a\" 1}}", "{\"args\": {\"a\": \"x", "{\"args\": {\"a\": [1, 2}", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         Details_init(&d);
