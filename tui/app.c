@@ -120,6 +120,7 @@ void App_message(App *a, int role, const char *fmt, ...) {
     vsnprintf(a->msg, sizeof a->msg, fmt, ap);
     va_end(ap);
     a->msg_role = role;
+    a->msg_seq++;
 }
 
 unsigned App_key(App *a, const TuiKey *k) { return Keys_dispatch(a, k); }

@@ -68,6 +68,7 @@ typedef struct App {
     int64_t range_a, range_b; /* what range_report was computed for */
     char msg[256];
     int msg_role;
+    unsigned msg_seq; /* counts App_message calls: a key's handler said something (Keys_apply) */
     Layout layout;
     bool quit;
     int exit_code;
