@@ -1,5 +1,6 @@
-/* The terminal loops: the timeline's (view and live), the headless one (scripted
- * keys, no terminal) and the loading screen's. */
+/* The terminal loop engine and its users (include/ovtrace/tui/mainloop.h). */
+#include "ovtrace/tui/mainloop.h"
+
 #include <stdio.h>
 #include <time.h>
 
@@ -7,12 +8,65 @@
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/loading.h"
 
+void Mainloop_run(const Mainloop *m) {
+    Grid g;
+    int w, h;
+    Crt_size(&w, &h);
+    Grid_init(&g, w, h);
+    bool full = true;
+    while (!m->done(m->ctx)) {
+        Crt_size(&w, &h);
+        if (w != g.w || h != g.h) {
+            Grid_resize(&g, w, h);
+            full = true;
+        }
+        m->frame(m->ctx, &g);
+        Crt_paint(&g, full);
+        if (m->painted) m->painted(m->ctx, full);
+        full = false;
+        int wait = m->wait_ms(m->ctx);
+        if (wait < 0) {
+            struct timespec ts = {-wait / 1000, (long)(-wait % 1000) * 1000000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        TuiKey k;
+        if (!Crt_readKey(&k, wait)) continue;
+        /* handle everything already typed before drawing again */
+        int n = 0;
+        do {
+            if (m->key(m->ctx, &k) & REDRAW_FULL) full = true;
+        } while (!m->done(m->ctx) && ++n < m->batch && Crt_readKey(&k, 0));
+    }
+    Grid_free(&g);
+}
+
+/* ---- the timeline (view, live) ---- */
+
 static void poll_source(App *a, const TuiSource *src) {
     if (src && a->v.frozen && a->all_pending) App_pollAll(a);
     if (!src || !src->poll || a->v.frozen) return;
     Trace *t = a->t;
     if (src->poll(src->ctx, &t) && t) App_setTrace(a, t);
 }
+
+static bool app_done(void *ctx) { return ((App *)ctx)->quit; }
+
+static void app_frame(void *ctx, Grid *g) {
+    App *a = ctx;
+    poll_source(a, a->src);
+    App_sync(a);
+    App_render(a, g);
+}
+
+static void app_painted(void *ctx, bool full) {
+    (void)ctx;
+    if (full) Loading_markFrame("timeline");
+}
+
+static unsigned app_key(void *ctx, const TuiKey *k) { return App_key(ctx, k); }
+
+static int app_wait(void *ctx) { return ((App *)ctx)->src ? 250 : 1000; }
 
 int App_runInteractive(App *a, const TuiSource *src) {
     a->src = src;
@@ -23,39 +77,17 @@ int App_runInteractive(App *a, const TuiSource *src) {
         a->caps = caps;
         a->gl = Glyphs_get(caps.unicode);
     }
-    Grid g;
-    int w, h;
-    Crt_size(&w, &h);
-    Grid_init(&g, w, h);
-    bool full = true;
-    while (!a->quit) {
-        poll_source(a, src);
-        Crt_size(&w, &h);
-        if (w != g.w || h != g.h) {
-            Grid_resize(&g, w, h);
-            full = true;
-        }
-        App_sync(a);
-        App_render(a, &g);
-        Crt_paint(&g, full);
-        if (full) Loading_markFrame("timeline");
-        full = false;
-        TuiKey k;
-        if (!Crt_readKey(&k, src ? 250 : 1000)) continue;
-        /* handle everything already typed before drawing again */
-        int n = 0;
-        do {
-            unsigned r = App_key(a, &k);
-            if (r & REDRAW_FULL) full = true;
-        } while (!a->quit && ++n < 64 && Crt_readKey(&k, 0));
-    }
+    Mainloop_run(&(Mainloop){a, app_done, app_frame, app_painted, app_key, app_wait, 64});
     int sig = Crt_signal();
     Crt_done();
-    Grid_free(&g);
     if (sig) return 128 + sig;
     return a->exit_code;
 }
 
+/* ---- headless (--dump --frames --keys) ---- */
+
+/* Not the engine: no terminal, and a scripted key goes in before its frame (poll, key,
+ * render), one per frame, so that every frame is deterministic. */
 int App_runHeadless(App *a, const TuiSource *src, const TuiKey *keys, size_t nkeys, int frames, int w, int h,
                     bool dump, FILE *out) {
     a->src = src;
@@ -80,51 +112,58 @@ int App_runHeadless(App *a, const TuiSource *src, const TuiKey *keys, size_t nke
     return a->exit_code;
 }
 
-int LoadJob_runScreen(LoadJob *j, const Glyphs *gl) {
-    Grid g;
-    int w, h;
-    Crt_size(&w, &h);
-    Grid_init(&g, w, h);
-    bool full = true, first = true, cancelling = false;
-    int rc = 0;
-    while (!LoadJob_finished(j)) {
-        Crt_size(&w, &h);
-        if (w != g.w || h != g.h) {
-            Grid_resize(&g, w, h);
-            full = true;
-        }
-        LoadingView v;
-        LoadWatch_snapshot(j->watch, &v);
-        v.cancelling = cancelling;
-        v.colors = j->caps.colors > 0;
-        bool preview = Loading_render(&g, &v, gl);
-        Crt_paint(&g, full);
-        full = false;
-        if (preview) Loading_markFrame("preview");
-        if (first) {
-            Loading_markFrame("first-frame");
-            first = false;
-            LoadJob_launch(j); /* on failure the job is finished with j->err set */
-        }
-        if (cancelling) { /* keys are moot now; wait for the loader to notice */
-            struct timespec ts = {0, 20 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-            continue;
-        }
-        TuiKey k;
-        if (!Crt_readKey(&k, 50)) continue;
-        if (k.code == TK_INTERRUPT) {
-            rc = 128 + Crt_signal();
-            cancelling = true;
-        } else if (k.code == 'q' || k.code == 'Q' || k.code == TK_ESC || k.code == 3) {
-            rc = -1;
-            cancelling = true;
-        } else if (k.code == TK_RESIZE || k.code == TK_CTRL_L) {
-            full = true;
-        }
-        if (cancelling) LoadJob_cancel(j);
+/* ---- the loading screen ---- */
+
+typedef struct {
+    LoadJob *j;
+    const Glyphs *gl;
+    bool first, cancelling, preview;
+    int rc;
+} LoadingLoop;
+
+static bool load_done(void *ctx) { return LoadJob_finished(((LoadingLoop *)ctx)->j); }
+
+static void load_frame(void *ctx, Grid *g) {
+    LoadingLoop *l = ctx;
+    LoadingView v;
+    LoadWatch_snapshot(l->j->watch, &v);
+    v.cancelling = l->cancelling;
+    v.colors = l->j->caps.colors > 0;
+    l->preview = Loading_render(g, &v, l->gl);
+}
+
+static void load_painted(void *ctx, bool full) {
+    LoadingLoop *l = ctx;
+    (void)full;
+    if (l->preview) Loading_markFrame("preview");
+    if (l->first) {
+        Loading_markFrame("first-frame");
+        l->first = false;
+        LoadJob_launch(l->j); /* on failure the job is finished with j->err set */
     }
+}
+
+/* keys are moot while cancelling: wait for the loader to notice */
+static int load_wait(void *ctx) { return ((LoadingLoop *)ctx)->cancelling ? -20 : 50; }
+
+static unsigned load_key(void *ctx, const TuiKey *k) {
+    LoadingLoop *l = ctx;
+    if (k->code == TK_INTERRUPT) {
+        l->rc = 128 + Crt_signal();
+        l->cancelling = true;
+    } else if (k->code == 'q' || k->code == 'Q' || k->code == TK_ESC || k->code == 3) {
+        l->rc = -1;
+        l->cancelling = true;
+    } else if (k->code == TK_RESIZE || k->code == TK_CTRL_L) {
+        return REDRAW_FULL;
+    }
+    if (l->cancelling) LoadJob_cancel(l->j);
+    return REDRAW_NONE;
+}
+
+int LoadJob_runScreen(LoadJob *j, const Glyphs *gl) {
+    LoadingLoop l = {.j = j, .gl = gl, .first = true};
+    Mainloop_run(&(Mainloop){&l, load_done, load_frame, load_painted, load_key, load_wait, 1});
     LoadJob_join(j);
-    Grid_free(&g);
-    return rc;
+    return l.rc;
 }
