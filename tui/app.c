@@ -254,7 +254,7 @@ void App_render(App *a, Grid *g) {
             CollView_renderDetails(a, g, (Rect){c.x, c.y + c.h - cl, c.w, cl});
         }
     }
-    Band_legend(g, L.legend, a->caps, a->gl);
+    Band_legend(g, L.legend, a->caps, a->gl, CollView_legendGlyph(a));
     Statusbar_status(a, g, L.status);
 }
 
