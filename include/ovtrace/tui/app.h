@@ -2,7 +2,7 @@
  * an optional live source, routes keys through the key table, refreshes caches
  * (App_sync: details args, range report) and renders a frame into a cell grid
  * (App_render, pure given the caches). The interactive loop paints the grid with
- * crt.c; the headless loop (--frames/--keys/--dump) prints it. */
+ * crt.c; the headless loop (--frames/--keys/--dump) prints it (both: tui/mainloop.c). */
 #ifndef OVTRACE_TUI_APP_H
 #define OVTRACE_TUI_APP_H
 #include <stdarg.h>
