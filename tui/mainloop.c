@@ -77,7 +77,8 @@ int App_runInteractive(App *a, const TuiSource *src) {
         a->caps = caps;
         a->gl = Glyphs_get(caps.unicode);
     }
-    Mainloop_run(&(Mainloop){a, app_done, app_frame, app_painted, app_key, app_wait, 64});
+    Mainloop_run(&(Mainloop){.ctx = a, .done = app_done, .frame = app_frame, .painted = app_painted,
+                             .key = app_key, .wait_ms = app_wait, .batch = 64});
     int sig = Crt_signal();
     Crt_done();
     if (sig) return 128 + sig;
@@ -163,7 +164,8 @@ static unsigned load_key(void *ctx, const TuiKey *k) {
 
 int LoadJob_runScreen(LoadJob *j, const Glyphs *gl) {
     LoadingLoop l = {.j = j, .gl = gl, .first = true};
-    Mainloop_run(&(Mainloop){&l, load_done, load_frame, load_painted, load_key, load_wait, 1});
+    Mainloop_run(&(Mainloop){.ctx = &l, .done = load_done, .frame = load_frame, .painted = load_painted,
+                             .key = load_key, .wait_ms = load_wait, .batch = 1});
     LoadJob_join(j);
     return l.rc;
 }
