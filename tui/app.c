@@ -1,4 +1,4 @@
-/* The application: state, caches, frame composition and the two main loops. */
+/* The application: state, caches and frame composition (the loops: mainloop.c). */
 #include "ovtrace/tui/app.h"
 
 #include <stdarg.h>
@@ -120,6 +120,7 @@ void App_message(App *a, int role, const char *fmt, ...) {
     vsnprintf(a->msg, sizeof a->msg, fmt, ap);
     va_end(ap);
     a->msg_role = role;
+    a->msg_seq++;
 }
 
 unsigned App_key(App *a, const TuiKey *k) { return Keys_dispatch(a, k); }
@@ -253,7 +254,7 @@ void App_render(App *a, Grid *g) {
             CollView_renderDetails(a, g, (Rect){c.x, c.y + c.h - cl, c.w, cl});
         }
     }
-    Band_legend(g, L.legend, a->caps, a->gl);
+    Band_legend(g, L.legend, a->caps, a->gl, CollView_legendGlyph(a));
     Statusbar_status(a, g, L.status);
 }
 
@@ -274,77 +275,4 @@ void App_pollAll(App *a) {
     Time_format(span, sizeof span, all->t_max - all->t_min);
     App_message(a, ROLE_DIM, "display frozen: the whole buffer (%s) can be browsed, 0 fits it; collection goes on "
                              "(p or Z resumes)", span);
-}
-
-static void poll_source(App *a, const TuiSource *src) {
-    if (src && a->v.frozen && a->all_pending) App_pollAll(a);
-    if (!src || !src->poll || a->v.frozen) return;
-    Trace *t = a->t;
-    if (src->poll(src->ctx, &t) && t) App_setTrace(a, t);
-}
-
-int App_runInteractive(App *a, const TuiSource *src) {
-    a->src = src;
-    if (src) a->v.follow = true;
-    if (!Crt_active()) { /* else: set up already (the loading screen ran first) */
-        Caps caps = a->caps;
-        if (!Crt_init(&caps)) return 1;
-        a->caps = caps;
-        a->gl = Glyphs_get(caps.unicode);
-    }
-    Grid g;
-    int w, h;
-    Crt_size(&w, &h);
-    Grid_init(&g, w, h);
-    bool full = true;
-    while (!a->quit) {
-        poll_source(a, src);
-        Crt_size(&w, &h);
-        if (w != g.w || h != g.h) {
-            Grid_resize(&g, w, h);
-            full = true;
-        }
-        App_sync(a);
-        App_render(a, &g);
-        Crt_paint(&g, full);
-        if (full) Loading_markFrame("timeline");
-        full = false;
-        TuiKey k;
-        if (!Crt_readKey(&k, src ? 250 : 1000)) continue;
-        /* handle everything already typed before drawing again */
-        int n = 0;
-        do {
-            unsigned r = App_key(a, &k);
-            if (r & REDRAW_FULL) full = true;
-        } while (!a->quit && ++n < 64 && Crt_readKey(&k, 0));
-    }
-    int sig = Crt_signal();
-    Crt_done();
-    Grid_free(&g);
-    if (sig) return 128 + sig;
-    return a->exit_code;
-}
-
-int App_runHeadless(App *a, const TuiSource *src, const TuiKey *keys, size_t nkeys, int frames, int w, int h,
-                    bool dump, FILE *out) {
-    a->src = src;
-    if (src) a->v.follow = true;
-    Grid g;
-    Grid_init(&g, w, h);
-    size_t total = (size_t)(frames > 0 ? frames : 1);
-    if (total < nkeys + 1) total = nkeys + 1;
-    for (size_t f = 0; f < total; f++) {
-        poll_source(a, src);
-        if (f > 0 && f - 1 < nkeys) {
-            const TuiKey *k = &keys[f - 1];
-            if (k->code == TK_RESIZE && k->x > 0 && k->y > 0) Grid_resize(&g, k->x, k->y);
-            App_key(a, k);
-            if (a->quit) break;
-        }
-        App_sync(a);
-        App_render(a, &g);
-    }
-    if (dump) Grid_dump(&g, out);
-    Grid_free(&g);
-    return a->exit_code;
 }

@@ -44,7 +44,7 @@ void Band_renderRow(Grid *g, int x, int y, int w, const int64_t *ns, Caps caps, 
     }
 }
 
-void Band_legend(Grid *g, Rect r, Caps caps, const Glyphs *gl) {
+void Band_legend(Grid *g, Rect r, Caps caps, const Glyphs *gl, uint32_t wait_glyph) {
     Grid_fill(g, r, ' ', ROLE_DEFAULT, 0);
     int x = r.x, end = r.x + r.w;
     x += Grid_text(g, x, r.y, end - x, "band:", ROLE_DIM, 0);
@@ -61,6 +61,12 @@ void Band_legend(Grid *g, Rect r, Caps caps, const Glyphs *gl) {
         }
         x++;
         x += Grid_text(g, x, r.y, end - x, BandState_label(s), ROLE_DEFAULT, 0);
+    }
+    if (wait_glyph && x + 13 <= end) { /* in the dim role, as the timeline draws it */
+        x += 2;
+        Grid_put(g, x++, r.y, wait_glyph, ROLE_DIM, 0);
+        x++;
+        x += Grid_text(g, x, r.y, end - x, "coll wait", ROLE_DEFAULT, 0);
     }
     if (caps.colors == 0 || x + 20 >= end) return;
     x += 2;

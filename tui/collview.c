@@ -15,6 +15,13 @@
 /* Not a glyph of the band states (░ ▒ █ ▄, ASCII . = + ! m) nor of event fills. */
 uint32_t CollView_waitGlyph(bool unicode) { return unicode ? 0x259a : '-'; }
 
+uint32_t CollView_legendGlyph(const App *a) {
+    if (!a->coll) return 0;
+    for (size_t i = 0; i < a->coll->n_ranks; i++)
+        if (a->coll->ranks[i].wait > 0) return CollView_waitGlyph(a->gl->unicode);
+    return 0;
+}
+
 static bool several_ranks(const Trace *t) {
     for (size_t i = 1; i < t->n_sources; i++)
         if (t->sources[i].rank != t->sources[0].rank) return true;

@@ -197,12 +197,12 @@ static unsigned k_partner(App *a, const TuiKey *k, int arg) {
     (void)arg;
     if (a->v.sel == SIZE_MAX) {
         App_message(a, ROLE_ERROR, "no event selected");
-        return REDRAW_VIEW;
+        return REDRAW_VIEW | KEEP_MSG;
     }
     size_t p = Trace_partner(a->t, a->v.sel);
     if (p == SIZE_MAX) {
         App_message(a, ROLE_ERROR, "no launch partner (no ac2g flow or correlation id)");
-        return REDRAW_VIEW;
+        return REDRAW_VIEW | KEEP_MSG;
     }
     const TraceEvent *pe = &a->t->events[p];
     bool to_cpu = !a->t->lanes[pe->lane].gpu;
@@ -210,7 +210,7 @@ static unsigned k_partner(App *a, const TuiKey *k, int arg) {
     char name[120];
     Lanes_shortName(Trace_name(a->t, pe), name, sizeof name, a->gl->unicode);
     App_message(a, ROLE_GOOD, "%s %s (c jumps back)", to_cpu ? "launched by" : "launches", name);
-    return REDRAW_VIEW;
+    return REDRAW_VIEW | KEEP_MSG;
 }
 
 /* ---- search ---- */
@@ -266,7 +266,7 @@ static void search_jump(App *a, int dir, bool from_cursor) {
 static unsigned k_search_next(App *a, const TuiKey *k, int arg) {
     (void)k;
     search_jump(a, arg, false);
-    return REDRAW_VIEW;
+    return REDRAW_VIEW | KEEP_MSG;
 }
 
 static unsigned k_escape(App *a, const TuiKey *k, int arg) {
@@ -308,7 +308,7 @@ static unsigned k_mark(App *a, const TuiKey *k, int arg) {
         if (v->mark0 == v->mark1) {
             App_message(a, ROLE_ERROR, "empty range: move the cursor (select an event, click) before ]");
             v->mark1 = VIEW_NO_MARK;
-            return REDRAW_VIEW;
+            return REDRAW_VIEW | KEEP_MSG;
         }
         v->panel = PANEL_RANGE;
         v->panel_hidden = false;
@@ -316,7 +316,7 @@ static unsigned k_mark(App *a, const TuiKey *k, int arg) {
     } else {
         App_message(a, ROLE_DIM, "range start marked; select the end and press ] (or m)");
     }
-    return REDRAW_VIEW;
+    return REDRAW_VIEW | KEEP_MSG;
 }
 
 static unsigned k_panel(App *a, const TuiKey *k, int arg) {
@@ -643,11 +643,7 @@ unsigned Keys_dispatch(App *a, const TuiKey *k) {
     if (!a->v.help && KTable_intercept(a, k, &ktr)) return ktr; /* kernel table open, or n/N walking */
     if (a->v.help) {
         unsigned r = help_key(a, k);
-        if (a->v.help) {
-            static char lines[128][160];
-            int n = Help_lines(a, lines, 128);
-            if (a->v.help_scroll > n - 1) a->v.help_scroll = n > 0 ? n - 1 : 0;
-        }
+        if (a->v.help) Help_clampScroll(a);
         return r;
     }
     const KeyBinding *b = Keys_lookup(k->code);
@@ -656,8 +652,14 @@ unsigned Keys_dispatch(App *a, const TuiKey *k) {
         App_message(a, ROLE_DIM, "key %s is not bound (? lists the keys)", Keys_name(k->code, nm));
         return REDRAW_VIEW;
     }
-    if (b->fn != k_search_next && b->fn != k_partner && b->fn != k_mark) a->msg[0] = '\0';
-    return b->fn(a, k, b->arg);
+    return Keys_apply(a, b, k);
+}
+
+unsigned Keys_apply(App *a, const KeyBinding *b, const TuiKey *k) {
+    unsigned said = a->msg_seq;
+    unsigned r = b->fn(a, k, b->arg);
+    if (!(r & KEEP_MSG) && a->msg_seq == said) a->msg[0] = '\0'; /* an older message is stale now */
+    return r;
 }
 
 /* ---- key names and scripts ---- */

@@ -430,55 +430,6 @@ void LoadJob_free(LoadJob *j) {
     j->warnings = NULL;
 }
 
-int LoadJob_runScreen(LoadJob *j, const Glyphs *gl) {
-    Grid g;
-    int w, h;
-    Crt_size(&w, &h);
-    Grid_init(&g, w, h);
-    bool full = true, first = true, cancelling = false;
-    int rc = 0;
-    while (!LoadJob_finished(j)) {
-        Crt_size(&w, &h);
-        if (w != g.w || h != g.h) {
-            Grid_resize(&g, w, h);
-            full = true;
-        }
-        LoadingView v;
-        LoadWatch_snapshot(j->watch, &v);
-        v.cancelling = cancelling;
-        v.colors = j->caps.colors > 0;
-        bool preview = Loading_render(&g, &v, gl);
-        Crt_paint(&g, full);
-        full = false;
-        if (preview) Loading_markFrame("preview");
-        if (first) {
-            Loading_markFrame("first-frame");
-            first = false;
-            LoadJob_launch(j); /* on failure the job is finished with j->err set */
-        }
-        if (cancelling) { /* keys are moot now; wait for the loader to notice */
-            struct timespec ts = {0, 20 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-            continue;
-        }
-        TuiKey k;
-        if (!Crt_readKey(&k, 50)) continue;
-        if (k.code == TK_INTERRUPT) {
-            rc = 128 + Crt_signal();
-            cancelling = true;
-        } else if (k.code == 'q' || k.code == 'Q' || k.code == TK_ESC || k.code == 3) {
-            rc = -1;
-            cancelling = true;
-        } else if (k.code == TK_RESIZE || k.code == TK_CTRL_L) {
-            full = true;
-        }
-        if (cancelling) LoadJob_cancel(j);
-    }
-    LoadJob_join(j);
-    Grid_free(&g);
-    return rc;
-}
-
 void Loading_markFrame(const char *what) {
     static char marked[4][32];
     static int n_marked;

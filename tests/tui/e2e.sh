@@ -57,6 +57,7 @@ open)
   expect 'line_of "GPU 0" | grep -q "ratio $RATIO"' "device header without the overlap ratio $RATIO"
   expect 'grep -E "^ +overlap +│" "$TMP/screen" | grep -q "█"' "no overlap band"
   expect 'line_of "band:" | grep -q "comm exposed"' "no legend"
+  line_of "band:" | grep -q "coll wait" && fail "legend names a collective wait on one rank"
   expect 'line_of "?:help" | grep -q "q:quit"' "no status bar"
   ;;
 search)

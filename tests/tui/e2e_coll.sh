@@ -23,6 +23,9 @@ tmux -L "$SOCK" -f /dev/null new-session -d -x $W -y $H \
     "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 $BIN view $TMP/s.rank0.json $TMP/s.rank1.json $TMP/s.rank2.json $TMP/s.rank3.json; sleep 600" \
     || fail "tmux did not start"
 wait_for_text "band:" 60 || fail "viewer did not draw"
+# the bottom legend names the wait glyph (ranks waited here), on its last line but one
+expect '[ "$(tail -n 2 "$TMP/screen" | head -n 1 | grep -o "band: .*▚ coll wait" | wc -l)" -eq 1 ]' \
+    "the legend does not name the wait glyph"
 # the first combine, fitted: part of it is wait (▚) on every rank but the last to arrive
 keys / c o m b i n e Enter
 expect 'grep -q "collective #" "$TMP/screen"' "details of a collective not shown"
@@ -45,6 +48,7 @@ SOCK="$SOCK-2"
 tmux -L "$SOCK" -f /dev/null new-session -d -x $W -y $H \
     "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 $BIN view $TMP/e.rank*.json; sleep 600" || fail "tmux did not start"
 wait_for_text "band:" 60 || fail "viewer did not draw (8 ranks)"
+expect 'grep "band:" "$TMP/screen" | grep -q "▚ coll wait"' "the overview's legend does not name the wait glyph"
 expect '[ "$(grep -Ec "^[> ] r[0-7] [0-9.]+(us|ms|s) L[0-9]+ " "$TMP/screen")" -eq 8 ]' "the overview does not show one line per rank"
 expect '! grep -q "stream" "$TMP/screen"' "the overview shows lanes"
 keys j j Enter

@@ -252,12 +252,93 @@ static void test_mouse(void **state) {
     done(a, &g);
 }
 
+/* Keys_apply: a handler's reaction decides whether the status message survives the key. */
+static unsigned h_keep(App *a, const TuiKey *k, int arg) {
+    (void)a, (void)k, (void)arg;
+    return REDRAW_VIEW | KEEP_MSG;
+}
+static unsigned h_plain(App *a, const TuiKey *k, int arg) {
+    (void)a, (void)k, (void)arg;
+    return REDRAW_VIEW;
+}
+static unsigned h_says(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    App_message(a, ROLE_DIM, "said %d", arg);
+    return REDRAW_VIEW;
+}
+
+static void test_reaction_keeps_or_clears_message(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    TuiKey k = {'#', 0, 0};
+    const KeyBinding keep = {{'#'}, "#", "keeps", h_keep, 0}, plain = {{'#'}, "#", "clears", h_plain, 0},
+                     says = {{'#'}, "#", "says", h_says, 7};
+    App_message(a, ROLE_ERROR, "before");
+    assert_int_equal(Keys_apply(a, &keep, &k), REDRAW_VIEW | KEEP_MSG);
+    assert_string_equal(a->msg, "before"); /* kept */
+    assert_int_equal(a->msg_role, ROLE_ERROR);
+    assert_int_equal(Keys_apply(a, &says, &k), REDRAW_VIEW);
+    assert_string_equal(a->msg, "said 7"); /* a handler's own message stays without the flag */
+    assert_int_equal(Keys_apply(a, &plain, &k), REDRAW_VIEW);
+    assert_string_equal(a->msg, ""); /* cleared */
+    /* through the key table: panning clears a message, ] (range end) says its own */
+    App_message(a, ROLE_DIM, "before");
+    press(a, &g, "<Right>");
+    assert_string_equal(a->msg, "");
+    assert_int_equal(Grid_findAny(&g, "before", NULL), -1);
+    press(a, &g, "[l]");
+    assert_non_null(strstr(a->msg, "range marked"));
+    assert_true(Grid_findAny(&g, "range marked", NULL) > 0);
+    done(a, &g);
+}
+
+/* The help's line count comes from the text's layout without rendering it; it matches
+ * what is rendered, and scrolling stops on the last line. */
+static void test_help_count_is_rendered_lines(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    static char lines[256][160];
+    int n = Help_count(a);
+    assert_int_equal(Help_lines(a, lines, 256), n);
+    assert_int_equal(n, 2 + (int)KEY_TABLE_N + 12);
+    char buf[160];
+    assert_false(Help_line(a, n, buf, sizeof buf));
+    assert_false(Help_line(a, -1, buf, sizeof buf));
+    /* a screen tall enough for all of it: one row per line, the legend below */
+    Grid tall;
+    Grid_init(&tall, 200, n + 1);
+    press(a, &g, "?");
+    App_render(a, &tall);
+    for (int i = 0; i < n; i++) {
+        char want[170];
+        snprintf(want, sizeof want, " %s", lines[i]);
+        size_t l = strlen(want);
+        while (l && want[l - 1] == ' ') want[--l] = '\0'; /* rows are trimmed */
+        assert_string_equal(row_text(&tall, i), want);
+    }
+    assert_true(Grid_find(&tall, n, "band:") == 0);
+    Grid_free(&tall);
+    /* PgDn past the end: the last line is at the top */
+    for (int i = 0; i < n; i++) press(a, &g, "<PgDn>");
+    assert_int_equal(a->v.help_scroll, n - 1);
+    assert_true(Grid_find(&g, 0, "Range panel figures") == 1);
+    press(a, &g, "j");
+    assert_int_equal(a->v.help_scroll, n - 1);
+    press(a, &g, "k");
+    assert_int_equal(a->v.help_scroll, n - 2);
+    done(a, &g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_script_parse),     cmocka_unit_test(test_zoom_pan_fit),
         cmocka_unit_test(test_lanes_and_events), cmocka_unit_test(test_search_and_partner),
         cmocka_unit_test(test_range_matches_stats), cmocka_unit_test(test_help_lists_every_binding),
         cmocka_unit_test(test_mouse),               cmocka_unit_test(test_search_refuses_exponential_regex),
+        cmocka_unit_test(test_reaction_keeps_or_clears_message),
+        cmocka_unit_test(test_help_count_is_rendered_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,7 @@
 
 /* Two ranks. Combine on rank 0 [1000, 2000), on rank 1 [1600, 2000): rank 1 arrives
  * last, rank 0 waits [1000, 1600) and transfers [1600, 2000). */
-static Trace *two_ranks(size_t *ev0, size_t *ev1) {
+static Trace *two_ranks_from(size_t *ev0, size_t *ev1, int64_t start1) {
     Trace *t = Trace_new();
     uint32_t s0 = Trace_addSource(t, "r0"), s1 = Trace_addSource(t, "r1");
     t->sources[s0].rank = 0;
@@ -24,8 +24,8 @@ static Trace *two_ranks(size_t *ev0, size_t *ev1) {
     e.dur = 1000;
     e.lane = Trace_gpuLane(t, s0, 0, 20, 0, 20);
     Trace_append(t, &e);
-    e.ts = 1600;
-    e.dur = 400;
+    e.ts = start1;
+    e.dur = 2000 - start1;
     e.lane = Trace_gpuLane(t, s1, 1, 20, 1, 20);
     Trace_append(t, &e);
     Trace_finish(t);
@@ -39,6 +39,8 @@ static Trace *two_ranks(size_t *ev0, size_t *ev1) {
     }
     return t;
 }
+
+static Trace *two_ranks(size_t *ev0, size_t *ev1) { return two_ranks_from(ev0, ev1, 1600); }
 
 static int count_ch(const Grid *g, int y, int x0, int x1, uint32_t ch) {
     int n = 0;
@@ -261,10 +263,54 @@ static void test_overview(void **s) {
     Trace_free(t);
 }
 
+/* The legend names the wait glyph when some rank waited, within 80 columns even
+ * without colour (the longest legend), and not otherwise. */
+static void check_legend(int64_t start1, Caps caps, bool named) {
+    size_t e0, e1;
+    Trace *t = two_ranks_from(&e0, &e1, start1);
+    App *a = App_new(t, caps, "coll");
+    Grid g;
+    Grid_init(&g, 80, 24);
+    render(a, &g);
+    assert_non_null(a->coll);
+    int y = a->layout.legend.y;
+    assert_int_equal(Grid_find(&g, y, "band:"), 0);
+    char want[16];
+    want[Utf8_encode(CollView_waitGlyph(caps.unicode), want)] = '\0';
+    strcat(want, " coll wait");
+    int x = Grid_find(&g, y, want);
+    if (!named) {
+        assert_int_equal(x, -1);
+        assert_int_equal(Grid_find(&g, y, "coll wait"), -1);
+    } else {
+        assert_true(x > 0);
+        assert_true(x + 11 <= 80);
+        assert_int_equal(Grid_at(&g, x, y)->role, ROLE_DIM); /* as the timeline draws it */
+        /* the help screen's legend too */
+        TuiKey k = {'?', 0, 0};
+        App_key(a, &k);
+        render(a, &g);
+        assert_true(Grid_find(&g, g.h - 1, want) > 0);
+    }
+    Grid_free(&g);
+    App_free(a);
+    Trace_free(t);
+}
+
+static void test_legend_names_wait_glyph(void **s) {
+    (void)s;
+    check_legend(1600, (Caps){true, 256}, true);
+    check_legend(1600, (Caps){true, 0}, true);
+    check_legend(1600, (Caps){false, 0}, true);
+    check_legend(1600, (Caps){false, 16}, true);
+    check_legend(1000, (Caps){true, 256}, false); /* matched, both arrive together: no wait */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wait_glyphs_unicode),
         cmocka_unit_test(test_wait_glyphs_ascii),
+        cmocka_unit_test(test_legend_names_wait_glyph),
         cmocka_unit_test(test_details_and_keys),
         cmocka_unit_test(test_one_rank_key_message),
         cmocka_unit_test(test_overview),

@@ -279,6 +279,7 @@ static void test_layout_80x24(void **state) {
     assert_true(Grid_find(&g, 0, "zoom 1.0x") > 0);
     assert_true(Grid_find(&g, 23, "?:help") == 0);
     assert_true(Grid_find(&g, 22, "band:") == 0);
+    assert_true(Grid_find(&g, 22, "coll wait") < 0); /* one rank: no collectives matched */
     assert_true(Grid_findAny(&g, "GPU 0", NULL) == a->layout.plot.y);
     assert_int_equal(screen_y_of_band(a, 0), a->layout.plot.y + 1);
     assert_true(Grid_findAny(&g, "Details", NULL) == a->layout.panel.y);

@@ -2,7 +2,7 @@
  * an optional live source, routes keys through the key table, refreshes caches
  * (App_sync: details args, range report) and renders a frame into a cell grid
  * (App_render, pure given the caches). The interactive loop paints the grid with
- * crt.c; the headless loop (--frames/--keys/--dump) prints it. */
+ * crt.c; the headless loop (--frames/--keys/--dump) prints it (both: tui/mainloop.c). */
 #ifndef OVTRACE_TUI_APP_H
 #define OVTRACE_TUI_APP_H
 #include <stdarg.h>
@@ -68,6 +68,7 @@ typedef struct App {
     int64_t range_a, range_b; /* what range_report was computed for */
     char msg[256];
     int msg_role;
+    unsigned msg_seq; /* counts App_message calls: a key's handler said something (Keys_apply) */
     Layout layout;
     bool quit;
     int exit_code;

@@ -36,5 +36,8 @@ unsigned CollView_keyJump(struct App *a, const TuiKey *k, int arg);
 
 /* The wait glyph (Unicode ▚, ASCII '-'). */
 uint32_t CollView_waitGlyph(bool unicode);
+/* The wait glyph when the model has matched collectives with a wait (the legend names
+ * it then), else 0. */
+uint32_t CollView_legendGlyph(const struct App *a);
 
 #endif

@@ -42,8 +42,10 @@ typedef struct {
     int x, y; /* mouse position; TK_RESIZE: new size */
 } TuiKey;
 
-/* What a handler asks for. */
-enum { REDRAW_NONE = 0, REDRAW_VIEW = 1, REDRAW_FULL = 2 };
+/* What a handler asks for: what to redraw, plus reaction bits. A key of the table
+ * clears the status message unless its handler wrote one (App_message) or returns
+ * KEEP_MSG, which leaves the message shown before the key. */
+enum { REDRAW_NONE = 0, REDRAW_VIEW = 1, REDRAW_FULL = 2, KEEP_MSG = 4 };
 
 struct App;
 typedef unsigned (*KeyFn)(struct App *a, const TuiKey *k, int arg);
@@ -60,6 +62,9 @@ extern const KeyBinding KEY_TABLE[];
 extern const size_t KEY_TABLE_N;
 
 const KeyBinding *Keys_lookup(int code);
+/* Runs a binding's handler and applies its reaction to the status message; returns
+ * the handler's result. */
+unsigned Keys_apply(struct App *a, const KeyBinding *b, const TuiKey *k);
 /* Routes a key: an open prompt or help screen first, else the table. */
 unsigned Keys_dispatch(struct App *a, const TuiKey *k);
 
