@@ -70,7 +70,7 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, int thrott
     if (!Crt_init(caps)) return 1;
     /* -v's cache notes are not passed: stderr would draw over the screen */
     LoadOptions lo = InputOptions_loadOptions(in);
-    lo.cache_log = NULL;
+    if (in->verbose) lo.cache_log = NULL;
     LoadJob job;
     LoadJob_init(&job, in->files, in->n_files, &lo, *caps, title); /* the thread starts after the first paint */
     LoadWatch_setThrottleMs(job.watch, throttle_ms);

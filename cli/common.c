@@ -23,7 +23,10 @@ void InputOptions_init(InputOptions *o) {
     memset(o, 0, sizeof *o);
     o->rules = CommRules_default();
     char err[512];
-    if (!CommRules_loadUserConfig(o->rules, err, sizeof err)) TermSafe_fprintf(stderr, "ovtrace: warning: %s\n", err);
+    /* documented user-facing variables (README, Environment): read here, once */
+    if (!CommRules_loadUserConfig(o->rules, getenv("OVTRACE_RULES"), getenv("XDG_CONFIG_HOME"), getenv("HOME"), err,
+                                  sizeof err))
+        TermSafe_fprintf(stderr, "ovtrace: warning: %s\n", err);
 }
 
 void InputOptions_free(InputOptions *o) { CommRules_free(o->rules); }
@@ -191,9 +194,17 @@ static void progress_bar(void *ctx, const char *path, uint64_t done, uint64_t to
 }
 
 LoadOptions InputOptions_loadOptions(const InputOptions *o) {
-    return (LoadOptions){.rules = o->rules, .threads = o->threads, .cache = o->cache,
-                         .cache_log = o->verbose ? stderr : NULL, .max_token = o->max_token,
-                         .min_parallel_bytes = o->min_parallel_bytes, .slab_bytes = o->slab_bytes};
+    LoadOptions lo = {.rules = o->rules, .threads = o->threads, .cache = o->cache,
+                      .cache_log = o->verbose ? stderr : NULL, .max_token = o->max_token,
+                      .min_parallel_bytes = o->min_parallel_bytes, .slab_bytes = o->slab_bytes};
+    /* OVTRACE_CACHE_DEBUG (docs/cache.md): the cache notes on stderr (1), or appended
+     * to a file (an absolute path; the viewer uses no stderr while it runs) */
+    const char *d = getenv("OVTRACE_CACHE_DEBUG");
+    if (!lo.cache_log && d && *d && strcmp(d, "0")) {
+        if (d[0] == '/') lo.cache_log_path = d;
+        else lo.cache_log = stderr;
+    }
+    return lo;
 }
 
 Trace *InputOptions_load(InputOptions *o) {

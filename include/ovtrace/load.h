@@ -36,9 +36,10 @@ typedef struct {
     /* Save a new snapshot before Load_files returns, instead of in a detached process
      * that lets the caller go on at once (tests, benchmarks). */
     bool cache_sync;
-    /* Notes on the cache (hit, miss and why, saved or not and why). NULL: none, unless
-     * $OVTRACE_CACHE_DEBUG is set (a path beginning with '/' appends there, else stderr). */
+    /* Notes on the cache (hit, miss and why, saved or not and why). NULL: none. */
     FILE *cache_log;
+    /* Else a file the notes are appended to, the detached saver's included (tests). */
+    const char *cache_log_path;
     /* Largest single JSON value (one event, one top-level member) a compressed or
      * streamed input may hold in memory; larger is an error with its byte offset
      * (decompression bombs). 0: 256 MB. */
