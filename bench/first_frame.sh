@@ -4,7 +4,7 @@
 # terminal (tmux), from the viewer's own frame log.
 # usage: bench/first_frame.sh OVTRACE FILE [RUNS]
 # The viewer appends "first-frame T" / "preview T" / "timeline T" (CLOCK_REALTIME) to
-# $OVTRACE_FRAME_LOG after painting them; the start time is taken in the pane just
+# view --debug-frame-log after painting them; the start time is taken in the pane just
 # before exec. A capture-pane poll cross-checks that the loading screen was visible.
 set -u
 BIN=$1 FILE=$2 RUNS=${3:-3}
@@ -19,7 +19,7 @@ for r in $(seq 1 "$RUNS"); do
   [ "$r" -gt 1 ] && tmux -L "$SOCK" kill-server 2>/dev/null
   SOCK="ovt-ff-$$-$r"
   tmux -L "$SOCK" -f /dev/null new-session -d -x 160 -y 45 \
-    "env TERM=xterm-256color LANG=C.UTF-8 OVTRACE_FRAME_LOG=$TMP/frames sh -c 'date +%s.%N > $TMP/start; exec \"$BIN\" view \"$FILE\"'; sleep 600"
+    "env TERM=xterm-256color LANG=C.UTF-8 sh -c 'date +%s.%N > $TMP/start; exec \"$BIN\" view --debug-frame-log=$TMP/frames \"$FILE\"'; sleep 600"
   seen=no
   for _ in $(seq 1 6000); do
     [ "$seen" = no ] && tmux -L "$SOCK" capture-pane -p 2>/dev/null | grep -q "q:cancel" && seen=yes

@@ -7,15 +7,22 @@
 
 #include "ovtrace/classify.h"
 #include "ovtrace/load.h"
+#include "ovtrace/optspec.h"
 #include "ovtrace/overlap.h"
 #include "ovtrace/trace.h"
+#include "opts.h"
 
 typedef struct {
     const char *name;
     const char *summary;
     int (*run)(int argc, char **argv);
     void (*help)(FILE *out);
+    const OptSpec *const *options; /* its option tables (ovtrace --list-options CMD) */
 } Command;
+
+/* Each command's option tables (NULL-terminated lists). */
+extern const OptSpec *const VIEW_TABLES[], *const STATS_TABLES[], *const DIFF_TABLES[], *const EXPORT_TABLES[],
+    *const LIVE_TABLES[], *const WORKLOAD_TABLES[];
 
 /* Options every trace-reading command accepts. */
 typedef struct {
@@ -25,15 +32,22 @@ typedef struct {
     int cache;   /* snapshot cache: -1 --no-cache, 0 auto, 1 --cache (LoadOptions.cache) */
     bool verbose; /* -v: notes on the cache on stderr */
     uint64_t max_token; /* --max-token: LoadOptions.max_token (0: its default) */
+    /* hidden test hooks: --debug-parallel-min-bytes, --debug-slab-bytes */
+    uint64_t min_parallel_bytes;
+    size_t slab_bytes;
     const char *files[256];
     size_t n_files;
 } InputOptions;
 
 void InputOptions_init(InputOptions *o);
 void InputOptions_free(InputOptions *o);
-/* Consumes argv[*i] (and its value) if it is an input option; returns 1 if consumed,
- * 0 if not an input option, -1 on error (message printed). */
-int InputOptions_parse(InputOptions *o, int argc, char **argv, int *i);
+/* The options every trace-reading command accepts (ids for InputOptions_apply). */
+extern const OptSpec INPUT_OPTIONS[];
+/* Applies one of INPUT_OPTIONS, or adds a positional argument (s NULL) as an input
+ * file. 0, or exit status 2 after printing the error. */
+int InputOptions_apply(InputOptions *o, const OptSpec *s, const char *value);
+/* The LoadOptions of these options (no progress callback). */
+LoadOptions InputOptions_loadOptions(const InputOptions *o);
 void InputOptions_help(FILE *out);
 /* Loads o->files (progress bar on a TTY stderr), prints warnings. NULL on error. */
 Trace *InputOptions_load(InputOptions *o);
@@ -43,8 +57,6 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Flushes stdout; if that or any earlier write to it failed (ENOSPC, EIO, EBADF), says
  * so and returns 1 (rc when already non-zero), else rc. Every command's exit goes through it. */
 int cli_finishStdout(int rc);
-/* argv[*i] needs a value: returns it, or NULL after printing an error. */
-const char *cli_value(int argc, char **argv, int *i);
 
 int cmd_view(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -477,63 +477,78 @@ static DiffRun *load_side(InputOptions *in, const Side *s, const DiffOptions *o)
     return r;
 }
 
-int cmd_diff(int argc, char **argv) {
+enum { DF_JSON = 100, DF_GROUP, DF_STEP, DF_A, DF_B, DF_TOP };
+
+static const OptSpec DIFF_OPTIONS[] = {
+    {"--json", 0, false, DF_JSON, NULL, false}, {"--group-names", 0, false, DF_GROUP, NULL, false},
+    {"--step", 0, true, DF_STEP, NULL, false},  {"--a", 0, true, DF_A, NULL, false},
+    {"--b", 0, true, DF_B, NULL, false},        {"--top", 0, true, DF_TOP, NULL, false},
+    {0},
+};
+const OptSpec *const DIFF_TABLES[] = {DIFF_OPTIONS, INPUT_OPTIONS, NULL};
+
+typedef struct {
     InputOptions in;
-    InputOptions_init(&in);
-    DiffOptions o = DiffOptions_default();
-    bool json = false;
-    size_t top = 20;
-    Side A = {0}, B = {0};
+    DiffOptions o;
+    bool json;
+    size_t top;
+    Side A, B;
+} DiffArgs;
+
+static int diff_opt(void *ctx, const OptSpec *s, const char *v) {
+    DiffArgs *D = ctx;
+    if (!s || s->id < DF_JSON) return InputOptions_apply(&D->in, s, v);
+    if (s->id == DF_JSON) D->json = true;
+    else if (s->id == DF_GROUP) D->o.group_names = true;
+    else if (s->id == DF_STEP) D->o.step_regex = v;
+    else if (s->id == DF_A || s->id == DF_B) {
+        if (!side_add(s->id == DF_A ? &D->A : &D->B, v, s->id == DF_A ? "A" : "B")) return 2;
+    } else {
+        char *end;
+        long long n = strtoll(v, &end, 10);
+        if (!*v || *end || n < 0) {
+            cli_error("--top needs a non-negative integer, got '%s'", v);
+            return 2;
+        }
+        D->top = (size_t)n;
+    }
+    return 0;
+}
+
+int cmd_diff(int argc, char **argv) {
+    DiffArgs D;
+    memset(&D, 0, sizeof D);
+    D.o = DiffOptions_default();
+    D.top = 20;
+    InputOptions_init(&D.in);
     char *specs[2] = {NULL, NULL};
     DiffRun *ra = NULL, *rb = NULL;
-    int rc = 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--group-names")) {
-            o.group_names = true;
-        } else if (!strcmp(a, "--step")) {
-            if (!(o.step_regex = cli_value(argc, argv, &i))) goto out;
-        } else if (!strcmp(a, "--a") || !strcmp(a, "--b")) {
-            if (!(v = cli_value(argc, argv, &i))) goto out;
-            if (!side_add(a[2] == 'a' ? &A : &B, v, a[2] == 'a' ? "A" : "B")) goto out;
-        } else if (!strcmp(a, "--top")) {
-            if (!(v = cli_value(argc, argv, &i))) goto out;
-            char *end;
-            long long n = strtoll(v, &end, 10);
-            if (!*v || *end || n < 0) {
-                cli_error("--top needs a non-negative integer, got '%s'", v);
-                goto out;
-            }
-            top = (size_t)n;
-        } else {
-            int r = InputOptions_parse(&in, argc, argv, &i);
-            if (r < 0) goto out;
-            if (r == 0) {
-                cli_error("unknown option '%s' for diff (see 'ovtrace diff --help')", a);
-                goto out;
-            }
-        }
-    }
-    /* positional arguments landed in in.files: two run specs, unless --a/--b gave them */
+    int rc = Cli_parseOptions("diff", argc, argv, DIFF_TABLES, diff_opt, &D, NULL);
+    if (rc) goto out;
+    rc = 2;
+    InputOptions *in = &D.in;
+    DiffOptions o = D.o;
+    bool json = D.json;
+    size_t top = D.top;
+    Side A = D.A, B = D.B;
+    /* positional arguments landed in in->files: two run specs, unless --a/--b gave them */
     if (A.n || B.n) {
-        if (in.n_files || !A.n || !B.n) {
+        if (in->n_files || !A.n || !B.n) {
             cli_error("with --a/--b, give both runs that way and no other paths");
             goto out;
         }
     } else {
-        if (in.n_files != 2) {
-            cli_error("diff needs two runs, A and B, got %zu (see 'ovtrace diff --help')", in.n_files);
+        if (in->n_files != 2) {
+            cli_error("diff needs two runs, A and B, got %zu (see 'ovtrace diff --help')", in->n_files);
             goto out;
         }
         for (int s = 0; s < 2; s++) {
-            specs[s] = strdup(in.files[s]);
+            specs[s] = strdup(in->files[s]);
             if (!specs[s] || !side_split(s ? &B : &A, specs[s], s ? "B" : "A")) goto out;
         }
     }
     rc = 1;
-    if (!(ra = load_side(&in, &A, &o)) || !(rb = load_side(&in, &B, &o))) goto out;
+    if (!(ra = load_side(in, &A, &o)) || !(rb = load_side(in, &B, &o))) goto out;
     DiffReport *R = Diff_compare(ra, rb);
     if (json) {
         print_json(stdout, R, o.group_names, o.step_regex);
@@ -553,6 +568,6 @@ out:
     DiffRun_free(rb);
     free(specs[0]);
     free(specs[1]);
-    InputOptions_free(&in);
+    InputOptions_free(&D.in);
     return rc;
 }

@@ -93,62 +93,78 @@ static char *command_line(int argc, char **argv) {
     return s;
 }
 
-int cmd_export(int argc, char **argv) {
+enum { EX_OUTPUT = 100, EX_RANGE, EX_RANK, EX_DEVICE, EX_STREAM, EX_NAME, EX_EXCLUDE, EX_CLASS, EX_MIN_DUR,
+       EX_LAUNCHES, EX_CLIP, EX_MERGE };
+
+static const OptSpec EXPORT_OPTIONS[] = {
+    {"--output", 'o', true, EX_OUTPUT, NULL, false},  {"--range", 0, true, EX_RANGE, NULL, false},
+    {"--rank", 0, true, EX_RANK, NULL, false},        {"--device", 0, true, EX_DEVICE, NULL, false},
+    {"--stream", 0, true, EX_STREAM, NULL, false},    {"--name", 0, true, EX_NAME, NULL, false},
+    {"--exclude", 0, true, EX_EXCLUDE, NULL, false},  {"--class", 0, true, EX_CLASS, NULL, false},
+    {"--min-dur", 0, true, EX_MIN_DUR, NULL, false},  {"--with-launches", 0, false, EX_LAUNCHES, NULL, false},
+    {"--clip", 0, false, EX_CLIP, NULL, false},       {"--merge", 0, false, EX_MERGE, NULL, false},
+    {0},
+};
+const OptSpec *const EXPORT_TABLES[] = {EXPORT_OPTIONS, INPUT_OPTIONS, NULL};
+
+typedef struct {
     InputOptions in;
-    InputOptions_init(&in);
-    ExportFilter f = ExportFilter_all();
-    const char *out = NULL, *range = NULL, *min_dur = NULL;
-    char *cmdline = NULL;
-    int rc = 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int64_t n;
-        if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (!(out = cli_value(argc, argv, &i))) goto done;
-        } else if (!strcmp(a, "--range")) {
-            if (!(range = cli_value(argc, argv, &i))) goto done;
-        } else if (!strcmp(a, "--rank") || !strcmp(a, "--device") || !strcmp(a, "--stream")) {
-            if (!(v = cli_value(argc, argv, &i))) goto done;
-            if (!Parse_i64(v, &n) || n < 0 || (a[2] == 'r' && n > INT32_MAX)) {
-                cli_error("%s needs a non-negative integer, got '%s'", a, v);
-                goto done;
-            }
-            if (a[2] == 'r') f.rank = (int32_t)n;
-            else if (a[2] == 'd') f.device = n;
-            else f.stream = n;
-        } else if (!strcmp(a, "--name")) {
-            if (!(f.name_re = cli_value(argc, argv, &i))) goto done;
-        } else if (!strcmp(a, "--exclude")) {
-            if (!(f.exclude_re = cli_value(argc, argv, &i))) goto done;
-        } else if (!strcmp(a, "--class")) {
-            if (!(v = cli_value(argc, argv, &i)) || !parse_classes(v, &f.class_mask)) goto done;
-        } else if (!strcmp(a, "--min-dur")) {
-            if (!(min_dur = cli_value(argc, argv, &i))) goto done;
-            char err[256];
-            if (!Time_parseDuration(min_dur, 1000, &f.min_dur, err, sizeof err) || f.min_dur < 0) {
-                cli_error("--min-dur: %s", f.min_dur < 0 ? "the duration must not be negative" : err);
-                goto done;
-            }
-        } else if (!strcmp(a, "--with-launches")) {
-            f.with_launches = true;
-        } else if (!strcmp(a, "--clip")) {
-            f.clip = true;
-        } else if (!strcmp(a, "--merge")) {
-            f.merge = true;
-        } else {
-            int r = InputOptions_parse(&in, argc, argv, &i);
-            if (r < 0) goto done;
-            if (r == 0) {
-                cli_error("unknown option '%s' for export (see 'ovtrace export --help')", a);
-                goto done;
-            }
+    ExportFilter f;
+    const char *out, *range;
+} ExportArgs;
+
+static int export_opt(void *ctx, const OptSpec *s, const char *v) {
+    ExportArgs *A = ctx;
+    ExportFilter *f = &A->f;
+    int64_t n;
+    if (!s || s->id < EX_OUTPUT) return InputOptions_apply(&A->in, s, v);
+    switch (s->id) {
+    case EX_OUTPUT: A->out = v; break;
+    case EX_RANGE: A->range = v; break;
+    case EX_RANK:
+    case EX_DEVICE:
+    case EX_STREAM:
+        if (!Parse_i64(v, &n) || n < 0 || (s->id == EX_RANK && n > INT32_MAX)) {
+            cli_error("%s needs a non-negative integer, got '%s'", s->name, v);
+            return 2;
         }
+        if (s->id == EX_RANK) f->rank = (int32_t)n;
+        else if (s->id == EX_DEVICE) f->device = n;
+        else f->stream = n;
+        break;
+    case EX_NAME: f->name_re = v; break;
+    case EX_EXCLUDE: f->exclude_re = v; break;
+    case EX_CLASS: return parse_classes(v, &f->class_mask) ? 0 : 2;
+    case EX_MIN_DUR: {
+        char err[256];
+        if (!Time_parseDuration(v, 1000, &f->min_dur, err, sizeof err) || f->min_dur < 0) {
+            cli_error("--min-dur: %s", f->min_dur < 0 ? "the duration must not be negative" : err);
+            return 2;
+        }
+        break;
     }
+    case EX_LAUNCHES: f->with_launches = true; break;
+    case EX_CLIP: f->clip = true; break;
+    case EX_MERGE: f->merge = true; break;
+    }
+    return 0;
+}
+
+int cmd_export(int argc, char **argv) {
+    ExportArgs A = {.f = ExportFilter_all()};
+    InputOptions_init(&A.in);
+    InputOptions *const inp = &A.in;
+    char *cmdline = NULL;
+    int rc = Cli_parseOptions("export", argc, argv, EXPORT_TABLES, export_opt, &A, NULL);
+    if (rc) goto done;
+    rc = 2;
+    ExportFilter f = A.f;
+    const char *out = A.out, *range = A.range;
     if (!out) {
         cli_error("export needs an output file: -o OUT (OUT.json, OUT.json.gz, OUT.json.zst, or - for stdout)");
         goto done;
     }
-    if (in.n_files == 0) {
+    if (inp->n_files == 0) {
         cli_error("export needs at least one input trace (ovtrace export IN... -o OUT)");
         goto done;
     }
@@ -156,7 +172,7 @@ int cmd_export(int argc, char **argv) {
         cli_error("--clip needs --range A:B (the range to cut slices to)");
         goto done;
     }
-    Trace *t = InputOptions_load(&in);
+    Trace *t = InputOptions_load(inp);
     if (!t) {
         rc = 1;
         goto done;
@@ -189,6 +205,6 @@ int cmd_export(int argc, char **argv) {
     rc = 0;
 done:
     free(cmdline);
-    InputOptions_free(&in);
+    InputOptions_free(inp);
     return rc;
 }

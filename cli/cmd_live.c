@@ -40,6 +40,7 @@ void help_live(FILE *out) {
             "                  source ends)\n\n");
     LiveCli_helpSources(out);
     LiveCli_helpSim(out);
+    Cli_helpValues(out);
 }
 
 static volatile sig_atomic_t g_stop;

@@ -39,26 +39,41 @@ void help_record(FILE *out) {
             "  --retention S       events kept in memory (default 60s; written out every second)\n\n");
     LiveCli_helpSources(out);
     LiveCli_helpSim(out);
+    Cli_helpValues(out);
 }
 
 static volatile sig_atomic_t g_stop;
 
 static void on_signal(int sig) { g_stop = sig; }
 
+const OptSpec *const LIVE_TABLES[] = {LIVE_CLI_OPTIONS, NULL};
+
+typedef struct {
+    LiveCliOptions *o;
+    const char *cmd;
+} LiveArgs;
+
+static int live_opt(void *ctx, const OptSpec *s, const char *v) {
+    LiveArgs *L = ctx;
+    char err[512];
+    if (!s) {
+        cli_error("unknown option '%s' for %s (see 'ovtrace %s --help')", v, L->cmd, L->cmd);
+        return 2;
+    }
+    if (!LiveCli_apply(L->o, s, v, err, sizeof err)) {
+        cli_error("%s", err);
+        return 2;
+    }
+    return 0;
+}
+
 int live_cmd_parse(LiveCliOptions *o, int argc, char **argv, const char *cmd) {
     LiveCli_init(o);
-    char err[512];
-    for (int i = 1; i < argc; i++) {
-        int r = LiveCli_parse(o, argc, argv, &i, err, sizeof err);
-        if (r < 0) {
-            cli_error("%s", err);
-            return 2;
-        }
-        if (r == 0) {
-            cli_error("unknown option '%s' for %s (see 'ovtrace %s --help')", argv[i], cmd, cmd);
-            return 2;
-        }
-    }
+    LiveArgs L = {o, cmd};
+    int rest = -1;
+    int rc = Cli_parseOptions(cmd, argc, argv, LIVE_TABLES, live_opt, &L, &rest);
+    if (rc) return rc;
+    if (rest >= 0) o->cmd_index = rest; /* -- CMD ARGS (argc when nothing follows) */
     return 0;
 }
 

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "stats_coll.h"
 #include "ovtrace/base/parse.h"
+#include "stats_coll.h"
 #include "ovtrace/jsonout.h"
 #include "ovtrace/overlap.h"
 #include "ovtrace/termsafe.h"
@@ -163,40 +163,53 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
     fputs("\n}\n", out);
 }
 
-int cmd_stats(int argc, char **argv) {
+enum { ST_JSON = 100, ST_RANGE, ST_RANK, ST_DEVICE, ST_STREAM, ST_TOP };
+
+static const OptSpec STATS_OPTIONS[] = {
+    {"--json", 0, false, ST_JSON, NULL, false},     {"--range", 0, true, ST_RANGE, NULL, false},
+    {"--rank", 0, true, ST_RANK, NULL, false},      {"--device", 0, true, ST_DEVICE, NULL, false},
+    {"--stream", 0, true, ST_STREAM, NULL, false},  {"--top", 0, true, ST_TOP, NULL, false},
+    {0},
+};
+const OptSpec *const STATS_TABLES[] = {STATS_OPTIONS, INPUT_OPTIONS, NULL};
+
+typedef struct {
     InputOptions in;
-    InputOptions_init(&in);
-    OverlapFilter f = OverlapFilter_all();
-    const char *range = NULL;
-    bool json = false;
-    int rc = 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int64_t n;
-        if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--range")) {
-            if (!(range = cli_value(argc, argv, &i))) goto out;
-        } else if (!strcmp(a, "--rank") || !strcmp(a, "--device") || !strcmp(a, "--stream") || !strcmp(a, "--top")) {
-            if (!(v = cli_value(argc, argv, &i))) goto out;
-            if (!Parse_i64(v, &n) || n < 0) {
-                cli_error("%s needs a non-negative integer, got '%s'", a, v);
-                goto out;
-            }
-            if (a[2] == 'r') f.rank = (int32_t)n;
-            else if (a[2] == 'd') f.device = n;
-            else if (a[2] == 's') f.stream = n;
-            else f.top_n = (size_t)n;
-        } else {
-            int r = InputOptions_parse(&in, argc, argv, &i);
-            if (r < 0) goto out;
-            if (r == 0) {
-                cli_error("unknown option '%s' for stats (see 'ovtrace stats --help')", a);
-                goto out;
-            }
+    OverlapFilter f;
+    const char *range;
+    bool json;
+} StatsArgs;
+
+static int stats_opt(void *ctx, const OptSpec *s, const char *v) {
+    StatsArgs *A = ctx;
+    int64_t n;
+    if (!s || s->id < ST_JSON) return InputOptions_apply(&A->in, s, v);
+    if (s->id == ST_JSON) A->json = true;
+    else if (s->id == ST_RANGE) A->range = v;
+    else {
+        if (!Parse_i64(v, &n) || n < 0) {
+            cli_error("%s needs a non-negative integer, got '%s'", s->name, v);
+            return 2;
         }
+        if (s->id == ST_RANK) A->f.rank = (int32_t)n;
+        else if (s->id == ST_DEVICE) A->f.device = n;
+        else if (s->id == ST_STREAM) A->f.stream = n;
+        else A->f.top_n = (size_t)n;
     }
-    Trace *t = InputOptions_load(&in);
+    return 0;
+}
+
+int cmd_stats(int argc, char **argv) {
+    StatsArgs A = {.f = OverlapFilter_all()};
+    InputOptions_init(&A.in);
+    InputOptions *const inp = &A.in;
+    int rc = Cli_parseOptions("stats", argc, argv, STATS_TABLES, stats_opt, &A, NULL);
+    if (rc) goto out;
+    rc = 2;
+    OverlapFilter f = A.f;
+    const char *range = A.range;
+    bool json = A.json;
+    Trace *t = InputOptions_load(inp);
     if (!t) {
         rc = 1;
         goto out;
@@ -223,6 +236,6 @@ int cmd_stats(int argc, char **argv) {
     Trace_free(t);
     rc = 0;
 out:
-    InputOptions_free(&in);
+    InputOptions_free(inp);
     return rc;
 }

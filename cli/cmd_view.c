@@ -61,7 +61,7 @@ static bool parse_size(const char *s, int *w, int *h) {
  * still active) and the load warnings are in its status bar. Otherwise the terminal
  * is restored and the result is the exit status: 1 after a load error (printed like
  * 'ovtrace stats' does), 0 when q cancelled, 128+signal after Ctrl-C/SIGTERM/SIGHUP. */
-static int view_load(InputOptions *in, Caps *caps, const char *title, App **out) {
+static int view_load(InputOptions *in, Caps *caps, const char *title, int throttle_ms, App **out) {
     *out = NULL;
     if (in->n_files == 0) {
         cli_error("no trace file given");
@@ -69,9 +69,11 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, App **out)
     }
     if (!Crt_init(caps)) return 1;
     /* -v's cache notes are not passed: stderr would draw over the screen */
-    LoadOptions lo = {.rules = in->rules, .threads = in->threads, .cache = in->cache, .max_token = in->max_token};
+    LoadOptions lo = InputOptions_loadOptions(in);
+    if (in->verbose) lo.cache_log = NULL;
     LoadJob job;
     LoadJob_init(&job, in->files, in->n_files, &lo, *caps, title); /* the thread starts after the first paint */
+    LoadWatch_setThrottleMs(job.watch, throttle_ms);
     int r = LoadJob_runScreen(&job, Glyphs_get(caps->unicode));
     int rc = 0;
     if (r != 0) {
@@ -118,73 +120,105 @@ static void open_on_recorded_range(App *a) {
     App_setRange(a, r0, r1);
 }
 
+enum { VW_DUMP = 100, VW_FRAMES, VW_KEYS, VW_SIZE, VW_RANGE, VW_ALIGN, VW_STEP, VW_ASCII, VW_OSC52, VW_COLOR,
+       VW_THROTTLE, VW_FRAME_LOG };
+
+static const OptSpec VIEW_OPTIONS[] = {
+    {"--dump", 0, false, VW_DUMP, NULL, false},    {"--frames", 0, true, VW_FRAMES, NULL, false},
+    {"--keys", 0, true, VW_KEYS, NULL, false},     {"--size", 0, true, VW_SIZE, NULL, false},
+    {"--range", 0, true, VW_RANGE, NULL, false},   {"--align", 0, true, VW_ALIGN, NULL, false},
+    {"--step", 0, true, VW_STEP, NULL, false},     {"--ascii", 0, false, VW_ASCII, NULL, false},
+    {"--osc52", 0, false, VW_OSC52, NULL, false},  {"--color", 0, true, VW_COLOR, NULL, false},
+    {"--colour", 0, true, VW_COLOR, NULL, true},
+    /* test and benchmark hooks (docs/testing.md): a loader slowed down so that the
+     * loading screen can be watched; a line per painted frame appended to a file */
+    {"--debug-load-throttle-ms", 0, true, VW_THROTTLE, NULL, true},
+    {"--debug-frame-log", 0, true, VW_FRAME_LOG, NULL, true},
+    {0},
+};
+const OptSpec *const VIEW_TABLES[] = {VIEW_OPTIONS, INPUT_OPTIONS, NULL};
+
+typedef struct {
+    InputOptions in;
+    const char *keys, *range, *color, *align, *step, *frame_log;
+    int frames, w, h, throttle_ms;
+    bool dump, ascii, headless;
+} ViewArgs;
+
+static int view_opt(void *ctx, const OptSpec *s, const char *v) {
+    ViewArgs *A = ctx;
+    if (!s || s->id < VW_DUMP) return InputOptions_apply(&A->in, s, v);
+    char *end;
+    long n;
+    switch (s->id) {
+    case VW_DUMP: A->dump = A->headless = true; break;
+    case VW_FRAMES:
+        n = strtol(v, &end, 10);
+        if (*end || n < 1 || n > 1000000) {
+            cli_error("--frames needs a positive number, got '%s'", v);
+            return 2;
+        }
+        A->frames = (int)n;
+        A->headless = true;
+        break;
+    case VW_KEYS: A->keys = v, A->headless = true; break;
+    case VW_SIZE:
+        if (!parse_size(v, &A->w, &A->h)) {
+            cli_error("--size needs WxH, e.g. 120x40, got '%s'", v);
+            return 2;
+        }
+        A->headless = true;
+        break;
+    case VW_RANGE: A->range = v; break;
+    case VW_ALIGN:
+        if (strcmp(v, "start") && strcmp(v, "step")) {
+            cli_error("--align takes start or step, got '%s'", v);
+            return 2;
+        }
+        A->align = v;
+        break;
+    case VW_STEP: A->step = v; break;
+    case VW_ASCII: A->ascii = true; break;
+    case VW_OSC52: KTable_setOsc52(true); break;
+    case VW_COLOR:
+        if (strcmp(v, "auto") && strcmp(v, "256") && strcmp(v, "16") && strcmp(v, "none")) {
+            cli_error("--color takes auto, 256, 16 or none, got '%s'", v);
+            return 2;
+        }
+        A->color = v;
+        break;
+    case VW_THROTTLE:
+        n = strtol(v, &end, 10);
+        if (!*v || *end || n < 0 || n > 60000) {
+            cli_error("%s needs milliseconds from 0 to 60000, got '%s'", s->name, v);
+            return 2;
+        }
+        A->throttle_ms = (int)n;
+        break;
+    case VW_FRAME_LOG: A->frame_log = v; break;
+    }
+    return 0;
+}
+
 int cmd_view(int argc, char **argv) {
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C"); /* glyphs follow the locale; numbers (the e key's JSON) do not */
-    const char *osc = getenv("OVTRACE_OSC52");
+    const char *osc = getenv("OVTRACE_OSC52"); /* documented: README, Environment */
     if (osc && !strcmp(osc, "1")) KTable_setOsc52(true);
-    InputOptions in;
-    InputOptions_init(&in);
-    const char *keys = NULL, *range = NULL, *color = "auto", *align = NULL, *step = NULL;
-    int frames = 0, w = 120, h = 40, rc = 2;
-    bool dump = false, ascii = false, headless = false;
+    ViewArgs V = {.color = "auto", .w = 120, .h = 40};
+    InputOptions_init(&V.in);
+    InputOptions *const inp = &V.in;
     TuiKey *kv = NULL;
     size_t nk = 0;
     Trace *t = NULL;
     App *a = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i], *v;
-        if (!strcmp(o, "--dump")) {
-            dump = headless = true;
-        } else if (!strcmp(o, "--frames")) {
-            if (!(v = cli_value(argc, argv, &i))) goto out;
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (*end || n < 1 || n > 1000000) {
-                cli_error("--frames needs a positive number, got '%s'", v);
-                goto out;
-            }
-            frames = (int)n;
-            headless = true;
-        } else if (!strcmp(o, "--keys")) {
-            if (!(keys = cli_value(argc, argv, &i))) goto out;
-            headless = true;
-        } else if (!strcmp(o, "--size")) {
-            if (!(v = cli_value(argc, argv, &i))) goto out;
-            if (!parse_size(v, &w, &h)) {
-                cli_error("--size needs WxH, e.g. 120x40, got '%s'", v);
-                goto out;
-            }
-            headless = true;
-        } else if (!strcmp(o, "--range")) {
-            if (!(range = cli_value(argc, argv, &i))) goto out;
-        } else if (!strcmp(o, "--align")) {
-            if (!(align = cli_value(argc, argv, &i))) goto out;
-            if (strcmp(align, "start") && strcmp(align, "step")) {
-                cli_error("--align takes start or step, got '%s'", align);
-                goto out;
-            }
-        } else if (!strcmp(o, "--step")) {
-            if (!(step = cli_value(argc, argv, &i))) goto out;
-        } else if (!strcmp(o, "--ascii")) {
-            ascii = true;
-        } else if (!strcmp(o, "--osc52")) {
-            KTable_setOsc52(true);
-        } else if (!strcmp(o, "--color") || !strcmp(o, "--colour")) {
-            if (!(color = cli_value(argc, argv, &i))) goto out;
-            if (strcmp(color, "auto") && strcmp(color, "256") && strcmp(color, "16") && strcmp(color, "none")) {
-                cli_error("--color takes auto, 256, 16 or none, got '%s'", color);
-                goto out;
-            }
-        } else {
-            int r = InputOptions_parse(&in, argc, argv, &i);
-            if (r < 0) goto out;
-            if (r == 0) {
-                cli_error("unknown option '%s' for view (see 'ovtrace view --help')", o);
-                goto out;
-            }
-        }
-    }
+    int rc = Cli_parseOptions("view", argc, argv, VIEW_TABLES, view_opt, &V, NULL);
+    if (rc) goto out;
+    rc = 2;
+    const char *keys = V.keys, *range = V.range, *color = V.color, *align = V.align, *step = V.step;
+    int frames = V.frames, w = V.w, h = V.h;
+    bool dump = V.dump, ascii = V.ascii, headless = V.headless;
+    Loading_setFrameLog(V.frame_log);
     if (keys) {
         char err[256];
         if (!Keys_parseScript(keys, &kv, &nk, err, sizeof err)) {
@@ -198,25 +232,25 @@ int cmd_view(int argc, char **argv) {
     char title[128] = "";
     bool dir0 = false;
     struct stat st0;
-    if (in.n_files && stat(in.files[0], &st0) == 0) dir0 = S_ISDIR(st0.st_mode);
-    Title_inputs(title, sizeof title, in.files, in.n_files, &dir0);
+    if (inp->n_files && stat(inp->files[0], &st0) == 0) dir0 = S_ISDIR(st0.st_mode);
+    Title_inputs(title, sizeof title, inp->files, inp->n_files, &dir0);
     if (align) {
         /* two runs: synchronous load (progress on stderr), then alignment */
-        if (!(a = ViewCompare_open(&in, align, step, caps))) {
+        if (!(a = ViewCompare_open(inp, align, step, caps))) {
             rc = 1;
             goto out;
         }
         t = a->t;
     } else if (headless) {
         /* synchronous load: headless frames stay deterministic */
-        t = InputOptions_load(&in);
+        t = InputOptions_load(inp);
         if (!t) {
             rc = 1;
             goto out;
         }
         a = App_new(t, caps, title);
     } else {
-        rc = view_load(&in, &caps, title, &a);
+        rc = view_load(inp, &caps, title, V.throttle_ms, &a);
         if (!a) goto out;
         t = a->t;
     }
@@ -258,6 +292,6 @@ out:
     App_free(a);
     Trace_free(t);
     free(kv);
-    InputOptions_free(&in);
+    InputOptions_free(inp);
     return rc;
 }

@@ -46,6 +46,41 @@ void help_workload(FILE *out) {
             "                  kernels and 'ovtrace stats' reports the same figures from it\n\n"
             "Needs an NVIDIA GPU and driver (H100/H200: sm_90); without one it says so. To watch it live:\n"
             "'ovtrace live --workload moe'. No GPU: 'ovtrace live --simulate'.\n");
+    Cli_helpValues(out);
+}
+
+/* ovtrace-workload's options (kernels/workload.cu), checked here so that a typo is the
+ * same usage error as in every other command, and passed on as --opt VALUE. */
+static const OptSpec WORKLOAD_OPTIONS[] = {
+    {"--mode", 0, true, 0, NULL, false},      {"--comm-sms", 0, true, 0, NULL, false},
+    {"--steps", 0, true, 0, NULL, false},     {"--warmup", 0, true, 0, NULL, false},
+    {"--tokens", 0, true, 0, NULL, false},    {"--layers", 0, true, 0, NULL, false},
+    {"--experts", 0, true, 0, NULL, false},   {"--topk", 0, true, 0, NULL, false},
+    {"--hidden", 0, true, 0, NULL, false},    {"--link", 0, true, 0, NULL, false},
+    {"--tflops", 0, true, 0, NULL, false},    {"--imbalance", 0, true, 0, NULL, false},
+    {"--gpus", 0, true, 0, NULL, false},      {"--device", 0, true, 0, NULL, false},
+    {"--json", 0, false, 0, NULL, false},     {"--batching", 0, true, 0, NULL, false},
+    {"--rate", 0, true, 0, NULL, false},      {"--min-batch", 0, true, 0, NULL, false},
+    {"--max-batch", 0, true, 0, NULL, false}, {"--mem-cap", 0, true, 0, NULL, false},
+    {"--prompt-tokens", 0, true, 0, NULL, false}, {"--out-tokens", 0, true, 0, NULL, false},
+    {0},
+};
+const OptSpec *const WORKLOAD_TABLES[] = {WORKLOAD_OPTIONS, NULL};
+
+typedef struct {
+    char **args;
+    int n;
+} WorkloadArgs;
+
+static int workload_opt(void *ctx, const OptSpec *s, const char *v) {
+    WorkloadArgs *W = ctx;
+    if (!s) {
+        cli_error("unknown option '%s' for workload (see 'ovtrace workload --help')", v);
+        return 2;
+    }
+    W->args[W->n++] = (char *)s->name;
+    if (v) W->args[W->n++] = (char *)v;
+    return 0;
 }
 
 int cmd_workload(int argc, char **argv) {
@@ -54,9 +89,19 @@ int cmd_workload(int argc, char **argv) {
             help_workload(stdout);
             return 0;
         }
+    /* --opt=value becomes two words: at most twice as many */
+    char **args = calloc(2 * (size_t)argc + 2, sizeof *args);
+    if (!args) return 1;
+    WorkloadArgs W = {args, 1};
+    int rc = Cli_parseOptions("workload", argc, argv, WORKLOAD_TABLES, workload_opt, &W, NULL);
+    if (rc) {
+        free(args);
+        return rc;
+    }
     char msg[512];
     if (!Launch_cudaDriver(msg, sizeof msg)) {
         cli_error("%s", msg);
+        free(args);
         return 3;
     }
     char path[PATH_MAX];
@@ -64,12 +109,10 @@ int cmd_workload(int argc, char **argv) {
         cli_error("%s is not installed next to ovtrace: the CUDA workload is built only when the CUDA toolkit "
                   "is found at build time; 'ovtrace live --simulate' needs no GPU",
                   LAUNCH_WORKLOAD_BIN);
+        free(args);
         return 3;
     }
-    char **args = calloc((size_t)argc + 1, sizeof *args);
-    if (!args) return 1;
     args[0] = path;
-    for (int i = 1; i < argc; i++) args[i] = argv[i];
     fflush(NULL);
     execv(path, args);
     cli_error("cannot run %s: %s", path, strerror(errno));

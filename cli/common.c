@@ -19,19 +19,14 @@ void cli_error(const char *fmt, ...) {
     va_end(ap);
 }
 
-const char *cli_value(int argc, char **argv, int *i) {
-    if (*i + 1 >= argc) {
-        cli_error("option %s needs a value", argv[*i]);
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 void InputOptions_init(InputOptions *o) {
     memset(o, 0, sizeof *o);
     o->rules = CommRules_default();
     char err[512];
-    if (!CommRules_loadUserConfig(o->rules, err, sizeof err)) TermSafe_fprintf(stderr, "ovtrace: warning: %s\n", err);
+    /* documented user-facing variables (README, Environment): read here, once */
+    if (!CommRules_loadUserConfig(o->rules, getenv("OVTRACE_RULES"), getenv("XDG_CONFIG_HOME"), getenv("HOME"), err,
+                                  sizeof err))
+        TermSafe_fprintf(stderr, "ovtrace: warning: %s\n", err);
 }
 
 void InputOptions_free(InputOptions *o) { CommRules_free(o->rules); }
@@ -57,48 +52,84 @@ void InputOptions_help(FILE *out) {
             "FILE may be plain JSON, .gz or .zst (detected by content), a directory of traces,\n"
             "or a pipe, FIFO or - (standard input; read once, not cached);\n"
             "several files become one model with lanes grouped by rank.\n");
+    Cli_helpValues(out);
 }
 
-int InputOptions_parse(InputOptions *o, int argc, char **argv, int *i) {
-    const char *a = argv[*i];
+enum {
+    IN_COMM = 1, IN_NOT_COMM, IN_COMM_STREAM, IN_RULES, IN_THREADS, IN_MAX_TOKEN, IN_CACHE, IN_NO_CACHE, IN_VERBOSE,
+    IN_QUIET, IN_PARALLEL_MIN, IN_SLAB_BYTES
+};
+
+const OptSpec INPUT_OPTIONS[] = {
+    {"--comm", 0, true, IN_COMM, NULL, false},
+    {"--not-comm", 0, true, IN_NOT_COMM, NULL, false},
+    {"--comm-stream", 0, true, IN_COMM_STREAM, NULL, false},
+    {"--rules", 0, true, IN_RULES, NULL, false},
+    {"--threads", 0, true, IN_THREADS, NULL, false},
+    {"--max-token", 0, true, IN_MAX_TOKEN, NULL, false},
+    {"--cache", 0, false, IN_CACHE, NULL, false},
+    {"--no-cache", 0, false, IN_NO_CACHE, NULL, false},
+    {"--verbose", 'v', false, IN_VERBOSE, NULL, false},
+    {"--quiet", 'q', false, IN_QUIET, NULL, false},
+    /* test and benchmark hooks (docs/testing.md): slices and slabs on small files, to
+     * compare parallel and single-threaded loads */
+    {"--debug-parallel-min-bytes", 0, true, IN_PARALLEL_MIN, NULL, true},
+    {"--debug-slab-bytes", 0, true, IN_SLAB_BYTES, NULL, true},
+    {0},
+};
+
+/* A hook's byte count: 1 .. 2^40. */
+static bool debug_bytes(const char *opt, const char *v, uint64_t *out) {
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (end == v || *end || errno || v[0] == '-' || n == 0 || n > (1ULL << 40)) {
+        cli_error("%s needs a byte count from 1, got '%s'", opt, v);
+        return false;
+    }
+    *out = n;
+    return true;
+}
+
+int InputOptions_apply(InputOptions *o, const OptSpec *s, const char *v) {
     char err[512];
-    const char *kw = !strcmp(a, "--comm") ? "comm" : !strcmp(a, "--not-comm") ? "not-comm"
-                   : !strcmp(a, "--comm-stream") ? "comm-stream" : NULL;
-    if (kw) {
-        const char *v = cli_value(argc, argv, i);
-        if (!v) return -1;
+    if (!s) {
+        if (o->n_files == sizeof o->files / sizeof o->files[0]) {
+            cli_error("too many input files");
+            return 2;
+        }
+        o->files[o->n_files++] = v;
+        return 0;
+    }
+    switch (s->id) {
+    case IN_COMM:
+    case IN_NOT_COMM:
+    case IN_COMM_STREAM: {
         char line[1024];
-        snprintf(line, sizeof line, "%s %s", kw, v);
+        snprintf(line, sizeof line, "%s %s", s->name + 2, v);
         if (!CommRules_addLine(o->rules, line, err, sizeof err)) {
             cli_error("%s", err);
-            return -1;
+            return 2;
         }
-        return 1;
+        return 0;
     }
-    if (!strcmp(a, "--rules")) {
-        const char *v = cli_value(argc, argv, i);
-        if (!v) return -1;
+    case IN_RULES:
         if (!CommRules_loadFile(o->rules, v, err, sizeof err)) {
             cli_error("%s", err);
-            return -1;
+            return 2;
         }
-        return 1;
-    }
-    if (!strcmp(a, "--threads")) {
-        const char *v = cli_value(argc, argv, i);
-        if (!v) return -1;
+        return 0;
+    case IN_THREADS: {
         char *end;
         long n = strtol(v, &end, 10);
         if (*end || n < 0 || n > 64) {
             cli_error("--threads needs a number from 0 (one per core) to 64, got '%s'", v);
-            return -1;
+            return 2;
         }
         o->threads = (int)n;
-        return 1;
+        return 0;
     }
-    if (!strcmp(a, "--max-token")) {
-        const char *v = cli_value(argc, argv, i);
-        if (!v) return -1;
+    case IN_MAX_TOKEN: {
         char *end;
         errno = 0;
         unsigned long long n = strtoull(v, &end, 10);
@@ -106,30 +137,24 @@ int InputOptions_parse(InputOptions *o, int argc, char **argv, int *i) {
         if (shift) end++;
         if (end == v || *end || errno || n == 0 || v[0] == '-' || n > (UINT64_MAX >> 30)) {
             cli_error("--max-token needs a size in bytes (K, M, G suffixes allowed), got '%s'", v);
-            return -1;
+            return 2;
         }
         o->max_token = (uint64_t)n << shift;
-        return 1;
+        return 0;
     }
-    if (!strcmp(a, "--cache") || !strcmp(a, "--no-cache")) {
-        o->cache = a[2] == 'c' ? 1 : -1;
-        return 1;
+    case IN_CACHE: o->cache = 1; return 0;
+    case IN_NO_CACHE: o->cache = -1; return 0;
+    case IN_VERBOSE: o->verbose = true; return 0;
+    case IN_QUIET: o->quiet = true; return 0;
+    case IN_PARALLEL_MIN: return debug_bytes(s->name, v, &o->min_parallel_bytes) ? 0 : 2;
+    case IN_SLAB_BYTES: {
+        uint64_t n;
+        if (!debug_bytes(s->name, v, &n)) return 2;
+        o->slab_bytes = (size_t)n;
+        return 0;
     }
-    if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-        o->verbose = true;
-        return 1;
     }
-    if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-        o->quiet = true;
-        return 1;
-    }
-    if (a[0] == '-' && a[1]) return 0;
-    if (o->n_files == sizeof o->files / sizeof o->files[0]) {
-        cli_error("too many input files");
-        return -1;
-    }
-    o->files[o->n_files++] = a;
-    return 1;
+    return 0;
 }
 
 static void progress_bar(void *ctx, const char *path, uint64_t done, uint64_t total, size_t events) {
@@ -168,17 +193,26 @@ static void progress_bar(void *ctx, const char *path, uint64_t done, uint64_t to
     fprintf(stderr, "\r\033[K%s", line);
 }
 
+LoadOptions InputOptions_loadOptions(const InputOptions *o) {
+    LoadOptions lo = {.rules = o->rules, .threads = o->threads, .cache = o->cache,
+                      .cache_log = o->verbose ? stderr : NULL, .max_token = o->max_token,
+                      .min_parallel_bytes = o->min_parallel_bytes, .slab_bytes = o->slab_bytes};
+    /* OVTRACE_CACHE_DEBUG (docs/cache.md): the cache notes on stderr (1), or appended
+     * to a file (an absolute path; the viewer uses no stderr while it runs) */
+    const char *d = getenv("OVTRACE_CACHE_DEBUG");
+    if (!lo.cache_log && d && *d && strcmp(d, "0")) {
+        if (d[0] == '/') lo.cache_log_path = d;
+        else lo.cache_log = stderr;
+    }
+    return lo;
+}
+
 Trace *InputOptions_load(InputOptions *o) {
     if (o->n_files == 0) {
         cli_error("no trace file given");
         return NULL;
     }
-    LoadOptions lo = {
-        .rules = o->rules, .threads = o->threads, .cache = o->cache, .cache_log = o->verbose ? stderr : NULL,
-        .max_token = o->max_token};
-    /* tests force slices on small files to compare parallel and single-threaded loads */
-    const char *min = getenv("OVTRACE_PARALLEL_MIN_BYTES");
-    if (min && *min) lo.min_parallel_bytes = strtoull(min, NULL, 10);
+    LoadOptions lo = InputOptions_loadOptions(o);
     bool tty = !o->quiet && isatty(STDERR_FILENO);
     if (tty) lo.progress = progress_bar;
     char err[1024];

@@ -5,13 +5,13 @@
 #include "cli.h"
 
 static const Command COMMANDS[] = {
-    {"view", "open traces in the terminal timeline", cmd_view, help_view},
-    {"stats", "compute/communication overlap figures", cmd_stats, help_stats},
-    {"diff", "compare two runs: overlap, kernels and steps, with deltas", cmd_diff, help_diff},
-    {"export", "write a filtered trace that Perfetto opens", cmd_export, help_export},
-    {"live", "watch a running workload (CUPTI or simulator)", cmd_live, help_live},
-    {"record", "record a workload headless to a trace file", cmd_record, help_record},
-    {"workload", "run the built-in CUDA MoE overlap workload", cmd_workload, help_workload},
+    {"view", "open traces in the terminal timeline", cmd_view, help_view, VIEW_TABLES},
+    {"stats", "compute/communication overlap figures", cmd_stats, help_stats, STATS_TABLES},
+    {"diff", "compare two runs: overlap, kernels and steps, with deltas", cmd_diff, help_diff, DIFF_TABLES},
+    {"export", "write a filtered trace that Perfetto opens", cmd_export, help_export, EXPORT_TABLES},
+    {"live", "watch a running workload (CUPTI or simulator)", cmd_live, help_live, LIVE_TABLES},
+    {"record", "record a workload headless to a trace file", cmd_record, help_record, LIVE_TABLES},
+    {"workload", "run the built-in CUDA MoE overlap workload", cmd_workload, help_workload, WORKLOAD_TABLES},
 };
 #define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
 
@@ -22,7 +22,8 @@ static void usage(FILE *out) {
             "       ovtrace FILE...            (same as: ovtrace view FILE...)\n\ncommands:\n",
             OVTRACE_VERSION);
     for (size_t i = 0; i < N_COMMANDS; i++) fprintf(out, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
-    fprintf(out, "\n'ovtrace COMMAND --help' describes a command.\n");
+    fprintf(out, "\n'ovtrace COMMAND --help' describes a command. ");
+    Cli_helpValues(out);
 }
 
 int main(int argc, char **argv) {
@@ -40,6 +41,16 @@ int main(int argc, char **argv) {
                 }
         usage(stdout);
         return cli_finishStdout(0);
+    }
+    /* ovtrace --list-options CMD: its options, one per line (tests, shell completion) */
+    if (!strcmp(a, "--list-options") && argc == 3) {
+        for (size_t i = 0; i < N_COMMANDS; i++)
+            if (!strcmp(argv[2], COMMANDS[i].name)) {
+                Cli_listOptions(stdout, COMMANDS[i].options);
+                return cli_finishStdout(0);
+            }
+        cli_error("unknown command '%s' (try 'ovtrace --help')", argv[2]);
+        return 2;
     }
     if (!strcmp(a, "--version")) {
         printf("ovtrace %s\n", OVTRACE_VERSION);

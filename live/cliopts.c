@@ -59,64 +59,66 @@ static bool dbl_arg(const char *v, double lo, double hi, double *out) {
     return true;
 }
 
-int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, size_t errlen) {
-    const char *a = argv[*i];
-    if (!strcmp(a, "--")) {
-        o->cmd_index = *i + 1 < argc ? *i + 1 : argc;
-        *i = argc - 1;
-        return 1;
-    }
+/* sim: 1 a simulator option the workload takes too, 2 a simulator-only option, 3 a
+ * workload-only option (the id field) */
+const OptSpec LIVE_CLI_OPTIONS[] = {
+    {"--simulate", 0, false, 0, NULL, false},
+    {"--headless", 0, false, 0, NULL, false},
+    {"--workload", 0, true, 0, "option --workload needs a value (the built-in workload: moe)", false},
+    {"--mode", 0, true, 1, NULL, false},      {"--comm-sms", 0, true, 1, NULL, false},
+    {"--tokens", 0, true, 1, NULL, false},    {"--layers", 0, true, 1, NULL, false},
+    {"--experts", 0, true, 1, NULL, false},   {"--topk", 0, true, 1, NULL, false},
+    {"--hidden", 0, true, 1, NULL, false},    {"--link", 0, true, 1, NULL, false},
+    {"--tflops", 0, true, 1, NULL, false},    {"--seed", 0, true, 2, NULL, false},
+    {"--speed", 0, true, 2, NULL, false},     {"--jitter", 0, true, 2, NULL, false},
+    {"--steps", 0, true, 1, NULL, false},     {"--device", 0, true, 1, NULL, false},
+    {"--duration", 0, true, 0, NULL, false},  {"--retention", 0, true, 0, NULL, false},
+    {"--output", 'o', true, 0, NULL, false},  {"--interval", 0, true, 0, NULL, false},
+    {"--window", 0, true, 0, NULL, false},    {"--gpus", 0, true, 3, NULL, false},
+    {"--ranks", 0, true, 2, NULL, false},     {"--imbalance", 0, true, 2, NULL, false},
+    {"--clock-skew", 0, true, 2, NULL, false},
+    /* serving (--mode serve), for the simulator and the workload */
+    {"--batching", 0, true, 1, NULL, false},  {"--rate", 0, true, 1, NULL, false},
+    {"--min-batch", 0, true, 1, NULL, false}, {"--max-batch", 0, true, 1, NULL, false},
+    {"--mem-cap", 0, true, 1, NULL, false},   {"--prompt-tokens", 0, true, 1, NULL, false},
+    {"--out-tokens", 0, true, 1, NULL, false},
+    /* TEST HOOK: skip the CUDA driver check (the launcher tests run a stand-in program
+     * that streams records without a GPU) */
+    {"--debug-assume-driver", 0, false, 0, NULL, true},
+    {0},
+};
+
+bool LiveCli_apply(LiveCliOptions *o, const OptSpec *s, const char *v, char *err, size_t errlen) {
+    const char *a = s->name;
     if (!strcmp(a, "--simulate")) {
         o->simulate = true;
-        return 1;
+        return true;
     }
     if (!strcmp(a, "--headless")) {
         o->headless = true;
-        return 1;
+        return true;
+    }
+    if (!strcmp(a, "--debug-assume-driver")) {
+        o->assume_driver = true;
+        return true;
     }
     if (!strcmp(a, "--workload")) {
-        if (*i + 1 >= argc) {
-            snprintf(err, errlen, "option --workload needs a value (the built-in workload: moe)");
-            return -1;
-        }
-        const char *v = argv[++*i];
         if (strcmp(v, "moe") != 0) {
             snprintf(err, errlen, "unknown workload '%s' (the built-in workload is 'moe')", v);
-            return -1;
+            return false;
         }
         o->workload = v;
-        return 1;
+        return true;
     }
-    static const struct {
-        const char *name;
-        int sim; /* 1: a simulator option the workload takes too, 2: a simulator-only option,
-                    3: a workload-only option */
-    } OPTS[] = {{"--mode", 1},    {"--comm-sms", 1}, {"--tokens", 1},   {"--layers", 1},   {"--experts", 1},
-                {"--topk", 1},    {"--hidden", 1},   {"--link", 1},     {"--tflops", 1},   {"--seed", 2},
-                {"--speed", 2},   {"--jitter", 2},   {"--steps", 1},    {"--device", 1},   {"--duration", 0},
-                {"--retention", 0}, {"-o", 0},       {"--output", 0},   {"--interval", 0}, {"--window", 0},
-                {"--gpus", 3},    {"--ranks", 2},    {"--imbalance", 2}, {"--clock-skew", 2},
-                /* serving (--mode serve), for the simulator and the workload */
-                {"--batching", 1}, {"--rate", 1}, {"--min-batch", 1}, {"--max-batch", 1}, {"--mem-cap", 1},
-                {"--prompt-tokens", 1}, {"--out-tokens", 1}};
-    size_t k;
-    for (k = 0; k < sizeof OPTS / sizeof OPTS[0]; k++)
-        if (!strcmp(a, OPTS[k].name)) break;
-    if (k == sizeof OPTS / sizeof OPTS[0]) return 0;
-    if (*i + 1 >= argc) {
-        snprintf(err, errlen, "option %s needs a value", a);
-        return -1;
-    }
-    const char *v = argv[++*i];
-    if (OPTS[k].sim && !o->sim_option_seen) {
+    if (s->id && !o->sim_option_seen) {
         o->sim_option_seen = true;
         o->first_sim_option = a;
     }
-    if (OPTS[k].sim == 2 && !o->first_sim_only) o->first_sim_only = a;
-    if (OPTS[k].sim == 3 && !o->first_wl_only) o->first_wl_only = a;
-    if ((OPTS[k].sim == 1 || OPTS[k].sim == 3) && o->n_fwd + 2 <= sizeof o->fwd / sizeof o->fwd[0]) { /* for --workload moe */
-        o->fwd[o->n_fwd++] = argv[*i - 1];
-        o->fwd[o->n_fwd++] = argv[*i];
+    if (s->id == 2 && !o->first_sim_only) o->first_sim_only = a;
+    if (s->id == 3 && !o->first_wl_only) o->first_wl_only = a;
+    if ((s->id == 1 || s->id == 3) && o->n_fwd + 2 <= sizeof o->fwd / sizeof o->fwd[0]) { /* for --workload moe */
+        o->fwd[o->n_fwd++] = (char *)a; /* the name alone, also for --opt=value */
+        o->fwd[o->n_fwd++] = (char *)v;
     }
     int64_t n;
     double d;
@@ -124,7 +126,7 @@ int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, s
 #define BAD(...)                                                                                                       \
     do {                                                                                                               \
         snprintf(err, errlen, __VA_ARGS__);                                                                            \
-        return -1;                                                                                                     \
+        return false;                                                                                                  \
     } while (0)
     if (!strcmp(a, "--batching") || !strcmp(a, "--rate") || !strcmp(a, "--min-batch") || !strcmp(a, "--max-batch") ||
         !strcmp(a, "--mem-cap") || !strcmp(a, "--prompt-tokens") || !strcmp(a, "--out-tokens")) {
@@ -151,7 +153,7 @@ int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, s
             if (!int_arg(v, 1, 1 << 16, &n)) BAD("--out-tokens needs a count in 1..65536, got '%s'", v);
             sp->out_tokens = (int)n;
         }
-        return 1;
+        return true;
     }
     if (!strcmp(a, "--mode") && !strcmp(v, "serve")) {
         o->serve = true;
@@ -225,7 +227,7 @@ int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, s
         o->out = v;
     }
 #undef BAD
-    return 1;
+    return true;
 }
 
 bool LiveCli_config(const LiveCliOptions *o, LiveSessionConfig *cfg, char *err, size_t errlen) {
@@ -338,8 +340,7 @@ int LiveCli_launchConfig(const LiveCliOptions *o, char **argv, LaunchConfig *lc,
                          size_t errlen) {
     LaunchConfig_default(lc);
     *owned_argv = NULL;
-    const char *assume = getenv("OVTRACE_ASSUME_DRIVER"); /* TEST ONLY: see live_cli.h */
-    bool skip_check = assume && !strcmp(assume, "1");
+    bool skip_check = o->assume_driver; /* TEST ONLY: see live_cli.h */
     if (!skip_check && !Launch_cudaDriver(err, errlen)) return 2;
     lc->check_driver = !skip_check;
     if (o->workload) {

@@ -9,6 +9,12 @@ ovtrace_unit_test(test_deepseek SOURCES ${core_dir}/test_deepseek.c LABELS core)
 ovtrace_unit_test(test_differential SOURCES ${core_dir}/test_differential.c LIBS PkgConfig::CJSON m LABELS core)
 add_test(NAME test_cli COMMAND bash ${core_dir}/test_cli.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK} ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set_tests_properties(test_cli PROPERTIES LABELS core)
+# every subcommand's options: --opt value and --opt=value, errors, positional arguments
+add_test(NAME test_options COMMAND bash ${core_dir}/test_options.sh $<TARGET_FILE:ovtrace> ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_options PROPERTIES LABELS core TIMEOUT 300)
+# library code reads no environment, but for the listed exceptions
+add_test(NAME test_no_getenv COMMAND sh ${core_dir}/test_no_getenv.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_no_getenv PROPERTIES LABELS core)
 ovtrace_unit_test(test_parallel SOURCES ${core_dir}/test_parallel.c LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS core threads)
 ovtrace_unit_test(test_finish SOURCES ${core_dir}/test_finish.c LABELS core)
 # Issue 8: stats --json byte-identical with 1, 2 and 3 parser threads on every test trace.

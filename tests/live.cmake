@@ -11,7 +11,7 @@ set_tests_properties(live.cli PROPERTIES LABELS live TIMEOUT 60)
 
 # A program as the source without a GPU (issue 6 wiring): a stand-in streams records
 # through the shared ring set (OVTRACE_SHM) as the CUPTI collector would; the driver
-# check is bypassed with the test-only OVTRACE_ASSUME_DRIVER=1.
+# check is bypassed with the test-only --debug-assume-driver.
 add_executable(live_fake_program ${CMAKE_CURRENT_LIST_DIR}/live/live_fake_program.c)
 target_link_libraries(live_fake_program PRIVATE ovtrace_collector Threads::Threads)
 add_test(NAME live.program COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/live/test_live_program.sh

@@ -119,11 +119,10 @@ bool CommRules_loadFile(CommRules *r, const char *path, char *err, size_t errlen
     return ok;
 }
 
-bool CommRules_loadUserConfig(CommRules *r, char *err, size_t errlen) {
-    const char *env = getenv("OVTRACE_RULES");
-    if (env && *env) return CommRules_loadFile(r, env, err, errlen);
+bool CommRules_loadUserConfig(CommRules *r, const char *rules_file, const char *xdg, const char *home, char *err,
+                              size_t errlen) {
+    if (rules_file && *rules_file) return CommRules_loadFile(r, rules_file, err, errlen);
     char path[1024];
-    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
     if (xdg && *xdg) snprintf(path, sizeof path, "%s/ovtrace/rules", xdg);
     else if (home && *home) snprintf(path, sizeof path, "%s/.config/ovtrace/rules", home);
     else return true;

@@ -57,7 +57,7 @@ static void out_fail(Out *o, const char *what, const char *detail) {
     if (o->failed) return;
     o->failed = true;
     if (detail) snprintf(o->err, sizeof o->err, "%s: %s", what, detail);
-    else snprintf(o->err, sizeof o->err, "%s", what);
+    else snprintf(o->err, sizeof o->err, "%.*s", (int)sizeof o->err - 1, what); /* bounded: the writer's message may be longer */
 }
 
 /* the writer's own message: "write failed: No space left on device" */

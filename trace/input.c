@@ -58,6 +58,7 @@ struct Input {
     char err[160];
     ReadAhead *ra; /* compressed input on a machine with more than one core */
     bool ra_tried;
+    int ra_mode; /* Input_setReadAhead: -1 off, 0 auto, 1 on */
     bool stream;      /* a pipe, FIFO, socket, character device or stdin: read once, in order */
     bool failed;      /* err is set: reported once the bytes decoded before it are read */
     char warn[160];   /* e.g. trailing garbage after the last gzip member */
@@ -352,8 +353,7 @@ static void *ra_main(void *arg) {
 
 static void ra_start(Input *in) {
     in->ra_tried = true;
-    const char *env = getenv("OVTRACE_READ_AHEAD");
-    if (env ? !strcmp(env, "0") : sysconf(_SC_NPROCESSORS_ONLN) < 2) return;
+    if (in->ra_mode ? in->ra_mode < 0 : sysconf(_SC_NPROCESSORS_ONLN) < 2) return;
     ReadAhead *ra = xcalloc(1, sizeof *ra);
     for (int i = 0; i < RA_BLOCKS; i++) ra->blk[i].data = xmalloc(RA_BLOCK);
     pthread_mutex_init(&ra->mu, NULL);
@@ -411,6 +411,8 @@ static ssize_t ra_read(ReadAhead *ra, unsigned char *out, size_t n) {
 }
 
 void Input_noReadAhead(Input *in) { in->ra_tried = true; }
+
+void Input_setReadAhead(Input *in, int mode) { in->ra_mode = mode; }
 
 ssize_t Input_read(Input *in, void *buf, size_t n) {
     if (in->comp != COMP_NONE) {

@@ -46,11 +46,7 @@ typedef struct {
 
 static CacheLog cache_log(const LoadOptions *opt) {
     CacheLog l = {opt ? opt->cache_log : NULL, NULL};
-    const char *d = getenv("OVTRACE_CACHE_DEBUG");
-    if (!l.log && d && *d && strcmp(d, "0")) {
-        if (d[0] == '/') l.log_path = d;
-        else l.log = stderr;
-    }
+    if (!l.log && opt && opt->cache_log_path && *opt->cache_log_path) l.log_path = opt->cache_log_path;
     return l;
 }
 

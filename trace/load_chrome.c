@@ -1125,6 +1125,7 @@ static bool guarded_parse(Loader *L, char *err, size_t errlen) {
 bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *err, size_t errlen) {
     Input *in = Input_open(path, err, errlen);
     if (!in) return false;
+    if (opt) Input_setReadAhead(in, opt->read_ahead);
     Loader L = {0};
     L.t = t;
     L.path = path;
@@ -1153,8 +1154,7 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
         L.parallel_ok = L.threads > 1 && map_len >= min;
     } else if (L.threads > 1 && Input_fileSize(in) * 8 >= min) {
         /* compressed (about 8x smaller): slabs parsed by workers, decompressed by the feed */
-        const char *e = getenv("OVTRACE_SLAB_BYTES"); /* tests: many small slabs */
-        size_t slab = opt && opt->slab_bytes ? opt->slab_bytes : e && *e ? (size_t)strtoull(e, NULL, 10) : (4u << 20);
+        size_t slab = opt && opt->slab_bytes ? opt->slab_bytes : (4u << 20); /* tests: many small slabs */
         Input_noReadAhead(in);
         L.feed = SlabFeed_start(in, L.threads, slab, slab_parse, &L, slab_result_free);
     }

@@ -204,7 +204,7 @@ struct LoadWatch {
     size_t events;
     LoadPhase phase;
     double t0, t_read_end, t_last_cb;
-    long throttle_ms; /* $OVTRACE_TEST_LOAD_THROTTLE_MS: sleep per report (e2e tests) */
+    long throttle_ms; /* view --debug-load-throttle-ms: sleep per report (e2e tests) */
     PreviewModel *preview;       /* updated by the loading thread, under mu */
     PreviewModel *preview_shown; /* the snapshotting thread's copy */
 };
@@ -245,10 +245,11 @@ LoadWatch *LoadWatch_new(const char *const *paths, size_t n) {
     }
     w->phase = LOAD_STARTING;
     w->t0 = w->t_last_cb = now_s();
-    const char *th = getenv("OVTRACE_TEST_LOAD_THROTTLE_MS");
-    if (th && *th) w->throttle_ms = strtol(th, NULL, 10);
-    if (w->throttle_ms < 0 || w->throttle_ms > 10000) w->throttle_ms = 0;
     return w;
+}
+
+void LoadWatch_setThrottleMs(LoadWatch *w, long ms) {
+    if (w) w->throttle_ms = ms > 0 && ms <= 60000 ? ms : 0;
 }
 
 void LoadWatch_free(LoadWatch *w) {
@@ -430,11 +431,15 @@ void LoadJob_free(LoadJob *j) {
     j->warnings = NULL;
 }
 
+static const char *g_frame_log; /* view --debug-frame-log */
+
+void Loading_setFrameLog(const char *path) { g_frame_log = path && *path ? path : NULL; }
+
 void Loading_markFrame(const char *what) {
     static char marked[4][32];
     static int n_marked;
-    const char *path = getenv("OVTRACE_FRAME_LOG");
-    if (!path || !*path) return;
+    const char *path = g_frame_log;
+    if (!path) return;
     for (int i = 0; i < n_marked; i++)
         if (!strcmp(marked[i], what)) return;
     if (n_marked < 4) snprintf(marked[n_marked++], sizeof marked[0], "%s", what);

@@ -20,8 +20,11 @@ void CommRules_free(CommRules *r);
  * STREAM-REGEX" (matched against the decimal stream id). Returns false + message. */
 bool CommRules_addLine(CommRules *r, const char *line, char *err, size_t errlen);
 bool CommRules_loadFile(CommRules *r, const char *path, char *err, size_t errlen);
-/* $OVTRACE_RULES, else $XDG_CONFIG_HOME/ovtrace/rules (~/.config/ovtrace/rules) if it exists. */
-bool CommRules_loadUserConfig(CommRules *r, char *err, size_t errlen);
+/* rules_file if set (the CLI passes $OVTRACE_RULES), else xdg/ovtrace/rules (the CLI
+ * passes $XDG_CONFIG_HOME), else home/.config/ovtrace/rules, if it exists. The library
+ * reads no environment: the CLI hands these over. */
+bool CommRules_loadUserConfig(CommRules *r, const char *rules_file, const char *xdg, const char *home, char *err,
+                              size_t errlen);
 bool CommRules_nameIsComm(const CommRules *r, const char *name);
 bool CommRules_streamIsComm(const CommRules *r, int64_t stream);
 

@@ -28,6 +28,9 @@ ssize_t Input_read(Input *in, void *buf, size_t n);
 /* Compressed input decompresses on a read-ahead thread where there is more than one
  * core; a caller that reads from its own thread turns that off before the first read. */
 void Input_noReadAhead(Input *in);
+/* -1 never read ahead, 1 always (even on one core), 0 where there are 2+ cores
+ * (LoadOptions.read_ahead; tests compare both paths). Before the first read. */
+void Input_setReadAhead(Input *in, int mode);
 /* Plain regular files only: n bytes at off with pread (not the mapping, so a file that
  * shrank since gives a short count, never SIGBUS). -1 for other inputs. */
 ssize_t Input_pread(const Input *in, void *buf, size_t n, uint64_t off);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "ovtrace/live.h"
+#include "ovtrace/optspec.h"
 
 typedef struct {
     bool simulate;
@@ -41,14 +42,19 @@ typedef struct {
     int ranks;             /* 0: one rank (the live simulator) */
     double imbalance;      /* < 0: default 0 (balanced) */
     int64_t clock_skew_ns; /* per node of 8 ranks */
+    bool assume_driver;    /* --debug-assume-driver: TEST ONLY, see LiveCli_launchConfig */
 } LiveCliOptions;
 
 /* Where the events come from. */
 typedef enum { LIVE_CLI_NONE, LIVE_CLI_SIMULATE, LIVE_CLI_WORKLOAD, LIVE_CLI_COMMAND } LiveCliSource;
 
 void LiveCli_init(LiveCliOptions *o);
-/* Consumes argv[*i] (and its value). 1 consumed, 0 not a live option, -1 error (err). */
-int LiveCli_parse(LiveCliOptions *o, int argc, char **argv, int *i, char *err, size_t errlen);
+/* The options of `record` and `live` (the CLI parses argv with them; '--' CMD ARGS is
+ * the CLI's: it sets cmd_index). */
+extern const OptSpec LIVE_CLI_OPTIONS[];
+/* Applies one of LIVE_CLI_OPTIONS with its value (NULL for a flag). False (err) if the
+ * value is bad. */
+bool LiveCli_apply(LiveCliOptions *o, const OptSpec *s, const char *value, char *err, size_t errlen);
 /* Fills a session configuration from the options. False (err) if inconsistent. */
 bool LiveCli_config(const LiveCliOptions *o, LiveSessionConfig *cfg, char *err, size_t errlen);
 void LiveCli_helpSim(FILE *out);
@@ -64,7 +70,7 @@ LiveCliSource LiveCli_source(const LiveCliOptions *o, char *err, size_t errlen);
  * output_path (the program's stdout/stderr; NULL: inherited) and own_pgrp are the
  * caller's (a TUI wants both). *owned_argv is to be freed with Launch_freeArgv (NULL
  * for -- CMD). Returns 0, or the exit status for the error in err.
- * OVTRACE_ASSUME_DRIVER=1 skips the driver check: TEST ONLY (the launcher tests run a
+ * o->assume_driver (--debug-assume-driver) skips the driver check: TEST ONLY (the launcher tests run a
  * stand-in program that streams records without a GPU). */
 int LiveCli_launchConfig(const LiveCliOptions *o, char **argv, LaunchConfig *lc, char ***owned_argv, char *err,
                          size_t errlen);

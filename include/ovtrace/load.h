@@ -21,8 +21,8 @@ typedef struct {
     int threads;                /* parser threads: 0 = one per core, 1 = single */
     uint64_t min_parallel_bytes; /* files smaller than this parse single-threaded (0: 16 MB;
                                     compressed files count 8x their size) */
-    size_t slab_bytes; /* compressed input: decompressed bytes per parallel slab (0: 4 MB,
-                          or $OVTRACE_SLAB_BYTES) */
+    size_t slab_bytes; /* compressed input: decompressed bytes per parallel slab (0: 4 MB;
+                          tests: --debug-slab-bytes) */
     /* Called right after each progress report, on the loading thread, with the trace
      * being built: lanes and events [0, partial->n_events) are readable for the duration
      * of the call (unsorted, unclassified, not finished). Also called after each parallel
@@ -36,13 +36,17 @@ typedef struct {
     /* Save a new snapshot before Load_files returns, instead of in a detached process
      * that lets the caller go on at once (tests, benchmarks). */
     bool cache_sync;
-    /* Notes on the cache (hit, miss and why, saved or not and why). NULL: none, unless
-     * $OVTRACE_CACHE_DEBUG is set (a path beginning with '/' appends there, else stderr). */
+    /* Notes on the cache (hit, miss and why, saved or not and why). NULL: none. */
     FILE *cache_log;
+    /* Else a file the notes are appended to, the detached saver's included (tests). */
+    const char *cache_log_path;
     /* Largest single JSON value (one event, one top-level member) a compressed or
      * streamed input may hold in memory; larger is an error with its byte offset
      * (decompression bombs). 0: 256 MB. */
     uint64_t max_token;
+    /* Compressed input decompressed on a read-ahead thread: 0 where there are 2+ cores,
+     * -1 never, 1 always (tests compare both paths). */
+    int read_ahead;
 } LoadOptions;
 
 /* Loads one file into t as a new source (t not yet finished). Returns false with a

@@ -34,7 +34,6 @@ static int setup(void **state) {
     snprintf(g_cache, sizeof g_cache, "%s/cache", g_tmp);
     setenv("XDG_CACHE_HOME", g_cache, 1);
     unsetenv("OVTRACE_CACHE"); /* CTest sets it to 0 for the other tests */
-    unsetenv("OVTRACE_CACHE_DEBUG");
     return 0;
 }
 
@@ -692,8 +691,7 @@ static void detached_save(void **state) {
     char cp[PATH_MAX], err[512];
     assert_true(Snapshot_cachePath(p, 1, cp, sizeof cp));
     char *logp = tmp_path("notes.log");
-    setenv("OVTRACE_CACHE_DEBUG", logp, 1);
-    LoadOptions o = {.cache = 1};
+    LoadOptions o = {.cache = 1, .cache_log_path = logp};
     Trace *t = Load_files(p, 1, &o, err, sizeof err);
     assert_non_null(t);
     for (int i = 0; i < 600 && !exists(cp); i++) usleep(50 * 1000);
@@ -714,7 +712,6 @@ static void detached_save(void **state) {
     char cmd[PATH_MAX + 64];
     snprintf(cmd, sizeof cmd, "ls '%s'/ovtrace | grep -q tmp", g_cache);
     assert_int_not_equal(system(cmd), 0);
-    unsetenv("OVTRACE_CACHE_DEBUG");
     Trace_free(t);
 }
 

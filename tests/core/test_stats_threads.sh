@@ -15,8 +15,7 @@ check() {
     "$BIN" stats --json --no-cache --threads 1 "$f" >"$tmp/ref.out" 2>"$tmp/ref.err"
     rc1=$?
     for th in 2 3; do
-        OVTRACE_PARALLEL_MIN_BYTES=1 OVTRACE_SLAB_BYTES=4096 \
-            "$BIN" stats --json --no-cache --threads $th "$f" >"$tmp/par.out" 2>"$tmp/par.err"
+        "$BIN" stats --json --no-cache --threads $th --debug-parallel-min-bytes=1 --debug-slab-bytes=4096 "$f" >"$tmp/par.out" 2>"$tmp/par.err"
         rc2=$?
         if [ $rc1 -ne $rc2 ] || ! cmp -s "$tmp/ref.out" "$tmp/par.out" || ! cmp -s "$tmp/ref.err" "$tmp/par.err"; then
             echo "FAIL: $f: --threads 1 (rc $rc1) and --threads $th (rc $rc2) differ"

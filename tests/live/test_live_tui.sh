@@ -2,7 +2,7 @@
 # The live TUI in tmux (issue 5): the view advances (two captures a second apart differ
 # in the ruler), the drop counter shows, Z freezes the display while collection goes
 # on, E saves the buffer to a loadable file, q exits 0 with the terminal restored; a
-# program source (stand-in, TEST-ONLY OVTRACE_ASSUME_DRIVER=1) shows the CUPTI drop
+# program source (stand-in, TEST-ONLY --debug-assume-driver) shows the CUPTI drop
 # figure, Ctrl-C leaves (130) and stops the program, whose output went to a log file.
 # usage: test_live_tui.sh OVTRACE LIVE_FAKE_PROGRAM        (exit 77: no tmux)
 set -u
@@ -107,7 +107,7 @@ rm -f "$TMP/rc" "$TMP/stty"
 
 # ---- a program source (stand-in for a CUDA program under CUPTI) ----
 mkdir -p "$TMP/lib" && : > "$TMP/lib/libovtrace_inject.so"
-start OVTRACE_ASSUME_DRIVER=1 OVTRACE_LIBDIR=$TMP/lib "$BIN" live -- "$FAKE" stream
+start OVTRACE_LIBDIR=$TMP/lib "$BIN" live --debug-assume-driver -- "$FAKE" stream
 wait_for "LIVE drops" || fail "program source: no live title: $(cat "$TMP/stderr")"
 sed -n 1p "$TMP/screen" | grep -Eq "drops 0 cupti [0-9]+" || fail "no CUPTI drop figure: $(sed -n 1p "$TMP/screen")"
 grep -q "CUPTI injected" "$TMP/screen" || fail "source not named"

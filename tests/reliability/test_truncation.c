@@ -330,7 +330,11 @@ static size_t unzstd_prefix(const unsigned char *in, size_t n) {
 
 /* ahead: decompress on the read-ahead thread (the default with 2+ cores) or inline */
 static void compressed_cuts(bool zstd, bool ahead) {
-    setenv("OVTRACE_READ_AHEAD", ahead ? "1" : "0", 1);
+    const LoadOptions *saved = g_opt;
+    static LoadOptions ra;
+    ra = saved ? *saved : (LoadOptions){0};
+    ra.read_ahead = ahead ? 1 : -1;
+    g_opt = &ra;
     size_t n;
     char *data = synth_trace(&n, 60000);
     assert_true(n > 10u << 20);
@@ -346,7 +350,7 @@ static void compressed_cuts(bool zstd, bool ahead) {
     Trace *full = Load_files(fp, 1, g_opt, err, sizeof err);
     assert_non_null(full);
     assert_int_equal(full->n_events, 60000);
-    if (g_opt) assert_true(full->diag.parallel_slices > 50); /* the slabs were used */
+    if (saved) assert_true(full->diag.parallel_slices > 50); /* the slabs were used */
     assert_false(full->diag.truncated);
     Key *fk = keys_of(full);
     /* cuts in the header, then spread over the stream, then just before the end */
@@ -380,7 +384,7 @@ static void compressed_cuts(bool zstd, bool ahead) {
     free(z);
     free(sp);
     free(data);
-    unsetenv("OVTRACE_READ_AHEAD");
+    g_opt = saved;
 }
 
 static void gzip_cuts(void **state) {

@@ -24,7 +24,7 @@ SIZE=$(stat -c %s "$TMP/big.json")
 
 # run FILE [ENV...]: the viewer in a fresh tmux server, 120x40; the pane then records
 # the exit status and the terminal settings. Each report of the loader (every 8 MB)
-# is slowed by OVTRACE_TEST_LOAD_THROTTLE_MS so that the screen can be watched.
+# is slowed by view --debug-load-throttle-ms so that the screen can be watched.
 run() {
   local f=$1; shift
   rm -f "$TMP/rc" "$TMP/stty" "$TMP/err" "$TMP/frames"
@@ -32,7 +32,7 @@ run() {
   RUNS=$((RUNS + 1))
   SOCK="ovt-e2e-load-$$-$RUNS"
   tmux -L "$SOCK" -f /dev/null new-session -d -x 120 -y 40 \
-    "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 OVTRACE_FRAME_LOG=$TMP/frames $* sh -c 'echo \$\$ > $TMP/pid; exec \"$BIN\" view \"$f\" 2> $TMP/err'; echo \$? > $TMP/rc; stty -a > $TMP/stty 2>&1; sleep 60" \
+    "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 sh -c 'echo \$\$ > $TMP/pid; exec \"$BIN\" view --debug-frame-log=$TMP/frames $* \"$f\" 2> $TMP/err'; echo \$? > $TMP/rc; stty -a > $TMP/stty 2>&1; sleep 60" \
     || fail "tmux did not start"
 }
 # shared polling helpers (screen, wait_for_text, wait_for_exit, scaled): deadlines in
@@ -45,7 +45,7 @@ sane_tty() { grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)
 pct() { grep -oE '[0-9]+%' "$TMP/screen" | head -1 | tr -d %; }
 
 # 1. the loading screen comes first and updates, then the timeline replaces it
-run "$TMP/big.json" OVTRACE_TEST_LOAD_THROTTLE_MS=100
+run "$TMP/big.json" --debug-load-throttle-ms=100
 wait_for "q:cancel" 10 || fail "no loading screen within $(scaled 10) s"
 log "loading screen"
 grep -q "band:" "$TMP/screen" && fail "timeline before the loading screen"
@@ -77,7 +77,7 @@ wait_exit || fail "q did not exit"
 log "step 1 done"
 
 # 2. q during the load cancels: exit 0, terminal restored, no timeline
-run "$TMP/big.json" OVTRACE_TEST_LOAD_THROTTLE_MS=200
+run "$TMP/big.json" --debug-load-throttle-ms=200
 wait_for "events   " 10 || fail "no loading screen"
 tmux -L "$SOCK" send-keys q
 wait_exit || fail "q did not cancel the load"
@@ -87,7 +87,7 @@ grep -q timeline "$TMP/frames" && fail "the timeline was drawn after q"
 [ -s "$TMP/err" ] && fail "unexpected stderr: $(cat "$TMP/err")"
 
 # 3. Ctrl-C during the load: 128+SIGINT, terminal restored
-run "$TMP/big.json" OVTRACE_TEST_LOAD_THROTTLE_MS=200
+run "$TMP/big.json" --debug-load-throttle-ms=200
 wait_for "events   " 10 || fail "no loading screen"
 tmux -L "$SOCK" send-keys C-c
 wait_exit || fail "Ctrl-C did not stop the load"

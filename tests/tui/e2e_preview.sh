@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end test of the live preview (issue 8) in tmux: while a trace tiled from the
-# DeepSeek trace loads (slowed by OVTRACE_TEST_LOAD_THROTTLE_MS), the loading screen
+# DeepSeek trace loads (slowed by view --debug-load-throttle-ms), the loading screen
 # shows the progress bar and, under it, the preview: ruler, GPU group, stream labels
 # and density glyphs; then the timeline replaces it.
 # usage: e2e_preview.sh OVTRACE GEN_TRACE DEEPSEEK_TRACE     (exit 77 = skipped)
@@ -18,7 +18,7 @@ fail() { echo "FAIL (preview): $*"; [ -f "$TMP/screen" ] && cat "$TMP/screen"; e
 
 "$GEN" "$DS" "$TMP/big.json" --mb 80 >/dev/null 2>&1 || fail "gen_trace failed"
 tmux -L "$SOCK" -f /dev/null new-session -d -x 120 -y 40 \
-  "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 OVTRACE_FRAME_LOG=$TMP/frames OVTRACE_TEST_LOAD_THROTTLE_MS=300 \"$BIN\" view \"$TMP/big.json\" 2> $TMP/err; echo \$? > $TMP/rc; stty -a > $TMP/stty 2>&1; sleep 60" \
+  "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 \"$BIN\" view --debug-frame-log=$TMP/frames --debug-load-throttle-ms=300 \"$TMP/big.json\" 2> $TMP/err; echo \$? > $TMP/rc; stty -a > $TMP/stty 2>&1; sleep 60" \
   || fail "tmux did not start"
 
 wait_for_text "q:cancel" 10 || fail "no loading screen"

@@ -68,6 +68,9 @@ bool Loading_render(Grid *g, const LoadingView *v, const Glyphs *gl);
 typedef struct LoadWatch LoadWatch;
 /* Stats the inputs up front (a directory counts its trace files, as Load_files reads them). */
 LoadWatch *LoadWatch_new(const char *const *paths, size_t n);
+/* TEST HOOK (view --debug-load-throttle-ms): sleep ms per progress report, so that
+ * end-to-end tests can watch the loading screen. 0: none. */
+void LoadWatch_setThrottleMs(LoadWatch *w, long ms);
 void LoadWatch_free(LoadWatch *w);
 /* LoadProgressFn; ctx is the LoadWatch. */
 void LoadWatch_progress(void *ctx, const char *path, uint64_t done, uint64_t total, size_t events);
@@ -126,9 +129,12 @@ void LoadJob_free(LoadJob *j);
  * key, 128+signal after SIGINT/SIGTERM/SIGHUP. */
 int LoadJob_runScreen(LoadJob *j, const Glyphs *gl);
 
-/* Timing hook for benchmarks: when $OVTRACE_FRAME_LOG names a file, appends
+/* Timing hook for benchmarks: when Loading_setFrameLog named a file, appends
  * "WHAT <seconds since the epoch, ns precision>" the first time each WHAT is marked
  * ("first-frame" after the first paint, "timeline" after the first timeline paint). */
 void Loading_markFrame(const char *what);
+/* Where Loading_markFrame appends (view --debug-frame-log; NULL: nowhere), set once by
+ * the CLI before the first frame. */
+void Loading_setFrameLog(const char *path);
 
 #endif
