@@ -72,7 +72,7 @@ _ovtrace() {
     local cmd= i opts o
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-        view | stats | diff | export | live | record | workload) cmd=${words[i]}; break ;;
+        view | stats | diff | export | live | record | workload | help) cmd=${words[i]}; break ;;
         -*) ;;
         *) cmd=view; break ;; # ovtrace FILE... means view
         esac
@@ -84,6 +84,10 @@ _ovtrace() {
             COMPREPLY=($(compgen -W 'view stats diff export live record workload help' -- "$cur"))
             _ovtrace_traces "$cur"
         fi
+        return 0
+    fi
+    if [ "$cmd" = help ]; then
+        COMPREPLY=($(compgen -W 'view stats diff export live record workload' -- "$cur"))
         return 0
     fi
     # after '--' (live, record): a command and its arguments
