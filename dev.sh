@@ -12,7 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(build-essential cmake pkg-config libncurses-dev libcjson-dev libzstd-dev zlib1g-dev
-          libcmocka-dev tmux zstd gzip python3 clang libclang-rt-14-dev)
+          libcmocka-dev tmux zstd gzip python3 clang libclang-rt-14-dev
+          dpkg-dev file groff-base zsh)  # the last line: tests/install (the .deb, man page, zsh)
 
 install_missing() {
     local missing=()
@@ -28,7 +29,7 @@ install_missing() {
 }
 
 build() {
-    cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOVTRACE_WERROR=ON >/dev/null
     cmake --build build -j"$(nproc)"
 }
 

@@ -14,6 +14,15 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Install layout relative to the ovtrace binary; collector/CMakeLists.txt passes the
+ * configured GNUInstallDirs paths (lib64, lib/<multiarch>, ...). */
+#ifndef OVTRACE_REL_PKGLIBDIR
+#define OVTRACE_REL_PKGLIBDIR "../lib/ovtrace"
+#endif
+#ifndef OVTRACE_REL_PKGLIBEXECDIR
+#define OVTRACE_REL_PKGLIBEXECDIR "../libexec/ovtrace"
+#endif
+
 struct Launch {
     pid_t pid;
     RingSet *set;
@@ -64,7 +73,9 @@ bool Launch_findHelper(const char *name, char *out, size_t n) {
     char *slash = strrchr(exe, '/');
     if (!slash) return false;
     *slash = 0;
-    static const char *const REL[] = {"", "/../lib", "/../lib/ovtrace", "/../libexec/ovtrace"};
+    /* the build tree keeps helpers next to the binary; an install puts them where
+     * collector/CMakeLists.txt says (GNUInstallDirs, relative to the binary) */
+    static const char *const REL[] = {"", "/" OVTRACE_REL_PKGLIBDIR, "/" OVTRACE_REL_PKGLIBEXECDIR};
     for (size_t i = 0; i < sizeof REL / sizeof REL[0]; i++) {
         snprintf(out, n, "%s%s/%s", exe, REL[i], name);
         if (is_file(out)) return true;
@@ -144,9 +155,9 @@ Launch *Launch_start(const LaunchConfig *cfg, RingSet *set, char *err, size_t er
         if (cfg->inject_lib) snprintf(lib, sizeof lib, "%s", cfg->inject_lib);
         else if (!Launch_findHelper(LAUNCH_INJECT_LIB, lib, sizeof lib)) {
             snprintf(err, errlen,
-                     "%s not found next to the ovtrace binary (it is built only when the CUDA toolkit with CUPTI "
-                     "is found; set OVTRACE_LIBDIR to its directory)",
-                     LAUNCH_INJECT_LIB);
+                     "%s not found next to the ovtrace binary or in %s beside it (it is built only when the CUDA "
+                     "toolkit with CUPTI is found; set OVTRACE_LIBDIR to its directory)",
+                     LAUNCH_INJECT_LIB, OVTRACE_REL_PKGLIBDIR);
             return NULL;
         }
         if (!is_file(lib)) {

@@ -53,7 +53,7 @@ command -v clang >/dev/null || die "clang not found (libFuzzer needs clang)"
 command -v python3 >/dev/null || die "python3 not found (seed corpus builder)"
 
 mkdir -p "$build"
-CC=clang cmake -S "$root/fuzz" -B "$build" -DOVTRACE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/configure.log" 2>&1 \
+CC=clang cmake -S "$root/fuzz" -B "$build" -DOVTRACE_FUZZ=ON -DOVTRACE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/configure.log" 2>&1 \
     || { tail -30 "$build/configure.log" >&2; die "configure failed"; }
 cmake --build "$build" -j"$(nproc)" >"$build/build.log" 2>&1 || { tail -30 "$build/build.log" >&2; die "build failed"; }
 rm -rf "$build/seeds"

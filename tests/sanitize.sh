@@ -5,8 +5,8 @@
 #      atomicity tests and the TUI's headless smoke mode (view --frames/--keys/--dump);
 #   2. TSan (-DOVTRACE_TSAN=ON, build-tsan/): the ring tests and the parallel loaders
 #      (ctest -L 'ring|threads');
-#   0. Debug (-DCMAKE_BUILD_TYPE=Debug, -O0, build-debug/): built only, with -Werror as
-#      always; gcc's -O0 warnings differ from -O2's (format-truncation), about 30 s;
+#   0. Debug (-DCMAKE_BUILD_TYPE=Debug, -O0, build-debug/): built only, with -Werror
+#      (OVTRACE_WERROR, as in every CI build); gcc's -O0 warnings differ from -O2's (format-truncation), about 30 s;
 #   3. if clang is present: a short deterministic fuzz session, fuzz/run.sh --ci
 #      (build-fuzz/): every target from its seeds with -seed=1 and a fixed -runs count
 #      (about 30 s each, 3-4 minutes in all), so a commit explores the same inputs on
@@ -44,7 +44,7 @@ elapsed() { echo $(($(date +%s) - $1)); }
 configure_build() { # DIR CMAKE_ARGS...
     local dir=$1
     shift
-    cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir/sanitize-configure.log" 2>&1 \
+    cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOVTRACE_WERROR=ON "$@" >"$dir/sanitize-configure.log" 2>&1 \
         || { cat "$dir/sanitize-configure.log" >&2; step_failed "configure of $dir ($*)"; return 1; }
     cmake --build "$dir" -j"$jobs" >"$dir/sanitize-build.log" 2>&1 \
         || { grep -E 'error|Error' "$dir/sanitize-build.log" | head -40 >&2; step_failed "build of $dir ($*); log: $dir/sanitize-build.log"; return 1; }

@@ -62,7 +62,8 @@ const char *Launch_describe(const Launch *l, char *buf, size_t n);
 void Launch_free(Launch *l);
 
 /* Finds a helper installed beside the ovtrace binary: $OVTRACE_LIBDIR/name, then the
- * directory of /proc/self/exe, then ../lib and ../libexec/ovtrace next to it. */
+ * directory of /proc/self/exe (the build tree), then the install's lib/ovtrace and
+ * libexec/ovtrace relative to it (GNUInstallDirs, as configured). */
 bool Launch_findHelper(const char *name, char *out, size_t n);
 /* Whether libcuda.so.1 loads. If not, msg gets the user-facing error:
  * "no CUDA driver found (libcuda.so.1: ...): this needs an NVIDIA GPU and its driver;
