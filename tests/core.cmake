@@ -35,3 +35,7 @@ set_tests_properties(test_collectives_cli PROPERTIES LABELS core TIMEOUT 120)
 # Issue 15 item 9: the shipped DeepSeek-like trace pair against the figures its generator computed.
 add_test(NAME test_moe_ep COMMAND sh ${core_dir}/test_moe_ep.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set_tests_properties(test_moe_ep PROPERTIES LABELS core)
+# Issue 16 item 5: the GPU-first load behind the lazy rank overview gives the full load's
+# figures (overlap, collectives, exposed-comm split) and GPU lanes, event for event.
+ovtrace_unit_test(test_lazy SOURCES ${core_dir}/test_lazy.c LIBS ovtrace_live ovtrace_schedule ovtrace_collector LABELS core)
+set_tests_properties(test_lazy PROPERTIES TIMEOUT 120)

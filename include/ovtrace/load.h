@@ -43,6 +43,11 @@ typedef struct {
      * streamed input may hold in memory; larger is an error with its byte offset
      * (decompression bombs). 0: 256 MB. */
     uint64_t max_token;
+    /* GPU-first load (the rank overview's first pass): keep only metadata and the
+     * events on GPU lanes (kernels, memcpy, memset, syncs, GPU annotations), passing
+     * over every other event without building it (trace/jsonpeek.c). The model is
+     * marked Trace.gpu_only; the snapshot cache is off for it. */
+    bool gpu_only;
 } LoadOptions;
 
 /* Loads one file into t as a new source (t not yet finished). Returns false with a
