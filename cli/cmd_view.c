@@ -12,6 +12,7 @@
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/kernel_table.h"
+#include "ovtrace/tui/lazyload.h"
 #include "ovtrace/tui/loading.h"
 #include "ovtrace/tui/title.h"
 #include "view_compare.h"
@@ -70,8 +71,12 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, App **out)
     if (!Crt_init(caps)) return 1;
     /* -v's cache notes are not passed: stderr would draw over the screen */
     LoadOptions lo = {.rules = in->rules, .threads = in->threads, .cache = in->cache, .max_token = in->max_token};
+    /* many rank files: GPU lanes first for the rank overview, the rest in the background */
+    bool lazy = LazyLoad_wanted((const char *const *)in->files, in->n_files);
+    LoadOptions first = lo;
+    first.gpu_only = lazy;
     LoadJob job;
-    LoadJob_init(&job, in->files, in->n_files, &lo, *caps, title); /* the thread starts after the first paint */
+    LoadJob_init(&job, in->files, in->n_files, &first, *caps, title); /* the thread starts after the first paint */
     int r = LoadJob_runScreen(&job, Glyphs_get(caps->unicode));
     int rc = 0;
     if (r != 0) {
@@ -88,6 +93,7 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, App **out)
         rc = 1;
     } else {
         *out = job.app;
+        if (lazy) LazyLoad_start(job.app, (const char *const *)in->files, in->n_files, &lo);
         if (job.warnings && !in->quiet) {
             /* first line in the status bar, with a count of the others */
             char *w = job.warnings;
@@ -255,6 +261,7 @@ int cmd_view(int argc, char **argv) {
     if (headless) rc = App_runHeadless(a, NULL, kv, nk, frames, w, h, dump, stdout);
     else rc = App_runInteractive(a, NULL);
 out:
+    if (a && a->lazy) t = NULL; /* the lazy loader owns the model */
     App_free(a);
     Trace_free(t);
     free(kv);

@@ -13,6 +13,7 @@
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/kernel_table.h"
+#include "ovtrace/tui/lazyload.h"
 #include "ovtrace/tui/collview.h"
 #include "ovtrace/tui/lanes_render.h"
 #include "ovtrace/tui/overview.h"
@@ -70,6 +71,7 @@ void App_free(App *a) {
     CollView_reset(a);
     free(a->colbuf);
     free(a->bandbuf);
+    LazyLoad_free(a->lazy); /* last: it owns the model */
     free(a);
 }
 
@@ -299,6 +301,7 @@ int App_runInteractive(App *a, const TuiSource *src) {
     bool full = true;
     while (!a->quit) {
         poll_source(a, src);
+        if (LazyLoad_poll(a)) full = true;
         Crt_size(&w, &h);
         if (w != g.w || h != g.h) {
             Grid_resize(&g, w, h);
@@ -310,7 +313,7 @@ int App_runInteractive(App *a, const TuiSource *src) {
         if (full) Loading_markFrame("timeline");
         full = false;
         TuiKey k;
-        if (!Crt_readKey(&k, src ? 250 : 1000)) continue;
+        if (!Crt_readKey(&k, src || LazyLoad_pending(a) ? 250 : 1000)) continue;
         /* handle everything already typed before drawing again */
         int n = 0;
         do {
@@ -335,6 +338,7 @@ int App_runHeadless(App *a, const TuiSource *src, const TuiKey *keys, size_t nke
     if (total < nkeys + 1) total = nkeys + 1;
     for (size_t f = 0; f < total; f++) {
         poll_source(a, src);
+        LazyLoad_poll(a);
         if (f > 0 && f - 1 < nkeys) {
             const TuiKey *k = &keys[f - 1];
             if (k->code == TK_RESIZE && k->x > 0 && k->y > 0) Grid_resize(&g, k->x, k->y);
