@@ -93,7 +93,8 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, App **out)
         rc = 1;
     } else {
         *out = job.app;
-        if (lazy) LazyLoad_start(job.app, (const char *const *)in->files, in->n_files, &lo);
+        /* a GPU-only model that left nothing out (all events on GPU lanes) is complete */
+        if (lazy && job.app->t->gpu_only) LazyLoad_start(job.app, (const char *const *)in->files, in->n_files, &lo);
         if (job.warnings && !in->quiet) {
             /* first line in the status bar, with a count of the others */
             char *w = job.warnings;

@@ -182,7 +182,8 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         t = Trace_new();
         for (size_t i = 0; ok && i < n_files; i++) ok = Load_chromeFile(t, files[i], opt, err, errlen);
         if (ok) Trace_finishThreads(t, threads);
-        if (ok) t->gpu_only = opt && opt->gpu_only;
+        /* nothing passed over (every event on a GPU lane): the model is complete */
+        if (ok) t->gpu_only = opt && opt->gpu_only && t->deferred > 0;
     }
     if (ok && cached && opt && opt->cancel && *opt->cancel) {
         snprintf(err, errlen, "%s: loading cancelled", files[0]);

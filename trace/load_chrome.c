@@ -606,6 +606,7 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
     }
     if (gpu_only(L) && !keeps_gpu(&ev->cat, ph)) { /* loaded by the full load */
         L->n_deferred++;
+        L->t->deferred++;
         return;
     }
     int64_t pid, tid;
@@ -874,6 +875,8 @@ static void parallel_finish(Loader *L) {
 /* Moves a usable worker slice's events into the main trace and shows them to the
  * preview now, not at the next 8 MB report (the last slice is followed by none). */
 static void adopt_events(Loader *L, Split *sp) {
+    L->t->deferred += sp->t->deferred; /* gpu_only: events the worker passed over */
+    L->n_deferred += sp->t->deferred;
     Trace_absorb(L->t, L->source, sp->t);
     L->t->diag.parallel_slices++;
     L->n_loaded += sp->t->n_events;
@@ -1007,6 +1010,8 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             }
             if (ps == JSPEEK_OK && (uint64_t)(oe - q) <= L->max_token && peek_skips(&pk)) {
                 L->n_deferred++;
+                L->t->deferred++;
+        L->t->deferred++;
                 first = comma = false;
                 p = oe;
                 elem_off = L->base + (uint64_t)(p - L->buf);

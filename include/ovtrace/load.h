@@ -46,7 +46,8 @@ typedef struct {
     /* GPU-first load (the rank overview's first pass): keep only metadata and the
      * events on GPU lanes (kernels, memcpy, memset, syncs, GPU annotations), passing
      * over every other event without building it (trace/jsonpeek.c). The model is
-     * marked Trace.gpu_only; the snapshot cache is off for it. */
+     * marked Trace.gpu_only unless no event was passed over (then it is complete); the
+     * snapshot cache is off for it. */
     bool gpu_only;
 } LoadOptions;
 

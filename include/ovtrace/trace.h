@@ -151,6 +151,7 @@ typedef struct Trace {
     /* only GPU lanes were loaded (LoadOptions.gpu_only): CPU lanes, flows, launch
      * partners and counters are missing until the full model replaces this one */
     bool gpu_only;
+    size_t deferred; /* gpu_only loads: events passed over (0: the model is complete) */
     TraceDiag diag;
     /* "FILE: ..." something the input layer ignored (trailing garbage after gzip data),
      * or NULL; not in TraceDiag, whose layout the snapshot stores (a trace with one is
