@@ -48,4 +48,22 @@ keys O
 expect '[ "$(grep -Ec "^[> ] r[0-7] [0-9.]+(us|ms|s) L[0-9]+ *$|^[> ] r[0-7] [0-9.]+(us|ms|s) L[0-9]+ +│" "$TMP/screen")" -eq 8 ]' \
     "O did not return to the overview without the loading marks"
 keys q q
+# the first pass never validates CPU events: the full load's warnings are shown at the swap
+python3 - "$TMP/ranks/rank3.json" <<'PY' || fail "could not plant a bad CPU event"
+import sys
+p = sys.argv[1]
+s = open(p).read()
+i = s.index('"cat": "cpu_op"')
+j = s.index('"ts": ', i)
+k = s.index(',', j)
+open(p, 'w').write(s[:j] + '"ts": "soon"' + s[k:])
+PY
+tmux -L "$SOCK" kill-server 2>/dev/null
+SOCK="$SOCK-2"
+tmux -L "$SOCK" -f /dev/null new-session -d -x $W -y $H \
+    "env OVTRACE_LAZY=1 TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 $BIN view $TMP/ranks; sleep 600" \
+    || fail "tmux did not start"
+expect 'grep -q "all events loaded; warning: skipped 1 event with bad values; first in .*rank3.json" "$TMP/screen"' \
+    "the full load's warning is not shown after the swap"
+keys q q
 echo "ok: lazy rank overview"
