@@ -69,6 +69,74 @@ static const char *skip_string(Finder *f, const char *p, const char *end, bool *
     }
 }
 
+/* The rest of an object once "ph" and "cat" are known: only its end matters. Per
+ * 16-byte block without backslashes, the bytes inside strings come from a prefix XOR of
+ * the quote mask, and a block whose closers cannot bring the depth to 0 is passed whole;
+ * blocks with a backslash (and the tail) go byte by byte. */
+static JsPeekStatus skip_rest(const char *p, const char *end, size_t depth, const char **obj_end) {
+    bool in_str = false, esc = false;
+    for (;;) {
+        size_t n = (size_t)(end - p) < 16 ? (size_t)(end - p) : 16;
+        if (n == 0) return JSPEEK_MORE;
+#ifdef __SSE2__
+        if (n == 16 && !esc) {
+            __m128i x = _mm_loadu_si128((const __m128i *)p);
+            unsigned bs = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
+            if (!bs) {
+                unsigned q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')));
+                unsigned o = (unsigned)_mm_movemask_epi8(
+                    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('{')), _mm_cmpeq_epi8(x, _mm_set1_epi8('['))));
+                unsigned c = (unsigned)_mm_movemask_epi8(
+                    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('}')), _mm_cmpeq_epi8(x, _mm_set1_epi8(']'))));
+                unsigned inside = q;
+                inside ^= inside << 1;
+                inside ^= inside << 2;
+                inside ^= inside << 4;
+                inside ^= inside << 8;
+                inside &= 0xffffu;
+                if (in_str) inside = ~inside & 0xffffu;
+                o &= ~inside;
+                c &= ~inside;
+                if (__builtin_popcount(q) & 1) in_str = !in_str;
+                if ((size_t)__builtin_popcount(c) < depth) {
+                    depth += (size_t)__builtin_popcount(o);
+                    depth -= (size_t)__builtin_popcount(c);
+                } else {
+                    for (unsigned m = o | c; m; m &= m - 1) {
+                        int i = __builtin_ctz(m);
+                        if (o >> i & 1) depth++;
+                        else if (--depth == 0) {
+                            *obj_end = p + i + 1;
+                            return JSPEEK_OK;
+                        }
+                    }
+                }
+                p += 16;
+                continue;
+            }
+        }
+#endif
+        for (size_t i = 0; i < n; i++) {
+            char ch = p[i];
+            if (in_str) {
+                if (esc) esc = false;
+                else if (ch == '\\') esc = true;
+                else if (ch == '"') in_str = false;
+            } else if (ch == '"') {
+                in_str = true;
+            } else if (ch == '{' || ch == '[') {
+                depth++;
+            } else if (ch == '}' || ch == ']') {
+                if (--depth == 0) {
+                    *obj_end = p + i + 1;
+                    return JSPEEK_OK;
+                }
+            }
+        }
+        p += n;
+    }
+}
+
 JsPeekStatus JsPeek_object(const char *p, const char *end, JsPeek *out, const char **obj_end) {
     memset(out, 0, sizeof *out);
     if (p >= end || *p != '{') return JSPEEK_BAD;
@@ -103,6 +171,9 @@ JsPeekStatus JsPeek_object(const char *p, const char *end, JsPeek *out, const ch
                     out->cat = v, out->cat_n = vn;
                 }
                 key = NULL;
+                /* both known (the first member of a name wins, as in the parser): only
+                 * the end is left to find */
+                if (out->ph && out->cat) return skip_rest(q, end, depth, obj_end);
             }
             p = q;
             continue;

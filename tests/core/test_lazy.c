@@ -3,7 +3,8 @@
  * wait/transfer split, per-rank waits and straggler counts, per-name skew) must equal
  * the full load's, and the GPU lanes must hold exactly the same events. Checked on the
  * shipped multi-rank data, on Kineto traces with CPU ops, flows and counters, and on
- * simulator output with stragglers. Also the object skip itself (trace/jsonpeek.c). */
+ * simulator output with stragglers. Also the object skip itself (trace/jsonpeek.c), by hand
+ * and against the validating scanner on 20,000 random event-like objects. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <cmocka.h>
 
 #include "jsonpeek.h"
+#include "jsonscan.h"
 #include "ovtrace/collectives.h"
 #include "ovtrace/load.h"
 #include "ovtrace/overlap.h"
@@ -63,6 +65,85 @@ static void test_peek(void **state) {
     assert_int_equal(peek("{\"ph\": \"X\", \"a\": {", &pk, &n), JSPEEK_MORE);
     assert_int_equal(peek("{\"a\": 1]}", &pk, &n), JSPEEK_OK); /* braces only: ']' closes a level */
     assert_int_equal(peek("x", &pk, &n), JSPEEK_BAD);
+}
+
+/* Random event-like objects (nested args, strings with brackets, quotes and escapes,
+ * long and short) against the validating scanner: the same end, and ph/cat as written. */
+static unsigned rng_state = 12345;
+static unsigned rnd(unsigned n) {
+    rng_state = rng_state * 1103515245u + 12345u;
+    return (rng_state >> 8) % n;
+}
+static void rnd_string(char *b, size_t *o) {
+    static const char *pieces[] = {"a", "{", "}", "[", "]", ",", ":", "\\\"", "\\\\", "\\u0041", " ", "kernel", "x}y"};
+    b[(*o)++] = '"';
+    for (unsigned k = rnd(12); k; k--) {
+        const char *pc = pieces[rnd(sizeof pieces / sizeof *pieces)];
+        *o += (size_t)sprintf(b + *o, "%s", pc);
+    }
+    b[(*o)++] = '"';
+}
+static void rnd_value(char *b, size_t *o, int depth) {
+    unsigned t = depth > 3 ? rnd(3) : rnd(5);
+    if (t == 0) rnd_string(b, o);
+    else if (t == 1) *o += (size_t)sprintf(b + *o, "%u.%u", rnd(100000), rnd(1000));
+    else if (t == 2) *o += (size_t)sprintf(b + *o, "%s", rnd(2) ? "true" : "null");
+    else if (t == 3) {
+        b[(*o)++] = '[';
+        for (unsigned k = rnd(4); k; k--) {
+            rnd_value(b, o, depth + 1);
+            if (k > 1) b[(*o)++] = ',';
+        }
+        b[(*o)++] = ']';
+    } else {
+        b[(*o)++] = '{';
+        for (unsigned k = rnd(4); k; k--) {
+            rnd_string(b, o);
+            *o += (size_t)sprintf(b + *o, "%s", rnd(2) ? ": " : ":\n      ");
+            rnd_value(b, o, depth + 1);
+            if (k > 1) b[(*o)++] = ',';
+        }
+        b[(*o)++] = '}';
+    }
+}
+
+static void test_peek_random(void **state) {
+    (void)state;
+    static char b[1 << 16];
+    for (int it = 0; it < 20000; it++) {
+        size_t o = 0;
+        b[o++] = '{';
+        unsigned members = 2 + rnd(6);
+        int ph_at = (int)rnd(members), cat_at = (int)rnd(members);
+        if (cat_at == ph_at) cat_at = (ph_at + 1) % (int)members;
+        for (unsigned m = 0; m < members; m++) {
+            if ((int)m == ph_at) o += (size_t)sprintf(b + o, "\"ph\": \"%c\"", "XBMi"[rnd(4)]);
+            else if ((int)m == cat_at) o += (size_t)sprintf(b + o, "\"cat\": \"%s\"", rnd(2) ? "kernel" : "cpu_op");
+            else {
+                rnd_string(b, &o);
+                b[o++] = ':';
+                rnd_value(b, &o, 1);
+            }
+            if (m + 1 < members) o += (size_t)sprintf(b + o, "%s", rnd(2) ? ", " : ",\n    ");
+        }
+        b[o++] = '}';
+        size_t full = o;
+        o += (size_t)sprintf(b + o, ", {\"ph\": \"X\"}");
+        JsCtx c = {.end = b + o};
+        const char *q = b;
+        Tok v;
+        assert_int_equal(Js_value(&c, &q, &v), JS_OK);
+        assert_int_equal(q - b, full);
+        JsPeek pk;
+        const char *e = NULL;
+        assert_int_equal(JsPeek_object(b, b + o, &pk, &e), JSPEEK_OK);
+        assert_int_equal(e - b, full);
+        assert_true(pk.ph && pk.ph_n == 1 && pk.cat && (pk.cat_n == 6));
+        /* any cut before the end needs more data */
+        size_t cut = rnd((unsigned)full);
+        assert_int_equal(JsPeek_object(b, b + cut, &pk, &e), cut ? JSPEEK_MORE : JSPEEK_BAD);
+        Js_free(&c);
+    }
 }
 
 /* ---------- GPU-first model vs full model ---------- */
@@ -271,6 +352,7 @@ static void test_simulated_stragglers(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_peek),
+        cmocka_unit_test(test_peek_random),
         cmocka_unit_test(test_shipped_multirank),
         cmocka_unit_test(test_deepseek),
         cmocka_unit_test(test_simulated_stragglers),
