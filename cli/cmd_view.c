@@ -12,6 +12,7 @@
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/kernel_table.h"
+#include "ovtrace/tui/lazyload.h"
 #include "ovtrace/tui/loading.h"
 #include "ovtrace/tui/title.h"
 #include "view_compare.h"
@@ -33,6 +34,8 @@ void help_view(FILE *out) {
             "  --osc52            let y in the kernel table (t) copy a name to the clipboard with the\n"
             "                     OSC 52 escape (off by default; also OVTRACE_OSC52=1)\n"
             "  --color MODE       auto (default), 256, 16 or none (NO_COLOR and TERM=vt100 mean none)\n"
+            "  --lazy MODE        auto (default: lazy from 8 rank files and 64 MB), on or off: the rank\n"
+            "                     overview opens on the GPU lanes while the rest loads behind it\n"
             "comparing two runs (view A B --align MODE; A, B: a file, a directory or file,file,...):\n"
             "  --align start      each run on its own clock, starting at 0; runs drawn one above the\n"
             "                     other (rank by rank), groups labelled with run and file name;\n"
@@ -61,7 +64,8 @@ static bool parse_size(const char *s, int *w, int *h) {
  * still active) and the load warnings are in its status bar. Otherwise the terminal
  * is restored and the result is the exit status: 1 after a load error (printed like
  * 'ovtrace stats' does), 0 when q cancelled, 128+signal after Ctrl-C/SIGTERM/SIGHUP. */
-static int view_load(InputOptions *in, Caps *caps, const char *title, int throttle_ms, App **out) {
+static int view_load(InputOptions *in, Caps *caps, const char *title, int throttle_ms, int lazy_mode, int lazy_delay_ms,
+                     App **out) {
     *out = NULL;
     if (in->n_files == 0) {
         cli_error("no trace file given");
@@ -71,8 +75,12 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, int thrott
     /* -v's cache notes are not passed: stderr would draw over the screen */
     LoadOptions lo = InputOptions_loadOptions(in);
     if (in->verbose) lo.cache_log = NULL;
+    /* many rank files: GPU lanes first for the rank overview, the rest in the background */
+    bool lazy = LazyLoad_wanted((const char *const *)in->files, in->n_files, lazy_mode);
+    LoadOptions first = lo;
+    first.gpu_only = lazy;
     LoadJob job;
-    LoadJob_init(&job, in->files, in->n_files, &lo, *caps, title); /* the thread starts after the first paint */
+    LoadJob_init(&job, in->files, in->n_files, &first, *caps, title); /* the thread starts after the first paint */
     LoadWatch_setThrottleMs(job.watch, throttle_ms);
     int r = LoadJob_runScreen(&job, Glyphs_get(caps->unicode));
     int rc = 0;
@@ -90,6 +98,8 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, int thrott
         rc = 1;
     } else {
         *out = job.app;
+        /* a GPU-only model that left nothing out (all events on GPU lanes) is complete */
+        if (lazy && job.app->t->gpu_only) LazyLoad_start(job.app, (const char *const *)in->files, in->n_files, &lo, lazy_delay_ms);
         if (job.warnings && !in->quiet) {
             /* first line in the status bar, with a count of the others */
             char *w = job.warnings;
@@ -121,7 +131,7 @@ static void open_on_recorded_range(App *a) {
 }
 
 enum { VW_DUMP = 100, VW_FRAMES, VW_KEYS, VW_SIZE, VW_RANGE, VW_ALIGN, VW_STEP, VW_ASCII, VW_OSC52, VW_COLOR,
-       VW_THROTTLE, VW_FRAME_LOG };
+       VW_THROTTLE, VW_FRAME_LOG, VW_LAZY, VW_LAZY_DELAY };
 
 static const OptSpec VIEW_OPTIONS[] = {
     {"--dump", 0, false, VW_DUMP, NULL, false},    {"--frames", 0, true, VW_FRAMES, NULL, false},
@@ -129,11 +139,13 @@ static const OptSpec VIEW_OPTIONS[] = {
     {"--range", 0, true, VW_RANGE, NULL, false},   {"--align", 0, true, VW_ALIGN, NULL, false},
     {"--step", 0, true, VW_STEP, NULL, false},     {"--ascii", 0, false, VW_ASCII, NULL, false},
     {"--osc52", 0, false, VW_OSC52, NULL, false},  {"--color", 0, true, VW_COLOR, NULL, false},
-    {"--colour", 0, true, VW_COLOR, NULL, true},
+    {"--colour", 0, true, VW_COLOR, NULL, true},   {"--lazy", 0, true, VW_LAZY, NULL, false},
     /* test and benchmark hooks (docs/testing.md): a loader slowed down so that the
      * loading screen can be watched; a line per painted frame appended to a file */
     {"--debug-load-throttle-ms", 0, true, VW_THROTTLE, NULL, true},
     {"--debug-frame-log", 0, true, VW_FRAME_LOG, NULL, true},
+    /* holds the lazy overview's background load back so tests see its loading state */
+    {"--debug-lazy-delay-ms", 0, true, VW_LAZY_DELAY, NULL, true},
     {0},
 };
 const OptSpec *const VIEW_TABLES[] = {VIEW_OPTIONS, INPUT_OPTIONS, NULL};
@@ -141,7 +153,7 @@ const OptSpec *const VIEW_TABLES[] = {VIEW_OPTIONS, INPUT_OPTIONS, NULL};
 typedef struct {
     InputOptions in;
     const char *keys, *range, *color, *align, *step, *frame_log;
-    int frames, w, h, throttle_ms;
+    int frames, w, h, throttle_ms, lazy, lazy_delay_ms; /* lazy: -1 auto, 0 off, 1 on */
     bool dump, ascii, headless;
 } ViewArgs;
 
@@ -187,13 +199,22 @@ static int view_opt(void *ctx, const OptSpec *s, const char *v) {
         }
         A->color = v;
         break;
+    case VW_LAZY:
+        if (strcmp(v, "auto") && strcmp(v, "on") && strcmp(v, "off")) {
+            cli_error("--lazy takes auto, on or off, got '%s'", v);
+            return 2;
+        }
+        A->lazy = !strcmp(v, "auto") ? -1 : !strcmp(v, "on");
+        break;
     case VW_THROTTLE:
+    case VW_LAZY_DELAY:
         n = strtol(v, &end, 10);
         if (!*v || *end || n < 0 || n > 60000) {
             cli_error("%s needs milliseconds from 0 to 60000, got '%s'", s->name, v);
             return 2;
         }
-        A->throttle_ms = (int)n;
+        if (s->id == VW_THROTTLE) A->throttle_ms = (int)n;
+        else A->lazy_delay_ms = (int)n;
         break;
     case VW_FRAME_LOG: A->frame_log = v; break;
     }
@@ -205,7 +226,7 @@ int cmd_view(int argc, char **argv) {
     setlocale(LC_NUMERIC, "C"); /* glyphs follow the locale; numbers (the e key's JSON) do not */
     const char *osc = getenv("OVTRACE_OSC52"); /* documented: README, Environment */
     if (osc && !strcmp(osc, "1")) KTable_setOsc52(true);
-    ViewArgs V = {.color = "auto", .w = 120, .h = 40};
+    ViewArgs V = {.color = "auto", .w = 120, .h = 40, .lazy = -1};
     InputOptions_init(&V.in);
     InputOptions *const inp = &V.in;
     TuiKey *kv = NULL;
@@ -250,7 +271,7 @@ int cmd_view(int argc, char **argv) {
         }
         a = App_new(t, caps, title);
     } else {
-        rc = view_load(inp, &caps, title, V.throttle_ms, &a);
+        rc = view_load(inp, &caps, title, V.throttle_ms, V.lazy, V.lazy_delay_ms, &a);
         if (!a) goto out;
         t = a->t;
     }
@@ -289,6 +310,7 @@ int cmd_view(int argc, char **argv) {
     if (headless) rc = App_runHeadless(a, NULL, kv, nk, frames, w, h, dump, stdout);
     else rc = App_runInteractive(a, NULL);
 out:
+    if (a && a->lazy) t = NULL; /* the lazy loader owns the model */
     App_free(a);
     Trace_free(t);
     free(kv);

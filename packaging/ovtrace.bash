@@ -12,7 +12,7 @@ _ovtrace_sim_opts='--simulate --workload= --mode= --comm-sms= --tokens= --layers
 
 _ovtrace_opts() { # COMMAND: its options
     case $1 in
-    view) echo "--range= --ascii --osc52 --color= --align= --step= --dump --frames= --keys= --size=
+    view) echo "--range= --ascii --osc52 --color= --lazy= --align= --step= --dump --frames= --keys= --size=
                 $_ovtrace_input_opts" ;;
     stats) echo "--json --range= --rank= --device= --stream= --top= $_ovtrace_input_opts" ;;
     diff) echo "--json --group-names --step= --top= --a= --b= $_ovtrace_input_opts" ;;
@@ -43,6 +43,7 @@ _ovtrace_values() {
     case $opt in
     --color) words='auto 256 16 none' ;;
     --align) words='start step' ;;
+    --lazy) words='auto on off' ;;
     --mode) words='prefill decode serial serve' ;;
     --link) words='nvlink ib' ;;
     --batching) words='dynamic fixed' ;;

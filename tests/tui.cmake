@@ -53,3 +53,6 @@ set_tests_properties(tui_e2e_collectives PROPERTIES LABELS "tui-e2e" SKIP_RETURN
 add_test(NAME tui_e2e_export
   COMMAND bash ${tui_dir}/e2e_export.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK} ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set_tests_properties(tui_e2e_export PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 300)
+# Issue 16 item 5: the lazy rank overview (GPU lanes first, CPU lanes loaded behind it).
+add_test(NAME tui_e2e_lazy_overview COMMAND bash ${tui_dir}/e2e_lazy.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
+set_tests_properties(tui_e2e_lazy_overview PROPERTIES LABELS "tui-e2e" SKIP_RETURN_CODE 77 TIMEOUT 300)

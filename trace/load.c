@@ -125,7 +125,7 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
     SnapshotFileId *ids = NULL;
     char cpath[PATH_MAX] = "";
     bool cached = false;
-    int mode = cache_mode(opt);
+    int mode = opt && opt->gpu_only ? -1 : cache_mode(opt); /* a partial model is never cached */
     if (ok && mode >= 0) {
         ids = xcalloc(n_files, sizeof *ids);
         uint64_t json = 0;
@@ -161,6 +161,8 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         t = Trace_new();
         for (size_t i = 0; ok && i < n_files; i++) ok = Load_chromeFile(t, files[i], opt, err, errlen);
         if (ok) Trace_finishThreads(t, threads);
+        /* nothing passed over (every event on a GPU lane): the model is complete */
+        if (ok) t->gpu_only = opt && opt->gpu_only && t->deferred > 0;
     }
     if (ok && cached && opt && opt->cancel && *opt->cancel) {
         snprintf(err, errlen, "%s: loading cancelled", files[0]);

@@ -19,6 +19,7 @@
 #include "ovtrace/load.h"
 #include "ovtrace/timeunits.h"
 #include "slabfeed.h"
+#include "jsonpeek.h"
 
 #define WINDOW_MIN (4u << 20)
 #define PROGRESS_EVERY (8u << 20)
@@ -63,6 +64,7 @@ typedef struct {
     OpenStack *stacks;
     size_t n_stacks;
     size_t n_loaded;
+    size_t n_deferred; /* gpu_only: events left to the full load */
     uint64_t next_progress;
     const LoadOptions *opt;
     /* top-level metadata, accumulated as the text of one JSON object */
@@ -314,6 +316,22 @@ static bool kind_is_gpu(EventKind k) {
     return k == KIND_KERNEL || k == KIND_MEMCPY || k == KIND_MEMSET || k == KIND_SYNC || k == KIND_GPU_ANNOTATION;
 }
 
+/* The GPU-first load (LoadOptions.gpu_only) keeps metadata and the events that land on
+ * GPU lanes: exactly those add_event would put there. */
+static bool gpu_only(const Loader *L) { return L->opt && L->opt->gpu_only; }
+static bool keeps_gpu(const Tok *cat, char ph) {
+    return ph == 'M' || ((ph == 'X' || ph == 'B' || ph == 'E') && kind_is_gpu(kind_of(cat, ph)));
+}
+
+/* GPU-first load: true when the object at q (found by JsPeek) certainly holds no GPU
+ * event, so it is passed over without being built (its errors, if any, are reported by
+ * the full load). Anything unusual (no "ph", escapes) is left to parse_event. */
+static bool peek_skips(const JsPeek *pk) {
+    if (pk->esc || !pk->ph || pk->ph_n != 1) return false;
+    Tok cat = {pk->cat, (uint32_t)pk->cat_n, pk->cat ? TOK_STRING : TOK_NONE, false};
+    return !keeps_gpu(&cat, pk->ph[0]);
+}
+
 static bool is_p2p(const Trace *t, uint32_t name) {
     const char *s = StrTab_get(t->strings, name);
     return strstr(s, "PtoP") || strstr(s, "Peer") || strstr(s, "P2P");
@@ -523,6 +541,11 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
     char ph = ev->ph.type == TOK_STRING && ev->ph.n == 1 ? ev->ph.p[0] : 0;
     if (!ph) {
         skip_event(L, off, ev->ph.type == TOK_NONE ? "missing \"ph\"" : "\"ph\" is not a one-letter string");
+        return;
+    }
+    if (gpu_only(L) && !keeps_gpu(&ev->cat, ph)) { /* loaded by the full load */
+        L->n_deferred++;
+        L->t->deferred++;
         return;
     }
     int64_t pid, tid;
@@ -792,6 +815,8 @@ static void parallel_finish(Loader *L) {
 /* Moves a usable worker slice's events into the main trace and shows them to the
  * preview now, not at the next 8 MB report (the last slice is followed by none). */
 static void adopt_events(Loader *L, Split *sp) {
+    L->t->deferred += sp->t->deferred; /* gpu_only: events the worker passed over */
+    L->n_deferred += sp->t->deferred;
     Trace_absorb(L->t, L->source, sp->t);
     L->t->diag.parallel_slices++;
     L->n_loaded += sp->t->n_events;
@@ -914,6 +939,25 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             /* with slabs the main parser may only glue: report progress (and cancel) */
             if (L->feed && !progress(L, p)) goto cancelled;
             continue;
+        }
+        if (*q == '{' && gpu_only(L)) {
+            JsPeek pk;
+            const char *oe;
+            JsPeekStatus ps = JsPeek_object(q, L->js.end, &pk, &oe);
+            if (ps == JSPEEK_MORE) {
+                if (!window_refill(L, &p, NULL)) goto trunc;
+                continue;
+            }
+            if (ps == JSPEEK_OK && (uint64_t)(oe - q) <= L->max_token && peek_skips(&pk)) {
+                L->n_deferred++;
+                L->t->deferred++;
+        L->t->deferred++;
+                first = comma = false;
+                p = oe;
+                elem_off = L->base + (uint64_t)(p - L->buf);
+                if (!progress(L, p)) goto cancelled;
+                continue;
+            }
         }
         JsStatus st;
         const char *obj = q;
@@ -1180,7 +1224,7 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
         snprintf(t->input_warning, n, "%s: %s", path, Input_warning(in));
     }
     if (ok && Input_truncated(in) && !t->diag.truncated) note_truncated(&L, L.buf + L.len);
-    if (ok && t->n_events == before && L.n_loaded == 0) {
+    if (ok && t->n_events == before && L.n_loaded == 0 && L.n_deferred == 0) {
         if (t->diag.skipped > skipped_before)
             snprintf(err, errlen, "%s: no valid trace event (%zu skipped; first at byte %" PRIu64 ": %s)", path,
                      t->diag.skipped - skipped_before, t->diag.first_skip_offset, t->diag.first_skip_reason);

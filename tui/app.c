@@ -13,6 +13,7 @@
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/kernel_table.h"
+#include "ovtrace/tui/lazyload.h"
 #include "ovtrace/tui/collview.h"
 #include "ovtrace/tui/lanes_render.h"
 #include "ovtrace/tui/overview.h"
@@ -70,6 +71,7 @@ void App_free(App *a) {
     CollView_reset(a);
     free(a->colbuf);
     free(a->bandbuf);
+    LazyLoad_free(a->lazy); /* last: it owns the model */
     free(a);
 }
 

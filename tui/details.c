@@ -125,7 +125,8 @@ void Details_build(DetailsCache *d, const Trace *t, size_t idx) {
                  Trace_name(t, pe), lane, a);
         add(d, "partner", buf);
     } else {
-        add(d, "partner", "none");
+        /* a lazy load's GPU-first model has no CPU lanes yet: not "none" */
+        add(d, "partner", t->gpu_only ? "loading (CPU lanes not loaded yet)" : "none");
     }
     char err[256];
     size_t len;

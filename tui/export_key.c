@@ -38,6 +38,10 @@ void ExportKey_label(App *a) {
 
 void ExportKey_start(App *a) {
 #ifdef OVTRACE_HAVE_EXPORT
+    if (a->t->gpu_only) { /* a lazy load: the file would miss every CPU event */
+        App_message(a, ROLE_ERROR, "export waits for the full load: CPU lanes still loading (see the title bar)");
+        return;
+    }
     a->prompt.kind = PROMPT_EXPORT;
     a->prompt.clip = true; /* the output's figures are the range's */
     ExportKey_label(a);

@@ -158,8 +158,10 @@ int KTable_render(Grid *g, Rect r, const Trace *t, const KTable *kt, size_t sel,
     Time_format(b, sizeof b, kt->t1 - t->t_min);
     size_t events = 0;
     for (size_t i = 0; i < kt->n; i++) events += kt->rows[i].count;
-    snprintf(buf, sizeof buf, " %s in %s..%s: %zu names, %zu events  (1-8 sort, Enter slowest, a %s, y copy, t/Esc close)",
-             kt->all ? "Events" : "Kernels", a, b, kt->n, events, kt->all ? "kernels only" : "all events");
+    /* a lazy load's GPU-first model: "all events" cannot include the CPU lanes yet */
+    snprintf(buf, sizeof buf, " %s in %s..%s: %zu names, %zu events%s  (1-8 sort, Enter slowest, a %s, y copy, t/Esc close)",
+             kt->all ? "Events" : "Kernels", a, b, kt->n, events,
+             kt->all && t->gpu_only ? " (GPU lanes only: CPU lanes loading)" : "", kt->all ? "kernels only" : "all events");
     Grid_text(g, r.x, r.y, r.w, buf, ROLE_PANEL_TITLE, ATTR_BOLD);
     /* header: the sort column carries an arrow */
     int x = r.x;

@@ -200,6 +200,10 @@ static unsigned k_partner(App *a, const TuiKey *k, int arg) {
         return REDRAW_VIEW | KEEP_MSG;
     }
     size_t p = Trace_partner(a->t, a->v.sel);
+    if (p == SIZE_MAX && a->t->gpu_only) {
+        App_message(a, ROLE_DIM, "launch partner: CPU lanes still loading (see the title bar)");
+        return REDRAW_VIEW;
+    }
     if (p == SIZE_MAX) {
         App_message(a, ROLE_ERROR, "no launch partner (no ac2g flow or correlation id)");
         return REDRAW_VIEW | KEEP_MSG;
@@ -576,6 +580,11 @@ static unsigned prompt_key(App *a, const TuiKey *k) {
                 return REDRAW_VIEW;
             }
             search_jump(a, 1, true);
+            if (a->t->gpu_only) { /* a lazy load: CPU ops are not searchable yet */
+                char m[sizeof a->msg];
+                snprintf(m, sizeof m, "%s", a->msg);
+                App_message(a, ROLE_DIM, "%.180s (GPU lanes only: CPU lanes still loading)", m);
+            }
         } else if (kind == PROMPT_EXPORT) {
             ExportKey_submit(a, p->buf);
         } else if (kind == PROMPT_SAVE) {

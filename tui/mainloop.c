@@ -6,6 +6,7 @@
 
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
+#include "ovtrace/tui/lazyload.h"
 #include "ovtrace/tui/loading.h"
 
 void Mainloop_run(const Mainloop *m) {
@@ -20,7 +21,7 @@ void Mainloop_run(const Mainloop *m) {
             Grid_resize(&g, w, h);
             full = true;
         }
-        m->frame(m->ctx, &g);
+        if (m->frame(m->ctx, &g)) full = true;
         Crt_paint(&g, full);
         if (m->painted) m->painted(m->ctx, full);
         full = false;
@@ -52,11 +53,13 @@ static void poll_source(App *a, const TuiSource *src) {
 
 static bool app_done(void *ctx) { return ((App *)ctx)->quit; }
 
-static void app_frame(void *ctx, Grid *g) {
+static bool app_frame(void *ctx, Grid *g) {
     App *a = ctx;
     poll_source(a, a->src);
+    bool swapped = LazyLoad_poll(a); /* the lazy overview's full model arrived */
     App_sync(a);
     App_render(a, g);
+    return swapped;
 }
 
 static void app_painted(void *ctx, bool full) {
@@ -66,7 +69,7 @@ static void app_painted(void *ctx, bool full) {
 
 static unsigned app_key(void *ctx, const TuiKey *k) { return App_key(ctx, k); }
 
-static int app_wait(void *ctx) { return ((App *)ctx)->src ? 250 : 1000; }
+static int app_wait(void *ctx) { return ((App *)ctx)->src || LazyLoad_pending(ctx) ? 250 : 1000; }
 
 int App_runInteractive(App *a, const TuiSource *src) {
     a->src = src;
@@ -99,6 +102,7 @@ int App_runHeadless(App *a, const TuiSource *src, const TuiKey *keys, size_t nke
     if (total < nkeys + 1) total = nkeys + 1;
     for (size_t f = 0; f < total; f++) {
         poll_source(a, src);
+        LazyLoad_poll(a);
         if (f > 0 && f - 1 < nkeys) {
             const TuiKey *k = &keys[f - 1];
             if (k->code == TK_RESIZE && k->x > 0 && k->y > 0) Grid_resize(&g, k->x, k->y);
@@ -124,13 +128,14 @@ typedef struct {
 
 static bool load_done(void *ctx) { return LoadJob_finished(((LoadingLoop *)ctx)->j); }
 
-static void load_frame(void *ctx, Grid *g) {
+static bool load_frame(void *ctx, Grid *g) {
     LoadingLoop *l = ctx;
     LoadingView v;
     LoadWatch_snapshot(l->j->watch, &v);
     v.cancelling = l->cancelling;
     v.colors = l->j->caps.colors > 0;
     l->preview = Loading_render(g, &v, l->gl);
+    return false;
 }
 
 static void load_painted(void *ctx, bool full) {

@@ -47,7 +47,8 @@ void Overview_label(App *a, uint32_t group, char *buf, size_t n) {
     const CollRank *cr = a->coll ? Coll_rank(a->coll, G->rank) : NULL;
     char ex[24] = "-";
     if (exposed >= 0) short_time(ex, sizeof ex, exposed);
-    snprintf(buf, n, " r%d %s L%zu", G->rank, ex, cr ? cr->arrived_last : 0);
+    /* '*': the rank's CPU lanes are still loading (lazy overview) */
+    snprintf(buf, n, " r%d %s L%zu%s", G->rank, ex, cr ? cr->arrived_last : 0, a->t->gpu_only ? " *" : "");
 }
 
 void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, int64_t t0, int64_t t1, int ncols,
@@ -128,6 +129,9 @@ unsigned Overview_enter(App *a) {
     size_t line = Lines_findGroup(&a->lines, g);
     a->v.line = line != SIZE_MAX ? line : 0;
     View_scrollToLine(&a->v, a->lines.n);
-    App_message(a, ROLE_GOOD, "rank %d expanded (O: back to the rank overview)", a->t->groups[g].rank);
+    if (a->t->gpu_only) /* lazy overview: the rank's CPU lanes arrive with the full load */
+        App_message(a, ROLE_GOOD, "rank %d expanded: GPU lanes; CPU lanes loading (they appear when loaded; O: overview)",
+                    a->t->groups[g].rank);
+    else App_message(a, ROLE_GOOD, "rank %d expanded (O: back to the rank overview)", a->t->groups[g].rank);
     return REDRAW_VIEW;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ovtrace/tui/app.h"
+#include "ovtrace/tui/lazyload.h"
 #include "ovtrace/tui/ruler.h"
 
 /* Joins " " + the non-empty parts with sep, leaving out the later ones (the less
@@ -52,10 +53,12 @@ void Statusbar_title(const App *a, Grid *g, Rect r) {
         Grid_textAscii(g, r.x, r.y, r.w, buf, ROLE_TITLE, ATTR_BOLD, !a->gl->unicode);
         return;
     }
-    /* a recording of the simulator says so on every screen */
-    int n = snprintf(buf, sizeof buf, " ovtrace  %s%s%sview %s..%s (%s)%szoom %.1fx%scursor %s", a->title,
-                     a->t && a->t->simulated && !a->src ? " SIMULATED" : "", sep, t0, t1, sp, sep,
-                     View_zoomLevel(v), sep, cur);
+    /* a recording of the simulator says so on every screen; a lazy load, what is missing */
+    char lz[256];
+    const char *lazy = LazyLoad_describe(a, lz, sizeof lz);
+    int n = snprintf(buf, sizeof buf, " ovtrace  %s%s%s%s%sview %s..%s (%s)%szoom %.1fx%scursor %s", a->title,
+                     a->t && a->t->simulated && !a->src ? " SIMULATED" : "", lazy ? sep : "", lazy ? lazy : "", sep,
+                     t0, t1, sp, sep, View_zoomLevel(v), sep, cur);
     (void)n;
     Grid_textAscii(g, r.x, r.y, r.w, buf, ROLE_TITLE, ATTR_BOLD, !a->gl->unicode);
 }

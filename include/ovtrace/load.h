@@ -47,6 +47,12 @@ typedef struct {
     /* Compressed input decompressed on a read-ahead thread: 0 where there are 2+ cores,
      * -1 never, 1 always (tests compare both paths). */
     int read_ahead;
+    /* GPU-first load (the rank overview's first pass): keep only metadata and the
+     * events on GPU lanes (kernels, memcpy, memset, syncs, GPU annotations), passing
+     * over every other event without building it (trace/jsonpeek.c). The model is
+     * marked Trace.gpu_only unless no event was passed over (then it is complete); the
+     * snapshot cache is off for it. */
+    bool gpu_only;
 } LoadOptions;
 
 /* Loads one file into t as a new source (t not yet finished). Returns false with a

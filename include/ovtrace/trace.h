@@ -148,6 +148,10 @@ typedef struct Trace {
     size_t n_sources;
     int64_t t_min, t_max; /* over all timed events; t_min is the origin of relative times */
     bool simulated;
+    /* only GPU lanes were loaded (LoadOptions.gpu_only): CPU lanes, flows, launch
+     * partners and counters are missing until the full model replaces this one */
+    bool gpu_only;
+    size_t deferred; /* gpu_only loads: events passed over (0: the model is complete) */
     TraceDiag diag;
     /* "FILE: ..." something the input layer ignored (trailing garbage after gzip data),
      * or NULL; not in TraceDiag, whose layout the snapshot stores (a trace with one is

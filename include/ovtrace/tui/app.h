@@ -96,6 +96,7 @@ typedef struct App {
     bool overview;
     struct CollDeviceSplit *ov_split; /* whole trace, per device */
     size_t n_ov_split;
+    struct LazyLoad *lazy; /* GPU lanes first, the rest loading (tui/lazyload.c); owns t */
 } App;
 
 App *App_new(Trace *t, Caps caps, const char *title);

@@ -16,7 +16,9 @@
 typedef struct {
     void *ctx;
     bool (*done)(void *ctx);            /* checked before each frame and each key */
-    void (*frame)(void *ctx, Grid *g);  /* updates the state, renders g (its size is the terminal's) */
+    /* updates the state, renders g (its size is the terminal's); true: the whole screen
+     * changed (a model swapped in), paint it all */
+    bool (*frame)(void *ctx, Grid *g);
     void (*painted)(void *ctx, bool full); /* after each paint (frame marks, start-up); optional */
     unsigned (*key)(void *ctx, const TuiKey *k); /* REDRAW_* bits */
     /* ms to wait for a key after a frame; negative: sleep that long without reading

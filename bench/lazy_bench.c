@@ -1,0 +1,52 @@
+/* The lazy rank overview's first pass (issue 16 item 5), step by step:
+ *   lazy_bench [--full] FILE_OR_DIR...
+ * times Load_files with LoadOptions.gpu_only (--full: the whole model), then what the
+ * overview computes before its first frame: Coll_analyze and the whole-trace
+ * Coll_deviceSplit behind the labels. Prints events kept/passed over and peak RSS. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "ovtrace/collectives.h"
+#include "ovtrace/load.h"
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv) {
+    bool full = argc > 1 && !strcmp(argv[1], "--full");
+    int first = full ? 2 : 1;
+    if (argc <= first) {
+        fprintf(stderr, "usage: lazy_bench [--full] FILE_OR_DIR...\n");
+        return 2;
+    }
+    LoadOptions o = {.cache = -1, .gpu_only = !full};
+    char err[1024];
+    double t0 = now_s();
+    Trace *t = Load_files((const char *const *)argv + first, (size_t)(argc - first), &o, err, sizeof err);
+    if (!t) {
+        fprintf(stderr, "lazy_bench: %s\n", err);
+        return 1;
+    }
+    double t1 = now_s();
+    CollReport *R = Coll_analyze(t, NULL);
+    double t2 = now_s();
+    size_t n = 0;
+    CollDeviceSplit *s = R ? Coll_deviceSplit(t, R, INT64_MIN, INT64_MAX, INT32_MIN, &n) : NULL;
+    double t3 = now_s();
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("%s: %zu events kept, %zu passed over, %zu sources; load %.3f s, Coll_analyze %.3f s, deviceSplit %.3f s, "
+           "total %.3f s; peak RSS %ld MB\n",
+           full ? "full" : "gpu_only", t->n_events, t->deferred, t->n_sources, t1 - t0, t2 - t1, t3 - t2, t3 - t0,
+           ru.ru_maxrss / 1024);
+    free(s);
+    CollReport_free(R);
+    Trace_free(t);
+    return 0;
+}

@@ -1,0 +1,247 @@
+/* Lazy rank overview: the background full load and the swap (lazyload.h). */
+#include "ovtrace/tui/lazyload.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ovtrace/base/alloc.h"
+#include "ovtrace/base/file.h"
+#include "ovtrace/collectives.h"
+#include "ovtrace/tui/app.h"
+#include "ovtrace/tui/overview.h"
+
+#define LAZY_MIN_BYTES (64ull << 20)
+
+struct LazyLoad {
+    int delay_ms; /* view --debug-lazy-delay-ms */
+    char **paths;
+    size_t n_paths;
+    LoadOptions opt;
+    pthread_t th;
+    bool started;
+    volatile int cancel;
+    _Atomic uint64_t done_bytes; /* over all files, for the percentage */
+    uint64_t total_bytes;
+    const char *cur_path; /* the loading thread's: the file being read */
+    uint64_t cur_done, before;
+    atomic_bool finished;
+    Trace *full; /* the result, with what the swap installs */
+    CollReport *coll;
+    CollDeviceSplit *split;
+    size_t n_split;
+    char err[1024];
+    Trace *owned; /* the model the App shows (GPU-only, then full) */
+    bool swapped;
+    bool failed; /* UI thread: the full load failed (err says why) */
+};
+
+/* Trace files and their bytes, a directory counting its trace files (as Load_files
+ * expands it). */
+static size_t count_inputs(const char *const *paths, size_t n, uint64_t *bytes) {
+    size_t files = 0;
+    *bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0) continue;
+        if (!S_ISDIR(st.st_mode)) {
+            files++;
+            *bytes += (uint64_t)st.st_size;
+            continue;
+        }
+        size_t k;
+        char **list = Dir_traceFiles(paths[i], &k);
+        if (!list) continue;
+        for (size_t j = 0; j < k; j++)
+            if (stat(list[j], &st) == 0 && S_ISREG(st.st_mode)) files++, *bytes += (uint64_t)st.st_size;
+        Dir_freeList(list, k);
+    }
+    return files;
+}
+
+bool LazyLoad_wanted(const char *const *paths, size_t n, int mode) {
+    if (mode == 0) return false;
+    uint64_t bytes;
+    size_t files = count_inputs(paths, n, &bytes);
+    if (files < OVERVIEW_MIN_RANKS) return false; /* no overview to open on */
+    return mode == 1 || bytes >= LAZY_MIN_BYTES;
+}
+
+static void on_progress(void *ctx, const char *path, uint64_t done, uint64_t total, size_t events) {
+    (void)total;
+    (void)events;
+    LazyLoad *l = ctx;
+    if (path != l->cur_path) { /* a new file: the last one counts whole */
+        if (l->cur_path) l->before += l->cur_done;
+        l->cur_path = path;
+        l->cur_done = 0;
+    }
+    l->cur_done = done;
+    atomic_store(&l->done_bytes, l->before + done);
+}
+
+/* Ranks in more than one source: the collectives view has something to match (as in
+ * tui/collview.c). */
+static bool several_ranks(const Trace *t) {
+    for (size_t i = 1; i < t->n_sources; i++)
+        if (t->sources[i].rank != t->sources[0].rank) return true;
+    return false;
+}
+
+static void *lazy_main(void *arg) {
+    LazyLoad *l = arg;
+    /* the viewer is already usable: the full load takes what the UI leaves (threads the
+     * loader starts inherit this) */
+    setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
+    if (l->delay_ms > 0) { /* view --debug-lazy-delay-ms: e2e tests see the loading state */
+        long ms = l->delay_ms;
+        for (long i = 0; i < ms / 10 && !l->cancel; i++) nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    Trace *t = l->cancel ? NULL : Load_files((const char *const *)l->paths, l->n_paths, &l->opt, l->err, sizeof l->err);
+    if (t && several_ranks(t) && !l->cancel) { /* matched here, not on the UI thread at the swap */
+        l->coll = Coll_analyze(t, NULL);
+        if (l->coll) l->split = Coll_deviceSplit(t, l->coll, INT64_MIN, INT64_MAX, INT32_MIN, &l->n_split);
+    }
+    l->full = t;
+    atomic_store(&l->finished, true);
+    return NULL;
+}
+
+void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOptions *opt, int delay_ms) {
+    LazyLoad *l = xcalloc(1, sizeof *l);
+    l->delay_ms = delay_ms;
+    l->paths = xcalloc(n ? n : 1, sizeof *l->paths);
+    for (size_t i = 0; i < n; i++)
+        l->paths[i] = xstrdup(paths[i]);
+    l->n_paths = n;
+    l->opt = *opt;
+    l->opt.gpu_only = false;
+    l->opt.progress = on_progress;
+    l->opt.progress_ctx = l;
+    l->opt.observe = NULL;
+    l->opt.cancel = &l->cancel;
+    count_inputs(paths, n, &l->total_bytes);
+    l->owned = a->t;
+    a->lazy = l;
+    if (pthread_create(&l->th, NULL, lazy_main, l) == 0) {
+        l->started = true;
+    } else {
+        snprintf(l->err, sizeof l->err, "cannot start the loading thread");
+        atomic_store(&l->finished, true);
+    }
+}
+
+bool LazyLoad_pending(const App *a) { return a->lazy && !a->lazy->swapped && !a->lazy->failed; }
+
+const char *LazyLoad_describe(const App *a, char *buf, size_t n) {
+    const LazyLoad *l = a->lazy;
+    if (!l || l->swapped) return NULL;
+    if (l->failed) {
+        snprintf(buf, n, "CPU lanes not loaded: %.200s", l->err);
+        return buf;
+    }
+    uint64_t done = atomic_load(&((LazyLoad *)l)->done_bytes);
+    int pct = l->total_bytes ? (int)(done * 100 / l->total_bytes) : 0;
+    if (pct > 99 || atomic_load(&((LazyLoad *)l)->finished)) pct = 99; /* building the timeline */
+    snprintf(buf, n, "CPU lanes loading %d%%", pct);
+    return buf;
+}
+
+/* The new model's group matching old group g (same rank, same kind, same device or pid). */
+static uint32_t match_group(const Trace *nt, const Trace *ot, uint32_t g) {
+    const Group *G = &ot->groups[g];
+    for (uint32_t i = 0; i < nt->n_groups; i++) {
+        const Group *H = &nt->groups[i];
+        if (H->gpu == G->gpu && H->rank == G->rank && H->source == G->source && H->id == G->id) return i;
+    }
+    return UINT32_MAX;
+}
+
+bool LazyLoad_poll(App *a) {
+    LazyLoad *l = a->lazy;
+    if (!l || l->swapped || l->failed || !atomic_load(&l->finished)) return false;
+    if (l->started) {
+        pthread_join(l->th, NULL);
+        l->started = false;
+    }
+    if (!l->full) { /* failed: keep the GPU-only model, say why in the title */
+        if (!l->err[0]) snprintf(l->err, sizeof l->err, "cancelled");
+        l->failed = true;
+        App_message(a, ROLE_ERROR, "CPU lanes could not be loaded: %.200s", l->err);
+        return false;
+    }
+    Trace *old = a->t, *nt = l->full;
+    /* what the user is looking at, in the old model's groups */
+    uint32_t cur = a->lines.n ? a->lines.v[a->v.line].group : UINT32_MAX;
+    size_t ranks_open = 0;
+    int32_t open_rank = INT32_MIN;
+    bool *keep = xcalloc(nt->n_groups ? nt->n_groups : 1, sizeof *keep);
+    for (uint32_t i = 0; i < nt->n_groups; i++) keep[i] = !nt->groups[i].gpu; /* the default: CPU collapsed */
+    for (uint32_t g = 0; g < old->n_groups; g++) {
+        uint32_t m = match_group(nt, old, g);
+        if (m != UINT32_MAX) keep[m] = a->collapsed[g];
+        if (old->groups[g].gpu && !a->collapsed[g] && old->groups[g].rank != open_rank)
+            ranks_open++, open_rank = old->groups[g].rank;
+    }
+    uint32_t ncur = cur != UINT32_MAX ? match_group(nt, old, cur) : UINT32_MAX;
+    App_setTrace(a, nt);
+    /* one rank expanded (Enter in the overview): its CPU lanes are what it waited for */
+    bool one = ranks_open == 1 && !a->overview;
+    for (uint32_t i = 0; i < nt->n_groups; i++)
+        a->collapsed[i] = one && !nt->groups[i].gpu && nt->groups[i].rank == open_rank ? false : keep[i];
+    free(keep);
+    App_rebuildLines(a);
+    size_t line = ncur != UINT32_MAX ? Lines_findGroup(&a->lines, ncur) : SIZE_MAX;
+    if (a->overview && ncur != UINT32_MAX)
+        for (size_t i = 0; i < a->lines.n; i++)
+            if (a->lines.v[i].group == ncur) line = i;
+    a->v.line = line != SIZE_MAX ? line : 0;
+    View_scrollToLine(&a->v, a->lines.n);
+    /* collectives matched by the loading thread */
+    a->coll = l->coll;
+    a->coll_done = true;
+    a->ov_split = l->split;
+    a->n_ov_split = l->n_split;
+    l->coll = NULL;
+    l->split = NULL;
+    Trace_free(old);
+    l->owned = nt;
+    l->full = NULL;
+    l->swapped = true;
+    if (one) App_message(a, ROLE_GOOD, "all events loaded: rank %d's CPU lanes are shown", open_rank);
+    else App_message(a, ROLE_GOOD, "all events loaded (CPU lanes, flows, counters)");
+    /* the first pass never looked at CPU events: the full load's warnings are news */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m) {
+        Load_printWarnings(nt, m);
+        fclose(m);
+        if (text && len) {
+            char *nl = strchr(text, '\n');
+            if (nl) *nl = '\0';
+            App_message(a, !strncmp(text, "warning", 7) ? ROLE_ERROR : ROLE_STATUS, "all events loaded; %.200s", text);
+        }
+        free(text);
+    }
+    return true;
+}
+
+void LazyLoad_free(LazyLoad *l) {
+    if (!l) return;
+    l->cancel = 1;
+    if (l->started) pthread_join(l->th, NULL);
+    Trace_free(l->full);
+    CollReport_free(l->coll);
+    free(l->split);
+    Trace_free(l->owned);
+    for (size_t i = 0; i < l->n_paths; i++) free(l->paths[i]);
+    free(l->paths);
+    free(l);
+}
