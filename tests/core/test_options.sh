@@ -21,7 +21,7 @@ SAMPLE=$ROOT/sample-traces/demo-moe.json.gz
 # stops at the unknown option after it, before anything runs).
 sample() {
     case "$1" in
-    --range) echo 0:1ms ;; --align) echo start ;; --color|--colour) echo auto ;; --size) echo 80x20 ;;
+    --range) echo 0:1ms ;; --align) echo start ;; --lazy) echo off ;; --color|--colour) echo auto ;; --size) echo 80x20 ;;
     --keys) echo q ;; --mode) echo decode ;; --link) echo nvlink ;; --batching) echo fixed ;;
     --workload) echo moe ;; --class) echo comm ;; --rules) echo "$tmp/rules" ;; --step|--comm|--not-comm|--comm-stream|--name|--exclude) echo x ;;
     --mem-cap) echo 1GiB ;; --jitter) echo 0.1 ;; --max-token) echo 1M ;; --a|--b) echo "$SAMPLE" ;;
@@ -29,7 +29,7 @@ sample() {
     --threads|--rank|--device|--stream|--top|--frames|--comm-sms|--tokens|--layers|--experts|--topk|--hidden|\
     --tflops|--seed|--speed|--steps|--duration|--retention|--interval|--window|--gpus|--ranks|--imbalance|\
     --clock-skew|--rate|--min-batch|--max-batch|--prompt-tokens|--out-tokens|--warmup|--min-dur|\
-    --debug-load-throttle-ms|--debug-parallel-min-bytes|--debug-slab-bytes) echo 1 ;;
+    --debug-load-throttle-ms|--debug-lazy-delay-ms|--debug-parallel-min-bytes|--debug-slab-bytes) echo 1 ;;
     *) return 1 ;;
     esac
 }
