@@ -27,7 +27,7 @@ static bool expand_dir(const char *dir, char ***out, size_t *n, size_t *cap, cha
         return false;
     }
     GROW(*out, *cap, *n + k);
-    memcpy(*out + *n, found, k * sizeof *found);
+    if (k) memcpy(*out + *n, found, k * sizeof *found); /* *out may still be NULL when k is 0 */
     *n += k;
     free(found);
     if (!k) {
