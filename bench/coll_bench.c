@@ -1,10 +1,11 @@
-/* Collective matching and skew at scale (issue 16): coll_bench [RANKS] [EVENTS_PER_RANK]
- * [COMM_FRACTION] builds an in-memory trace of RANKS ranks with EVENTS_PER_RANK GPU
+/* Collective matching and skew at scale (issue 16): coll_bench [--no-split] [--timing]
+ * [RANKS] [EVENTS_PER_RANK] [COMM_FRACTION] builds an in-memory trace of RANKS ranks with EVENTS_PER_RANK GPU
  * kernels each (a compute stream and a comm stream; COMM_FRACTION of them are DeepEP
  * dispatch/combine kernels, default 0.5), with rank-dependent arrival jitter, then times
  * Coll_analyze (matching, waits, skew per name, clock offsets, member index) and
  * Coll_deviceSplit over all devices (the exposed wait/transfer split of stats). Best of 3.
- * Prints one row for bench/README.md. */
+ * Prints one row for bench/README.md. --no-split: Coll_analyze alone (no device split,
+ * no Overlap_compute); --timing: Coll_analyze's steps on stderr (CollOptions.timing). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +36,21 @@ static uint64_t next(void) {
 }
 
 int main(int argc, char **argv) {
+    bool split = true;
+    CollOptions co = CollOptions_default();
+    for (; argc > 1 && !strncmp(argv[1], "--", 2); argc--, argv++) {
+        if (!strcmp(argv[1], "--no-split")) split = false;
+        else if (!strcmp(argv[1], "--timing")) co.timing = stderr;
+        else {
+            fprintf(stderr, "coll_bench: unknown option '%s'\n", argv[1]);
+            return 2;
+        }
+    }
     int ranks = argc > 1 ? atoi(argv[1]) : 64;
     long per = argc > 2 ? atol(argv[2]) : 1000000;
     double frac = argc > 3 ? atof(argv[3]) : 0.5;
     if (ranks < 1 || per < 1 || frac < 0 || frac > 1) {
-        fprintf(stderr, "usage: coll_bench [RANKS] [EVENTS_PER_RANK] [COMM_FRACTION]\n");
+        fprintf(stderr, "usage: coll_bench [--no-split] [--timing] [RANKS] [EVENTS_PER_RANK] [COMM_FRACTION]\n");
         return 2;
     }
     double t0 = now_s();
@@ -89,11 +100,11 @@ int main(int argc, char **argv) {
     size_t inst = 0, members = 0;
     for (int rep = 0; rep < 3; rep++) {
         double a = now_s(), ca = cpu_s();
-        CollReport *R = Coll_analyze(t, NULL);
+        CollReport *R = Coll_analyze(t, &co);
         double b = now_s(), cb = cpu_s();
         if (cb - ca < cpu_a) cpu_a = cb - ca;
         size_t nd;
-        CollDeviceSplit *D = getenv("COLL_BENCH_NOSPLIT") ? NULL : Coll_deviceSplit(t, R, INT64_MIN, INT64_MAX, INT32_MIN, &nd);
+        CollDeviceSplit *D = !split ? NULL : Coll_deviceSplit(t, R, INT64_MIN, INT64_MAX, INT32_MIN, &nd);
         if (!D) nd = (size_t)ranks;
         double c = now_s();
         if (b - a < best_a) best_a = b - a;
@@ -109,7 +120,7 @@ int main(int argc, char **argv) {
     }
     double o0 = now_s();
     OverlapFilter of = OverlapFilter_all();
-    OverlapReport *O = getenv("COLL_BENCH_NOSPLIT") ? NULL : Overlap_compute(t, &of);
+    OverlapReport *O = !split ? NULL : Overlap_compute(t, &of);
     fprintf(stderr, "Overlap_compute (for comparison): %.3f s\n", now_s() - o0);
     OverlapReport_free(O);
     printf("| %d x %ld events (%.0f%% comm) | %zu | %zu | %zu | %.3f s (CPU %.3f s) | %.3f s |\n", ranks, per,

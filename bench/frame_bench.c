@@ -1,7 +1,8 @@
 /* TUI frame benchmark (issue 3): frame computation time (layout + rendering of every
  * visible line into the cell grid, no terminal) for a 200x60 view of a synthetic
  * 10M-event model, at fit-all, a middle zoom and the deepest zoom.
- * usage: frame_bench [EVENTS] [FRAMES]   (defaults 10000000, 60) */
+ * usage: frame_bench [--dump] [EVENTS] [FRAMES]   (defaults 10000000, 60; --dump: the
+ * last frame of each zoom on stderr, to see what was measured) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,8 @@ static int cmp_d(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+static bool g_dump; /* --dump */
+
 static void measure(App *a, Grid *g, const char *label, int64_t span, int frames) {
     double *ms = malloc((size_t)frames * sizeof *ms);
     int64_t ext = a->t->t_max - a->t->t_min;
@@ -81,13 +84,18 @@ static void measure(App *a, Grid *g, const char *label, int64_t span, int frames
         ms[f] = (now() - t0) * 1e3;
     }
     qsort(ms, (size_t)frames, sizeof *ms, cmp_d);
-    if (getenv("FRAME_BENCH_DUMP")) Grid_dump(g, stderr); /* the last frame, to see what was measured */
+    if (g_dump) Grid_dump(g, stderr); /* the last frame, to see what was measured */
     printf("| %-14s | %14lld | %8.3f | %8.3f | %8.3f |\n", label, (long long)span, ms[frames / 2],
            ms[frames * 9 / 10], ms[frames - 1]);
     free(ms);
 }
 
 int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "--dump")) {
+        g_dump = true;
+        argc--;
+        argv++;
+    }
     size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
     int frames = argc > 2 ? atoi(argv[2]) : 60;
     double t0 = now();

@@ -1,12 +1,13 @@
-/* Load throughput and memory: load_bench FILE [JSON_BYTES] prints one row:
+/* Load throughput and memory: load_bench [--threads N] FILE [JSON_BYTES] prints one row:
  * file, size, events, load s, MB/s of JSON (JSON_BYTES: the decompressed size for
  * .gz/.zst input), peak RSS, anon RSS, B/event, model B/event.
  * load_bench --cache [--repeat N] [--perturb] FILE: the snapshot cache instead, in a
- * temp XDG_CACHE_HOME: JSON load (cache off), snapshot save, snapshot file size, reopen
+ * temp cache directory: JSON load (cache off), snapshot save, snapshot file size, reopen
  * through the cache (Load_files: snapshot load + classification); each load N times
  * (default 5), best and median. A tiled trace (gen_trace) repeats itself, which zstd
  * exploits far better than it could a real trace: --perturb adds 12 random low bits to
- * every ts, dur and src and 6 to every corr before saving, for a realistic size. */
+ * every ts, dur and src and 6 to every corr before saving, for a realistic size.
+ * --threads N: parser threads (LoadOptions.threads; default 0, one per core). */
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -47,6 +48,9 @@ static void *sample_anon(void *arg) {
     return NULL;
 }
 
+static int g_threads;                /* --threads */
+static char g_cache_dir[PATH_MAX]; /* bench_cache's temp cache directory */
+
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -62,8 +66,9 @@ static Trace *timed_load(const char *path, int cache, double *s, char *log, size
     char err[512];
     const char *paths[] = {path};
     FILE *m = log ? fmemopen(log, loglen, "w") : NULL;
-    LoadOptions o = {.threads = getenv("OVTRACE_THREADS") ? atoi(getenv("OVTRACE_THREADS")) : 0,
+    LoadOptions o = {.threads = g_threads,
                      .cache = cache,
+                     .cache_opt = {g_cache_dir, 0},
                      .cache_sync = true,
                      .cache_log = m};
     double a = now_s();
@@ -80,7 +85,7 @@ static Trace *timed_load(const char *path, int cache, double *s, char *log, size
 static int bench_cache(const char *path, int repeat, bool perturb) {
     char dir[] = "/tmp/ovtrace-bench-cache-XXXXXX";
     if (!mkdtemp(dir)) return 1;
-    setenv("XDG_CACHE_HOME", dir, 1);
+    if (!Snapshot_cacheDir(dir, NULL, g_cache_dir, sizeof g_cache_dir)) return 1;
     double *js = calloc((size_t)repeat, sizeof *js), *cs = calloc((size_t)repeat, sizeof *cs);
     size_t n_events = 0;
     for (int i = 0; i < repeat; i++) Trace_free(timed_load(path, -1, &js[i], NULL, 0));
@@ -99,9 +104,9 @@ static int bench_cache(const char *path, int repeat, bool perturb) {
         e->src += (x >> 24) % 4096;
         e->corr += (uint32_t)((x >> 36) % 64);
     }
-    if (!Snapshot_cachePath(paths, 1, cp, sizeof cp)) return 1;
+    if (!Snapshot_cachePath(g_cache_dir, paths, 1, cp, sizeof cp)) return 1;
     double a = now_s();
-    if (!Snapshot_save(t, paths, 1, NULL, cp, err, sizeof err)) {
+    if (!Snapshot_save(t, paths, 1, NULL, cp, 0, err, sizeof err)) {
         fprintf(stderr, "save: %s\n", err);
         return 1;
     }
@@ -135,6 +140,17 @@ static int bench_cache(const char *path, int repeat, bool perturb) {
 }
 
 int main(int argc, char **argv) {
+    if (argc >= 3 && !strcmp(argv[1], "--threads")) {
+        char *end;
+        long n = strtol(argv[2], &end, 10);
+        if (*end || n < 0 || n > 64) {
+            fprintf(stderr, "load_bench: --threads needs 0 (one per core) to 64, got '%s'\n", argv[2]);
+            return 2;
+        }
+        g_threads = (int)n;
+        argc -= 2;
+        argv += 2;
+    }
     if (argc >= 3 && !strcmp(argv[1], "--cache")) {
         int repeat = 5, i = 2;
         bool perturb = false;
@@ -147,7 +163,8 @@ int main(int argc, char **argv) {
         return bench_cache(argv[i], repeat, perturb);
     }
     if (argc < 2) {
-        fprintf(stderr, "usage: load_bench FILE [JSON_BYTES] | load_bench --cache [--repeat N] [--perturb] FILE\n");
+        fprintf(stderr, "usage: load_bench [--threads N] FILE [JSON_BYTES] | load_bench [--threads N] --cache [--repeat N] "
+                        "[--perturb] FILE\n");
         return 2;
     }
     struct stat st;
@@ -164,7 +181,7 @@ int main(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &a);
     char err[512];
     const char *paths[] = {argv[1]};
-    LoadOptions o = {.threads = getenv("OVTRACE_THREADS") ? atoi(getenv("OVTRACE_THREADS")) : 0, .cache = -1};
+    LoadOptions o = {.threads = g_threads, .cache = -1};
     Trace *t = Load_files(paths, 1, &o, err, sizeof err);
     clock_gettime(CLOCK_MONOTONIC, &b);
     atomic_store(&g_sampling, false);

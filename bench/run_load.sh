@@ -31,7 +31,7 @@ for mb in "${sizes[@]}"; do
     fi
     for v in "${variants[@]}"; do
       for th in 1 0; do  # single-threaded (compressed: + read-ahead thread), then one parser thread per core
-        best_of env OVTRACE_THREADS=$th "$build/bench/load_bench" "$v" "$(stat -c %s "$f")" |
+        best_of "$build/bench/load_bench" --threads "$th" "$v" "$(stat -c %s "$f")" |
             awk -F'\t' -v ff="$([ "$v" = "$f" ] && [ "$th" = 0 ] && echo "$ff" || echo -)" \
                 -v name="$(basename "$v") ($([ "$th" = 1 ] && echo 1 thread || echo "$(nproc) threads"))" '{
             gsub(/ events/,"",$3); gsub(/peak RSS /,"",$7); split($9, r, " "); split($11, p, " ");

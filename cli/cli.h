@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "ovtrace/classify.h"
+#include "ovtrace/collectives.h"
 #include "ovtrace/load.h"
 #include "ovtrace/optspec.h"
 #include "ovtrace/overlap.h"
@@ -35,6 +36,16 @@ typedef struct {
     /* hidden test hooks: --debug-parallel-min-bytes, --debug-slab-bytes */
     uint64_t min_parallel_bytes;
     size_t slab_bytes;
+    /* hidden benchmark hooks: --debug-finish-timing (Trace_finish's steps on stderr) and
+     * --debug-coll-timing (Coll_analyze's: coll.timing) */
+    bool finish_timing;
+    CollOptions coll; /* Coll_analyze's options for this run */
+    /* the environment, read once by InputOptions_init (README, Environment):
+     * $OVTRACE_CACHE (-1 0, 1 1, else 0), the cache directory from $XDG_CACHE_HOME or
+     * $HOME ("" none) and $OVTRACE_CACHE_MAX_MB */
+    int env_cache;
+    char cache_dir[4096];
+    uint64_t cache_max_bytes;
     const char *files[256];
     size_t n_files;
 } InputOptions;

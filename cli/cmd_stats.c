@@ -110,7 +110,8 @@ static void print_table(FILE *out, const Trace *t, const OverlapReport *R, int64
     }
 }
 
-static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_t t0, int64_t t1) {
+static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_t t0, int64_t t1,
+                       const CollOptions *co) {
     fprintf(out, "{\n  \"ovtrace_stats_version\": 1,\n  \"files\": [");
     for (size_t i = 0; i < t->n_sources; i++) {
         const TraceSource *s = &t->sources[i];
@@ -159,7 +160,7 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
     StatsCounters_json(out, t, cs, &R->filter);
     StatsServe_json(out, t, cs, &R->filter);
     CounterSet_free(cs);
-    stats_coll_json(out, t, &R->filter);
+    stats_coll_json(out, t, &R->filter, co);
     fputs("\n}\n", out);
 }
 
@@ -223,14 +224,14 @@ int cmd_stats(int argc, char **argv) {
         }
     }
     OverlapReport *R = Overlap_compute(t, &f);
-    if (json) print_json(stdout, t, R, f.t0, f.t1);
+    if (json) print_json(stdout, t, R, f.t0, f.t1, &inp->coll);
     else {
         print_table(stdout, t, R, f.t0, f.t1);
         CounterSet *cs = CounterSet_build(t);
         StatsCounters_print(stdout, t, cs, &f);
         StatsServe_print(stdout, t, cs, &f);
         CounterSet_free(cs);
-        if (R->n_devices) stats_coll_table(stdout, t, &f);
+        if (R->n_devices) stats_coll_table(stdout, t, &f, &inp->coll);
     }
     OverlapReport_free(R);
     Trace_free(t);

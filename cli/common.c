@@ -27,6 +27,18 @@ void InputOptions_init(InputOptions *o) {
     if (!CommRules_loadUserConfig(o->rules, getenv("OVTRACE_RULES"), getenv("XDG_CONFIG_HOME"), getenv("HOME"), err,
                                   sizeof err))
         TermSafe_fprintf(stderr, "ovtrace: warning: %s\n", err);
+    o->coll = CollOptions_default();
+    /* the snapshot cache (docs/cache.md): OVTRACE_CACHE=0 / 1 when no --cache/--no-cache */
+    const char *c = getenv("OVTRACE_CACHE");
+    o->env_cache = c && !strcmp(c, "0") ? -1 : c && !strcmp(c, "1") ? 1 : 0;
+    if (!Snapshot_cacheDir(getenv("XDG_CACHE_HOME"), getenv("HOME"), o->cache_dir, sizeof o->cache_dir))
+        o->cache_dir[0] = '\0';
+    /* 0 MB keeps only the snapshot just written: a 1-byte cap (0 is the default cap) */
+    const char *m = getenv("OVTRACE_CACHE_MAX_MB");
+    if (m && *m) {
+        uint64_t mb = strtoull(m, NULL, 10);
+        o->cache_max_bytes = mb ? mb << 20 : 1;
+    }
 }
 
 void InputOptions_free(InputOptions *o) { CommRules_free(o->rules); }
@@ -57,7 +69,7 @@ void InputOptions_help(FILE *out) {
 
 enum {
     IN_COMM = 1, IN_NOT_COMM, IN_COMM_STREAM, IN_RULES, IN_THREADS, IN_MAX_TOKEN, IN_CACHE, IN_NO_CACHE, IN_VERBOSE,
-    IN_QUIET, IN_PARALLEL_MIN, IN_SLAB_BYTES
+    IN_QUIET, IN_PARALLEL_MIN, IN_SLAB_BYTES, IN_FINISH_TIMING, IN_COLL_TIMING
 };
 
 const OptSpec INPUT_OPTIONS[] = {
@@ -75,6 +87,9 @@ const OptSpec INPUT_OPTIONS[] = {
      * compare parallel and single-threaded loads */
     {"--debug-parallel-min-bytes", 0, true, IN_PARALLEL_MIN, NULL, true},
     {"--debug-slab-bytes", 0, true, IN_SLAB_BYTES, NULL, true},
+    /* benchmark timing logs on stderr: each step of Trace_finish / Coll_analyze */
+    {"--debug-finish-timing", 0, false, IN_FINISH_TIMING, NULL, true},
+    {"--debug-coll-timing", 0, false, IN_COLL_TIMING, NULL, true},
     {0},
 };
 
@@ -147,6 +162,8 @@ int InputOptions_apply(InputOptions *o, const OptSpec *s, const char *v) {
     case IN_VERBOSE: o->verbose = true; return 0;
     case IN_QUIET: o->quiet = true; return 0;
     case IN_PARALLEL_MIN: return debug_bytes(s->name, v, &o->min_parallel_bytes) ? 0 : 2;
+    case IN_FINISH_TIMING: o->finish_timing = true; return 0;
+    case IN_COLL_TIMING: o->coll.timing = stderr; return 0;
     case IN_SLAB_BYTES: {
         uint64_t n;
         if (!debug_bytes(s->name, v, &n)) return 2;
@@ -194,9 +211,11 @@ static void progress_bar(void *ctx, const char *path, uint64_t done, uint64_t to
 }
 
 LoadOptions InputOptions_loadOptions(const InputOptions *o) {
-    LoadOptions lo = {.rules = o->rules, .threads = o->threads, .cache = o->cache,
+    LoadOptions lo = {.rules = o->rules, .threads = o->threads, .cache = o->cache ? o->cache : o->env_cache,
+                      .cache_opt = {o->cache_dir[0] ? o->cache_dir : NULL, o->cache_max_bytes},
                       .cache_log = o->verbose ? stderr : NULL, .max_token = o->max_token,
-                      .min_parallel_bytes = o->min_parallel_bytes, .slab_bytes = o->slab_bytes};
+                      .min_parallel_bytes = o->min_parallel_bytes, .slab_bytes = o->slab_bytes,
+                      .finish_timing = o->finish_timing ? stderr : NULL};
     /* OVTRACE_CACHE_DEBUG (docs/cache.md): the cache notes on stderr (1), or appended
      * to a file (an absolute path; the viewer uses no stderr while it runs) */
     const char *d = getenv("OVTRACE_CACHE_DEBUG");

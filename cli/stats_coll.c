@@ -36,9 +36,9 @@ static int cmp_count(const void *a, const void *b) {
 
 /* one_rank_split: split comm per device even with one rank (the JSON lists the devices;
  * the table prints "nothing to align" and needs no split, a sweep over every event). */
-static void summarize(Summary *S, const Trace *t, const OverlapFilter *f, bool one_rank_split) {
+static void summarize(Summary *S, const Trace *t, const OverlapFilter *f, const CollOptions *co, bool one_rank_split) {
     memset(S, 0, sizeof *S);
-    S->R = Coll_analyze(t, NULL);
+    S->R = Coll_analyze(t, co);
     CollReport *R = S->R;
     if (R->n_ranks >= 2 || one_rank_split)
         S->dev = Coll_deviceSplit(t, R, f->t0, f->t1, f->rank == OVERLAP_ANY_RANK ? INT32_MIN : f->rank, &S->n_dev);
@@ -111,9 +111,9 @@ static void put_name(FILE *out, const char *s, size_t max) {
     }
 }
 
-void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f) {
+void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f, const CollOptions *co) {
     Summary S;
-    summarize(&S, t, f, false);
+    summarize(&S, t, f, co, false);
     CollReport *R = S.R;
     fprintf(out, "\ncollectives across ranks\n");
     if (R->n_ranks < 2) {
@@ -171,9 +171,9 @@ void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f) {
     summary_free(&S);
 }
 
-void stats_coll_json(FILE *out, const Trace *t, const OverlapFilter *f) {
+void stats_coll_json(FILE *out, const Trace *t, const OverlapFilter *f, const CollOptions *co) {
     Summary S;
-    summarize(&S, t, f, true);
+    summarize(&S, t, f, co, true);
     CollReport *R = S.R;
     fprintf(out,
             ",\n  \"collectives\": {\n    \"ranks\": %zu, \"comm_kernels\": %zu, \"instances\": %zu, \"unmatched\": %zu,"

@@ -4,11 +4,13 @@
 #define OVTRACE_STATS_COLL_H
 #include <stdio.h>
 
+#include "ovtrace/collectives.h"
 #include "ovtrace/overlap.h"
 #include "ovtrace/trace.h"
 
-void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f);
+/* co: Coll_analyze's options (NULL: defaults). */
+void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f, const CollOptions *co);
 /* Writes `,\n  "collectives": {...}` (the caller closes the top-level object). */
-void stats_coll_json(FILE *out, const Trace *t, const OverlapFilter *f);
+void stats_coll_json(FILE *out, const Trace *t, const OverlapFilter *f, const CollOptions *co);
 
 #endif

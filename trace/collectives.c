@@ -221,21 +221,20 @@ static double mono_s(void) { /* CPU time: the step costs, not the machine's load
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* OVTRACE_COLL_TIMING=1: each step's CPU time on stderr (like OVTRACE_FINISH_TIMING). */
+/* CollOptions.timing: each step's CPU time (like FinishOptions.timing). */
 #define TIMING(what)                                                                                                   \
     do {                                                                                                               \
         if (timing) {                                                                                                  \
             double now_ = mono_s();                                                                                    \
-            fprintf(stderr, "coll %-8s %.3f s\n", what, now_ - t_last);                                                 \
+            fprintf(timing, "coll %-8s %.3f s\n", what, now_ - t_last);                                                 \
             t_last = now_;                                                                                             \
         }                                                                                                              \
     } while (0)
 
 CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
-    const char *tv = getenv("OVTRACE_COLL_TIMING");
-    bool timing = tv && *tv == '1';
-    double t_last = timing ? mono_s() : 0;
     CollOptions opt = o ? *o : CollOptions_default();
+    FILE *timing = opt.timing;
+    double t_last = timing ? mono_s() : 0;
     int64_t limit = opt.offset_limit > 0 ? opt.offset_limit : DEFAULT_OFFSET_LIMIT;
     CollReport *R = xcalloc(1, sizeof *R);
     R->strings = StrTab_new();

@@ -71,13 +71,11 @@ static void note(CacheLog *l, const char *fmt, ...) {
     note_msg(l, msg);
 }
 
-/* -1 off, 0 auto, 1 on: the option, else $OVTRACE_CACHE, else auto. */
+/* -1 off, 0 auto, 1 on. No options: off (tests and other library callers never write
+ * into the user's cache unless they ask). */
 static int cache_mode(const LoadOptions *opt) {
-    if (opt && opt->cache) return opt->cache < 0 ? -1 : 1;
-    const char *e = getenv("OVTRACE_CACHE");
-    if (e && !strcmp(e, "0")) return -1;
-    if (e && !strcmp(e, "1")) return 1;
-    return 0;
+    if (!opt) return -1;
+    return opt->cache < 0 ? -1 : opt->cache > 0;
 }
 
 /* JSON bytes a file holds, about: compressed traces shrink 10-20x, count them 8x. */
@@ -140,7 +138,7 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         } else if (mode == 0 && json < SNAPSHOT_AUTO_MIN_BYTES) {
             note(&log, "off: %.1f MB of JSON (automatic from %llu MB; --cache forces it)", (double)json / 1e6,
                  SNAPSHOT_AUTO_MIN_BYTES >> 20);
-        } else if (!Snapshot_cachePath(fl, n_files, cpath, sizeof cpath)) {
+        } else if (!Snapshot_cachePath(opt->cache_opt.dir, fl, n_files, cpath, sizeof cpath)) {
             cpath[0] = '\0';
             note(&log, "off: no cache directory ($XDG_CACHE_HOME or $HOME)");
         } else {
@@ -160,7 +158,7 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
     if (ok && !cached) {
         t = Trace_new();
         for (size_t i = 0; ok && i < n_files; i++) ok = Load_chromeFile(t, files[i], opt, err, errlen);
-        if (ok) Trace_finishThreads(t, threads);
+        if (ok) Trace_finishWith(t, &(FinishOptions){.threads = threads, .timing = opt ? opt->finish_timing : NULL});
         /* nothing passed over (every event on a GPU lane): the model is complete */
         if (ok) t->gpu_only = opt && opt->gpu_only && t->deferred > 0;
     }
@@ -188,12 +186,12 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
             note(&log, "not saved: %s", t->input_warning);
         } else if (opt && opt->cache_sync) {
             double t0 = now_s();
-            if (Snapshot_save(t, fl, n_files, ids, cpath, e, sizeof e))
+            if (Snapshot_save(t, fl, n_files, ids, cpath, opt->cache_opt.max_bytes, e, sizeof e))
                 note(&log, "saved %s (%.2f s)", cpath, now_s() - t0);
             else note(&log, "not saved: %s", e);
         } else {
             double t0 = now_s();
-            if (Snapshot_saveDetached(t, fl, n_files, ids, cpath, log.log || log.log_path ? note_msg : NULL, &log, e,
+            if (Snapshot_saveDetached(t, fl, n_files, ids, cpath, opt->cache_opt.max_bytes, log.log || log.log_path ? note_msg : NULL, &log, e,
                                       sizeof e))
                 note(&log, "saving in a detached process (started in %.1f ms)", (now_s() - t0) * 1e3);
             else note(&log, "not saved: %s", e);

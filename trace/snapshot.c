@@ -162,8 +162,7 @@ static size_t build_id(uint8_t out[64]) {
 
 /* ---------- cache location ---------- */
 
-bool Snapshot_cacheDir(char *out, size_t outlen) {
-    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+bool Snapshot_cacheDir(const char *x, const char *home, char *out, size_t outlen) {
     int r;
     if (x && x[0] == '/') r = snprintf(out, outlen, "%s/ovtrace", x); /* relative values are to be ignored (XDG spec) */
     else if (home && *home) r = snprintf(out, outlen, "%s/.cache/ovtrace", home);
@@ -171,7 +170,8 @@ bool Snapshot_cacheDir(char *out, size_t outlen) {
     return r > 0 && (size_t)r < outlen;
 }
 
-bool Snapshot_cachePath(const char *const *inputs, size_t n, char *out, size_t outlen) {
+bool Snapshot_cachePath(const char *dir, const char *const *inputs, size_t n, char *out, size_t outlen) {
+    if (!dir || !*dir) return false;
     uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a over the absolute paths, each with its NUL */
     for (size_t i = 0; i < n; i++) {
         char abs[PATH_MAX];
@@ -181,8 +181,6 @@ bool Snapshot_cachePath(const char *const *inputs, size_t n, char *out, size_t o
             if (!*p) break;
         }
     }
-    char dir[PATH_MAX];
-    if (!Snapshot_cacheDir(dir, sizeof dir)) return false;
     int r = snprintf(out, outlen, "%s/%016" PRIx64 ".ovsnap", dir, h);
     return r > 0 && (size_t)r < outlen;
 }
@@ -439,7 +437,7 @@ static void sweep_stale(const char *dir, const char *base) {
     closedir(d);
 }
 
-/* The cache directory stays under a size cap ($OVTRACE_CACHE_MAX_MB, default 2048):
+/* The cache directory stays under a size cap (CacheOptions.max_bytes: $OVTRACE_CACHE_MAX_MB):
  * the snapshots used least recently go first (a hit touches its file's mtime).
  * Snapshots of inputs that no longer exist (temp files) age out this way. */
 typedef struct {
@@ -453,9 +451,8 @@ static int cmp_entry_age(const void *a, const void *b) {
     return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
 }
 
-static void evict(const char *dir, const char *keep) {
-    const char *cap_env = getenv("OVTRACE_CACHE_MAX_MB");
-    uint64_t cap = (cap_env && *cap_env ? strtoull(cap_env, NULL, 10) : 2048) << 20;
+static void evict(const char *dir, const char *keep, uint64_t cap) {
+    if (!cap) cap = SNAPSHOT_DEFAULT_MAX_BYTES;
     DIR *d = opendir(dir);
     if (!d) return;
     CacheEntry *e = NULL;
@@ -485,7 +482,7 @@ static void evict(const char *dir, const char *keep) {
 }
 
 bool Snapshot_save(const Trace *t, const char *const *inputs, size_t n, const SnapshotFileId *ids,
-                   const char *cache_path, char *err, size_t errlen) {
+                   const char *cache_path, uint64_t max_bytes, char *err, size_t errlen) {
     if (t->build) {
         snprintf(err, errlen, "the trace is not finished");
         return false;
@@ -676,12 +673,12 @@ bool Snapshot_save(const Trace *t, const char *const *inputs, size_t n, const Sn
         unlink(tmp);
         return false;
     }
-    evict(dir, base);
+    evict(dir, base, max_bytes);
     return true;
 }
 
 bool Snapshot_saveDetached(const Trace *t, const char *const *inputs, size_t n, const SnapshotFileId *ids,
-                           const char *cache_path, void (*note)(void *ctx, const char *msg), void *ctx, char *err,
+                           const char *cache_path, uint64_t max_bytes, void (*note)(void *ctx, const char *msg), void *ctx, char *err,
                            size_t errlen) {
     pid_t pid = fork();
     if (pid < 0) {
@@ -711,7 +708,7 @@ bool Snapshot_saveDetached(const Trace *t, const char *const *inputs, size_t n, 
         struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
         char e[768], msg[1024];
-        bool ok = Snapshot_save(t, inputs, n, ids, cache_path, e, sizeof e);
+        bool ok = Snapshot_save(t, inputs, n, ids, cache_path, max_bytes, e, sizeof e);
         clock_gettime(CLOCK_MONOTONIC, &b);
         struct stat st;
         if (ok && stat(cache_path, &st) == 0)

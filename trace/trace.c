@@ -392,20 +392,20 @@ static void order_groups_and_lanes(Trace *t) {
     free(lane_group);
 }
 
-/* OVTRACE_FINISH_TIMING=1 prints the wall time of each step of Trace_finish (bench/). */
+/* FinishOptions.timing: the wall time of each step of Trace_finish (bench/). */
 typedef struct {
-    bool on;
+    FILE *out;
     struct timespec t0;
 } Clock;
 
-static Clock clock_start(void) {
-    Clock c = {getenv("OVTRACE_FINISH_TIMING") != NULL, {0, 0}};
-    if (c.on) clock_gettime(CLOCK_MONOTONIC, &c.t0);
+static Clock clock_start(const FinishOptions *fo) {
+    Clock c = {fo->timing, {0, 0}};
+    if (c.out) clock_gettime(CLOCK_MONOTONIC, &c.t0);
     return c;
 }
 
 static void clock_mark(Clock *c, const char *step) {
-    if (!c->on) return;
+    if (!c->out) return;
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     long anon_kb = -1; /* resident anonymous memory after the step */
@@ -414,7 +414,7 @@ static void clock_mark(Clock *c, const char *step) {
     while (f && fgets(line, sizeof line, f))
         if (!strncmp(line, "RssAnon:", 8)) anon_kb = strtol(line + 8, NULL, 10);
     if (f) fclose(f);
-    fprintf(stderr, "finish: %-10s %.3f s  anon %ld MB\n", step,
+    fprintf(c->out, "finish: %-10s %.3f s  anon %ld MB\n", step,
             (double)(t1.tv_sec - c->t0.tv_sec) + (double)(t1.tv_nsec - c->t0.tv_nsec) * 1e-9, anon_kb >> 10);
     c->t0 = t1;
 }
@@ -442,11 +442,10 @@ static uint32_t *lanes_by_size(const size_t *first, size_t nl) {
 }
 
 /* More threads pay off only when a second lane has much to do too (32k items; tests
- * lower that with OVTRACE_FINISH_PAR_MIN to run small traces in parallel). */
-static int threads_for(const size_t *first, const uint32_t *order, size_t nl, int threads) {
-    const char *env = getenv("OVTRACE_FINISH_PAR_MIN");
-    size_t min = env ? (size_t)strtoull(env, NULL, 10) : (1u << 15);
-    return nl > 1 && first[order[1] + 1] - first[order[1]] >= min ? threads : 1;
+ * lower that with FinishOptions.parallel_min to run small traces in parallel). */
+static int threads_for(const size_t *first, const uint32_t *order, size_t nl, const FinishOptions *fo) {
+    size_t min = fo->parallel_min ? (size_t)fo->parallel_min : (1u << 15);
+    return nl > 1 && first[order[1] + 1] - first[order[1]] >= min ? fo->threads : 1;
 }
 
 typedef struct {
@@ -485,11 +484,11 @@ static void layout_lane(void *ctx, uint32_t ln, ParScratch *S) {
     L->n_depth[ln] = (uint32_t)n_depth;
 }
 
-/* Orders every lane's events (lanes in parallel on up to `threads` threads), then
+/* Orders every lane's events (lanes in parallel on up to fo->threads threads), then
  * moves each event once into place: lane by lane, sub-row by sub-row, by time. */
-static void layout_lanes(Trace *t, int threads) {
+static void layout_lanes(Trace *t, const FinishOptions *fo) {
     size_t n = t->n_events, nl = t->n_lanes;
-    Clock clk = clock_start();
+    Clock clk = clock_start(fo);
     size_t *first = xcalloc(nl + 2, sizeof *first);
     for (size_t i = 0; i < n; i++) first[t->events[i].lane + 2]++;
     for (size_t l = 0; l < nl; l++) first[l + 2] += first[l + 1];
@@ -500,7 +499,7 @@ static void layout_lanes(Trace *t, int threads) {
     L.depth_count = xcalloc(nl ? nl : 1, sizeof *L.depth_count);
     L.n_depth = xcalloc(nl ? nl : 1, sizeof *L.n_depth);
     clock_mark(&clk, "  index");
-    ParFor_run(order, nl, threads_for(first, order, nl, threads), layout_lane, &L);
+    ParFor_run(order, nl, threads_for(first, order, nl, fo), layout_lane, &L);
     clock_mark(&clk, "  lanes");
     /* rows, in lane order */
     Row *rows = NULL;
@@ -641,7 +640,7 @@ static void bind_lane(void *ctx, uint32_t ln, ParScratch *S) {
 }
 
 /* Event index of every flow point (UINT32_MAX: no lane or no event). */
-static uint32_t *bind_points(const Trace *t, int threads) {
+static uint32_t *bind_points(const Trace *t, const FinishOptions *fo) {
     const TraceBuild *B = t->build;
     size_t n = B->n_fp, nl = t->n_lanes;
     uint32_t *ev_of = xmalloc((n ? n : 1) * sizeof *ev_of);
@@ -662,7 +661,7 @@ static uint32_t *bind_points(const Trace *t, int threads) {
         if (lane_of[i] != UINT32_MAX) by_lane[first[lane_of[i] + 1]++] = (uint32_t)i;
     PointBind P = {t, B->fp, by_lane, first, ev_of};
     uint32_t *order = lanes_by_size(first, nl);
-    ParFor_run(order, nl, threads_for(first, order, nl, threads), bind_lane, &P);
+    ParFor_run(order, nl, threads_for(first, order, nl, fo), bind_lane, &P);
     free(order);
     free(by_lane);
     free(first);
@@ -758,12 +757,12 @@ static bool corr_same(const void *ctx, uint32_t a, uint32_t b) {
     return x->corr == y->corr && c->t->lanes[x->lane].source == c->t->lanes[y->lane].source;
 }
 
-static void bind_flows(Trace *t, int threads) {
+static void bind_flows(Trace *t, const FinishOptions *fo) {
     TraceBuild *B = t->build;
     size_t cap = 0;
     /* flow points: each to its event, then chains (source, cat, id) in flow order */
-    Clock clk = clock_start();
-    uint32_t *ev_of = bind_points(t, threads);
+    Clock clk = clock_start(fo);
+    uint32_t *ev_of = bind_points(t, fo);
     clock_mark(&clk, "  points");
     uint32_t *heads;
     size_t n_chains;
@@ -860,9 +859,11 @@ static int cmp_flow_to(const void *a, const void *b) {
 
 void Trace_finish(Trace *t) { Trace_finishThreads(t, 1); }
 
-void Trace_finishThreads(Trace *t, int threads) {
+void Trace_finishThreads(Trace *t, int threads) { Trace_finishWith(t, &(FinishOptions){.threads = threads}); }
+
+void Trace_finishWith(Trace *t, const FinishOptions *fo) {
     if (!t->build) return;
-    Clock clk = clock_start();
+    Clock clk = clock_start(fo);
     clock_mark(&clk, "start");
     /* extent */
     t->t_min = INT64_MAX;
@@ -882,9 +883,9 @@ void Trace_finishThreads(Trace *t, int threads) {
         if (t->sources[i].rank < 0) t->sources[i].rank = (int32_t)i;
     order_groups_and_lanes(t);
     clock_mark(&clk, "groups");
-    layout_lanes(t, threads);
+    layout_lanes(t, fo);
     clock_mark(&clk, "layout");
-    bind_flows(t, threads);
+    bind_flows(t, fo);
     clock_mark(&clk, "flows");
     g_sort_trace = t;
     sort_n(t->flows, t->n_flows, sizeof *t->flows, cmp_flow_from);

@@ -43,7 +43,7 @@ void CollView_reset(App *a) {
 void CollView_sync(App *a) {
     if (!a->coll_done) {
         a->coll_done = true;
-        if (several_ranks(a->t)) a->coll = Coll_analyze(a->t, NULL);
+        if (several_ranks(a->t)) a->coll = Coll_analyze(a->t, a->coll_opt);
         if (a->coll && a->overview) /* the overview's per-rank column */
             a->ov_split = Coll_deviceSplit(a->t, a->coll, INT64_MIN, INT64_MAX, INT32_MIN, &a->n_ov_split);
     }

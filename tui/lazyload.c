@@ -24,6 +24,7 @@ struct LazyLoad {
     char **paths;
     size_t n_paths;
     LoadOptions opt;
+    CollOptions coll_opt; /* the App's */
     pthread_t th;
     bool started;
     volatile int cancel;
@@ -105,7 +106,7 @@ static void *lazy_main(void *arg) {
     }
     Trace *t = l->cancel ? NULL : Load_files((const char *const *)l->paths, l->n_paths, &l->opt, l->err, sizeof l->err);
     if (t && several_ranks(t) && !l->cancel) { /* matched here, not on the UI thread at the swap */
-        l->coll = Coll_analyze(t, NULL);
+        l->coll = Coll_analyze(t, &l->coll_opt);
         if (l->coll) l->split = Coll_deviceSplit(t, l->coll, INT64_MIN, INT64_MAX, INT32_MIN, &l->n_split);
     }
     l->full = t;
@@ -126,6 +127,7 @@ void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOption
     l->opt.progress_ctx = l;
     l->opt.observe = NULL;
     l->opt.cancel = &l->cancel;
+    l->coll_opt = a->coll_opt ? *a->coll_opt : CollOptions_default();
     count_inputs(paths, n, &l->total_bytes);
     l->owned = a->t;
     a->lazy = l;

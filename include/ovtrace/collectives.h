@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ovtrace/trace.h"
 
@@ -97,13 +98,14 @@ typedef struct CollReport {
     char unreliable_why[160];
 } CollReport;
 
-typedef struct {
+typedef struct CollOptions {
     bool use_args;          /* fetch Process Group Name / Collective name / Seq from the sources
                                (only with two ranks or more: one has nothing to match) */
     int64_t offset_limit;   /* clock offset above which alignment is unreliable (ns; 0: default 50 us) */
+    FILE *timing;           /* each step's CPU time (bench/). NULL: none */
 } CollOptions;
 
-static inline CollOptions CollOptions_default(void) { return (CollOptions){true, 0}; }
+static inline CollOptions CollOptions_default(void) { return (CollOptions){true, 0, NULL}; }
 
 /* Matches the comm kernels of a finished, classified trace. Never fails (a trace with
  * one rank yields only unmatched kernels). */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "ovtrace/classify.h"
+#include "ovtrace/snapshot.h"
 #include "ovtrace/trace.h"
 
 typedef void (*LoadProgressFn)(void *ctx, const char *path, uint64_t bytes_done, uint64_t bytes_total,
@@ -30,9 +31,11 @@ typedef struct {
      * dur), so a cursor over n_events sees each once. For progressive previews. */
     void (*observe)(void *ctx, const Trace *partial);
     void *observe_ctx;
-    /* Snapshot cache (ovtrace/snapshot.h): -1 off, 0 auto (inputs of >= 64 MB of JSON;
-     * $OVTRACE_CACHE=0 or 1 turns it off or on), 1 on. */
+    /* Snapshot cache (ovtrace/snapshot.h): -1 off, 0 auto (inputs of >= 64 MB of JSON),
+     * 1 on; only with a cache directory in cache_opt (the CLI resolves it, and applies
+     * $OVTRACE_CACHE: the library reads no environment). Zeroed: no cache. */
     int cache;
+    CacheOptions cache_opt;
     /* Save a new snapshot before Load_files returns, instead of in a detached process
      * that lets the caller go on at once (tests, benchmarks). */
     bool cache_sync;
@@ -53,6 +56,8 @@ typedef struct {
      * marked Trace.gpu_only unless no event was passed over (then it is complete); the
      * snapshot cache is off for it. */
     bool gpu_only;
+    /* Trace_finish's step times (FinishOptions.timing; bench/). NULL: none. */
+    FILE *finish_timing;
 } LoadOptions;
 
 /* Loads one file into t as a new source (t not yet finished). Returns false with a
@@ -62,7 +67,8 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
 
 /* Loads every path (a directory contributes its *.json, *.json.gz, *.json.zst, in
  * name order), finishes and classifies the model. Ranks come from
- * distributedInfo.rank, else file order. With the snapshot cache on (opt->cache), a
+ * distributedInfo.rank, else file order. With the snapshot cache on (opt->cache and a
+ * directory in opt->cache_opt), a
  * snapshot of exactly these files replaces parsing and finishing; after a parse, one
  * is saved. */
 Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, char *err, size_t errlen);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ovtrace/strtab.h"
 
@@ -201,6 +202,15 @@ void Trace_finish(Trace *t);
 /* The same, spreading lanes over up to `threads` threads (at most 8; the result does not
  * depend on the count). */
 void Trace_finishThreads(Trace *t, int threads);
+
+/* How Trace_finishWith works; zeroed: one thread, no timing. */
+typedef struct {
+    int threads;           /* as Trace_finishThreads (0: one) */
+    uint64_t parallel_min; /* threads start only when a second lane holds this many events
+                              or flow points (0: 32Ki; tests: 1, small traces in parallel) */
+    FILE *timing;          /* each step's wall time and resident memory (bench/). NULL: none */
+} FinishOptions;
+void Trace_finishWith(Trace *t, const FinishOptions *fo);
 
 /* ---- queries (after Trace_finish) ---- */
 static inline const char *Trace_name(const Trace *t, const TraceEvent *e) {

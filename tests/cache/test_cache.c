@@ -1,8 +1,9 @@
 /* Snapshot cache (trace/snapshot.c): the model from a snapshot is the parsed model,
  * byte for byte; a snapshot is used only while its inputs are unchanged; a truncated
  * or damaged snapshot is a miss and the trace is parsed instead; nothing is written
- * where the cache directory cannot be written. Every test runs with XDG_CACHE_HOME in
- * a fresh temp directory. */
+ * where the cache directory cannot be written. Every test runs with its cache directory
+ * (LoadOptions.cache_opt, what the CLI resolves from $XDG_CACHE_HOME) in a fresh temp
+ * directory. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,15 +26,22 @@
 #include "ovtrace/snapshot.h"
 
 static char g_tmp[256];   /* per test: XDG_CACHE_HOME and scratch files */
-static char g_cache[300]; /* g_tmp/cache */
+static char g_cache[300]; /* g_tmp/cache: what $XDG_CACHE_HOME would be */
+static char g_dir[PATH_MAX]; /* the cache directory the CLI would resolve: g_cache/ovtrace */
+static uint64_t g_max;       /* the cache cap (0: the default) */
+
+/* The cache directory for this $XDG_CACHE_HOME, as the CLI resolves it. */
+static void use_cache_home(const char *xdg) {
+    if (!Snapshot_cacheDir(xdg, NULL, g_dir, sizeof g_dir)) g_dir[0] = '\0';
+}
 
 static int setup(void **state) {
     (void)state;
     snprintf(g_tmp, sizeof g_tmp, "/tmp/ovtrace-cache-test-XXXXXX");
     if (!mkdtemp(g_tmp)) return -1;
     snprintf(g_cache, sizeof g_cache, "%s/cache", g_tmp);
-    setenv("XDG_CACHE_HOME", g_cache, 1);
-    unsetenv("OVTRACE_CACHE"); /* CTest sets it to 0 for the other tests */
+    use_cache_home(g_cache);
+    g_max = 0;
     return 0;
 }
 
@@ -93,7 +101,7 @@ static Trace *load(const char *const *paths, size_t n, int cache, char **log) {
     size_t len;
     char *buf = NULL;
     FILE *m = open_memstream(&buf, &len);
-    LoadOptions o = {.cache = cache, .cache_sync = true, .cache_log = m};
+    LoadOptions o = {.cache = cache, .cache_opt = {g_dir, g_max}, .cache_sync = true, .cache_log = m};
     Trace *t = Load_files(paths, n, &o, err, sizeof err);
     fclose(m);
     if (!t) fprintf(stderr, "%s\n", err);
@@ -217,9 +225,9 @@ static const char ODD[] =
 static void round_trip(const char *const *paths, size_t n) {
     Trace *a = parse(paths, n);
     char cp[PATH_MAX], err[512], why[512];
-    assert_true(Snapshot_cachePath(paths, n, cp, sizeof cp));
+    assert_true(Snapshot_cachePath(g_dir, paths, n, cp, sizeof cp));
     assert_true(strncmp(cp, g_cache, strlen(g_cache)) == 0); /* under $XDG_CACHE_HOME */
-    if (!Snapshot_save(a, paths, n, NULL, cp, err, sizeof err)) fail_msg("save: %s", err);
+    if (!Snapshot_save(a, paths, n, NULL, cp, g_max, err, sizeof err)) fail_msg("save: %s", err);
     for (int threads = 1; threads <= 3; threads++) {
         Trace *b = Snapshot_load(paths, n, cp, threads, why, sizeof why);
         if (!b) fail_msg("load: %s", why);
@@ -320,7 +328,7 @@ static void classes_follow_current_rules(void **state) {
     size_t len;
     char *buf;
     FILE *m = open_memstream(&buf, &len);
-    LoadOptions o = {.rules = r, .cache = 1, .cache_sync = true, .cache_log = m};
+    LoadOptions o = {.rules = r, .cache = 1, .cache_opt = {g_dir, g_max}, .cache_sync = true, .cache_log = m};
     t = Load_files(p, 1, &o, err, sizeof err);
     fclose(m);
     assert_non_null(t);
@@ -411,8 +419,8 @@ static void not_saved_when_changed_during_load(void **state) {
     fputc(' ', f);
     fclose(f);
     char cp[PATH_MAX], err[512];
-    assert_true(Snapshot_cachePath(paths, 1, cp, sizeof cp));
-    assert_false(Snapshot_save(t, paths, 1, &before, cp, err, sizeof err));
+    assert_true(Snapshot_cachePath(g_dir, paths, 1, cp, sizeof cp));
+    assert_false(Snapshot_save(t, paths, 1, &before, cp, g_max, err, sizeof err));
     assert_non_null(strstr(err, "changed while it was loaded"));
     assert_false(exists(cp));
     Trace_free(t);
@@ -425,8 +433,8 @@ static void damaged_snapshots_miss(void **state) {
     const char *paths[] = {OVTRACE_TESTDATA "/kineto-2node.json"};
     Trace *ref = parse(paths, 1);
     char cp[PATH_MAX], err[512], why[512];
-    assert_true(Snapshot_cachePath(paths, 1, cp, sizeof cp));
-    assert_true(Snapshot_save(ref, paths, 1, NULL, cp, err, sizeof err));
+    assert_true(Snapshot_cachePath(g_dir, paths, 1, cp, sizeof cp));
+    assert_true(Snapshot_save(ref, paths, 1, NULL, cp, g_max, err, sizeof err));
     size_t n;
     uint8_t *good = read_file(cp, &n);
     assert_true(n > 100);
@@ -513,8 +521,8 @@ static void multi_block_model(void **state) {
     Classify_trace(ref, r);
     if (ref->n_events != 300000 || ref->n_rows <= 6) fail_msg("%zu events, %zu rows", ref->n_events, ref->n_rows);
     char cp[PATH_MAX], err[512], why[512];
-    assert_true(Snapshot_cachePath(paths, 1, cp, sizeof cp));
-    assert_true(Snapshot_save(ref, paths, 1, NULL, cp, err, sizeof err));
+    assert_true(Snapshot_cachePath(g_dir, paths, 1, cp, sizeof cp));
+    assert_true(Snapshot_save(ref, paths, 1, NULL, cp, g_max, err, sizeof err));
     for (int threads = 1; threads <= 3; threads++) {
         Trace *t = Snapshot_load(paths, 1, cp, threads, why, sizeof why);
         if (!t) fail_msg("%s", why);
@@ -523,8 +531,8 @@ static void multi_block_model(void **state) {
         Trace_free(t);
     }
     CommRules_free(r);
-    assert_true(Snapshot_cachePath(paths, 1, cp, sizeof cp));
-    assert_true(Snapshot_save(ref, paths, 1, NULL, cp, err, sizeof err));
+    assert_true(Snapshot_cachePath(g_dir, paths, 1, cp, sizeof cp));
+    assert_true(Snapshot_save(ref, paths, 1, NULL, cp, g_max, err, sizeof err));
     size_t n;
     uint8_t *good = read_file(cp, &n);
     uint8_t *bad = malloc(n);
@@ -554,64 +562,70 @@ static void other_inputs_miss(void **state) {
     const char *ab[] = {a[0], b[0]};
     Trace *t = parse(a, 1);
     char cp[PATH_MAX], err[512], why[512];
-    assert_true(Snapshot_cachePath(a, 1, cp, sizeof cp));
-    assert_true(Snapshot_save(t, a, 1, NULL, cp, err, sizeof err));
+    assert_true(Snapshot_cachePath(g_dir, a, 1, cp, sizeof cp));
+    assert_true(Snapshot_save(t, a, 1, NULL, cp, g_max, err, sizeof err));
     assert_null(Snapshot_load(b, 1, cp, 1, why, sizeof why));
     assert_non_null(strstr(why, "other inputs"));
     assert_null(Snapshot_load(ab, 2, cp, 1, why, sizeof why));
     assert_non_null(strstr(why, "other inputs"));
     char cb[PATH_MAX], cab[PATH_MAX];
-    assert_true(Snapshot_cachePath(b, 1, cb, sizeof cb));
-    assert_true(Snapshot_cachePath(ab, 2, cab, sizeof cab));
+    assert_true(Snapshot_cachePath(g_dir, b, 1, cb, sizeof cb));
+    assert_true(Snapshot_cachePath(g_dir, ab, 2, cab, sizeof cab));
     assert_string_not_equal(cp, cb);
     assert_string_not_equal(cp, cab);
     /* sources that are not the inputs are refused */
-    assert_false(Snapshot_save(t, b, 1, NULL, cb, err, sizeof err));
+    assert_false(Snapshot_save(t, b, 1, NULL, cb, g_max, err, sizeof err));
     Trace_free(t);
 }
 
-/* Automatic mode: small inputs are not cached; OVTRACE_CACHE and the option decide. */
+/* Automatic mode: small inputs are not cached; the option decides; no options or no
+ * cache directory: no cache (the library reads no environment: $OVTRACE_CACHE,
+ * $XDG_CACHE_HOME and $HOME are the CLI's, test_cache_cli.sh). */
 static void modes(void **state) {
     (void)state;
     const char *p[] = {OVTRACE_TESTDATA "/kineto-2node.json"};
     char cp[PATH_MAX];
-    assert_true(Snapshot_cachePath(p, 1, cp, sizeof cp));
+    assert_true(Snapshot_cachePath(g_dir, p, 1, cp, sizeof cp));
     char *log;
     Trace_free(load(p, 1, 0, &log));
     assert_false(exists(cp));
     assert_non_null(strstr(log, "off"));
     free(log);
-    setenv("OVTRACE_CACHE", "1", 1);
-    Trace_free(load(p, 1, -1, NULL)); /* the option beats the environment */
-    assert_false(exists(cp));
-    Trace_free(load(p, 1, 0, NULL));
-    assert_true(exists(cp));
-    unlink(cp);
-    setenv("OVTRACE_CACHE", "0", 1);
-    Trace_free(load(p, 1, 0, NULL));
+    Trace_free(load(p, 1, -1, NULL));
     assert_false(exists(cp));
     Trace_free(load(p, 1, 1, NULL));
     assert_true(exists(cp));
+    unlink(cp);
+    /* a library caller that passes no options never writes into a cache, whatever
+     * the environment says (the C tests must not fill ~/.cache) */
+    setenv("OVTRACE_CACHE", "1", 1);
+    char err[512];
+    Trace *t = Load_files(p, 1, NULL, err, sizeof err);
+    assert_non_null(t);
+    Trace_free(t);
+    assert_false(exists(cp));
     unsetenv("OVTRACE_CACHE");
     /* no cache directory at all */
-    unlink(cp);
-    unsetenv("XDG_CACHE_HOME");
-    char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
-    unsetenv("HOME");
+    char keep[PATH_MAX];
+    snprintf(keep, sizeof keep, "%s", g_dir);
+    g_dir[0] = '\0';
     Trace_free(load(p, 1, 1, &log));
     assert_non_null(strstr(log, "no cache directory"));
     free(log);
-    if (home) setenv("HOME", home, 1);
-    free(home);
-    setenv("XDG_CACHE_HOME", g_cache, 1);
-    /* a relative XDG_CACHE_HOME is ignored (XDG spec): $HOME/.cache */
-    setenv("XDG_CACHE_HOME", "rel", 1);
-    setenv("HOME", g_tmp, 1);
+    snprintf(g_dir, sizeof g_dir, "%s", keep);
+    assert_false(exists(cp));
+    /* the directory: $XDG_CACHE_HOME/ovtrace if absolute; a relative one is ignored
+     * (XDG spec): $HOME/.cache/ovtrace; neither: none */
     char d[PATH_MAX], want[PATH_MAX];
-    assert_true(Snapshot_cacheDir(d, sizeof d));
+    assert_true(Snapshot_cacheDir("rel", g_tmp, d, sizeof d));
     snprintf(want, sizeof want, "%s/.cache/ovtrace", g_tmp);
     assert_string_equal(d, want);
-    setenv("XDG_CACHE_HOME", g_cache, 1);
+    assert_true(Snapshot_cacheDir(g_cache, g_tmp, d, sizeof d));
+    snprintf(want, sizeof want, "%s/ovtrace", g_cache);
+    assert_string_equal(d, want);
+    assert_false(Snapshot_cacheDir(NULL, NULL, d, sizeof d));
+    assert_false(Snapshot_cacheDir("rel", "", d, sizeof d));
+    assert_false(Snapshot_cachePath(NULL, p, 1, d, sizeof d));
 }
 
 /* Where the cache cannot be written the load works and writes nothing. */
@@ -621,7 +635,7 @@ static void unwritable_cache_dir(void **state) {
     /* the cache home is a file: no directory can be made there */
     char *file = tmp_path("plainfile");
     write_file(file, "x", 1);
-    setenv("XDG_CACHE_HOME", file, 1);
+    use_cache_home(file);
     char *log;
     Trace *t = load(p, 1, 1, &log);
     assert_non_null(strstr(log, "not saved"));
@@ -635,7 +649,7 @@ static void unwritable_cache_dir(void **state) {
     assert_int_equal(mkdir(ro, 0755), 0);
     char *dir = tmp_path("ro/ovtrace");
     assert_int_equal(mkdir(dir, 0555), 0);
-    setenv("XDG_CACHE_HOME", ro, 1);
+    use_cache_home(ro);
     char *in = tmp_path("in.json"); /* readable by nobody */
     copy_file(p[0], in);
     chmod(in, 0644);
@@ -646,7 +660,7 @@ static void unwritable_cache_dir(void **state) {
     if (pid == 0) {
         if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
         char err[512];
-        LoadOptions o = {.cache = 1, .cache_sync = true};
+        LoadOptions o = {.cache = 1, .cache_opt = {g_dir, 0}, .cache_sync = true};
         Trace *x = Load_files(paths, 1, &o, err, sizeof err);
         _exit(x ? 0 : 1);
     }
@@ -660,14 +674,14 @@ static void unwritable_cache_dir(void **state) {
     for (struct dirent *de; (de = readdir(dd));) entries += de->d_name[0] != '.';
     closedir(dd);
     assert_int_equal(entries, 0);
-    setenv("XDG_CACHE_HOME", g_cache, 1);
+    use_cache_home(g_cache);
 }
 
 /* An input inside the cache directory is never written beside. */
 static void never_beside_an_input(void **state) {
     (void)state;
     char dir[PATH_MAX];
-    assert_true(Snapshot_cacheDir(dir, sizeof dir));
+    assert_true(Snapshot_cacheDir(g_cache, NULL, dir, sizeof dir));
     char cmd[PATH_MAX * 2];
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
     assert_int_equal(system(cmd), 0);
@@ -680,7 +694,7 @@ static void never_beside_an_input(void **state) {
     assert_non_null(strstr(log, "lives in the cache directory"));
     free(log);
     char cp[PATH_MAX];
-    assert_true(Snapshot_cachePath(p, 1, cp, sizeof cp));
+    assert_true(Snapshot_cachePath(g_dir, p, 1, cp, sizeof cp));
     assert_false(exists(cp));
 }
 
@@ -689,9 +703,9 @@ static void detached_save(void **state) {
     (void)state;
     const char *p[] = {OVTRACE_TESTDATA "/kineto-2node.json"};
     char cp[PATH_MAX], err[512];
-    assert_true(Snapshot_cachePath(p, 1, cp, sizeof cp));
+    assert_true(Snapshot_cachePath(g_dir, p, 1, cp, sizeof cp));
     char *logp = tmp_path("notes.log");
-    LoadOptions o = {.cache = 1, .cache_log_path = logp};
+    LoadOptions o = {.cache = 1, .cache_opt = {g_dir, 0}, .cache_log_path = logp};
     Trace *t = Load_files(p, 1, &o, err, sizeof err);
     assert_non_null(t);
     for (int i = 0; i < 600 && !exists(cp); i++) usleep(50 * 1000);
@@ -721,18 +735,18 @@ static void eviction(void **state) {
     const char *a[] = {OVTRACE_TESTDATA "/kineto-2node.json"};
     const char *b[] = {OVTRACE_TESTDATA "/legacy-2021.json"};
     char ca[PATH_MAX], cb[PATH_MAX], dir[PATH_MAX];
-    assert_true(Snapshot_cachePath(a, 1, ca, sizeof ca));
-    assert_true(Snapshot_cachePath(b, 1, cb, sizeof cb));
-    assert_true(Snapshot_cacheDir(dir, sizeof dir));
+    assert_true(Snapshot_cachePath(g_dir, a, 1, ca, sizeof ca));
+    assert_true(Snapshot_cachePath(g_dir, b, 1, cb, sizeof cb));
+    snprintf(dir, sizeof dir, "%s", g_dir);
     Trace_free(load(a, 1, 1, NULL));
     set_mtime(ca, 1000000000); /* long unused */
     char stale[PATH_MAX + 32];
     snprintf(stale, sizeof stale, "%s/%s", dir, "0123456789abcdef.ovsnap");
     write_file(stale, "old", 3);
     set_mtime(stale, 1000000001);
-    setenv("OVTRACE_CACHE_MAX_MB", "0", 1); /* everything but the snapshot just written goes */
+    g_max = 1; /* OVTRACE_CACHE_MAX_MB=0: everything but the snapshot just written goes */
     Trace_free(load(b, 1, 1, NULL));
-    unsetenv("OVTRACE_CACHE_MAX_MB");
+    g_max = 0;
     assert_true(exists(cb));
     assert_false(exists(ca));
     assert_false(exists(stale));

@@ -116,6 +116,25 @@ if [ "$(id -u)" != 0 ] || [ ${#as_user[@]} -gt 0 ]; then
     check "read-only cache dir: nothing written" test -z "$(ls -A "$tmp/ro/ovtrace")"
 fi
 
+# the directory and the cap: read by the CLI (README, Environment), handed to the library
+snaps_in() { [ "$(find "$1" -name '*.ovsnap' 2>/dev/null | wc -l)" -eq "$2" ]; }
+mkdir -p "$tmp/home" "$tmp/home2"
+env -u XDG_CACHE_HOME HOME="$tmp/home" "$BIN" stats --cache "$DATA/legacy-2021.json" >/dev/null 2>&1
+check "no XDG_CACHE_HOME: ~/.cache/ovtrace" wait_for snaps_in "$tmp/home/.cache/ovtrace" 1
+XDG_CACHE_HOME=rel HOME="$tmp/home2" "$BIN" stats --cache "$DATA/legacy-2021.json" >/dev/null 2>&1
+check "a relative XDG_CACHE_HOME is ignored: \$HOME/.cache/ovtrace" wait_for snaps_in "$tmp/home2/.cache/ovtrace" 1
+env -u XDG_CACHE_HOME -u HOME "$BIN" stats --cache -v "$DATA/legacy-2021.json" >/dev/null 2>"$tmp/nodir.err"
+check "neither set: no cache, and -v says so" grep -q "off: no cache directory" "$tmp/nodir.err"
+capd=$tmp/cap
+XDG_CACHE_HOME=$capd "$BIN" stats --cache "$DATA/legacy-2021.json" >/dev/null 2>&1
+check "cap: first snapshot" wait_for snaps_in "$capd" 1
+XDG_CACHE_HOME=$capd "$BIN" stats --cache "$DATA/kineto-2node.json" >/dev/null 2>&1
+check "cap: second snapshot (the default cap keeps both)" wait_for snaps_in "$capd" 2
+cp "$DATA/kineto-2node.json" "$tmp/cap-in.json"
+XDG_CACHE_HOME=$capd OVTRACE_CACHE_MAX_MB=0 "$BIN" stats --cache -v "$tmp/cap-in.json" >/dev/null 2>"$tmp/cap.err"
+check "OVTRACE_CACHE_MAX_MB=0: saved" wait_for grep -q "saved" "$tmp/cap.err"
+check "OVTRACE_CACHE_MAX_MB=0: only the snapshot just written is left" snaps_in "$capd" 1
+
 check "help names the flags" bash -c "'$BIN' stats --help | grep -q -- '--no-cache'"
 echo "$fails failure(s)"
 exit $((fails > 0))

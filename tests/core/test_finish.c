@@ -5,7 +5,7 @@
  * ids, events appended sorted, as interleaved sorted streams, shuffled, reversed), plus
  * hand-written edge cases whose expected results are spelled out, plus one trace with
  * lanes big enough that the layout runs on several threads. Every trace is also finished
- * on 4 threads with OVTRACE_FINISH_PAR_MIN=0 (lanes and flow points in parallel however
+ * on 4 threads with FinishOptions.parallel_min = 1 (lanes and flow points in parallel however
  * small) and must come out identical to the byte (lanes and groups field by field: they
  * have padding).
  *
@@ -602,9 +602,7 @@ static void check_same(const Trace *a, const Trace *b, const char *what) {
 /* Finishes t on `threads` threads; par_all: even when lanes are small (by default only
  * a second lane of 32Ki items makes Trace_finish start threads). */
 static void finish(Trace *t, int threads, bool par_all) {
-    if (par_all) setenv("OVTRACE_FINISH_PAR_MIN", "0", 1);
-    Trace_finishThreads(t, threads);
-    if (par_all) unsetenv("OVTRACE_FINISH_PAR_MIN");
+    Trace_finishWith(t, &(FinishOptions){.threads = threads, .parallel_min = par_all ? 1 : 0});
 }
 
 /* Builds s twice, finishes on 1 and on `threads` threads (lanes and flow points in

@@ -198,7 +198,13 @@ static void pipe_source_refused_by_rereaders(void **state) {
     snprintf(path, sizeof path, "/dev/fd/%d", fd[0]);
     const char *paths[] = {path};
     char err[1024] = "";
-    Trace *t = Load_files(paths, 1, NULL, err, sizeof err); /* cache on auto: must not peek */
+    /* the cache on, for any size: a pipe is still never peeked at, looked up or saved */
+    char cdir[] = "/tmp/ovtrace-pipe-cache-XXXXXX";
+    assert_non_null(mkdtemp(cdir));
+    LoadOptions lo = {.cache = 1, .cache_opt = {cdir, 0}, .cache_sync = true};
+    Trace *t = Load_files(paths, 1, &lo, err, sizeof err);
+    assert_int_equal(dir_entries(cdir), 0);
+    assert_int_equal(rmdir(cdir), 0);
     assert_non_null(t);
     assert_int_equal(t->n_events, 1);
     size_t len;

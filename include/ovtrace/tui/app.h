@@ -89,6 +89,7 @@ typedef struct App {
     /* collectives across ranks (tui/collview.c) */
     struct CollReport *coll;
     bool coll_done;
+    const struct CollOptions *coll_opt; /* Coll_analyze's options (NULL: defaults; the caller's) */
     struct CollDeviceSplit *coll_split;
     size_t n_coll_split;
     int64_t coll_split_a, coll_split_b;
