@@ -292,8 +292,7 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, size_t max_
     /* 1. body: header (first time), new lanes, new events */
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) abort();
+    FILE *f = xopen_memstream(&buf, &len);
     if (!r->began) {
         fputs("{\"traceEvents\": [", f);
         r->began = true;
@@ -320,8 +319,7 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, size_t max_
         }
         if (n < want || left == 0) break;
         /* big bodies go out as several frames to bound memory */
-        f = open_memstream(&buf, &len);
-        if (!f) abort();
+        f = xopen_memstream(&buf, &len);
     }
     /* 2. trailer (a stream gets it once, at the end) */
     r->checkpoints++;
@@ -332,8 +330,7 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, size_t max_
              ", \"checkpoints\": %" PRIu64 ", \"complete\": %s}",
              r->events, r->lost, r->checkpoints, complete ? "true" : "false");
     char *meta = LiveStore_metaJson(s, extra);
-    f = open_memstream(&buf, &len);
-    if (!f) abort();
+    f = xopen_memstream(&buf, &len);
     fprintf(f, "\n],\n\"displayTimeUnit\": \"ms\",\n\"traceName\": \"%s\",\n\"ovtrace\": %s\n}\n",
             LiveStore_isSimulated(s) ? "ovtrace record (SIMULATED)" : "ovtrace record", meta);
     fclose(f);

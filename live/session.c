@@ -139,8 +139,7 @@ static void *bg_main(void *arg) {
 static void describe_program(LiveStore *store, const LaunchConfig *lc) {
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) abort();
+    FILE *f = xopen_memstream(&buf, &len);
     fprintf(f, "{\"kind\": \"cupti\", \"mode\": \"%s\", \"command\": [", lc->inject ? "injected" : "in-process");
     for (size_t i = 0; lc->argv && lc->argv[i]; i++) {
         if (i) fputs(", ", f);

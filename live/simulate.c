@@ -105,11 +105,7 @@ static double jitter(Sim *S) {
 }
 
 static void heap_push(Sim *S, int64_t key, const RingRecord *rec, const char *name) {
-    if (S->n_heap == S->cap_heap) {
-        S->cap_heap = S->cap_heap ? S->cap_heap * 2 : 256;
-        S->heap = realloc(S->heap, S->cap_heap * sizeof *S->heap);
-        if (!S->heap) abort();
-    }
+    GROW(S->heap, S->cap_heap, S->n_heap + 1);
     size_t i = S->n_heap++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
@@ -433,8 +429,7 @@ static void *sim_thread(void *arg) {
 }
 
 Simulator *Simulator_start(const SimConfig *cfg, RingSet *set, char *err, size_t errlen) {
-    Simulator *sim = calloc(1, sizeof *sim);
-    if (!sim) abort();
+    Simulator *sim = xcalloc(1, sizeof *sim);
     if (!sim_init(&sim->S, cfg, err, errlen)) {
         free(sim);
         return NULL;

@@ -492,8 +492,7 @@ char *LiveStore_metaJson(LiveStore *s, const char *extra) {
     LiveStats st = LiveStore_stats(s);
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) abort();
+    FILE *f = xopen_memstream(&buf, &len);
     fprintf(f, "{\"version\": 1, \"source\": ");
     JsonOut_string(f, s->cfg.source_name);
     fprintf(f, ", \"simulated\": %s", s->cfg.simulated ? "true" : "false");

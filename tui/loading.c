@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/base/file.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
@@ -210,17 +211,12 @@ struct LoadWatch {
 };
 
 static void watch_add(LoadWatch *w, size_t *cap, const char *path) {
-    if (w->n == *cap) {
-        *cap = *cap ? *cap * 2 : 8;
-        w->paths = realloc(w->paths, *cap * sizeof *w->paths);
-        if (!w->paths) abort();
-    }
-    w->paths[w->n++] = strdup(path);
+    GROW(w->paths, *cap, w->n + 1);
+    w->paths[w->n++] = xstrdup(path);
 }
 
 LoadWatch *LoadWatch_new(const char *const *paths, size_t n) {
-    LoadWatch *w = calloc(1, sizeof *w);
-    if (!w) abort();
+    LoadWatch *w = xcalloc(1, sizeof *w);
     pthread_mutex_init(&w->mu, NULL);
     size_t cap = 0;
     for (size_t i = 0; i < n; i++) {
@@ -232,14 +228,13 @@ LoadWatch *LoadWatch_new(const char *const *paths, size_t n) {
         Dir_freeList(found, k);
     }
     size_t m = w->n ? w->n : 1;
-    w->names = calloc(m, sizeof *w->names);
-    w->sizes = calloc(m, sizeof *w->sizes);
-    w->cb_total = calloc(m, sizeof *w->cb_total);
-    w->done = calloc(m, sizeof *w->done);
-    if (!w->names || !w->sizes || !w->cb_total || !w->done) abort();
+    w->names = xcalloc(m, sizeof *w->names);
+    w->sizes = xcalloc(m, sizeof *w->sizes);
+    w->cb_total = xcalloc(m, sizeof *w->cb_total);
+    w->done = xcalloc(m, sizeof *w->done);
     for (size_t i = 0; i < w->n; i++) {
         const char *b = strrchr(w->paths[i], '/');
-        w->names[i] = strdup(b && b[1] ? b + 1 : w->paths[i]);
+        w->names[i] = xstrdup(b && b[1] ? b + 1 : w->paths[i]);
         struct stat st;
         if (stat(w->paths[i], &st) == 0) w->sizes[i] = (uint64_t)st.st_size;
     }
