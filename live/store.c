@@ -113,7 +113,7 @@ LiveStore *LiveStore_new(RingSet *rings, const LiveStoreConfig *cfg) {
     s->n_slots = 64;
     s->lane_slots = xcalloc(s->n_slots, sizeof *s->lane_slots);
     s->last_gpu = -1;
-    s->rate_t0 = Live_monotonicNs();
+    s->rate_t0 = Clock_monotonicNs();
     return s;
 }
 
@@ -377,7 +377,7 @@ static void drain_cb(const RingRecord *rec, uint32_t ring, void *ctx) {
 }
 
 static void update_rate(LiveStore *s) {
-    int64_t now = Live_monotonicNs();
+    int64_t now = Clock_monotonicNs();
     if (now - s->rate_t0 >= 500000000) {
         s->rate = (double)(s->seq_next - s->rate_n0) * 1e9 / (double)(now - s->rate_t0);
         s->rate_t0 = now;
