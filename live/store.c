@@ -241,10 +241,6 @@ static const uint8_t KIND_MAP[RING_KIND__COUNT] = {
     [RING_KIND_COUNTER] = KIND_COUNTER,
 };
 
-static bool ring_kind_gpu(unsigned k) {
-    return k == RING_KIND_KERNEL || k == RING_KIND_MEMCPY || k == RING_KIND_MEMSET || k == RING_KIND_SYNC;
-}
-
 static Chunk *chunk_at(LiveStore *s, size_t i) { return &s->chunks[(s->c_head + i) % s->c_cap]; }
 
 static Chunk *open_chunk(LiveStore *s) {
@@ -326,7 +322,7 @@ static void ingest(LiveStore *s, const RingRecord *r, uint32_t name) {
     e.src = TRACE_NO_SRC;
     e.name = name;
     e.corr = r->correlation;
-    bool gpu = ring_kind_gpu(rk);
+    bool gpu = EventKind_isGpu((EventKind)e.kind);
     e.lane = gpu ? lane_get(s, 1, r->device, r->stream) : lane_get(s, 0, r->pid, r->tid);
     if (rk == RING_KIND_MEMCPY && (r->flags & RING_F_MEMCPY_P2P)) e.flags |= EVF_MEMCPY_P2P;
     EventClass c = Classify_event(NULL, (EventKind)e.kind, e.flags, "", 0);
