@@ -17,6 +17,12 @@ char *xstrndup(const char *s, size_t n) {
     return p;
 }
 
+FILE *xopen_memstream(char **buf, size_t *len) {
+    FILE *f = open_memstream(buf, len);
+    if (!f) xalloc_fail(BUFSIZ); /* its first buffer */
+    return f;
+}
+
 void grow_array(void **arr, size_t *cap, size_t need, size_t sz) {
     if (need <= *cap) return;
     size_t c = *cap ? *cap : 16;

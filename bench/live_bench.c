@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ovtrace/base/clock.h"
 #include "ovtrace/live.h"
 
 static atomic_bool g_stop, g_drain_stop;
@@ -36,7 +37,7 @@ typedef struct {
 } Producer;
 
 static void sleep_until(int64_t mono) {
-    int64_t d = mono - Live_monotonicNs();
+    int64_t d = mono - Clock_monotonicNs();
     if (d <= 0) return;
     struct timespec ts = {(time_t)(d / 1000000000), (long)(d % 1000000000)};
     nanosleep(&ts, NULL);
@@ -50,7 +51,7 @@ static void *producer(void *arg) {
                          NameTable_intern_cstr(nt, "void dpsk::ep::internode::combine<8, 20>(x)")};
     double per_thread = g_rate / g_producers;
     const int burst = 256;
-    int64_t t0 = Live_monotonicNs();
+    int64_t t0 = Clock_monotonicNs();
     uint64_t n = 0;
     RingRecord r;
     memset(&r, 0, sizeof r);
@@ -61,7 +62,7 @@ static void *producer(void *arg) {
     r.tid = p->id;
     while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
         if (per_thread > 0) sleep_until(t0 + (int64_t)((double)n * 1e9 / per_thread));
-        int64_t now = Live_realtimeNs();
+        int64_t now = Clock_realtimeNs();
         for (int i = 0; i < burst; i++, n++) {
             r.ts_ns = now + i; /* produce time: latency is measured against it */
             r.dur_ns = 500;
@@ -121,10 +122,10 @@ static void *viewer(void *arg) {
             nanosleep(&ts, NULL);
             continue;
         }
-        int64_t b0 = Live_monotonicNs();
+        int64_t b0 = Clock_monotonicNs();
         Trace *t = LiveStore_snapshot(v->store, g_snapshot_max, st.t_last - g_view_span_ns);
-        int64_t published = Live_realtimeNs();
-        double b = (double)(Live_monotonicNs() - b0) / 1e9;
+        int64_t published = Clock_realtimeNs();
+        double b = (double)(Clock_monotonicNs() - b0) / 1e9;
         v->snapshots++;
         v->build_s_total += b;
         if (b > v->build_s_max) v->build_s_max = b;
@@ -182,7 +183,7 @@ int main(int argc, char **argv) {
     atomic_init(&g_drain_stop, false);
     pthread_create(&dt, NULL, drainer, &D);
     pthread_create(&vt, NULL, viewer, &V);
-    int64_t t0 = Live_monotonicNs();
+    int64_t t0 = Clock_monotonicNs();
     for (int i = 0; i < g_producers; i++) {
         P[i] = (Producer){set, i, 0};
         pthread_create(&pt[i], NULL, producer, &P[i]);
@@ -191,7 +192,7 @@ int main(int argc, char **argv) {
     nanosleep(&ts, NULL);
     atomic_store(&g_stop, true);
     for (int i = 0; i < g_producers; i++) pthread_join(pt[i], NULL);
-    double elapsed = (double)(Live_monotonicNs() - t0) / 1e9;
+    double elapsed = (double)(Clock_monotonicNs() - t0) / 1e9;
     pthread_join(vt, NULL);
     atomic_store(&g_drain_stop, true);
     pthread_join(dt, NULL);

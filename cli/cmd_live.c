@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "live_cmd.h"
+#include "ovtrace/base/clock.h"
 #include "ovtrace/live.h"
 #include "ovtrace/live_cli.h"
 #include "ovtrace/termsafe.h"
@@ -249,13 +250,13 @@ static void headless_line(LiveSession *s, const Trace *t, bool program, const Li
     if (t) meter_text(m, sizeof m, t, s, program, o->window_ns, false);
     else snprintf(m, sizeof m, "(no data yet)");
     LiveStats st = LiveStore_stats(LiveSession_store(s));
-    printf("t=%6.1fs  %s  retained %" PRIu64 " events%s\n", (double)(Live_monotonicNs() - t0) / 1e9, m, st.retained,
+    printf("t=%6.1fs  %s  retained %" PRIu64 " events%s\n", (double)(Clock_monotonicNs() - t0) / 1e9, m, st.retained,
            tag);
     fflush(stdout);
 }
 
 static int run_headless(LiveSession *s, const char *what, bool program, const LiveCliOptions *o) {
-    int64_t t0 = Live_monotonicNs(), next = t0 + o->interval_ns;
+    int64_t t0 = Clock_monotonicNs(), next = t0 + o->interval_ns;
     Trace *t = NULL;
     printf("# ovtrace live --headless: %s; overlap meter over the last %.0f ms\n", what, (double)o->window_ns / 1e6);
     fflush(stdout);
@@ -268,7 +269,7 @@ static int run_headless(LiveSession *s, const char *what, bool program, const Li
             Trace_free(t);
             t = n;
         }
-        int64_t now = Live_monotonicNs();
+        int64_t now = Clock_monotonicNs();
         if (LiveSession_sourceDone(s)) g_source_ended = true;
         if ((o->duration_ns && now - t0 >= o->duration_ns) || g_source_ended) {
             done = true;

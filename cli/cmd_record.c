@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "live_cmd.h"
+#include "ovtrace/base/clock.h"
 #include "ovtrace/live.h"
 #include "ovtrace/live_cli.h"
 #include "ovtrace/simranks.h"
@@ -219,12 +220,12 @@ int cmd_record(int argc, char **argv) {
         return 1;
     }
     bool tty = isatty(2) && src == LIVE_CLI_SIMULATE; /* a program may write to the terminal too */
-    int64_t t0 = Live_monotonicNs(), last_status = t0;
+    int64_t t0 = Clock_monotonicNs(), last_status = t0;
     bool source_ended = false, timed_out = false;
     while (!g_stop) {
         struct timespec ts = {0, 20000000};
         nanosleep(&ts, NULL);
-        int64_t now = Live_monotonicNs();
+        int64_t now = Clock_monotonicNs();
         if (o.duration_ns && now - t0 >= o.duration_ns) {
             timed_out = true;
             break;

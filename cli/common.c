@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "ovtrace/base/clock.h"
 #include "ovtrace/termsafe.h"
 
 void cli_error(const char *fmt, ...) {
@@ -179,14 +179,13 @@ static void progress_bar(void *ctx, const char *path, uint64_t done, uint64_t to
     if (!total) return;
     /* rate and ETA per file, from the first report of that file */
     static char cur_path[512];
-    static struct timespec t0;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    static double t0;
+    double now = Clock_monotonicS();
     if (strncmp(cur_path, path, sizeof cur_path - 1)) {
         snprintf(cur_path, sizeof cur_path, "%s", path);
         t0 = now;
     }
-    double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;
+    double el = now - t0;
     int pct = (int)(done * 100 / total);
     if (pct > 100) pct = 100;
     char bar[21];

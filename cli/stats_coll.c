@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/collectives.h"
 #include "ovtrace/jsonout.h"
 #include "ovtrace/timeunits.h"
@@ -42,11 +43,10 @@ static void summarize(Summary *S, const Trace *t, const OverlapFilter *f, const 
     CollReport *R = S->R;
     if (R->n_ranks >= 2 || one_rank_split)
         S->dev = Coll_deviceSplit(t, R, f->t0, f->t1, f->rank == OVERLAP_ANY_RANK ? INT32_MIN : f->rank, &S->n_dev);
-    S->last = calloc(R->n_ranks + 1, sizeof *S->last);
-    S->waited_for = calloc(R->n_ranks + 1, sizeof *S->waited_for);
-    S->names = calloc(R->n_names + 1, sizeof *S->names);
-    int64_t *skews = malloc((R->n_inst + 1) * sizeof *skews);
-    if (!S->last || !S->waited_for || !S->names || !skews) abort();
+    S->last = xcalloc(R->n_ranks + 1, sizeof *S->last);
+    S->waited_for = xcalloc(R->n_ranks + 1, sizeof *S->waited_for);
+    S->names = xcalloc(R->n_names + 1, sizeof *S->names);
+    int64_t *skews = xmalloc((R->n_inst + 1) * sizeof *skews);
     for (size_t k = 0; k < R->n_names; k++) {
         size_t m = 0;
         for (size_t i = 0; i < R->n_inst; i++) {

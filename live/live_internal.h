@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/clock.h"
 #include "ovtrace/live.h"
 
 typedef struct {

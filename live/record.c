@@ -123,26 +123,6 @@ static void put_us(FILE *f, int64_t ns) {
     fprintf(f, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
 }
 
-static const char *cat_of(EventKind k) {
-    switch (k) {
-    case KIND_KERNEL: return "kernel";
-    case KIND_MEMCPY: return "gpu_memcpy";
-    case KIND_MEMSET: return "gpu_memset";
-    case KIND_SYNC: return "cuda_sync";
-    case KIND_GPU_ANNOTATION: return "gpu_user_annotation";
-    case KIND_CPU_OP: return "cpu_op";
-    case KIND_RUNTIME: return "cuda_runtime";
-    case KIND_DRIVER: return "cuda_driver";
-    case KIND_PYTHON: return "python_function";
-    case KIND_ANNOTATION: return "user_annotation";
-    default: return "overhead";
-    }
-}
-
-static bool is_gpu_kind(EventKind k) {
-    return k == KIND_KERNEL || k == KIND_MEMCPY || k == KIND_MEMSET || k == KIND_SYNC || k == KIND_GPU_ANNOTATION;
-}
-
 static const char *name_of(LiveRecorder *r, LiveStore *s, uint32_t id) {
     if (id >= r->cap_names) {
         size_t old = r->cap_names;
@@ -210,7 +190,7 @@ static void write_event(LiveRecorder *r, LiveStore *s, FILE *f, const TraceEvent
     if (e->lane >= r->n_lanes) return; /* cannot happen: lanes are never removed */
     const LiveLane *l = &r->lanes[e->lane];
     EventKind k = (EventKind)e->kind;
-    bool gpu = is_gpu_kind(k);
+    bool gpu = EventKind_isGpu(k);
     const char *name = name_of(r, s, e->name);
     sep(r, f);
     if (k == KIND_COUNTER) {
@@ -224,7 +204,8 @@ static void write_event(LiveRecorder *r, LiveStore *s, FILE *f, const TraceEvent
         return;
     }
     if (k == KIND_INSTANT) fputs("{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"instant\", \"name\": ", f);
-    else fprintf(f, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", cat_of(k));
+    else /* KIND_OTHER: the collector's own overhead (RING_KIND_OVERHEAD) */
+        fprintf(f, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", k == KIND_OTHER ? "overhead" : EventKind_category(k));
     JsonOut_string(f, name);
     fprintf(f, ", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"ts\": ", l->pid, l->tid);
     put_us(f, e->ts);
@@ -252,7 +233,7 @@ static void write_event(LiveRecorder *r, LiveStore *s, FILE *f, const TraceEvent
                 e->corr, l->pid, l->tid);
         put_us(f, e->ts);
         fputs(", \"cat\": \"ac2g\", \"name\": \"ac2g\"}", f);
-    } else if (k == KIND_KERNEL || k == KIND_MEMCPY || k == KIND_MEMSET) {
+    } else if (EventKind_isGpuWork(k)) {
         sep(r, f);
         fprintf(f,
                 "{\"ph\": \"f\", \"id\": %" PRIu32 ", \"pid\": %" PRId64 ", \"tid\": %" PRId64
@@ -292,8 +273,7 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, size_t max_
     /* 1. body: header (first time), new lanes, new events */
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) abort();
+    FILE *f = xopen_memstream(&buf, &len);
     if (!r->began) {
         fputs("{\"traceEvents\": [", f);
         r->began = true;
@@ -320,8 +300,7 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, size_t max_
         }
         if (n < want || left == 0) break;
         /* big bodies go out as several frames to bound memory */
-        f = open_memstream(&buf, &len);
-        if (!f) abort();
+        f = xopen_memstream(&buf, &len);
     }
     /* 2. trailer (a stream gets it once, at the end) */
     r->checkpoints++;
@@ -332,8 +311,7 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, size_t max_
              ", \"checkpoints\": %" PRIu64 ", \"complete\": %s}",
              r->events, r->lost, r->checkpoints, complete ? "true" : "false");
     char *meta = LiveStore_metaJson(s, extra);
-    f = open_memstream(&buf, &len);
-    if (!f) abort();
+    f = xopen_memstream(&buf, &len);
     fprintf(f, "\n],\n\"displayTimeUnit\": \"ms\",\n\"traceName\": \"%s\",\n\"ovtrace\": %s\n}\n",
             LiveStore_isSimulated(s) ? "ovtrace record (SIMULATED)" : "ovtrace record", meta);
     fclose(f);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/base/alloc.h"
+
 typedef struct {
     RingRecord rec;
     const char *name;
@@ -23,11 +25,7 @@ typedef struct {
 
 static void collect(const RingRecord *rec, const char *name, void *ctx) {
     RecVec *c = ctx;
-    if (c->n == c->cap) {
-        c->cap = c->cap ? c->cap * 2 : 256;
-        c->v = realloc(c->v, c->cap * sizeof *c->v);
-        if (!c->v) abort();
-    }
+    GROW(c->v, c->cap, c->n + 1);
     c->v[c->n++] = (Rec){*rec, name};
 }
 
@@ -88,13 +86,12 @@ void ServeSim_loop(const SimConfig *cfg, const ServeSink *k) {
     snprintf(names[2], 64, "[serve] GPU %d memory in use", cfg->device);
     snprintf(names[3], 64, "[serve] GPU %d tokens/s", cfg->device);
     int maxb = cfg->serve_params.max_batch;
-    double *flops = calloc((size_t)maxb + 1, sizeof *flops);
+    double *flops = xcalloc((size_t)maxb + 1, sizeof *flops);
     RecVec rv = {0};
     int64_t now = 0;
     uint64_t steps = 0;
     uint32_t corr_base = 0; /* each step's launches and kernels keep distinct correlation ids */
     const int64_t inner_base = 1000000000; /* the inner simulator's t = 0 */
-    if (!flops) abort();
     for (;;) {
         if (cfg->max_steps && steps >= cfg->max_steps) break;
         int64_t wait;

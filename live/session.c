@@ -118,17 +118,17 @@ static void *bg_main(void *arg) {
     /* snapshots and checkpoints yield the CPU to the drain thread, so that a busy view
      * never makes the rings overflow (measured in bench/RESULTS-live.md) */
     setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
-    int64_t now = Live_monotonicNs();
+    int64_t now = Clock_monotonicNs();
     int64_t next_snap = now, next_ckpt = now + (int64_t)s->cfg.checkpoint_ms * 1000000;
     while (!atomic_load(&s->stop_bg)) {
-        now = Live_monotonicNs();
+        now = Clock_monotonicNs();
         if (s->cfg.snapshot_ms > 0 && now >= next_snap) {
             publish(s);
-            next_snap = Live_monotonicNs() + (int64_t)s->cfg.snapshot_ms * 1000000;
+            next_snap = Clock_monotonicNs() + (int64_t)s->cfg.snapshot_ms * 1000000;
         }
         if (s->rec && now >= next_ckpt) {
             checkpoint(s);
-            next_ckpt = Live_monotonicNs() + (int64_t)s->cfg.checkpoint_ms * 1000000;
+            next_ckpt = Clock_monotonicNs() + (int64_t)s->cfg.checkpoint_ms * 1000000;
         }
         sleep_ns(5000000);
     }
@@ -139,8 +139,7 @@ static void *bg_main(void *arg) {
 static void describe_program(LiveStore *store, const LaunchConfig *lc) {
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) abort();
+    FILE *f = xopen_memstream(&buf, &len);
     fprintf(f, "{\"kind\": \"cupti\", \"mode\": \"%s\", \"command\": [", lc->inject ? "injected" : "in-process");
     for (size_t i = 0; lc->argv && lc->argv[i]; i++) {
         if (i) fputs(", ", f);

@@ -28,18 +28,6 @@
 #include "ovtrace/rng.h"
 #include "serve_sim.h"
 
-int64_t Live_realtimeNs(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int64_t Live_monotonicNs(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 void SimConfig_default(SimConfig *c, SchedMode mode) {
     memset(c, 0, sizeof *c);
     ScheduleParams_default(&c->params, mode);
@@ -105,11 +93,7 @@ static double jitter(Sim *S) {
 }
 
 static void heap_push(Sim *S, int64_t key, const RingRecord *rec, const char *name) {
-    if (S->n_heap == S->cap_heap) {
-        S->cap_heap = S->cap_heap ? S->cap_heap * 2 : 256;
-        S->heap = realloc(S->heap, S->cap_heap * sizeof *S->heap);
-        if (!S->heap) abort();
-    }
+    GROW(S->heap, S->cap_heap, S->n_heap + 1);
     size_t i = S->n_heap++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
@@ -143,7 +127,7 @@ static bool pace(Sim *S, int64_t t) {
     int64_t target = S->wall0 + (int64_t)((double)t / S->cfg.speed);
     for (;;) {
         if (stopping(S)) return false;
-        int64_t now = Live_monotonicNs();
+        int64_t now = Clock_monotonicNs();
         if (now >= target) return true;
         int64_t d = target - now;
         if (d > 20000000) d = 20000000; /* wake up to notice stop */
@@ -378,8 +362,8 @@ static bool sim_init(Sim *S, const SimConfig *cfg, char *err, size_t errlen) {
     S->next_corr = 1;
     S->pid = (uint32_t)getpid();
     S->tid = (int64_t)syscall(SYS_gettid);
-    S->base_ns = cfg->start_ns ? cfg->start_ns : Live_realtimeNs();
-    S->wall0 = Live_monotonicNs();
+    S->base_ns = cfg->start_ns ? cfg->start_ns : Clock_realtimeNs();
+    S->wall0 = Clock_monotonicNs();
     return true;
 }
 
@@ -425,16 +409,15 @@ static void *sim_thread(void *arg) {
     Simulator *sim = arg;
     Sim *S = &sim->S;
     S->tid = (int64_t)syscall(SYS_gettid);
-    S->wall0 = Live_monotonicNs();
-    if (!sim->S.cfg.start_ns) S->base_ns = Live_realtimeNs();
+    S->wall0 = Clock_monotonicNs();
+    if (!sim->S.cfg.start_ns) S->base_ns = Clock_realtimeNs();
     run_loop(S);
     atomic_store(&sim->finished, !stopping(S));
     return NULL;
 }
 
 Simulator *Simulator_start(const SimConfig *cfg, RingSet *set, char *err, size_t errlen) {
-    Simulator *sim = calloc(1, sizeof *sim);
-    if (!sim) abort();
+    Simulator *sim = xcalloc(1, sizeof *sim);
     if (!sim_init(&sim->S, cfg, err, errlen)) {
         free(sim);
         return NULL;

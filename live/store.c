@@ -113,7 +113,7 @@ LiveStore *LiveStore_new(RingSet *rings, const LiveStoreConfig *cfg) {
     s->n_slots = 64;
     s->lane_slots = xcalloc(s->n_slots, sizeof *s->lane_slots);
     s->last_gpu = -1;
-    s->rate_t0 = Live_monotonicNs();
+    s->rate_t0 = Clock_monotonicNs();
     return s;
 }
 
@@ -241,10 +241,6 @@ static const uint8_t KIND_MAP[RING_KIND__COUNT] = {
     [RING_KIND_COUNTER] = KIND_COUNTER,
 };
 
-static bool ring_kind_gpu(unsigned k) {
-    return k == RING_KIND_KERNEL || k == RING_KIND_MEMCPY || k == RING_KIND_MEMSET || k == RING_KIND_SYNC;
-}
-
 static Chunk *chunk_at(LiveStore *s, size_t i) { return &s->chunks[(s->c_head + i) % s->c_cap]; }
 
 static Chunk *open_chunk(LiveStore *s) {
@@ -326,7 +322,7 @@ static void ingest(LiveStore *s, const RingRecord *r, uint32_t name) {
     e.src = TRACE_NO_SRC;
     e.name = name;
     e.corr = r->correlation;
-    bool gpu = ring_kind_gpu(rk);
+    bool gpu = EventKind_isGpu((EventKind)e.kind);
     e.lane = gpu ? lane_get(s, 1, r->device, r->stream) : lane_get(s, 0, r->pid, r->tid);
     if (rk == RING_KIND_MEMCPY && (r->flags & RING_F_MEMCPY_P2P)) e.flags |= EVF_MEMCPY_P2P;
     EventClass c = Classify_event(NULL, (EventKind)e.kind, e.flags, "", 0);
@@ -377,7 +373,7 @@ static void drain_cb(const RingRecord *rec, uint32_t ring, void *ctx) {
 }
 
 static void update_rate(LiveStore *s) {
-    int64_t now = Live_monotonicNs();
+    int64_t now = Clock_monotonicNs();
     if (now - s->rate_t0 >= 500000000) {
         s->rate = (double)(s->seq_next - s->rate_n0) * 1e9 / (double)(now - s->rate_t0);
         s->rate_t0 = now;
@@ -492,8 +488,7 @@ char *LiveStore_metaJson(LiveStore *s, const char *extra) {
     LiveStats st = LiveStore_stats(s);
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) abort();
+    FILE *f = xopen_memstream(&buf, &len);
     fprintf(f, "{\"version\": 1, \"source\": ");
     JsonOut_string(f, s->cfg.source_name);
     fprintf(f, ", \"simulated\": %s", s->cfg.simulated ? "true" : "false");

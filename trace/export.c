@@ -357,7 +357,6 @@ static bool name_ok(const ExportFilter *f, regex_t *inc, regex_t *exc, uint8_t *
     return cache[name] == 1;
 }
 
-static bool is_gpu_op(unsigned k) { return k == KIND_KERNEL || k == KIND_MEMCPY || k == KIND_MEMSET; }
 static bool is_launch(unsigned k) { return k == KIND_RUNTIME || k == KIND_DRIVER; }
 
 static bool compile_re(regex_t *re, const char *pat, const char *what, char *err, size_t errlen) {
@@ -399,7 +398,7 @@ static bool select_events(Exporter *X, char *err, size_t errlen) {
     }
     if (f->with_launches) {
         for (size_t i = 0; i < t->n_events; i++) {
-            if (X->keep[i] != 1 || !is_gpu_op(t->events[i].kind)) continue;
+            if (X->keep[i] != 1 || !EventKind_isGpuWork((EventKind)t->events[i].kind)) continue;
             size_t p = Trace_partner(t, i);
             if (p != SIZE_MAX && is_launch(t->events[p].kind) && !X->keep[p]) X->keep[p] = 2;
         }
@@ -505,14 +504,6 @@ static JsStatus obj_scan(const char *p, const char *end, size_t *len, EvFields *
     return JS_MORE;
 }
 
-static const char *kind_cat(unsigned k) {
-    static const char *C[KIND__COUNT] = {"kernel",          "gpu_memcpy",   "gpu_memset",      "cuda_sync",
-                                         "gpu_user_annotation", "cpu_op",   "cuda_runtime",    "cuda_driver",
-                                         "python_function", "user_annotation", "instant",      "counter",
-                                         "other"};
-    return k < KIND__COUNT ? C[k] : "other";
-}
-
 /* The event's start and duration as written: cut to [t0, t1) with --clip (counters and
  * instants lie inside the range when kept). True when that differs from the model's. */
 static bool clipped(const Exporter *X, const TraceEvent *e, int64_t *ts, int64_t *dur) {
@@ -535,7 +526,7 @@ static void write_synth(Exporter *X, Out *o, size_t idx) {
     const char *name = Trace_name(t, e);
     char ph = e->kind == KIND_COUNTER ? 'C' : e->kind == KIND_INSTANT ? 'i' : 'X';
     out_printf(o, "{\"ph\":\"%c\",\"cat\":", ph);
-    out_jstr(o, kind_cat(e->kind));
+    out_jstr(o, EventKind_category((EventKind)e->kind));
     out_puts(o, ",\"name\":");
     out_jstr(o, name);
     out_puts(o, ",\"pid\":");

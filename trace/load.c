@@ -7,11 +7,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/clock.h"
 #include "ovtrace/base/file.h"
 #include "ovtrace/input.h"
 #include "ovtrace/load.h"
@@ -90,12 +90,6 @@ static uint64_t json_estimate(const char *path, uint64_t size) {
     return gz || zst ? size * 8 : size;
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, char *err, size_t errlen) {
     char **files = NULL;
     size_t n_files = 0, cap = 0;
@@ -143,11 +137,11 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
             note(&log, "off: no cache directory ($XDG_CACHE_HOME or $HOME)");
         } else {
             char why[512];
-            double t0 = now_s();
+            double t0 = Clock_monotonicS();
             t = Snapshot_load(fl, n_files, cpath, threads, why, sizeof why);
             if (t) {
                 cached = true;
-                note(&log, "hit %s (%.3f s)", cpath, now_s() - t0);
+                note(&log, "hit %s (%.3f s)", cpath, Clock_monotonicS() - t0);
                 for (size_t i = 0; opt && opt->progress && i < n_files; i++)
                     opt->progress(opt->progress_ctx, files[i], ids[i].size, ids[i].size, t->n_events);
             } else {
@@ -185,15 +179,15 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         } else if (t->input_warning) {
             note(&log, "not saved: %s", t->input_warning);
         } else if (opt && opt->cache_sync) {
-            double t0 = now_s();
+            double t0 = Clock_monotonicS();
             if (Snapshot_save(t, fl, n_files, ids, cpath, opt->cache_opt.max_bytes, e, sizeof e))
-                note(&log, "saved %s (%.2f s)", cpath, now_s() - t0);
+                note(&log, "saved %s (%.2f s)", cpath, Clock_monotonicS() - t0);
             else note(&log, "not saved: %s", e);
         } else {
-            double t0 = now_s();
+            double t0 = Clock_monotonicS();
             if (Snapshot_saveDetached(t, fl, n_files, ids, cpath, opt->cache_opt.max_bytes, log.log || log.log_path ? note_msg : NULL, &log, e,
                                       sizeof e))
-                note(&log, "saving in a detached process (started in %.1f ms)", (now_s() - t0) * 1e3);
+                note(&log, "saving in a detached process (started in %.1f ms)", (Clock_monotonicS() - t0) * 1e3);
             else note(&log, "not saved: %s", e);
         }
     }

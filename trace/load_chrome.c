@@ -312,15 +312,11 @@ static EventKind kind_of(const Tok *cat, char ph) {
     return KIND_OTHER;
 }
 
-static bool kind_is_gpu(EventKind k) {
-    return k == KIND_KERNEL || k == KIND_MEMCPY || k == KIND_MEMSET || k == KIND_SYNC || k == KIND_GPU_ANNOTATION;
-}
-
 /* The GPU-first load (LoadOptions.gpu_only) keeps metadata and the events that land on
  * GPU lanes: exactly those add_event would put there. */
 static bool gpu_only(const Loader *L) { return L->opt && L->opt->gpu_only; }
 static bool keeps_gpu(const Tok *cat, char ph) {
-    return ph == 'M' || ((ph == 'X' || ph == 'B' || ph == 'E') && kind_is_gpu(kind_of(cat, ph)));
+    return ph == 'M' || ((ph == 'X' || ph == 'B' || ph == 'E') && EventKind_isGpu(kind_of(cat, ph)));
 }
 
 /* GPU-first load: true when the object at q (found by JsPeek) certainly holds no GPU
@@ -609,7 +605,7 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
     int64_t corr;
     if (ev->a_corr.type == TOK_NUMBER && Js_int(&ev->a_corr, &corr) && corr > 0 && corr <= UINT32_MAX)
         e.corr = (uint32_t)corr;
-    if (kind_is_gpu(kind)) {
+    if (EventKind_isGpu(kind)) {
         int64_t device, stream;
         if (!id_number(&ev->a_device, &device) && !id_number(&ev->pid, &device)) device = pid;
         if (!id_number(&ev->a_stream, &stream) && !id_number(&ev->tid, &stream)) stream = tid;

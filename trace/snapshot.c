@@ -40,6 +40,7 @@
 #include <zstd.h>
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/clock.h"
 #include "ovtrace/base/file.h"
 #include "parfor.h"
 
@@ -705,15 +706,14 @@ bool Snapshot_saveDetached(const Trace *t, const char *const *inputs, size_t n, 
         }
         /* nor must any other pipe or file of the caller's stay open for the save */
         close_range(STDERR_FILENO + 1, ~0u, 0);
-        struct timespec a, b;
-        clock_gettime(CLOCK_MONOTONIC, &a);
+        double a = Clock_monotonicS();
         char e[768], msg[1024];
         bool ok = Snapshot_save(t, inputs, n, ids, cache_path, max_bytes, e, sizeof e);
-        clock_gettime(CLOCK_MONOTONIC, &b);
+        double b = Clock_monotonicS();
         struct stat st;
         if (ok && stat(cache_path, &st) == 0)
             snprintf(msg, sizeof msg, "saved %s (%.1f MB, %.2f s, detached)", cache_path, (double)st.st_size / 1e6,
-                     (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9);
+                     b - a);
         else snprintf(msg, sizeof msg, "not saved: %s", e);
         if (note) note(ctx, msg);
         _exit(ok ? 0 : 1);

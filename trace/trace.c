@@ -690,7 +690,6 @@ static uint64_t chain_hash(uint32_t source, uint32_t cat, uint64_t id) {
 }
 
 static bool is_launch(EventKind k) { return k == KIND_RUNTIME || k == KIND_DRIVER; }
-static bool is_gpu_op(EventKind k) { return k == KIND_KERNEL || k == KIND_MEMCPY || k == KIND_MEMSET; }
 
 static void add_flow(Trace *t, size_t *cap, uint64_t id, uint32_t cat, size_t from, size_t to) {
     GROW(t->flows, *cap, t->n_flows + 1);
@@ -814,7 +813,7 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     size_t n_cand = 0, cap_cand = 0;
     for (size_t i = 0; i < t->n_events; i++) {
         const TraceEvent *e = &t->events[i];
-        if (!e->corr || bound[i] || (!is_gpu_op(e->kind) && !is_launch(e->kind))) continue;
+        if (!e->corr || bound[i] || (!EventKind_isGpuWork((EventKind)e->kind) && !is_launch(e->kind))) continue;
         GROW(cand, cap_cand, n_cand + 1);
         cand[n_cand++] = (uint32_t)i;
     }
@@ -827,7 +826,7 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
             if (is_launch(t->events[cand[i]].kind)) launch = cand[i];
         if (launch == UINT32_MAX) continue;
         for (uint32_t i = heads[c]; i != UINT32_MAX; i = next[i])
-            if (is_gpu_op(t->events[cand[i]].kind)) add_flow(t, &cap, t->events[launch].corr, ac2g, launch, cand[i]);
+            if (EventKind_isGpuWork((EventKind)t->events[cand[i]].kind)) add_flow(t, &cap, t->events[launch].corr, ac2g, launch, cand[i]);
     }
     free(heads);
     free(next);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/timeunits.h"
 #include "ovtrace/tui/band.h"
 #include "ovtrace/tui/compare.h"
@@ -22,25 +23,16 @@
 #include "ovtrace/tui/ruler.h"
 #include "ovtrace/tui/statusbar.h"
 
-static void *xcal(size_t n, size_t sz) {
-    void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) {
-        fprintf(stderr, "ovtrace: out of memory\n");
-        exit(3);
-    }
-    return p;
-}
-
 App *App_new(Trace *t, Caps caps, const char *title) {
-    App *a = xcal(1, sizeof *a);
+    App *a = xcalloc(1, sizeof *a);
     a->t = t;
     a->caps = caps;
     a->gl = Glyphs_get(caps.unicode);
     a->idx = TraceIndex_build(t);
     a->counters = CounterSet_build(t);
-    a->collapsed = xcal(t->n_groups, sizeof *a->collapsed);
+    a->collapsed = xcalloc(t->n_groups, sizeof *a->collapsed);
     Lines_defaultCollapsed(t, a->collapsed);
-    a->hidden = xcal(t->n_groups, sizeof *a->hidden);
+    a->hidden = xcalloc(t->n_groups, sizeof *a->hidden);
     a->n_hidden = Lines_clutter(t, a->hidden);
     a->overview = Overview_ranks(t) >= OVERVIEW_MIN_RANKS;
     App_rebuildLines(a);
@@ -92,13 +84,13 @@ void App_setTrace(App *a, Trace *t) {
     a->idx = TraceIndex_build(t);
     CounterSet_free(a->counters);
     a->counters = CounterSet_build(t);
-    bool *c = xcal(t->n_groups, sizeof *c);
+    bool *c = xcalloc(t->n_groups, sizeof *c);
     Lines_defaultCollapsed(t, c);
     for (size_t g = 0; g < old_groups && g < t->n_groups; g++) c[g] = a->collapsed[g];
     free(a->collapsed);
     a->collapsed = c;
     free(a->hidden);
-    a->hidden = xcal(t->n_groups, sizeof *a->hidden);
+    a->hidden = xcalloc(t->n_groups, sizeof *a->hidden);
     a->n_hidden = Lines_clutter(t, a->hidden);
     App_rebuildLines(a);
     if (a->search.active) {

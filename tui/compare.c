@@ -7,16 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/timeunits.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/details.h"
 
 CompareState *Compare_new(uint32_t *run_of_source, size_t n_runs, const char *const *names, const int64_t *offsets) {
-    CompareState *c = calloc(1, sizeof *c);
-    if (!c) {
-        fprintf(stderr, "ovtrace: out of memory\n");
-        exit(3);
-    }
+    CompareState *c = xcalloc(1, sizeof *c);
     c->n_runs = n_runs < COMPARE_MAX_RUNS ? n_runs : COMPARE_MAX_RUNS;
     c->run_of_source = run_of_source;
     for (size_t r = 0; r < c->n_runs; r++) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/tindex.h"
 
@@ -106,13 +107,9 @@ void CounterLane_addLines(Lines *L, const Trace *t, const CounterSet *cs, const 
 void CounterLane_render(App *a, Grid *g, int y, Rect plot, const CounterSeries *s) {
     const ViewState *v = &a->v;
     int W = plot.w;
-    double *val = malloc((size_t)W * sizeof *val);
-    bool *has = malloc((size_t)W * sizeof *has);
-    uint8_t *lvl = malloc((size_t)W);
-    if (!val || !has || !lvl) {
-        fprintf(stderr, "ovtrace: out of memory\n");
-        exit(3);
-    }
+    double *val = xmalloc((size_t)W * sizeof *val);
+    bool *has = xmalloc((size_t)W * sizeof *has);
+    uint8_t *lvl = xmalloc((size_t)W);
     CounterLane_columns(a->t, s, v->t0, v->t1, W, val, has);
     double lo, hi;
     bool any = CounterLane_levels(val, has, W, lvl, &lo, &hi);

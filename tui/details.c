@@ -7,18 +7,8 @@
 #include <string.h>
 
 #include "ovtrace/args.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/tui/lanes_render.h"
-
-static char *dup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (!p) {
-        fprintf(stderr, "ovtrace: out of memory\n");
-        exit(3);
-    }
-    memcpy(p, s, n);
-    return p;
-}
 
 void Details_init(DetailsCache *d) { *d = (DetailsCache){.idx = SIZE_MAX}; }
 
@@ -41,18 +31,12 @@ void Details_free(DetailsCache *d) {
 static void add(DetailsCache *d, const char *k, const char *v) {
     if (d->n == d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 32;
-        char **nk = realloc(d->keys, cap * sizeof *nk);
-        char **nv = nk ? realloc(d->vals, cap * sizeof *nv) : NULL;
-        if (!nk || !nv) {
-            fprintf(stderr, "ovtrace: out of memory\n");
-            exit(3);
-        }
-        d->keys = nk;
-        d->vals = nv;
+        d->keys = xrealloc(d->keys, cap * sizeof *d->keys);
+        d->vals = xrealloc(d->vals, cap * sizeof *d->vals);
         d->cap = cap;
     }
-    d->keys[d->n] = dup(k);
-    d->vals[d->n] = dup(v);
+    d->keys[d->n] = xstrdup(k);
+    d->vals[d->n] = xstrdup(v);
     d->n++;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/termsafe.h"
 
 /* Whether a code point takes exactly one column (no locale needed): combining marks,
@@ -40,12 +41,7 @@ void Grid_resize(Grid *g, int w, int h) {
     if (w < 1) w = 1;
     if (h < 1) h = 1;
     if (w != g->w || h != g->h) {
-        Cell *c = realloc(g->cells, (size_t)w * (size_t)h * sizeof *c);
-        if (!c) {
-            fprintf(stderr, "ovtrace: out of memory\n");
-            exit(3);
-        }
-        g->cells = c;
+        g->cells = xrealloc(g->cells, (size_t)w * (size_t)h * sizeof *g->cells);
         g->w = w;
         g->h = h;
     }

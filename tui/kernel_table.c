@@ -7,18 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/timeunits.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/lanes_render.h"
-
-static void *xmem(void *p) {
-    if (!p) {
-        fprintf(stderr, "ovtrace: out of memory\n");
-        exit(3);
-    }
-    return p;
-}
 
 static bool counts(const TraceEvent *e, bool all) {
     return all ? e->kind != KIND_COUNTER : e->kind == KIND_KERNEL;
@@ -35,7 +28,7 @@ void KTable_build(KTable *kt, const Trace *t, int64_t t0, int64_t t1, bool all) 
     kt->t1 = t1;
     kt->all = all;
     size_t nn = StrTab_count(t->strings);
-    uint32_t *slot = xmem(calloc(nn ? nn : 1, sizeof *slot)); /* row + 1 per name */
+    uint32_t *slot = xcalloc(nn, sizeof *slot); /* row + 1 per name */
     size_t cap = 0;
     for (size_t i = 0; i < t->n_events; i++) {
         const TraceEvent *e = &t->events[i];
@@ -43,10 +36,7 @@ void KTable_build(KTable *kt, const Trace *t, int64_t t0, int64_t t1, bool all) 
         int64_t d = e->dur > 0 ? e->dur : 0;
         uint32_t s = slot[e->name];
         if (!s) {
-            if (kt->n == cap) {
-                cap = cap ? cap * 2 : 64;
-                kt->rows = xmem(realloc(kt->rows, cap * sizeof *kt->rows));
-            }
+            GROW(kt->rows, cap, kt->n + 1);
             kt->rows[kt->n] = (KtRow){e->name, (uint8_t)e->cls, 0, 0, INT64_MAX, INT64_MIN};
             s = slot[e->name] = (uint32_t)++kt->n;
         }
@@ -132,14 +122,11 @@ size_t KTable_instances(const Trace *t, uint32_t name, int64_t t0, int64_t t1, b
     for (size_t i = 0; i < t->n_events; i++) {
         const TraceEvent *e = &t->events[i];
         if (e->name != name || !counts(e, all) || !in_range(e, t0, t1)) continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            v = xmem(realloc(v, cap * sizeof *v));
-        }
+        GROW(v, cap, n + 1);
         v[n++] = (Inst){e->dur > 0 ? e->dur : 0, e->ts, i};
     }
     if (n > 1) qsort(v, n, sizeof *v, inst_cmp);
-    *out = xmem(malloc((n ? n : 1) * sizeof **out));
+    *out = xmalloc(n * sizeof **out);
     for (size_t i = 0; i < n; i++) (*out)[i] = v[i].idx;
     free(v);
     return n;
@@ -269,7 +256,7 @@ typedef struct KTableState {
 
 static KTableState *state(App *a) {
     if (!a->ktable) {
-        a->ktable = xmem(calloc(1, sizeof *a->ktable));
+        a->ktable = xcalloc(1, sizeof *a->ktable);
         a->ktable->kt.sort = KT_TOTAL;
     }
     return a->ktable;
@@ -348,7 +335,7 @@ static void copy_name(App *a) {
     }
     const char *name = StrTab_get(a->t->strings, s->kt.rows[s->sel].name);
     size_t n = strlen(name) * 4 / 3 + 16;
-    char *seq = xmem(malloc(n));
+    char *seq = xmalloc(n);
     size_t len = KTable_osc52(name, seq, n);
     bool sent = false;
     if (len && Crt_active()) {

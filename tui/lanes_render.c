@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/band.h"
 #include "ovtrace/tui/collview.h"
@@ -269,12 +270,8 @@ void Lanes_render(App *a, Grid *g, Rect labels, Rect plot) {
     if (a->scratch_cols < plot.w) {
         free(a->colbuf);
         free(a->bandbuf);
-        a->colbuf = malloc((size_t)plot.w * sizeof *a->colbuf);
-        a->bandbuf = malloc((size_t)plot.w * BAND__COUNT * sizeof *a->bandbuf);
-        if (!a->colbuf || !a->bandbuf) {
-            fprintf(stderr, "ovtrace: out of memory\n");
-            exit(3);
-        }
+        a->colbuf = xmalloc((size_t)plot.w * sizeof *a->colbuf);
+        a->bandbuf = xmalloc((size_t)plot.w * BAND__COUNT * sizeof *a->bandbuf);
         a->scratch_cols = plot.w;
     }
     int sep = labels.x + labels.w;

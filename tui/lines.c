@@ -4,17 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ovtrace/base/alloc.h"
+
 void Lines_push(Lines *L, Line l) {
-    if (L->n == L->cap) {
-        size_t cap = L->cap ? L->cap * 2 : 64;
-        Line *v = realloc(L->v, cap * sizeof *v);
-        if (!v) {
-            fprintf(stderr, "ovtrace: out of memory\n");
-            exit(3);
-        }
-        L->v = v;
-        L->cap = cap;
-    }
+    GROW(L->v, L->cap, L->n + 1);
     L->v[L->n++] = l;
 }
 

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "ovtrace/base/alloc.h"
+#include "ovtrace/base/clock.h"
 #include "ovtrace/base/file.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
@@ -14,12 +16,6 @@
 /* Same as the loader's PROGRESS_EVERY: the last callback of a file comes within
  * this many bytes of its end. */
 #define PROGRESS_STEP (8u << 20)
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* ---------- pure formatting and rendering ---------- */
 
@@ -210,17 +206,12 @@ struct LoadWatch {
 };
 
 static void watch_add(LoadWatch *w, size_t *cap, const char *path) {
-    if (w->n == *cap) {
-        *cap = *cap ? *cap * 2 : 8;
-        w->paths = realloc(w->paths, *cap * sizeof *w->paths);
-        if (!w->paths) abort();
-    }
-    w->paths[w->n++] = strdup(path);
+    GROW(w->paths, *cap, w->n + 1);
+    w->paths[w->n++] = xstrdup(path);
 }
 
 LoadWatch *LoadWatch_new(const char *const *paths, size_t n) {
-    LoadWatch *w = calloc(1, sizeof *w);
-    if (!w) abort();
+    LoadWatch *w = xcalloc(1, sizeof *w);
     pthread_mutex_init(&w->mu, NULL);
     size_t cap = 0;
     for (size_t i = 0; i < n; i++) {
@@ -232,19 +223,18 @@ LoadWatch *LoadWatch_new(const char *const *paths, size_t n) {
         Dir_freeList(found, k);
     }
     size_t m = w->n ? w->n : 1;
-    w->names = calloc(m, sizeof *w->names);
-    w->sizes = calloc(m, sizeof *w->sizes);
-    w->cb_total = calloc(m, sizeof *w->cb_total);
-    w->done = calloc(m, sizeof *w->done);
-    if (!w->names || !w->sizes || !w->cb_total || !w->done) abort();
+    w->names = xcalloc(m, sizeof *w->names);
+    w->sizes = xcalloc(m, sizeof *w->sizes);
+    w->cb_total = xcalloc(m, sizeof *w->cb_total);
+    w->done = xcalloc(m, sizeof *w->done);
     for (size_t i = 0; i < w->n; i++) {
         const char *b = strrchr(w->paths[i], '/');
-        w->names[i] = strdup(b && b[1] ? b + 1 : w->paths[i]);
+        w->names[i] = xstrdup(b && b[1] ? b + 1 : w->paths[i]);
         struct stat st;
         if (stat(w->paths[i], &st) == 0) w->sizes[i] = (uint64_t)st.st_size;
     }
     w->phase = LOAD_STARTING;
-    w->t0 = w->t_last_cb = now_s();
+    w->t0 = w->t_last_cb = Clock_monotonicS();
     return w;
 }
 
@@ -289,7 +279,7 @@ void LoadWatch_progress(void *ctx, const char *path, uint64_t done, uint64_t tot
     }
     if (events > w->events) w->events = events;
     if (w->phase == LOAD_STARTING) w->phase = LOAD_READING;
-    w->t_last_cb = now_s();
+    w->t_last_cb = Clock_monotonicS();
     pthread_mutex_unlock(&w->mu);
     if (w->throttle_ms) { /* slows the loading thread down, so tests can watch the screen */
         struct timespec ts = {w->throttle_ms / 1000, (w->throttle_ms % 1000) * 1000000};
@@ -313,13 +303,13 @@ void LoadWatch_observe(void *ctx, const Trace *partial) {
 
 void LoadWatch_setPhase(LoadWatch *w, LoadPhase p) {
     pthread_mutex_lock(&w->mu);
-    if (p >= LOAD_BUILDING && w->phase < LOAD_BUILDING) w->t_read_end = now_s();
+    if (p >= LOAD_BUILDING && w->phase < LOAD_BUILDING) w->t_read_end = Clock_monotonicS();
     w->phase = p;
     pthread_mutex_unlock(&w->mu);
 }
 
 void LoadWatch_snapshot(LoadWatch *w, LoadingView *v) {
-    double now = now_s();
+    double now = Clock_monotonicS();
     pthread_mutex_lock(&w->mu);
     *v = (LoadingView){0};
     v->n_files = w->n;
@@ -443,10 +433,9 @@ void Loading_markFrame(const char *what) {
     for (int i = 0; i < n_marked; i++)
         if (!strcmp(marked[i], what)) return;
     if (n_marked < 4) snprintf(marked[n_marked++], sizeof marked[0], "%s", what);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t ns = Clock_realtimeNs();
     FILE *f = fopen(path, "a");
     if (!f) return;
-    fprintf(f, "%s %lld.%09ld\n", what, (long long)ts.tv_sec, ts.tv_nsec);
+    fprintf(f, "%s %lld.%09lld\n", what, (long long)(ns / 1000000000), (long long)(ns % 1000000000));
     fclose(f);
 }

@@ -6,30 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/tui/ruler.h"
 #include "ovtrace/tui/tindex.h"
 
 #define PENDING_MAX 1024 /* zero-duration kernels waiting for a duration */
 #define PENDING_AGE 4    /* updates (8 MB each) before one is dropped */
 #define INITIAL_SHIFT 10 /* 1 us buckets until the events say otherwise */
-
-static void *xrealloc(void *p, size_t n) {
-    p = realloc(p, n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "ovtrace: out of memory (preview)\n");
-        exit(3);
-    }
-    return p;
-}
-
-static void *xcalloc(size_t n, size_t sz) {
-    void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) {
-        fprintf(stderr, "ovtrace: out of memory (preview)\n");
-        exit(3);
-    }
-    return p;
-}
 
 static void set_range(PreviewModel *p, int64_t t0, int shift) {
     p->t0 = t0;

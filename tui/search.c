@@ -6,16 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/base/regex.h"
-
-static void *xcal(size_t n, size_t sz) {
-    void *p = calloc(n ? n : 1, sz);
-    if (!p) {
-        fprintf(stderr, "ovtrace: out of memory\n");
-        exit(3);
-    }
-    return p;
-}
 
 void Search_clear(Search *s) {
     if (s->active) regfree(&s->re);
@@ -40,18 +32,18 @@ bool Search_set(Search *s, const Trace *t, const char *pattern, char *err, size_
     s->active = true;
     snprintf(s->pattern, sizeof s->pattern, "%s", pattern);
     s->n_names = StrTab_count(t->strings);
-    s->name_match = xcal(s->n_names, 1);
+    s->name_match = xcalloc(s->n_names, 1);
     for (size_t i = 1; i < s->n_names; i++)
         s->name_match[i] = regexec(&re, StrTab_get(t->strings, (uint32_t)i), 0, NULL, 0) == 0;
     s->n_rows = t->n_rows;
-    s->row_matches = xcal(t->n_rows, sizeof *s->row_matches);
-    s->row_n = xcal(t->n_rows, sizeof *s->row_n);
+    s->row_matches = xcalloc(t->n_rows, sizeof *s->row_matches);
+    s->row_n = xcalloc(t->n_rows, sizeof *s->row_n);
     for (size_t ri = 0; ri < t->n_rows; ri++) {
         const Row *r = &t->rows[ri];
         size_t n = 0;
         for (size_t i = r->first; i < r->first + r->count; i++) n += s->name_match[t->events[i].name];
         if (!n) continue;
-        s->row_matches[ri] = xcal(n, sizeof(uint32_t));
+        s->row_matches[ri] = xcalloc(n, sizeof(uint32_t));
         size_t k = 0;
         for (size_t i = r->first; i < r->first + r->count; i++)
             if (s->name_match[t->events[i].name]) s->row_matches[ri][k++] = (uint32_t)(i - r->first);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ovtrace/base/alloc.h"
+
 #define ROW_BUCKET_MIN 4096  /* rows with fewer events are read directly */
 #define ROW_EVENTS_PER_BUCKET 8
 #define BAND_EVENTS_PER_BUCKET 8
@@ -32,15 +34,6 @@ struct TraceIndex {
     size_t n_rows, n_groups, n_events;
 };
 
-static void *xalloc(size_t n) {
-    void *p = calloc(n ? n : 1, 1);
-    if (!p) {
-        fprintf(stderr, "ovtrace: out of memory (%zu bytes for the view index)\n", n);
-        exit(3);
-    }
-    return p;
-}
-
 static inline int64_t ev_len(const TraceEvent *e) { return TraceEvent_end(e) - e->ts; }
 
 static void build_row_buckets(const Trace *t, const Row *r, Buckets *b) {
@@ -57,7 +50,7 @@ static void build_row_buckets(const Trace *t, const Row *r, Buckets *b) {
     b->width = w;
     b->end = end;
     b->n = n;
-    b->cum = xalloc((n + 1) * sizeof *b->cum);
+    b->cum = xcalloc(n + 1, sizeof *b->cum);
     int64_t *per = b->cum + 1; /* accumulate per bucket, then prefix */
     for (size_t i = 0; i < r->count; i++) {
         int64_t s = ev[i].ts, e = TraceEvent_end(&ev[i]);
@@ -86,8 +79,8 @@ static void build_band(const Trace *t, uint32_t g, BandBuckets *b) {
     b->width = w;
     b->end = t->t_max;
     b->n = n;
-    b->cum = xalloc(((size_t)n + 1) * 4 * sizeof *b->cum);
-    int64_t *out = xalloc((size_t)BAND_CHUNK * BAND__COUNT * sizeof *out);
+    b->cum = xcalloc(((size_t)n + 1) * 4, sizeof *b->cum);
+    int64_t *out = xcalloc((size_t)BAND_CHUNK * BAND__COUNT, sizeof *out);
     for (uint32_t k0 = 0; k0 < n; k0 += BAND_CHUNK) {
         uint32_t m = n - k0 < BAND_CHUNK ? n - k0 : BAND_CHUNK;
         int64_t a = b->start + (int64_t)k0 * w;
@@ -102,14 +95,14 @@ static void build_band(const Trace *t, uint32_t g, BandBuckets *b) {
 }
 
 TraceIndex *TraceIndex_build(const Trace *t) {
-    TraceIndex *x = xalloc(sizeof *x);
+    TraceIndex *x = xcalloc(1, sizeof *x);
     x->n_events = t->n_events;
     x->n_rows = t->n_rows;
     x->n_groups = t->n_groups;
-    x->prefix = xalloc(t->n_events * sizeof *x->prefix);
-    x->rows = xalloc(t->n_rows * sizeof *x->rows);
-    x->band = xalloc(t->n_groups * sizeof *x->band);
-    x->row_class = xalloc(t->n_rows);
+    x->prefix = xcalloc(t->n_events, sizeof *x->prefix);
+    x->rows = xcalloc(t->n_rows, sizeof *x->rows);
+    x->band = xcalloc(t->n_groups, sizeof *x->band);
+    x->row_class = xcalloc(t->n_rows, 1);
     for (size_t ri = 0; ri < t->n_rows; ri++) {
         const Row *r = &t->rows[ri];
         int64_t acc = 0;

@@ -20,10 +20,6 @@
 #include "ovtrace/serve.h"
 #include "ovtrace/trace.h"
 
-/* ---- wall clock --------------------------------------------------------------------- */
-int64_t Live_realtimeNs(void);  /* CLOCK_REALTIME, ns: the timestamps of live events */
-int64_t Live_monotonicNs(void); /* CLOCK_MONOTONIC, ns: for intervals */
-
 /* ---- simulated MoE source (live/simulate.c) ------------------------------------------ */
 
 typedef struct {

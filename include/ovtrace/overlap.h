@@ -66,7 +66,7 @@ void OverlapReport_free(OverlapReport *r);
 
 /* Whether a GPU event counts toward busy time (kernels, memcpy, memset). */
 static inline bool Overlap_counts(const TraceEvent *e) {
-    return e->kind == KIND_KERNEL || e->kind == KIND_MEMCPY || e->kind == KIND_MEMSET;
+    return EventKind_isGpuWork((EventKind)e->kind);
 }
 
 /* Per time slice state of one device, for the TUI's overlap band. */

@@ -28,6 +28,33 @@ typedef enum {
     KIND__COUNT
 } EventKind;
 
+/* On a GPU lane (a device's stream): kernels, copies, sets, syncs, GPU annotations. */
+static inline bool EventKind_isGpu(EventKind k) {
+    return k == KIND_KERNEL || k == KIND_MEMCPY || k == KIND_MEMSET || k == KIND_SYNC || k == KIND_GPU_ANNOTATION;
+}
+
+/* GPU work: counts toward a device's busy time and ends an ac2g launch flow. */
+static inline bool EventKind_isGpuWork(EventKind k) { return k == KIND_KERNEL || k == KIND_MEMCPY || k == KIND_MEMSET; }
+
+/* The Chrome trace "cat" that names the kind (the loader reads it back as that kind). */
+static inline const char *EventKind_category(EventKind k) {
+    switch (k) {
+    case KIND_KERNEL: return "kernel";
+    case KIND_MEMCPY: return "gpu_memcpy";
+    case KIND_MEMSET: return "gpu_memset";
+    case KIND_SYNC: return "cuda_sync";
+    case KIND_GPU_ANNOTATION: return "gpu_user_annotation";
+    case KIND_CPU_OP: return "cpu_op";
+    case KIND_RUNTIME: return "cuda_runtime";
+    case KIND_DRIVER: return "cuda_driver";
+    case KIND_PYTHON: return "python_function";
+    case KIND_ANNOTATION: return "user_annotation";
+    case KIND_INSTANT: return "instant";
+    case KIND_COUNTER: return "counter";
+    default: return "other";
+    }
+}
+
 typedef enum {
     CLASS_COMPUTE,
     CLASS_COMM,

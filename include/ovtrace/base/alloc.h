@@ -1,10 +1,12 @@
 /* Allocation with one out-of-memory policy: these never return NULL; when memory runs
  * out they print "ovtrace: out of memory allocating N bytes" and exit with status 3
  * (no layer recovers from it, and exit rather than abort keeps core files out of the
- * user's directory). GROW: growable arrays. */
+ * user's directory). GROW: growable arrays; xopen_memstream: an in-memory FILE under the
+ * same policy. */
 #ifndef OVTRACE_BASE_ALLOC_H
 #define OVTRACE_BASE_ALLOC_H
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 _Noreturn void xalloc_fail(size_t n);
@@ -26,6 +28,9 @@ static inline void *xrealloc(void *q, size_t n) {
 }
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+
+/* open_memstream(3); fails only when memory runs out */
+FILE *xopen_memstream(char **buf, size_t *len);
 
 /* Grow *arr (element size sz) so that it holds at least need elements. */
 void grow_array(void **arr, size_t *cap, size_t need, size_t sz);
