@@ -41,6 +41,7 @@
 
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/file.h"
+#include "ovtrace/base/hash.h"
 #include "parfor.h"
 
 #define SNAP_MAGIC "OVTSNAP1"
@@ -172,14 +173,11 @@ bool Snapshot_cacheDir(char *out, size_t outlen) {
 }
 
 bool Snapshot_cachePath(const char *const *inputs, size_t n, char *out, size_t outlen) {
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a over the absolute paths, each with its NUL */
+    uint64_t h = HASH_FNV_INIT; /* FNV-1a over the absolute paths, each with its NUL */
     for (size_t i = 0; i < n; i++) {
         char abs[PATH_MAX];
         if (!realpath(inputs[i], abs)) return false;
-        for (const char *p = abs;; p++) {
-            h = (h ^ (uint8_t)*p) * 0x100000001b3ULL;
-            if (!*p) break;
-        }
+        h = Hash_fnv1a(h, abs, strlen(abs) + 1);
     }
     char dir[PATH_MAX];
     if (!Snapshot_cacheDir(dir, sizeof dir)) return false;
