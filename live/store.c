@@ -143,8 +143,9 @@ bool LiveStore_isSimulated(const LiveStore *s) { return s->cfg.simulated; }
 
 /* ---- lanes --------------------------------------------------------------------------- */
 
+/* The lane map's key (U64Map spreads keys itself: b needs no mix of its own). */
 static uint64_t lane_hash(int gpu, int64_t a, int64_t b) {
-    return Hash_mix(Hash_mix((uint64_t)gpu, (uint64_t)a), (uint64_t)b);
+    return Hash_mix((uint64_t)gpu, (uint64_t)a) ^ (uint64_t)b;
 }
 
 static bool lane_is(const LiveLane *l, int gpu, int64_t a, int64_t b) {

@@ -108,8 +108,10 @@ int64_t Trace_stringKey(Trace *t, const char *s, size_t len) {
 
 /* ---------- lanes ---------- */
 
+/* The lane map's key. U64Map spreads keys itself, so the last field is xor-ed in
+ * rather than mixed: one multiply less per event. */
 static uint64_t lane_hash(uint32_t source, bool gpu, int64_t a, int64_t b) {
-    return Hash_mix(Hash_mix(Hash_mix(source, gpu), (uint64_t)a), (uint64_t)b);
+    return Hash_mix(Hash_mix(source, gpu), (uint64_t)a) ^ (uint64_t)b;
 }
 
 /* The map key of a lane as it is now (Trace_moveProcess changes it). */
