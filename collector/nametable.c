@@ -8,7 +8,8 @@
  * name we return the winner's id (our reserved bytes are wasted, which only happens when
  * two threads intern the same new name at the same instant), otherwise we keep probing
  * and try to publish ours further on. Nothing ever waits for another thread, so a
- * producer preempted (or killed) mid-intern cannot stall the others. */
+ * producer preempted (or killed) mid-intern cannot stall the others. Not base's U64Map:
+ * this table lives in shared memory with a fixed layout and lock-free readers. */
 #include <string.h>
 
 #include "ring_layout.h"

@@ -464,7 +464,8 @@ static int do_sync(CuptiTr *tr, const TrSync *s) {
 }
 
 /* NVTX: START and END halves share an id and may arrive in either order (different
- * buffers); a range is emitted when both are there. */
+ * buffers); a range is emitted when both are there. Its own table rather than base's
+ * U64Map: closed ranges are removed (U64Map never removes). */
 static NvtxSlot *nvtx_find(CuptiTr *tr, uint32_t id, bool create) {
     if (create && (tr->nvtx_n + 1) * 2 > tr->nvtx_cap) {
         if (tr->nvtx_n + 1 > NVTX_MAX_OPEN) return NULL;

@@ -22,6 +22,8 @@
 #include <string.h>
 
 #include "live_internal.h"
+#include "ovtrace/base/hash.h"
+#include "ovtrace/base/map.h"
 #include "ovtrace/cupti_translate.h" /* CUPTI_TR_DROPPED_NAME (no CUDA headers) */
 #include "ovtrace/jsonout.h"
 #include "ovtrace/timeunits.h"
@@ -53,8 +55,7 @@ struct LiveStore {
     /* lanes */
     LiveLane *lanes;
     size_t n_lanes, cap_lanes;
-    uint32_t *lane_slots; /* lane + 1 */
-    size_t n_slots;
+    U64Map lane_map; /* lane_hash -> lane ids (several lanes can share a hash) */
     uint8_t *lane_comm;
     size_t cap_lane_comm;
     /* names */
@@ -110,8 +111,7 @@ LiveStore *LiveStore_new(RingSet *rings, const LiveStoreConfig *cfg) {
     pthread_mutex_init(&s->mu, NULL);
     s->names = StrTab_new();
     s->cupti_name = StrTab_intern(s->names, CUPTI_TR_DROPPED_NAME, strlen(CUPTI_TR_DROPPED_NAME));
-    s->n_slots = 64;
-    s->lane_slots = xcalloc(s->n_slots, sizeof *s->lane_slots);
+    U64Map_init(&s->lane_map, 32);
     s->last_gpu = -1;
     s->rate_t0 = Clock_monotonicNs();
     return s;
@@ -123,7 +123,7 @@ void LiveStore_free(LiveStore *s) {
     free(s->chunks);
     free(s->spare);
     free(s->lanes);
-    free(s->lane_slots);
+    U64Map_free(&s->lane_map);
     free(s->lane_comm);
     StrTab_free(s->names);
     free(s->ring_map);
@@ -143,13 +143,9 @@ bool LiveStore_isSimulated(const LiveStore *s) { return s->cfg.simulated; }
 
 /* ---- lanes --------------------------------------------------------------------------- */
 
+/* The lane map's key (U64Map spreads keys itself: b needs no mix of its own). */
 static uint64_t lane_hash(int gpu, int64_t a, int64_t b) {
-    uint64_t h = (uint64_t)gpu * 0x9E3779B97F4A7C15ULL;
-    h ^= (uint64_t)a + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= (uint64_t)b + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    return h ^ (h >> 33);
+    return Hash_mix((uint64_t)gpu, (uint64_t)a) ^ (uint64_t)b;
 }
 
 static bool lane_is(const LiveLane *l, int gpu, int64_t a, int64_t b) {
@@ -158,13 +154,14 @@ static bool lane_is(const LiveLane *l, int gpu, int64_t a, int64_t b) {
 
 static uint32_t lane_get(LiveStore *s, int gpu, int64_t a, int64_t b) {
     if (gpu == s->last_gpu && a == s->last_a && b == s->last_b) return s->last_lane;
-    size_t mask = s->n_slots - 1, i = lane_hash(gpu, a, b) & mask;
+    uint64_t key = lane_hash(gpu, a, b);
+    size_t pos = U64Map_start(&s->lane_map, key);
     uint32_t v;
-    for (; (v = s->lane_slots[i]) != 0; i = (i + 1) & mask)
-        if (lane_is(&s->lanes[v - 1], gpu, a, b)) goto found;
+    while ((v = U64Map_next(&s->lane_map, key, &pos)) != U64MAP_NONE)
+        if (lane_is(&s->lanes[v], gpu, a, b)) goto found;
     GROW(s->lanes, s->cap_lanes, s->n_lanes + 1);
-    v = (uint32_t)++s->n_lanes;
-    LiveLane *l = &s->lanes[v - 1];
+    v = (uint32_t)s->n_lanes++;
+    LiveLane *l = &s->lanes[v];
     memset(l, 0, sizeof *l);
     l->gpu = gpu;
     if (gpu) {
@@ -178,27 +175,14 @@ static uint32_t lane_get(LiveStore *s, int gpu, int64_t a, int64_t b) {
         l->tid = b;
     }
     GROW(s->lane_comm, s->cap_lane_comm, s->n_lanes);
-    s->lane_comm[v - 1] = gpu && CommRules_streamIsComm(s->rules, b);
-    s->lane_slots[i] = v;
-    if (s->n_lanes * 2 > s->n_slots) {
-        size_t ns = s->n_slots * 2;
-        uint32_t *slots = xcalloc(ns, sizeof *slots);
-        for (size_t k = 0; k < s->n_lanes; k++) {
-            const LiveLane *x = &s->lanes[k];
-            size_t j = lane_hash(x->gpu, x->gpu ? x->device : x->pid, x->gpu ? x->stream : x->tid) & (ns - 1);
-            while (slots[j]) j = (j + 1) & (ns - 1);
-            slots[j] = (uint32_t)k + 1;
-        }
-        free(s->lane_slots);
-        s->lane_slots = slots;
-        s->n_slots = ns;
-    }
+    s->lane_comm[v] = gpu && CommRules_streamIsComm(s->rules, b);
+    U64Map_add(&s->lane_map, key, v);
 found:
     s->last_gpu = gpu;
     s->last_a = a;
     s->last_b = b;
-    s->last_lane = v - 1;
-    return v - 1;
+    s->last_lane = v;
+    return v;
 }
 
 static void set_lane_name(LiveStore *s, int gpu, int64_t a, int64_t b, const char *name) {
@@ -574,12 +558,7 @@ Trace *LiveStore_snapshot(LiveStore *s, size_t max_events, int64_t t_from) {
     free(t->events);
     t->events = ev;
     t->n_events = t->cap_events = n;
-    /* Trace_finish sorts through a global (qsort has no context in C17): serialize the
-     * live library's own calls; callers elsewhere must not finish concurrently */
-    static pthread_mutex_t finish_mu = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&finish_mu);
-    Trace_finish(t);
-    pthread_mutex_unlock(&finish_mu);
+    Trace_finish(t); /* no lock: it keeps no global state (its sorts take a context) */
     t->simulated = s->cfg.simulated;
     /* the same top-level metadata a recording carries */
     size_t ml = strlen(meta);

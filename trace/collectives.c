@@ -13,6 +13,7 @@
 
 #include "collargs.h"
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/map.h"
 #include "ovtrace/overlap.h"
 
 #define DEFAULT_OFFSET_LIMIT 50000 /* ns: 50 us of clock offset makes waits unreliable */
@@ -583,46 +584,24 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
     }
 
     TIMING("offsets");
-    /* per collective name: count, median and max skew (few names: a small hash table,
-     * then each name's skews in one segment) */
+    /* per collective name: count, median and max skew (names by a map, then each
+     * name's skews in one segment) */
     {
-        size_t hcap = 64;
-        while (hcap < 4 * (R->n_inst < 1024 ? R->n_inst : 1024) + 64) hcap *= 2;
-        uint32_t *hkey = xmalloc(hcap * sizeof *hkey), *hval = xmalloc(hcap * sizeof *hval);
-        memset(hkey, 0xff, hcap * sizeof *hkey);
+        U64Map by_name; /* name -> index in R->names */
+        U64Map_init(&by_name, 64);
         uint32_t *bucket = xmalloc((R->n_inst + 1) * sizeof *bucket);
         size_t cap_names = 0;
         for (size_t i = 0; i < R->n_inst; i++) {
             uint32_t nm = R->inst[i].name;
-            size_t h = (nm * 2654435761u) & (hcap - 1);
-            while (hkey[h] != UINT32_MAX && hkey[h] != nm) h = (h + 1) & (hcap - 1);
-            if (hkey[h] == UINT32_MAX) {
-                if (R->n_names * 2 >= hcap) { /* many names: grow by rehashing into a bigger table */
-                    size_t ncap = hcap * 4;
-                    uint32_t *nk = xmalloc(ncap * sizeof *nk), *nv = xmalloc(ncap * sizeof *nv);
-                    memset(nk, 0xff, ncap * sizeof *nk);
-                    for (size_t q = 0; q < hcap; q++) {
-                        if (hkey[q] == UINT32_MAX) continue;
-                        size_t g = (hkey[q] * 2654435761u) & (ncap - 1);
-                        while (nk[g] != UINT32_MAX) g = (g + 1) & (ncap - 1);
-                        nk[g] = hkey[q];
-                        nv[g] = hval[q];
-                    }
-                    free(hkey);
-                    free(hval);
-                    hkey = nk;
-                    hval = nv;
-                    hcap = ncap;
-                    h = (nm * 2654435761u) & (hcap - 1);
-                    while (hkey[h] != UINT32_MAX) h = (h + 1) & (hcap - 1);
-                }
-                hkey[h] = nm;
-                hval[h] = (uint32_t)R->n_names;
+            uint32_t k = U64Map_get(&by_name, nm);
+            if (k == U64MAP_NONE) {
+                k = (uint32_t)R->n_names;
+                U64Map_add(&by_name, nm, k);
                 GROW(R->names, cap_names, R->n_names + 1);
                 R->names[R->n_names++] = (CollName){nm, 0, 0, 0};
             }
-            bucket[i] = hval[h];
-            R->names[hval[h]].count++;
+            bucket[i] = k;
+            R->names[k].count++;
         }
         size_t *off = xcalloc(R->n_names + 1, sizeof *off);
         for (size_t k = 0; k < R->n_names; k++) off[k + 1] = off[k] + R->names[k].count;
@@ -641,8 +620,7 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
         free(sk);
         free(off);
         free(bucket);
-        free(hkey);
-        free(hval);
+        U64Map_free(&by_name);
     }
     if (R->n_names > 1) qsort(R->names, R->n_names, sizeof *R->names, cmp_name_count);
     free(ranks);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/map.h"
 
 typedef struct {
     int64_t ts;
@@ -34,11 +35,6 @@ static int keyed_cmp(const void *a, const void *b) {
     return x->s.lane < y->s.lane ? -1 : x->s.lane > y->s.lane;
 }
 
-static uint64_t key_hash(uint32_t lane, uint32_t name) {
-    uint64_t h = ((uint64_t)lane << 32 | name) * 0x9e3779b97f4a7c15ULL;
-    return h ^ (h >> 29);
-}
-
 /* The GPU group a "[memory] GPU N ..." (Kineto) or "[serve] GPU N ..." (serving
  * simulator and workload) series belongs to, or UINT32_MAX. */
 static uint32_t memory_group(const Trace *t, const Lane *l, const char *name, int64_t *device) {
@@ -63,10 +59,8 @@ CounterSet *CounterSet_build(const Trace *t) {
     size_t n_samples = 0;
     for (size_t i = 0; i < t->n_events; i++) n_samples += t->events[i].kind == KIND_COUNTER;
     if (!n_samples) return cs;
-    /* series ids by (lane, name); open addressing, load <= 1/2 */
-    size_t slots = 64;
-    while (slots < 2 * n_samples && slots < ((size_t)1 << 40)) slots *= 2;
-    uint32_t *tab = xcalloc(slots, sizeof *tab); /* series index + 1 */
+    U64Map series; /* (lane, name) -> series index */
+    U64Map_init(&series, 64);
     uint32_t *sid = xcalloc(n_samples, sizeof *sid);
     size_t *count = NULL, cap_count = 0, cap_s = 0, k = 0;
     size_t *lane_ctr = xcalloc(t->n_lanes ? t->n_lanes : 1, sizeof *lane_ctr);
@@ -74,11 +68,9 @@ CounterSet *CounterSet_build(const Trace *t) {
         const TraceEvent *e = &t->events[i];
         if (e->kind != KIND_COUNTER) continue;
         lane_ctr[e->lane]++;
-        size_t h = key_hash(e->lane, e->name) & (slots - 1);
-        uint32_t v;
-        while ((v = tab[h]) != 0 && (cs->s[v - 1].lane != e->lane || cs->s[v - 1].name != e->name))
-            h = (h + 1) & (slots - 1);
-        if (!v) {
+        uint64_t key = (uint64_t)e->lane << 32 | e->name;
+        uint32_t v = U64Map_get(&series, key);
+        if (v == U64MAP_NONE) {
             GROW(cs->s, cap_s, cs->n + 1);
             GROW(count, cap_count, cs->n + 1);
             CounterSeries *s = &cs->s[cs->n];
@@ -93,10 +85,11 @@ CounterSet *CounterSet_build(const Trace *t) {
             s->group = memory_group(t, l, nm, &s->device);
             if (s->group == UINT32_MAX) s->group = l->group;
             count[cs->n] = 0;
-            v = tab[h] = (uint32_t)++cs->n;
+            v = (uint32_t)cs->n++;
+            U64Map_add(&series, key, v);
         }
-        count[v - 1]++;
-        sid[k++] = v - 1;
+        count[v]++;
+        sid[k++] = v;
     }
     for (uint32_t l = 0; l < t->n_lanes; l++) cs->lane_only[l] = t->lanes[l].count && lane_ctr[l] == t->lanes[l].count;
     for (size_t r = 0; r < t->n_rows; r++) {
@@ -128,7 +121,7 @@ CounterSet *CounterSet_build(const Trace *t) {
     free(kd);
     free(tmp);
     free(at);
-    free(tab);
+    U64Map_free(&series);
     free(sid);
     free(count);
     free(lane_ctr);

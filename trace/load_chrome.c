@@ -15,6 +15,7 @@
 #include "jsonscan.h"
 #include "mapguard.h"
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/hash.h"
 #include "ovtrace/input.h"
 #include "ovtrace/load.h"
 #include "ovtrace/timeunits.h"
@@ -477,10 +478,7 @@ static void handle_meta(Loader *L, const RawEvent *ev, int64_t pid, int64_t tid)
 static uint64_t flow_id(const Tok *t) {
     int64_t v;
     if (t->type == TOK_NUMBER && Js_int(t, &v)) return (uint64_t)v;
-    /* string ids ("0x1f" or anything): hash */
-    uint64_t h = 1469598103934665603ULL;
-    for (uint32_t i = 0; i < t->n; i++) h = (h ^ (unsigned char)t->p[i]) * 1099511628211ULL;
-    return h;
+    return Hash_fnv1a(HASH_FNV_INIT, t->p, t->n); /* string ids ("0x1f" or anything): hash */
 }
 
 /* Kineto's profile_memory=True instants ("[memory]", args "Total Allocated", "Total

@@ -42,6 +42,7 @@
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/clock.h"
 #include "ovtrace/base/file.h"
+#include "ovtrace/base/hash.h"
 #include "parfor.h"
 
 #define SNAP_MAGIC "OVTSNAP1"
@@ -173,14 +174,11 @@ bool Snapshot_cacheDir(const char *x, const char *home, char *out, size_t outlen
 
 bool Snapshot_cachePath(const char *dir, const char *const *inputs, size_t n, char *out, size_t outlen) {
     if (!dir || !*dir) return false;
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a over the absolute paths, each with its NUL */
+    uint64_t h = HASH_FNV_INIT; /* FNV-1a over the absolute paths, each with its NUL */
     for (size_t i = 0; i < n; i++) {
         char abs[PATH_MAX];
         if (!realpath(inputs[i], abs)) return false;
-        for (const char *p = abs;; p++) {
-            h = (h ^ (uint8_t)*p) * 0x100000001b3ULL;
-            if (!*p) break;
-        }
+        h = Hash_fnv1a(h, abs, strlen(abs) + 1);
     }
     int r = snprintf(out, outlen, "%s/%016" PRIx64 ".ovsnap", dir, h);
     return r > 0 && (size_t)r < outlen;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/hash.h"
 
 typedef struct {
     uint32_t off; /* into arena */
@@ -18,30 +19,11 @@ struct StrTab {
     size_t arena_len, arena_cap;
     StrRef *refs;
     size_t n, cap_refs;
-    uint32_t *slots; /* id+1, 0 = empty */
+    /* id+1, 0 = empty; hashed by Hash_bytes (ids do not depend on it). Not a U64Map:
+     * a slot is the 4-byte id, the string itself is the key. */
+    uint32_t *slots;
     size_t n_slots;
 };
-
-/* Eight bytes per multiply: every event's name goes through here, and kernel names
- * run to hundreds of bytes. Ids do not depend on the hash. */
-static uint64_t hash_bytes(const char *s, size_t n) {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdULL;
-        h ^= h >> 32;
-    }
-    if (i < n) {
-        uint64_t w = 0;
-        memcpy(&w, s + i, n - i);
-        h = (h ^ w) * 0xff51afd7ed558ccdULL;
-    }
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    return h ^ (h >> 29);
-}
 
 StrTab *StrTab_new(void) {
     StrTab *st = xcalloc(1, sizeof *st);
@@ -64,7 +46,7 @@ static void rehash(StrTab *st) {
     uint32_t *slots = xcalloc(ns, sizeof *slots);
     for (size_t id = 0; id < st->n; id++) {
         const StrRef *r = &st->refs[id];
-        size_t i = hash_bytes(st->arena + r->off, r->len) & (ns - 1);
+        size_t i = Hash_bytes(st->arena + r->off, r->len) & (ns - 1);
         while (slots[i]) i = (i + 1) & (ns - 1);
         slots[i] = (uint32_t)id + 1;
     }
@@ -75,7 +57,7 @@ static void rehash(StrTab *st) {
 
 uint32_t StrTab_intern(StrTab *st, const char *s, size_t len) {
     size_t mask = st->n_slots - 1;
-    size_t i = hash_bytes(s, len) & mask;
+    size_t i = Hash_bytes(s, len) & mask;
     for (uint32_t v; (v = st->slots[i]) != 0; i = (i + 1) & mask) {
         const StrRef *r = &st->refs[v - 1];
         if (r->len == len && memcmp(st->arena + r->off, s, len) == 0) return v - 1;
@@ -130,7 +112,7 @@ StrTab *StrTab_adopt(char *arena, size_t arena_len, const uint32_t *lens, size_t
         size_t len = lens[id];
         if (len >= arena_len - off || arena[off + len] != '\0') goto fail;
         refs[id] = (StrRef){(uint32_t)off, (uint32_t)len};
-        size_t i = hash_bytes(arena + off, len) & (n_slots - 1);
+        size_t i = Hash_bytes(arena + off, len) & (n_slots - 1);
         for (uint32_t v; (v = slots[i]) != 0; i = (i + 1) & (n_slots - 1))
             if (refs[v - 1].len == len && memcmp(arena + refs[v - 1].off, arena + off, len) == 0) goto fail;
         slots[i] = (uint32_t)id + 1;

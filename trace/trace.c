@@ -9,12 +9,20 @@
 
 #include "evsort.h"
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/hash.h"
+#include "ovtrace/base/map.h"
 #include "parfor.h"
 #include "subrows.h"
 
 /* qsort/bsearch with a NULL base are undefined even for n == 0 (UBSan says so). */
 static void sort_n(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *)) {
     if (n > 1) qsort(base, n, sz, cmp);
+}
+
+/* The same with a context argument (glibc's qsort_r: qsort's own algorithm), so traces
+ * finish on any number of threads at once with no global for the comparator. */
+static void sort_r(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *, void *), void *ctx) {
+    if (n > 1) qsort_r(base, n, sz, cmp, ctx);
 }
 
 typedef struct {
@@ -35,8 +43,7 @@ typedef struct {
 } FlowPoint;
 
 typedef struct TraceBuild {
-    uint32_t *lane_slots; /* lane id + 1 */
-    size_t n_lane_slots;
+    U64Map lane_map; /* lane_key -> lane ids (several keys can share a hash) */
     size_t cap_lanes;
     MetaRec *meta;
     size_t n_meta, cap_meta;
@@ -49,14 +56,13 @@ Trace *Trace_new(void) {
     Trace *t = xcalloc(1, sizeof *t);
     t->strings = StrTab_new();
     t->build = xcalloc(1, sizeof *t->build);
-    t->build->n_lane_slots = 64;
-    t->build->lane_slots = xcalloc(64, sizeof(uint32_t));
+    U64Map_init(&t->build->lane_map, 32);
     return t;
 }
 
 static void build_free(TraceBuild *b) {
     if (!b) return;
-    free(b->lane_slots);
+    U64Map_free(&b->lane_map);
     free(b->meta);
     free(b->fp);
     free(b);
@@ -102,13 +108,15 @@ int64_t Trace_stringKey(Trace *t, const char *s, size_t len) {
 
 /* ---------- lanes ---------- */
 
-static uint64_t mix(uint64_t h, uint64_t v) {
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdULL;
+/* The lane map's key. U64Map spreads keys itself, so the last field is xor-ed in
+ * rather than mixed: one multiply less per event. */
+static uint64_t lane_hash(uint32_t source, bool gpu, int64_t a, int64_t b) {
+    return Hash_mix(Hash_mix(source, gpu), (uint64_t)a) ^ (uint64_t)b;
 }
 
-static uint64_t lane_hash(uint32_t source, bool gpu, int64_t a, int64_t b) {
-    return mix(mix(mix(source, gpu), (uint64_t)a), (uint64_t)b);
+/* The map key of a lane as it is now (Trace_moveProcess changes it). */
+static uint64_t lane_key(const Lane *l) {
+    return lane_hash(l->source, l->gpu, l->gpu ? l->device : l->pid, l->gpu ? l->stream : l->tid);
 }
 
 /* GPU lanes are (device, stream); a string pid names a process of its own (a merged
@@ -121,9 +129,10 @@ static bool lane_is(const Lane *l, uint32_t source, bool gpu, int64_t a, int64_t
 
 static uint32_t lane_get(Trace *t, uint32_t source, bool gpu, int64_t a, int64_t b, int64_t pid, int64_t tid) {
     TraceBuild *B = t->build;
-    size_t mask = B->n_lane_slots - 1, i = lane_hash(source, gpu, a, b) & mask;
-    for (uint32_t v; (v = B->lane_slots[i]) != 0; i = (i + 1) & mask)
-        if (lane_is(&t->lanes[v - 1], source, gpu, a, b, pid)) return v - 1;
+    uint64_t key = lane_hash(source, gpu, a, b);
+    size_t pos = U64Map_start(&B->lane_map, key);
+    for (uint32_t v; (v = U64Map_next(&B->lane_map, key, &pos)) != U64MAP_NONE;)
+        if (lane_is(&t->lanes[v], source, gpu, a, b, pid)) return v;
     GROW(t->lanes, B->cap_lanes, t->n_lanes + 1);
     uint32_t id = (uint32_t)t->n_lanes++;
     Lane *l = &t->lanes[id];
@@ -134,20 +143,7 @@ static uint32_t lane_get(Trace *t, uint32_t source, bool gpu, int64_t a, int64_t
     l->tid = tid;
     l->device = gpu ? a : -1;
     l->stream = gpu ? b : -1;
-    B->lane_slots[i] = id + 1;
-    if (t->n_lanes * 2 > B->n_lane_slots) {
-        size_t ns = B->n_lane_slots * 2;
-        uint32_t *slots = xcalloc(ns, sizeof *slots);
-        for (uint32_t k = 0; k < t->n_lanes; k++) {
-            const Lane *x = &t->lanes[k];
-            size_t j = lane_hash(x->source, x->gpu, x->gpu ? x->device : x->pid, x->gpu ? x->stream : x->tid) & (ns - 1);
-            while (slots[j]) j = (j + 1) & (ns - 1);
-            slots[j] = k + 1;
-        }
-        free(B->lane_slots);
-        B->lane_slots = slots;
-        B->n_lane_slots = ns;
-    }
+    U64Map_add(&B->lane_map, key, id);
     return id;
 }
 
@@ -189,6 +185,9 @@ void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int6
         l->source = to;
         l->pid = new_pid;
         if (l->gpu && l->device == pid) l->device = new_pid; /* device fell back to the pid */
+        /* found under its new key from now on (the entry under the old key no longer
+         * matches: lane_get compares the full key) */
+        U64Map_add(&B->lane_map, lane_key(l), (uint32_t)i);
     }
     for (size_t i = 0; i < B->n_meta; i++)
         if (B->meta[i].source == source && B->meta[i].pid == pid) B->meta[i].source = to, B->meta[i].pid = new_pid;
@@ -421,10 +420,9 @@ static void clock_mark(Clock *c, const char *step) {
 
 /* ---------- lane layout: order, sub-rows, rows ---------- */
 
-static _Thread_local const size_t *g_lane_size; /* for cmp_lane_size (qsort has no context) */
-
-static int cmp_lane_size(const void *a, const void *b) {
-    size_t x = g_lane_size[*(const uint32_t *)a], y = g_lane_size[*(const uint32_t *)b];
+static int cmp_lane_size(const void *a, const void *b, void *ctx) {
+    const size_t *size = ctx;
+    size_t x = size[*(const uint32_t *)a], y = size[*(const uint32_t *)b];
     if (x != y) return x > y ? -1 : 1;
     return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
@@ -434,9 +432,7 @@ static uint32_t *lanes_by_size(const size_t *first, size_t nl) {
     size_t *size = xmalloc((nl ? nl : 1) * sizeof *size);
     uint32_t *order = xmalloc((nl ? nl : 1) * sizeof *order);
     for (size_t l = 0; l < nl; l++) size[l] = first[l + 1] - first[l], order[l] = (uint32_t)l;
-    g_lane_size = size;
-    sort_n(order, nl, sizeof *order, cmp_lane_size);
-    g_lane_size = NULL;
+    sort_r(order, nl, sizeof *order, cmp_lane_size, size);
     free(size);
     return order;
 }
@@ -552,11 +548,10 @@ static uint32_t lane_by_raw(const Trace *t, uint32_t source, int64_t pid, int64_
     return UINT32_MAX;
 }
 
-static _Thread_local const FlowPoint *g_fp; /* for cmp_fp_ts */
-
-static int cmp_fp_ts(const void *a, const void *b) {
+static int cmp_fp_ts(const void *a, const void *b, void *ctx) {
+    const FlowPoint *fp = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    if (g_fp[x].ts != g_fp[y].ts) return g_fp[x].ts < g_fp[y].ts ? -1 : 1;
+    if (fp[x].ts != fp[y].ts) return fp[x].ts < fp[y].ts ? -1 : 1;
     return x < y ? -1 : x > y;
 }
 
@@ -630,9 +625,7 @@ static void bind_lane(void *ctx, uint32_t ln, ParScratch *S) {
     size_t k = 1;
     while (k < m && P->fp[fps[k - 1]].ts <= P->fp[fps[k]].ts) k++;
     if (k < m) { /* written out of time order: sort (file order on ties) */
-        g_fp = P->fp;
-        qsort(fps, m, sizeof *fps, cmp_fp_ts);
-        g_fp = NULL;
+        sort_r(fps, m, sizeof *fps, cmp_fp_ts, (void *)P->fp);
     }
     const Lane *l = &P->t->lanes[ln];
     GROW(*(size_t **)&S->a, S->cap_a, l->n_rows ? l->n_rows : 1);
@@ -679,14 +672,14 @@ static bool fp_before(const FlowPoint *fp, uint32_t a, uint32_t b) {
     return a < b;
 }
 
-static int cmp_chain(const void *a, const void *b) {
+static int cmp_chain(const void *a, const void *b, void *ctx) {
+    const FlowPoint *fp = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return fp_before(g_fp, x, y) ? -1 : fp_before(g_fp, y, x) ? 1 : 0;
+    return fp_before(fp, x, y) ? -1 : fp_before(fp, y, x) ? 1 : 0;
 }
 
 static uint64_t chain_hash(uint32_t source, uint32_t cat, uint64_t id) {
-    uint64_t h = mix(mix(mix(0x9e3779b97f4a7c15ull, source), cat), id);
-    return h ^ (h >> 29); /* the table indexes by low bits: fold the high ones in */
+    return Hash_fold(Hash_mix(Hash_mix(Hash_mix(0x9e3779b97f4a7c15ull, source), cat), id));
 }
 
 static bool is_launch(EventKind k) { return k == KIND_RUNTIME || k == KIND_DRIVER; }
@@ -698,7 +691,10 @@ static void add_flow(Trace *t, size_t *cap, uint64_t id, uint32_t cat, size_t fr
 
 /* Groups items 0..n-1 by key with an open-addressing table: returns, per item, the
  * next item of its group (UINT32_MAX at the end) and, in *heads, each group's first
- * item in order of first appearance. same(ctx, a, b): do items a and b share a key. */
+ * item in order of first appearance. same(ctx, a, b): do items a and b share a key.
+ * Not a U64Map: its table holds a group number per slot (4 bytes, the key is the
+ * group's head item), where U64Map's 16-byte slots would quadruple the peak memory
+ * on a trace with millions of flow points. */
 static uint32_t *group_by_hash(size_t n, uint64_t (*hash)(const void *, uint32_t),
                                bool (*same)(const void *, uint32_t, uint32_t), const void *ctx, uint32_t **heads,
                                size_t *n_heads) {
@@ -775,9 +771,7 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
             chain[k++] = i;
         }
         if (k > 16) {
-            g_fp = B->fp;
-            qsort(chain, k, sizeof *chain, cmp_chain);
-            g_fp = NULL;
+            sort_r(chain, k, sizeof *chain, cmp_chain, B->fp);
         } else {
             for (size_t a = 1; a < k; a++) /* insertion: chains are s + f, a few t */
                 for (size_t b = a; b > 0 && fp_before(B->fp, chain[b], chain[b - 1]); b--) {
@@ -837,9 +831,6 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     for (size_t i = 0; i < t->n_flows; i++) t->flow_by_to[i] = (uint32_t)i;
 }
 
-/* qsort has no context argument in C17; thread-local so traces finish on any thread */
-static _Thread_local const Trace *g_sort_trace;
-
 /* Total orders: the flow arrays do not depend on the order flows were found in. */
 static int cmp_flow_from(const void *a, const void *b) {
     const Flow *x = a, *y = b;
@@ -849,9 +840,10 @@ static int cmp_flow_from(const void *a, const void *b) {
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static int cmp_flow_to(const void *a, const void *b) {
+static int cmp_flow_to(const void *a, const void *b, void *ctx) {
+    const Flow *flows = ctx;
     uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-    const Flow *x = &g_sort_trace->flows[i], *y = &g_sort_trace->flows[j];
+    const Flow *x = &flows[i], *y = &flows[j];
     if (x->to != y->to) return x->to < y->to ? -1 : 1;
     return i < j ? -1 : i > j;
 }
@@ -886,10 +878,8 @@ void Trace_finishWith(Trace *t, const FinishOptions *fo) {
     clock_mark(&clk, "layout");
     bind_flows(t, fo);
     clock_mark(&clk, "flows");
-    g_sort_trace = t;
     sort_n(t->flows, t->n_flows, sizeof *t->flows, cmp_flow_from);
-    sort_n(t->flow_by_to, t->n_flows, sizeof *t->flow_by_to, cmp_flow_to);
-    g_sort_trace = NULL;
+    sort_r(t->flow_by_to, t->n_flows, sizeof *t->flow_by_to, cmp_flow_to, t->flows);
     clock_mark(&clk, "flowidx");
     /* give back growth slack */
     if (t->n_events < t->cap_events) {
