@@ -212,3 +212,14 @@ void Load_printWarnings(const Trace *t, FILE *out) {
         fprintf(out, "note: ignored %zu event%s of phases ovtrace does not model (async b/e, samples, objects)\n",
                 d->ignored, d->ignored == 1 ? "" : "s");
 }
+
+char *Load_warningsText(const Trace *t) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = xopen_memstream(&text, &len);
+    Load_printWarnings(t, m);
+    fclose(m);
+    if (len) return text;
+    free(text);
+    return NULL;
+}

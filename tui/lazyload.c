@@ -219,17 +219,11 @@ bool LazyLoad_poll(App *a) {
     if (one) App_message(a, ROLE_GOOD, "all events loaded: rank %d's CPU lanes are shown", open_rank);
     else App_message(a, ROLE_GOOD, "all events loaded (CPU lanes, flows, counters)");
     /* the first pass never looked at CPU events: the full load's warnings are news */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    if (m) {
-        Load_printWarnings(nt, m);
-        fclose(m);
-        if (text && len) {
-            char *nl = strchr(text, '\n');
-            if (nl) *nl = '\0';
-            App_message(a, !strncmp(text, "warning", 7) ? ROLE_ERROR : ROLE_STATUS, "all events loaded; %.200s", text);
-        }
+    char *text = Load_warningsText(nt);
+    if (text) {
+        char *nl = strchr(text, '\n');
+        if (nl) *nl = '\0';
+        App_message(a, !strncmp(text, "warning", 7) ? ROLE_ERROR : ROLE_STATUS, "all events loaded; %.200s", text);
         free(text);
     }
     return true;

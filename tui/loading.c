@@ -349,15 +349,7 @@ static void *job_main(void *arg) {
     if (t) {
         LoadWatch_setPhase(j->watch, LOAD_BUILDING);
         j->app = App_new(t, j->caps, j->title); /* builds the view index off the UI thread */
-        char *text = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&text, &len);
-        if (m) {
-            Load_printWarnings(t, m);
-            fclose(m);
-            if (len) j->warnings = text;
-            else free(text);
-        }
+        j->warnings = Load_warningsText(t);
         LoadWatch_setPhase(j->watch, LOAD_DONE);
     } else {
         LoadWatch_setPhase(j->watch, LOAD_FAILED);

@@ -75,5 +75,7 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
 
 /* Human-readable warnings for t->diag (skipped events, truncation); one per line. */
 void Load_printWarnings(const Trace *t, FILE *out);
+/* The same as one malloc'd string (the TUI shows them in its status bar); NULL: none. */
+char *Load_warningsText(const Trace *t);
 
 #endif
