@@ -147,12 +147,7 @@ bool SimRanks_write(const SimRanksConfig *c, const char *out_path, uint64_t *eve
     uint64_t events = 0;
     int gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 8;
     for (int r = 0; r < N && ok; r++) {
-        f[r] = open_memstream(&text[r], &text_n[r]);
-        if (!f[r]) {
-            snprintf(err, errlen, "out of memory");
-            ok = false;
-            break;
-        }
+        f[r] = xopen_memstream(&text[r], &text_n[r]);
         char pj[1024];
         ScheduleParams_json(&c->params, pj, sizeof pj);
         fprintf(f[r],
