@@ -9,9 +9,11 @@ set -u
 BIN=$1 FAKE=$2
 command -v tmux >/dev/null || { echo "tmux not installed: skipped"; exit 77; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ovtrace-live-tui.XXXXXX")
-SOCK="ovt-live-$$"
+# every start() gets a fresh server name: reusing one right after kill-server races
+# the dying server ("server exited unexpectedly")
+SOCK0="ovt-live-$$" NSTART=0 SOCK="ovt-live-$$-0"
 W=160 H=40
-cleanup() { tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"; }
+cleanup() { for i in $(seq 0 "$NSTART"); do tmux -L "$SOCK0-$i" kill-server 2>/dev/null; done; rm -rf "$TMP"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; [ -f "$TMP/screen" ] && cat "$TMP/screen"; exit 1; }
 # waits poll; their limits scale with OVTRACE_TEST_TIMEOUT_SCALE (3 under ASan)
@@ -46,6 +48,7 @@ ruler() { screen | sed -n 2p; }
 # start ENV... -- ARGS: the live TUI in a fresh tmux server; afterwards the pane records
 # the exit status and the terminal settings
 start() {
+  NSTART=$((NSTART + 1)) SOCK="$SOCK0-$NSTART"
   tmux -L "$SOCK" -f /dev/null new-session -d -x $W -y $H \
     "cd $TMP && env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TMPDIR=$TMP $* 2>$TMP/stderr; echo \$? > $TMP/rc; stty -a > $TMP/stty 2>&1; sleep 60" \
     || fail "tmux did not start"
