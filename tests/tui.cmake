@@ -3,6 +3,7 @@
 # missing).
 set(tui_dir ${CMAKE_CURRENT_SOURCE_DIR}/tui)
 ovtrace_unit_test(test_tui_grid SOURCES ${tui_dir}/test_grid.c LIBS ovtrace_tui LABELS tui)
+ovtrace_unit_test(test_tui_viewstate SOURCES ${tui_dir}/test_viewstate.c LIBS ovtrace_tui LABELS tui)
 ovtrace_unit_test(test_tui_render SOURCES ${tui_dir}/test_render.c LIBS ovtrace_tui LABELS tui)
 ovtrace_unit_test(test_tui_index SOURCES ${tui_dir}/test_index.c LIBS ovtrace_tui LABELS tui)
 ovtrace_unit_test(test_tui_app SOURCES ${tui_dir}/test_app.c LIBS ovtrace_tui LABELS tui)

@@ -57,9 +57,16 @@ static void clamp_window(ViewState *v) {
 }
 
 void View_setExtent(ViewState *v, int64_t min_t, int64_t max_t) {
+    /* a window showing the whole old extent shows the whole new one (the lazy overview's
+     * swap adds the CPU events' span; a frozen live buffer grows) */
+    bool whole = v->t0 <= v->min_t && v->t1 >= v->max_t;
     v->min_t = min_t;
     v->max_t = max_t > min_t ? max_t : min_t + 1;
-    if (v->follow) {
+    if (whole && !v->follow) {
+        int64_t off = v->cursor - v->t0;
+        View_fitAll(v);
+        v->cursor = v->t0 + off;
+    } else if (v->follow) {
         int64_t span = View_span(v);
         int64_t off = v->cursor - v->t0;
         v->t1 = v->max_t;

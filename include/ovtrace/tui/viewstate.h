@@ -29,7 +29,8 @@ typedef struct {
 } ViewState;
 
 void View_init(ViewState *v, int64_t min_t, int64_t max_t);
-/* The model grew (live mode): new extent; in follow mode the window slides to the end. */
+/* The model changed (live mode, the lazy overview's full load): new extent; in follow
+ * mode the window slides to the end, a window that showed the whole extent still does. */
 void View_setExtent(ViewState *v, int64_t min_t, int64_t max_t);
 int64_t View_span(const ViewState *v);
 int64_t View_minSpan(const ViewState *v);
