@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/diff.h"
 #include "ovtrace/jsonout.h"
 #include "ovtrace/termsafe.h"
@@ -46,8 +47,7 @@ static void put_safe(FILE *out, const char *s, size_t maxw) {
         size_t k = TermSafe_decode((const unsigned char *)s + i, n - i, &cp);
         i += k ? k : 1;
     }
-    char buf[512], *cut = i < sizeof buf ? buf : malloc(i + 1);
-    if (!cut) return;
+    char buf[512], *cut = i < sizeof buf ? buf : xmalloc(i + 1);
     memcpy(cut, s, i);
     cut[i] = '\0';
     TermSafe_fputs(cut, out, false);
@@ -543,8 +543,8 @@ int cmd_diff(int argc, char **argv) {
             goto out;
         }
         for (int s = 0; s < 2; s++) {
-            specs[s] = strdup(in->files[s]);
-            if (!specs[s] || !side_split(s ? &B : &A, specs[s], s ? "B" : "A")) goto out;
+            specs[s] = xstrdup(in->files[s]);
+            if (!side_split(s ? &B : &A, specs[s], s ? "B" : "A")) goto out;
         }
     }
     rc = 1;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/base/parse.h"
 #include "ovtrace/export.h"
 #include "ovtrace/termsafe.h"
@@ -71,8 +72,7 @@ static bool parse_classes(const char *s, uint32_t *mask) {
 static char *command_line(int argc, char **argv) {
     size_t cap = 64;
     for (int i = 0; i < argc; i++) cap += strlen(argv[i]) * 2 + 3;
-    char *s = malloc(cap), *p = s;
-    if (!s) return NULL;
+    char *s = xmalloc(cap), *p = s;
     p += sprintf(p, "ovtrace");
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];

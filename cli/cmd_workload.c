@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/launch.h"
 
 void help_workload(FILE *out) {
@@ -90,8 +91,7 @@ int cmd_workload(int argc, char **argv) {
             return 0;
         }
     /* --opt=value becomes two words: at most twice as many */
-    char **args = calloc(2 * (size_t)argc + 2, sizeof *args);
-    if (!args) return 1;
+    char **args = xcalloc(2 * (size_t)argc + 2, sizeof *args);
     WorkloadArgs W = {args, 1};
     int rc = Cli_parseOptions("workload", argc, argv, WORKLOAD_TABLES, workload_opt, &W, NULL);
     if (rc) {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ovtrace/base/alloc.h"
 #include "opts.h"
 
 #define LONG_BASE 256 /* getopt_long's val for a long option: LONG_BASE + its index */
@@ -23,14 +24,9 @@ static void name_part(const char *text, char *out, size_t n) {
 int Cli_parseOptions(const char *cmd, int argc, char **argv, const OptSpec *const *tables, CliOptFn fn, void *ctx,
                      int *rest) {
     size_t n = count_specs(tables);
-    const OptSpec **specs = calloc(n + 1, sizeof *specs);
-    struct option *lo = calloc(n + 1, sizeof *lo);
-    char *shorts = malloc(2 * n + 3);
-    if (!specs || !lo || !shorts) {
-        free(specs), free(lo), free(shorts);
-        cli_error("out of memory");
-        return 1;
-    }
+    const OptSpec **specs = xcalloc(n + 1, sizeof *specs);
+    struct option *lo = xcalloc(n + 1, sizeof *lo);
+    char *shorts = xmalloc(2 * n + 3);
     /* '-': positional arguments come back in order (as 1), so options may follow files
      * (export IN -o OUT) without argv being permuted; ':': a missing value is ':' */
     size_t k = 0, nl = 0, ns = 0;

@@ -7,6 +7,7 @@
 #include "view_compare.h"
 
 #include "ovtrace/align.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/tui/compare.h"
 
 App *ViewCompare_open(InputOptions *in, const char *align, const char *step, Caps caps) {
@@ -14,7 +15,7 @@ App *ViewCompare_open(InputOptions *in, const char *align, const char *step, Cap
         cli_error("--align compares two runs, A and B; got %zu (comma-separate one run's files)", in->n_files);
         return NULL;
     }
-    char *spec[2] = {strdup(in->files[0]), strdup(in->files[1])};
+    char *spec[2] = {xstrdup(in->files[0]), xstrdup(in->files[1])};
     const char *paths[2][128];
     size_t n_paths[2] = {0, 0};
     App *a = NULL;
@@ -32,7 +33,7 @@ App *ViewCompare_open(InputOptions *in, const char *align, const char *step, Cap
         }
     }
     if (!(t = InputOptions_load(in))) goto out;
-    uint32_t *run_of = malloc((t->n_sources ? t->n_sources : 1) * sizeof *run_of);
+    uint32_t *run_of = xmalloc((t->n_sources ? t->n_sources : 1) * sizeof *run_of);
     const char *const *rp[2] = {paths[0], paths[1]};
     char err[512];
     char name[2][96];
@@ -45,10 +46,10 @@ App *ViewCompare_open(InputOptions *in, const char *align, const char *step, Cap
     }
     const char *letters[2] = {"A", "B"};
     int64_t off[2];
-    if (!run_of || !Align_assignRuns(t, rp, n_paths, 2, run_of, err, sizeof err) ||
+    if (!Align_assignRuns(t, rp, n_paths, 2, run_of, err, sizeof err) ||
         !Align_runs(t, run_of, 2, letters, !strcmp(align, "step") ? ALIGN_STEP : ALIGN_START, step, off, err,
                     sizeof err)) {
-        cli_error("%s", run_of ? err : "out of memory");
+        cli_error("%s", err);
         free(run_of);
         Trace_free(t);
         goto out;

@@ -225,7 +225,7 @@ static void write_event(LiveRecorder *r, LiveStore *s, FILE *f, const TraceEvent
     }
     fputs("}}", f);
     if (!e->corr) return;
-    if (k == KIND_RUNTIME || k == KIND_DRIVER) {
+    if (EventKind_isLaunch((EventKind)k)) {
         sep(r, f);
         fprintf(f,
                 "{\"ph\": \"s\", \"id\": %" PRIu32 ", \"pid\": %" PRId64 ", \"tid\": %" PRId64

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "live_internal.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/rng.h"
 #include "serve_sim.h"
 
@@ -341,7 +342,7 @@ static bool sim_init(Sim *S, const SimConfig *cfg, char *err, size_t errlen) {
     const Schedule *sch = S->sch;
     size_t n = sch->n_ops;
     for (int s = 0; s < sch->n_streams; s++) {
-        S->sops[s] = calloc(n, sizeof(uint32_t));
+        S->sops[s] = xcalloc(n, sizeof(uint32_t));
         S->running_on[s] = -1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -351,11 +352,11 @@ static bool sim_init(Sim *S, const SimConfig *cfg, char *err, size_t errlen) {
     for (int s = 0; s < sch->n_streams; s++)
         if (S->n_sops[s] == 0) S->head_step[s] = UINT64_MAX; /* unused stream */
     for (int k = 0; k < SLOTS; k++) {
-        S->slot[k].launch_end = calloc(n, sizeof(int64_t));
-        S->slot[k].start = calloc(n, sizeof(int64_t));
-        S->slot[k].end = calloc(n, sizeof(int64_t));
-        S->slot[k].remaining = calloc(n, sizeof(double));
-        S->slot[k].corr = calloc(n, sizeof(uint32_t));
+        S->slot[k].launch_end = xcalloc(n, sizeof(int64_t));
+        S->slot[k].start = xcalloc(n, sizeof(int64_t));
+        S->slot[k].end = xcalloc(n, sizeof(int64_t));
+        S->slot[k].remaining = xcalloc(n, sizeof(double));
+        S->slot[k].corr = xcalloc(n, sizeof(uint32_t));
         for (size_t i = 0; i < n; i++) S->slot[k].end[i] = -1;
     }
     S->rng = cfg->seed ? cfg->seed * 0x9E3779B97F4A7C15ULL : 0x9E3779B97F4A7C15ULL;
@@ -425,7 +426,7 @@ Simulator *Simulator_start(const SimConfig *cfg, RingSet *set, char *err, size_t
     Sim *S = &sim->S;
     S->set = set;
     NameTable *nt = RingSet_names(set);
-    S->name_ids = calloc(S->sch->n_ops, sizeof(uint32_t));
+    S->name_ids = xcalloc(S->sch->n_ops, sizeof(uint32_t));
     for (size_t i = 0; i < S->sch->n_ops; i++) S->name_ids[i] = NameTable_intern_cstr(nt, S->sch->ops[i].name);
     S->launch_name_id = NameTable_intern_cstr(nt, "cudaLaunchKernel");
     S->copy_name_id = NameTable_intern_cstr(nt, "cudaMemcpyAsync");

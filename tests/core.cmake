@@ -15,6 +15,8 @@ set_tests_properties(test_options PROPERTIES LABELS core TIMEOUT 300)
 # library code reads no environment, but for the listed exceptions
 add_test(NAME test_no_getenv COMMAND sh ${core_dir}/test_no_getenv.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(test_no_getenv PROPERTIES LABELS core)
+add_test(NAME test_one_oom_policy COMMAND sh ${core_dir}/test_one_oom_policy.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_one_oom_policy PROPERTIES LABELS core)
 ovtrace_unit_test(test_parallel SOURCES ${core_dir}/test_parallel.c LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS core threads)
 ovtrace_unit_test(test_finish SOURCES ${core_dir}/test_finish.c LABELS core)
 # Issue 8: stats --json byte-identical with 1, 2 and 3 parser threads on every test trace.

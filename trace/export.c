@@ -357,8 +357,6 @@ static bool name_ok(const ExportFilter *f, regex_t *inc, regex_t *exc, uint8_t *
     return cache[name] == 1;
 }
 
-static bool is_launch(unsigned k) { return k == KIND_RUNTIME || k == KIND_DRIVER; }
-
 static bool compile_re(regex_t *re, const char *pat, const char *what, char *err, size_t errlen) {
     char label[64];
     snprintf(label, sizeof label, "bad %s regular expression", what);
@@ -400,7 +398,7 @@ static bool select_events(Exporter *X, char *err, size_t errlen) {
         for (size_t i = 0; i < t->n_events; i++) {
             if (X->keep[i] != 1 || !EventKind_isGpuWork((EventKind)t->events[i].kind)) continue;
             size_t p = Trace_partner(t, i);
-            if (p != SIZE_MAX && is_launch(t->events[p].kind) && !X->keep[p]) X->keep[p] = 2;
+            if (p != SIZE_MAX && EventKind_isLaunch((EventKind)t->events[p].kind) && !X->keep[p]) X->keep[p] = 2;
         }
     }
     for (size_t i = 0; i < t->n_events; i++) X->n_kept += X->keep[i] != 0;

@@ -682,8 +682,6 @@ static uint64_t chain_hash(uint32_t source, uint32_t cat, uint64_t id) {
     return Hash_fold(Hash_mix(Hash_mix(Hash_mix(0x9e3779b97f4a7c15ull, source), cat), id));
 }
 
-static bool is_launch(EventKind k) { return k == KIND_RUNTIME || k == KIND_DRIVER; }
-
 static void add_flow(Trace *t, size_t *cap, uint64_t id, uint32_t cat, size_t from, size_t to) {
     GROW(t->flows, *cap, t->n_flows + 1);
     t->flows[t->n_flows++] = (Flow){(uint32_t)from, (uint32_t)to, cat, (uint32_t)id};
@@ -807,7 +805,7 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     size_t n_cand = 0, cap_cand = 0;
     for (size_t i = 0; i < t->n_events; i++) {
         const TraceEvent *e = &t->events[i];
-        if (!e->corr || bound[i] || (!EventKind_isGpuWork((EventKind)e->kind) && !is_launch(e->kind))) continue;
+        if (!e->corr || bound[i] || (!EventKind_isGpuWork((EventKind)e->kind) && !EventKind_isLaunch((EventKind)e->kind))) continue;
         GROW(cand, cap_cand, n_cand + 1);
         cand[n_cand++] = (uint32_t)i;
     }
@@ -817,7 +815,7 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     for (size_t c = 0; c < n_chains; c++) {
         uint32_t launch = UINT32_MAX;
         for (uint32_t i = heads[c]; i != UINT32_MAX && launch == UINT32_MAX; i = next[i])
-            if (is_launch(t->events[cand[i]].kind)) launch = cand[i];
+            if (EventKind_isLaunch((EventKind)t->events[cand[i]].kind)) launch = cand[i];
         if (launch == UINT32_MAX) continue;
         for (uint32_t i = heads[c]; i != UINT32_MAX; i = next[i])
             if (EventKind_isGpuWork((EventKind)t->events[cand[i]].kind)) add_flow(t, &cap, t->events[launch].corr, ac2g, launch, cand[i]);

@@ -1,4 +1,5 @@
 /* Collectives in the viewer (include/ovtrace/tui/collview.h). */
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/tui/collview.h"
 
 #include <inttypes.h>
@@ -133,8 +134,7 @@ void CollView_renderDetails(App *a, Grid *g, Rect r) {
     if (y >= r.y + r.h) return;
     Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, 0, "arrival  rank  start after first        wait    (x: last, X: next rank)");
     /* arrival order: members are stored by rank; sort a small index by start */
-    uint32_t n = I->n, *ord = malloc(n * sizeof *ord);
-    if (!ord) return;
+    uint32_t n = I->n, *ord = xmalloc((n ? n : 1) * sizeof *ord);
     for (uint32_t i = 0; i < n; i++) ord[i] = i;
     const CollMember *mb = &R->members[I->first];
     for (uint32_t i = 1; i < n; i++) { /* insertion: n is the rank count */

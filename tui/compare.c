@@ -79,8 +79,7 @@ static bool change_before(const CompareKernel *x, const CompareKernel *y) {
 size_t Compare_kernelChanges(const Trace *t, const uint32_t *run_of_source, int64_t t0, int64_t t1,
                              CompareKernel *out, size_t max) {
     size_t n_names = StrTab_count(t->strings);
-    CompareKernel *k = calloc(n_names ? n_names : 1, sizeof *k);
-    if (!k) return 0;
+    CompareKernel *k = xcalloc(n_names ? n_names : 1, sizeof *k);
     for (uint32_t li = 0; li < t->n_lanes; li++) {
         const Lane *l = &t->lanes[li];
         uint32_t run = run_of_source[l->source];

@@ -103,9 +103,7 @@ void Details_build(DetailsCache *d, const Trace *t, size_t idx) {
         char lane[160];
         Details_laneName(t, pe->lane, lane, sizeof lane);
         Details_formatPrecise(a, sizeof a, pe->ts - t->t_min);
-        snprintf(buf, sizeof buf, "%s%.200s on %s at %s (c jumps)", pe->kind == KIND_RUNTIME || pe->kind == KIND_DRIVER
-                                                                      ? "launched by "
-                                                                      : "launches ",
+        snprintf(buf, sizeof buf, "%s%.200s on %s at %s (c jumps)", EventKind_isLaunch((EventKind)pe->kind) ? "launched by " : "launches ",
                  Trace_name(t, pe), lane, a);
         add(d, "partner", buf);
     } else {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ovtrace/args.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/tui/details.h"
 
 /* p at '"': the position after the closing quote, or NULL. */
@@ -25,8 +26,8 @@ static char *decode_string(const char *p, const char *q) {
     char *out = NULL;
     if (cJSON_IsString(s) && s->valuestring) {
         size_t n = strlen(s->valuestring) + 1;
-        out = malloc(n);
-        if (out) memcpy(out, s->valuestring, n);
+        out = xmalloc(n);
+        memcpy(out, s->valuestring, n);
     }
     cJSON_Delete(s);
     return out;
@@ -34,8 +35,7 @@ static char *decode_string(const char *p, const char *q) {
 
 /* A non-string value's text without the whitespace outside strings (malloc'd). */
 static char *compact(const char *p, const char *q) {
-    char *out = malloc((size_t)(q - p) + 1);
-    if (!out) return NULL;
+    char *out = xmalloc((size_t)(q - p) + 1);
     size_t k = 0;
     while (p < q) {
         if (*p == '"') {

@@ -179,8 +179,7 @@ char *Grid_rowText(const Grid *g, int y, char *buf, size_t n) {
 
 void Grid_dump(const Grid *g, FILE *out) {
     size_t n = (size_t)g->w * 4 + 1;
-    char *buf = malloc(n);
-    if (!buf) return;
+    char *buf = xmalloc(n);
     for (int y = 0; y < g->h; y++) {
         fputs(Grid_rowText(g, y, buf, n), out);
         fputc('\n', out);
@@ -190,8 +189,7 @@ void Grid_dump(const Grid *g, FILE *out) {
 
 int Grid_find(const Grid *g, int y, const char *needle) {
     size_t n = (size_t)g->w * 4 + 1;
-    char *buf = malloc(n);
-    if (!buf) return -1;
+    char *buf = xmalloc(n);
     Grid_rowText(g, y, buf, n);
     char *p = strstr(buf, needle);
     int col = -1;

@@ -1,5 +1,6 @@
 /* The key table and its handlers. Handlers change the view state through the App
  * helpers and return what to redraw; nothing here draws or touches the terminal. */
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/tui/kernel_table.h"
 #include "ovtrace/tui/keys.h"
 
@@ -247,13 +248,11 @@ static void search_jump(App *a, int dir, bool from_cursor) {
     size_t m = SIZE_MAX;
     if (from_cursor) {
         /* a new search starts with what is on screen: rows of expanded groups */
-        bool *shown = calloc(a->t->n_rows ? a->t->n_rows : 1, 1);
-        if (shown) {
-            for (size_t i = 0; i < a->lines.n; i++)
-                if (a->lines.v[i].kind == LINE_ROW) shown[a->lines.v[i].row] = true;
-            m = Search_nextIn(&a->search, a->t, ts, row, dir, shown, &wrapped);
-            free(shown);
-        }
+        bool *shown = xcalloc(a->t->n_rows ? a->t->n_rows : 1, 1);
+        for (size_t i = 0; i < a->lines.n; i++)
+            if (a->lines.v[i].kind == LINE_ROW) shown[a->lines.v[i].row] = true;
+        m = Search_nextIn(&a->search, a->t, ts, row, dir, shown, &wrapped);
+        free(shown);
     }
     if (m == SIZE_MAX) m = Search_next(&a->search, a->t, ts, row, dir, &wrapped);
     if (m == SIZE_MAX) {
@@ -696,11 +695,7 @@ const char *Keys_name(int code, char buf[16]) {
 
 bool Keys_parseScript(const char *s, TuiKey **out, size_t *n, char *err, size_t errlen) {
     size_t cap = strlen(s) + 1, cnt = 0;
-    TuiKey *v = calloc(cap, sizeof *v);
-    if (!v) {
-        snprintf(err, errlen, "out of memory");
-        return false;
-    }
+    TuiKey *v = xcalloc(cap, sizeof *v);
     while (*s) {
         if (*s == '<') {
             const char *e = strchr(s, '>');

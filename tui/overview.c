@@ -1,4 +1,5 @@
 /* Rank overview (include/ovtrace/tui/overview.h). */
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/tui/overview.h"
 
 #include <inttypes.h>
@@ -81,8 +82,7 @@ void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, i
 
 void Overview_markBand(App *a, Grid *g, int x, int y, int w, uint32_t group, const int64_t *band) {
     if (!a->coll || w <= 0) return;
-    int64_t *wait = malloc((size_t)w * sizeof *wait);
-    if (!wait) return;
+    int64_t *wait = xmalloc((size_t)w * sizeof *wait);
     Overview_waitColumns(a->t, a->coll, group, a->v.t0, a->v.t1, w, wait);
     uint32_t glyph = CollView_waitGlyph(a->gl->unicode);
     for (int c = 0; c < w; c++) {

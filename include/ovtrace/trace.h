@@ -36,6 +36,9 @@ static inline bool EventKind_isGpu(EventKind k) {
 /* GPU work: counts toward a device's busy time and ends an ac2g launch flow. */
 static inline bool EventKind_isGpuWork(EventKind k) { return k == KIND_KERNEL || k == KIND_MEMCPY || k == KIND_MEMSET; }
 
+/* A host-side launch (CUDA runtime or driver API call): starts an ac2g flow. */
+static inline bool EventKind_isLaunch(EventKind k) { return k == KIND_RUNTIME || k == KIND_DRIVER; }
+
 /* The Chrome trace "cat" that names the kind (the loader reads it back as that kind). */
 static inline const char *EventKind_category(EventKind k) {
     switch (k) {
