@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "ovtrace/base/clock.h"
+#include "ovtrace/base/parse.h"
 #include "ovtrace/termsafe.h"
 
 void cli_error(const char *fmt, ...) {
@@ -60,7 +61,7 @@ void InputOptions_help(FILE *out) {
             "                        (default: for 64 MB of JSON or more; OVTRACE_CACHE=0 turns it off)\n"
             "  -v, --verbose         say whether the snapshot cache was used, and why not\n"
             "  --max-token SIZE      largest single event or top-level value a compressed or piped\n"
-            "                        input may hold in memory (default 256M; K, M, G suffixes)\n"
+            "                        input may hold in memory (default 256M; K, M, G, T, e.g. 1.5GiB)\n"
             "FILE may be plain JSON, .gz or .zst (detected by content), a directory of traces,\n"
             "or a pipe, FIFO or - (standard input; read once, not cached);\n"
             "several files become one model with lanes grouped by rank.\n");
@@ -145,16 +146,12 @@ int InputOptions_apply(InputOptions *o, const OptSpec *s, const char *v) {
         return 0;
     }
     case IN_MAX_TOKEN: {
-        char *end;
-        errno = 0;
-        unsigned long long n = strtoull(v, &end, 10);
-        int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
-        if (shift) end++;
-        if (end == v || *end || errno || n == 0 || v[0] == '-' || n > (UINT64_MAX >> 30)) {
-            cli_error("--max-token needs a size in bytes (K, M, G suffixes allowed), got '%s'", v);
+        uint64_t n;
+        if (!Parse_bytes(v, &n) || n == 0) {
+            cli_error("--max-token needs a size in bytes (e.g. 1073741824, 64M, 1.5GiB), got '%s'", v);
             return 2;
         }
-        o->max_token = (uint64_t)n << shift;
+        o->max_token = n;
         return 0;
     }
     case IN_CACHE: o->cache = 1; return 0;

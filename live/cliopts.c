@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "live_internal.h"
+#include "ovtrace/base/parse.h"
 #include "ovtrace/live_cli.h"
 #include "ovtrace/simranks.h"
 #include "ovtrace/timeunits.h"
@@ -21,24 +22,6 @@ void LiveCli_init(LiveCliOptions *o) {
     o->cmd_index = -1;
     o->imbalance = -1;
     ServeParams_default(&o->serve_p);
-}
-
-/* "16GiB", "512MiB", "1.5G", "1073741824": bytes */
-static bool bytes_arg(const char *v, double *out) {
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (errno || end == v || !(x > 0)) return false;
-    double m = 1;
-    if (*end == 'K' || *end == 'k') m = 1024, end++;
-    else if (*end == 'M') m = 1024.0 * 1024, end++;
-    else if (*end == 'G') m = 1024.0 * 1024 * 1024, end++;
-    else if (*end == 'T') m = 1024.0 * 1024 * 1024 * 1024, end++;
-    if (m > 1 && *end == 'i') end++;
-    if (*end == 'B') end++;
-    if (*end || x * m > 1e18) return false;
-    *out = x * m;
-    return true;
 }
 
 static bool int_arg(const char *v, long lo, long hi, int64_t *out) {
@@ -144,8 +127,9 @@ bool LiveCli_apply(LiveCliOptions *o, const OptSpec *s, const char *v, char *err
             if (a[3] == 'i') sp->min_batch = (int)n;
             else sp->max_batch = (int)n;
         } else if (!strcmp(a, "--mem-cap")) {
-            if (!bytes_arg(v, &d)) BAD("--mem-cap needs a size (e.g. 10GiB, 512MiB, bytes), got '%s'", v);
-            sp->mem_cap = d;
+            uint64_t b;
+            if (!Parse_bytes(v, &b) || b == 0) BAD("--mem-cap needs a size (e.g. 10GiB, 512MiB, bytes), got '%s'", v);
+            sp->mem_cap = (double)b;
         } else if (!strcmp(a, "--prompt-tokens")) {
             if (!int_arg(v, 0, 1 << 20, &n)) BAD("--prompt-tokens needs a count in 0..1048576, got '%s'", v);
             sp->prompt_tokens = (int)n;

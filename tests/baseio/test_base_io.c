@@ -107,6 +107,31 @@ static void parse(void **state) {
     assert_int_equal(v, 0);
 }
 
+/* Parse_bytes: the one size syntax (--max-token, serve --mem-cap). */
+static void parse_bytes(void **state) {
+    (void)state;
+    uint64_t b = 7;
+    assert_true(Parse_bytes("1073741824", &b) && b == 1073741824ULL);
+    assert_true(Parse_bytes("0", &b) && b == 0);
+    assert_true(Parse_bytes("64M", &b) && b == 64ULL << 20);
+    assert_true(Parse_bytes("64m", &b) && b == 64ULL << 20);
+    assert_true(Parse_bytes("512KiB", &b) && b == 512ULL << 10);
+    assert_true(Parse_bytes("512kB", &b) && b == 512ULL << 10);
+    assert_true(Parse_bytes("10GiB", &b) && b == 10ULL << 30);
+    assert_true(Parse_bytes("1.5G", &b) && b == 3ULL << 29);
+    assert_true(Parse_bytes("2T", &b) && b == 2ULL << 40);
+    assert_true(Parse_bytes("0.5K", &b) && b == 512);
+    assert_true(Parse_bytes("100B", &b) && b == 100);
+    assert_true(Parse_bytes("4611686018427387904", &b) && b == 1ULL << 62); /* the limit */
+    b = 7;
+    const char *bad[] = {"", "-1", "+1", " 1", "1 ", "1.5", "1.", ".5K", "1X", "1KiBB", "1iB", "K", "1e3",
+                         "4611686018427387905", "4194305T", "99999999999999999999999", "1Ki B", "1.5.5G"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (Parse_bytes(bad[i], &b)) fail_msg("'%s' accepted as %llu", bad[i], (unsigned long long)b);
+    }
+    assert_int_equal(b, 7); /* untouched on failure */
+}
+
 static void regex(void **state) {
     (void)state;
     regex_t re;
@@ -235,8 +260,13 @@ static void zwriter_sink_fails(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(paths),  cmocka_unit_test(dir_list),           cmocka_unit_test(write_all),
-        cmocka_unit_test(parse),  cmocka_unit_test(regex),              cmocka_unit_test(zwriter_round_trip),
+        cmocka_unit_test(paths),
+        cmocka_unit_test(dir_list),
+        cmocka_unit_test(write_all),
+        cmocka_unit_test(parse),
+        cmocka_unit_test(parse_bytes),
+        cmocka_unit_test(regex),
+        cmocka_unit_test(zwriter_round_trip),
         cmocka_unit_test(zwriter_sink_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
