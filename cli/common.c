@@ -143,6 +143,7 @@ int InputOptions_apply(InputOptions *o, const OptSpec *s, const char *v) {
             return 2;
         }
         o->threads = (int)n;
+        o->coll.threads = (int)n;
         return 0;
     }
     case IN_MAX_TOKEN: {

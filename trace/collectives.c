@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collargs.h"
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/map.h"
 #include "ovtrace/overlap.h"
+#include "parfor.h"
 
 #define DEFAULT_OFFSET_LIMIT 50000 /* ns: 50 us of clock offset makes waits unreliable */
 
@@ -239,6 +241,8 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
     int64_t limit = opt.offset_limit > 0 ? opt.offset_limit : DEFAULT_OFFSET_LIMIT;
     CollReport *R = xcalloc(1, sizeof *R);
     R->strings = StrTab_new();
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    R->threads = opt.threads > 0 ? opt.threads : cores > 0 ? (int)cores : 1;
 
     TIMING("start");
     /* ranks of GPU lanes */
@@ -744,77 +748,132 @@ static void push(Edge **E, size_t *n, size_t *cap, int64_t s, int64_t e, int64_t
     (*E)[(*n)++] = (Edge){e, -1, (uint8_t)cls};
 }
 
-CollDeviceSplit *Coll_deviceSplit(const Trace *t, const CollReport *r, int64_t t0, int64_t t1, int32_t rank,
-                                  size_t *n_out) {
-    CollDeviceSplit *out = NULL;
-    size_t n = 0, cap = 0, ne = 0, cap_e = 0, cap_scratch = 0;
-    Edge *E = NULL, *scratch = NULL;
-    for (uint32_t g = 0; g < t->n_groups; g++) {
-        const Group *G = &t->groups[g];
-        if (!G->gpu || (rank != INT32_MIN && G->rank != rank)) continue;
-        ne = 0;
-        bool any = false;
-        for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
-            const Lane *l = &t->lanes[li];
-            for (uint32_t k = 0; k < l->n_rows; k++) {
-                const Row *row = &t->rows[l->first_row + k];
-                size_t i0 = Row_lowerBound(t, row, t0), mc = member_cursor(r, i0);
-                for (size_t i = i0; i < row->first + row->count; i++) {
-                    const TraceEvent *e = &t->events[i];
-                    if (e->ts >= t1) break;
-                    if (!Overlap_counts(e)) continue;
-                    any = true;
-                    int64_t end = TraceEvent_end(e);
-                    if (e->cls == CLASS_COMPUTE) {
-                        push(&E, &ne, &cap_e, e->ts, end, t0, t1, 0);
-                        continue;
-                    }
-                    if (e->cls != CLASS_COMM) continue;
-                    /* members by event index: a cursor, not a search per event */
-                    while (mc < r->n_members && r->members[r->by_event[mc]].event < i) mc++;
-                    const CollMember *m = mc < r->n_members && r->members[r->by_event[mc]].event == i
-                                              ? &r->members[r->by_event[mc]]
-                                              : NULL;
-                    if (m) {
-                        int64_t w = m->wait < e->dur ? m->wait : e->dur, we = e->ts + w;
-                        push(&E, &ne, &cap_e, e->ts, we, t0, t1, 1);
-                        push(&E, &ne, &cap_e, we, end, t0, t1, 2);
-                    } else {
-                        push(&E, &ne, &cap_e, e->ts, end, t0, t1, 2);
-                    }
+/* One GPU group's split over [t0, t1); false when it has no counted event there.
+ * S->a / S->b: the worker's edge buffer and radix scratch. */
+static bool split_group(const Trace *t, const CollReport *r, uint32_t g, int64_t t0, int64_t t1, ParScratch *S,
+                        CollDeviceSplit *D) {
+    const Group *G = &t->groups[g];
+    Edge **E = (Edge **)&S->a, **scratch = (Edge **)&S->b;
+    size_t ne = 0;
+    bool any = false;
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
+        const Lane *l = &t->lanes[li];
+        for (uint32_t k = 0; k < l->n_rows; k++) {
+            const Row *row = &t->rows[l->first_row + k];
+            size_t i0 = Row_lowerBound(t, row, t0), mc = member_cursor(r, i0);
+            for (size_t i = i0; i < row->first + row->count; i++) {
+                const TraceEvent *e = &t->events[i];
+                if (e->ts >= t1) break;
+                if (!Overlap_counts(e)) continue;
+                any = true;
+                int64_t end = TraceEvent_end(e);
+                if (e->cls == CLASS_COMPUTE) {
+                    push(E, &ne, &S->cap_a, e->ts, end, t0, t1, 0);
+                    continue;
+                }
+                if (e->cls != CLASS_COMM) continue;
+                /* members by event index: a cursor, not a search per event */
+                while (mc < r->n_members && r->members[r->by_event[mc]].event < i) mc++;
+                const CollMember *m =
+                    mc < r->n_members && r->members[r->by_event[mc]].event == i ? &r->members[r->by_event[mc]] : NULL;
+                if (m) {
+                    int64_t w = m->wait < e->dur ? m->wait : e->dur, we = e->ts + w;
+                    push(E, &ne, &S->cap_a, e->ts, we, t0, t1, 1);
+                    push(E, &ne, &S->cap_a, we, end, t0, t1, 2);
+                } else {
+                    push(E, &ne, &S->cap_a, e->ts, end, t0, t1, 2);
                 }
             }
         }
-        if (!any) continue;
-        GROW(out, cap, n + 1);
-        CollDeviceSplit *D = &out[n++];
-        memset(D, 0, sizeof *D);
-        D->group = g;
-        D->rank = G->rank;
-        D->device = G->id;
-        sort_edges(E, ne, &scratch, &cap_scratch);
-        int cnt[3] = {0, 0, 0};
-        for (size_t i = 0; i < ne;) {
-            int64_t at = E[i].t;
-            while (i < ne && E[i].t == at) {
-                cnt[E[i].cls] += E[i].delta;
-                i++;
-            }
-            if (i == ne) break;
-            int64_t d = E[i].t - at;
-            bool comp = cnt[0] > 0, wait = cnt[1] > 0, other = cnt[2] > 0;
-            if (wait || other) D->comm += d;
-            if (other) D->transfer += d;
-            else if (wait) D->wait += d;
-            if (!comp) {
-                if (other) D->exposed_transfer += d;
-                else if (wait) D->exposed_wait += d;
-            }
-        }
-        D->exposed = D->exposed_wait + D->exposed_transfer;
     }
-    free(E);
-    free(scratch);
+    if (!any) return false;
+    memset(D, 0, sizeof *D);
+    D->group = g;
+    D->rank = G->rank;
+    D->device = G->id;
+    sort_edges(*E, ne, scratch, &S->cap_b);
+    int cnt[3] = {0, 0, 0};
+    for (size_t i = 0; i < ne;) {
+        int64_t at = (*E)[i].t;
+        while (i < ne && (*E)[i].t == at) {
+            cnt[(*E)[i].cls] += (*E)[i].delta;
+            i++;
+        }
+        if (i == ne) break;
+        int64_t d = (*E)[i].t - at;
+        bool comp = cnt[0] > 0, wait = cnt[1] > 0, other = cnt[2] > 0;
+        if (wait || other) D->comm += d;
+        if (other) D->transfer += d;
+        else if (wait) D->wait += d;
+        if (!comp) {
+            if (other) D->exposed_transfer += d;
+            else if (wait) D->exposed_wait += d;
+        }
+    }
+    D->exposed = D->exposed_wait + D->exposed_transfer;
+    return true;
+}
+
+typedef struct {
+    const Trace *t;
+    const CollReport *r;
+    int64_t t0, t1;
+    const uint32_t *groups; /* candidate GPU groups, in group order */
+    CollDeviceSplit *res;   /* per candidate */
+    bool *has;              /* per candidate: had events */
+} SplitJob;
+
+static void split_item(void *ctx, uint32_t k, ParScratch *S) {
+    SplitJob *J = ctx;
+    J->has[k] = split_group(J->t, J->r, J->groups[k], J->t0, J->t1, S, &J->res[k]);
+}
+
+static size_t group_events(const Trace *t, uint32_t g) {
+    size_t n = 0;
+    const Group *G = &t->groups[g];
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) n += t->lanes[li].count;
+    return n;
+}
+
+static int cmp_size_desc(const void *a, const void *b, void *ctx) {
+    const size_t *sz = ctx;
+    size_t x = sz[*(const uint32_t *)a], y = sz[*(const uint32_t *)b];
+    if (x != y) return x < y ? 1 : -1;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Each GPU group's edges are independent: the groups run on CollReport.threads workers
+ * (largest first) when there is enough to share, and come out in group order either way. */
+CollDeviceSplit *Coll_deviceSplit(const Trace *t, const CollReport *r, int64_t t0, int64_t t1, int32_t rank,
+                                  size_t *n_out) {
+    uint32_t *groups = xmalloc((t->n_groups ? t->n_groups : 1) * sizeof *groups);
+    size_t *size = xmalloc((t->n_groups ? t->n_groups : 1) * sizeof *size);
+    size_t ng = 0, total = 0;
+    for (uint32_t g = 0; g < t->n_groups; g++) {
+        const Group *G = &t->groups[g];
+        if (!G->gpu || (rank != INT32_MIN && G->rank != rank)) continue;
+        size[ng] = group_events(t, g);
+        total += size[ng];
+        groups[ng++] = g;
+    }
+    SplitJob J = {t, r, t0, t1, groups, xcalloc(ng ? ng : 1, sizeof *J.res), xcalloc(ng ? ng : 1, sizeof *J.has)};
+    uint32_t *order = xcalloc(ng ? ng : 1, sizeof *order);
+    for (size_t k = 0; k < ng; k++) order[k] = (uint32_t)k;
+    int threads = r->threads > 0 ? r->threads : 1;
+    if (ng < 2 || total < (1u << 15)) threads = 1; /* not worth a thread */
+    if (threads > 1) qsort_r(order, ng, sizeof *order, cmp_size_desc, size);
+    ParFor_run(order, ng, threads, split_item, &J);
+    size_t n = 0;
+    for (size_t k = 0; k < ng; k++)
+        if (J.has[k]) J.res[n++] = J.res[k];
+    free(order);
+    free(J.has);
+    free(size);
+    free(groups);
     *n_out = n;
-    return out;
+    if (!n) {
+        free(J.res);
+        return NULL;
+    }
+    return J.res;
 }

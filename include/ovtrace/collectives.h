@@ -96,6 +96,7 @@ typedef struct CollReport {
     int64_t max_clock_offset;  /* max |CollRank.clock_offset| */
     bool unreliable;           /* clock offsets make waits meaningless */
     char unreliable_why[160];
+    int threads; /* CollOptions.threads, resolved (>= 1) */
 } CollReport;
 
 typedef struct CollOptions {
@@ -103,9 +104,10 @@ typedef struct CollOptions {
                                (only with two ranks or more: one has nothing to match) */
     int64_t offset_limit;   /* clock offset above which alignment is unreliable (ns; 0: default 50 us) */
     FILE *timing;           /* each step's CPU time (bench/). NULL: none */
+    int threads;            /* Coll_deviceSplit's workers (0: one per core; the report keeps it) */
 } CollOptions;
 
-static inline CollOptions CollOptions_default(void) { return (CollOptions){true, 0, NULL}; }
+static inline CollOptions CollOptions_default(void) { return (CollOptions){true, 0, NULL, 0}; }
 
 /* Matches the comm kernels of a finished, classified trace. Never fails (a trace with
  * one rank yields only unmatched kernels). */

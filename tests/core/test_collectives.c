@@ -177,6 +177,70 @@ static void test_device_split(void **state) {
 /* Rank 1 has an extra combine before its second dispatch: position 1 disagrees
  * (dispatch, combine, dispatch) -> 3 mismatched; position 2 exists on rank 1 only -> 1
  * unmatched. Rank 3 has a kernel on a stream nobody else uses -> unmatched. */
+/* The split runs its GPU groups on several workers above 32k events: the same figures,
+ * in the same order, as one worker, for the whole trace, a window and one rank. */
+static void test_device_split_threads(void **state) {
+    (void)state;
+    enum { RANKS = 8, PER = 4200 };
+    Ev *ev = calloc((size_t)RANKS * PER * 2, sizeof *ev);
+    assert_non_null(ev);
+    size_t n = 0;
+    uint64_t x = 12345;
+    for (int r = 0; r < RANKS; r++) {
+        int64_t g = 0, c = 0;
+        for (int k = 0; k < PER; k++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            int64_t gd = 50 + (int64_t)(x >> 40) % 400, cd = 30 + (int64_t)(x >> 20) % 300;
+            ev[n++] = (Ev){r, 7, g, g + gd, GEMM};
+            g += gd + (int64_t)(x >> 50) % 40;
+            /* dispatch k starts at a rank-dependent time, as stragglers do */
+            int64_t cs = (int64_t)k * 500 + (int64_t)((x >> 30) % 97) * (r + 1);
+            if (cs < c) cs = c;
+            ev[n++] = (Ev){r, 20, cs, cs + cd, DISPATCH};
+            c = cs + cd + 1;
+        }
+    }
+    Trace *t = build(ev, n, RANKS);
+    CollOptions o = CollOptions_default();
+    o.threads = 1;
+    CollReport *R = Coll_analyze(t, &o);
+    assert_int_equal(R->threads, 1);
+    assert_true(R->n_inst > 0);
+    const struct {
+        int64_t t0, t1;
+        int32_t rank;
+    } cases[] = {{INT64_MIN, INT64_MAX, INT32_MIN}, {300000, 1500000, INT32_MIN}, {INT64_MIN, INT64_MAX, 5}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        R->threads = 1;
+        size_t n1, n4;
+        CollDeviceSplit *a = Coll_deviceSplit(t, R, cases[c].t0, cases[c].t1, cases[c].rank, &n1);
+        R->threads = 4;
+        CollDeviceSplit *b = Coll_deviceSplit(t, R, cases[c].t0, cases[c].t1, cases[c].rank, &n4);
+        assert_int_equal(n1, cases[c].rank == INT32_MIN ? RANKS : 1);
+        assert_int_equal(n1, n4);
+        int64_t waits = 0;
+        for (size_t i = 0; i < n1; i++) {
+            assert_int_equal(a[i].group, b[i].group);
+            assert_int_equal(a[i].rank, b[i].rank);
+            assert_int_equal(a[i].device, b[i].device);
+            assert_int_equal(a[i].comm, b[i].comm);
+            assert_int_equal(a[i].exposed, b[i].exposed);
+            assert_int_equal(a[i].exposed_wait, b[i].exposed_wait);
+            assert_int_equal(a[i].exposed_transfer, b[i].exposed_transfer);
+            assert_int_equal(a[i].wait, b[i].wait);
+            assert_int_equal(a[i].transfer, b[i].transfer);
+            if (i) assert_true(a[i].group > a[i - 1].group); /* group order */
+            waits += a[i].wait;
+        }
+        assert_true(waits > 0); /* the data has waits to split */
+        free(a);
+        free(b);
+    }
+    CollReport_free(R);
+    Trace_free(t);
+    free(ev);
+}
+
 static void test_mismatch_unmatched(void **state) {
     (void)state;
     static const Ev E[] = {
@@ -430,6 +494,7 @@ static void test_args_beyond_probe(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_waits),      cmocka_unit_test(test_device_split),
+        cmocka_unit_test(test_device_split_threads),
         cmocka_unit_test(test_mismatch_unmatched), cmocka_unit_test(test_single_rank),
         cmocka_unit_test(test_clock_offset),     cmocka_unit_test(test_multi_row_lane),
         cmocka_unit_test(test_args_groups_seq),  cmocka_unit_test(test_args_beyond_probe),
