@@ -58,7 +58,10 @@ void Dir_freeList(char **list, size_t n) {
     free(list);
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+/* Natural order (strverscmp): rank2 before rank10, so a directory of rank files loads
+ * in rank order, which keeps each rank's events in its own block for Trace_finish's
+ * parallel permutation (and reads as people number them). */
+static int cmp_str(const void *a, const void *b) { return strverscmp(*(char *const *)a, *(char *const *)b); }
 
 char **Dir_traceFiles(const char *dir, size_t *n) {
     *n = 0;

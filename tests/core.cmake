@@ -45,6 +45,7 @@ add_test(NAME test_moe_ep COMMAND sh ${core_dir}/test_moe_ep.sh $<TARGET_FILE:ov
 set_tests_properties(test_moe_ep PROPERTIES LABELS core)
 # Issue 19 item 2: one JSON member loop - escaped keys and syntax errors alike on every path.
 ovtrace_unit_test(test_members SOURCES ${core_dir}/test_members.c LIBS PkgConfig::CJSON LABELS core)
+ovtrace_unit_test(test_evsort SOURCES ${core_dir}/test_evsort.c LABELS core)
 # Issue 16 item 5: the GPU-first load behind the lazy rank overview gives the full load's
 # figures (overlap, collectives, exposed-comm split) and GPU lanes, event for event.
 ovtrace_unit_test(test_lazy SOURCES ${core_dir}/test_lazy.c LIBS ovtrace_live ovtrace_schedule ovtrace_collector LABELS core)

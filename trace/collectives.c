@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "collargs.h"
+#include "edges.h"
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/map.h"
 #include "ovtrace/overlap.h"
@@ -69,22 +70,24 @@ static int cmp_i32(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static const TraceEvent *g_events; /* for the qsort comparators below (single-threaded) */
-
-static int cmp_ev(uint32_t x, uint32_t y) {
-    int64_t sx = g_events[x].ts, sy = g_events[y].ts;
+/* Event indices by start, then index; ctx: the events (qsort_r: no global, so
+ * Coll_analyze may run on two models at once, as the lazy overview's load does). */
+static int cmp_ev(const TraceEvent *ev, uint32_t x, uint32_t y) {
+    int64_t sx = ev[x].ts, sy = ev[y].ts;
     if (sx != sy) return sx < sy ? -1 : 1;
     return x < y ? -1 : x > y;
 }
 
-static int cmp_ev_start(const void *a, const void *b) { return cmp_ev(*(const uint32_t *)a, *(const uint32_t *)b); }
+static int cmp_ev_start(const void *a, const void *b, void *ev) {
+    return cmp_ev(ev, *(const uint32_t *)a, *(const uint32_t *)b);
+}
 
 typedef struct {
     uint32_t ev, name;
 } EvName;
 
-static int cmp_evname(const void *a, const void *b) {
-    return cmp_ev(((const EvName *)a)->ev, ((const EvName *)b)->ev);
+static int cmp_evname(const void *a, const void *b, void *ev) {
+    return cmp_ev(ev, ((const EvName *)a)->ev, ((const EvName *)b)->ev);
 }
 
 /* ---- channels --------------------------------------------------------------------------- */
@@ -275,7 +278,6 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
     Seg *seg = xmalloc((t->n_lanes + 1) * sizeof *seg);
     size_t n_seg = 0;
     bool ev_sorted = true; /* items in event-index order: the member index comes for free */
-    g_events = t->events;
     for (size_t l = 0; l < t->n_lanes; l++) {
         const Lane *L = &t->lanes[l];
         if (!L->gpu) continue;
@@ -292,7 +294,7 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
         }
         if (n == k0) continue;
         if (L->n_rows > 1 && n - k0 > 1) { /* rows overlap: put the lane's kernels in start order */
-            qsort(ev + k0, n - k0, sizeof *ev, cmp_ev_start);
+            qsort_r(ev + k0, n - k0, sizeof *ev, cmp_ev_start, t->events);
             for (size_t i = k0; i < n; i++) {
                 const TraceEvent *e = &t->events[ev[i]];
                 name[i] = e->name;
@@ -420,7 +422,7 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
                 size_t a = run_off[r], b = a + run_len[r];
                 EvName *pr = xmalloc((b - a) * sizeof *pr);
                 for (size_t i = a; i < b; i++) pr[i - a] = (EvName){ev[i], name[i]};
-                qsort(pr, b - a, sizeof *pr, cmp_evname);
+                qsort_r(pr, b - a, sizeof *pr, cmp_evname, t->events);
                 for (size_t i = a; i < b; i++) {
                     ev[i] = pr[i - a].ev;
                     name[i] = pr[i - a].name;
@@ -689,45 +691,6 @@ bool Coll_waitPart(const CollReport *r, size_t idx, int64_t *ws, int64_t *we) {
 
 /* ---- exposed comm split by cause ----------------------------------------------------------- */
 
-typedef struct {
-    int64_t t;
-    int8_t delta;
-    uint8_t cls; /* 0 compute, 1 wait, 2 other comm */
-} Edge;
-
-/* Edges by time: LSD radix over 16-bit digits of t - min (as many digits as the span
- * needs: two for a few seconds in ns), where qsort cost seconds per 1M-event device. */
-static void sort_edges(Edge *E, size_t n, Edge **scratch, size_t *cap) {
-    if (n < 2) return;
-    int64_t lo = E[0].t, hi = E[0].t;
-    for (size_t i = 1; i < n; i++) {
-        if (E[i].t < lo) lo = E[i].t;
-        if (E[i].t > hi) hi = E[i].t;
-    }
-    uint64_t span = (uint64_t)hi - (uint64_t)lo;
-    GROW(*scratch, *cap, n);
-    Edge *a = E, *b = *scratch;
-    size_t *cnt = xmalloc(65536 * sizeof *cnt); /* 512 KB: not on the stack */
-    int passes = 0;
-    for (int sh = 0; sh < 64 && (sh == 0 || span >> sh); sh += 16) {
-        memset(cnt, 0, 65536 * sizeof *cnt);
-        for (size_t i = 0; i < n; i++) cnt[(((uint64_t)a[i].t - (uint64_t)lo) >> sh) & 0xffff]++;
-        size_t sum = 0;
-        for (size_t d = 0; d < 65536; d++) {
-            size_t c = cnt[d];
-            cnt[d] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; i++) b[cnt[(((uint64_t)a[i].t - (uint64_t)lo) >> sh) & 0xffff]++] = a[i];
-        Edge *x = a;
-        a = b;
-        b = x;
-        passes++;
-    }
-    if (passes & 1) memcpy(E, a, n * sizeof *E);
-    free(cnt);
-}
-
 /* First position in by_event whose member's event is >= idx. */
 static size_t member_cursor(const CollReport *r, size_t idx) {
     size_t lo = 0, hi = r->n_members;
@@ -791,7 +754,7 @@ static bool split_group(const Trace *t, const CollReport *r, uint32_t g, int64_t
     D->group = g;
     D->rank = G->rank;
     D->device = G->id;
-    sort_edges(*E, ne, scratch, &S->cap_b);
+    Edges_sort(*E, ne, scratch, &S->cap_b);
     int cnt[3] = {0, 0, 0};
     for (size_t i = 0; i < ne;) {
         int64_t at = (*E)[i].t;

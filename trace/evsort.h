@@ -19,5 +19,13 @@ void EventSort_sortIndex(const TraceEvent *ev, uint32_t *idx, size_t n, uint32_t
 /* Reorders ev so that position p holds what ev[idx[p]] held (idx a permutation of
  * 0..n-1). In place, one move per event; idx is clobbered. */
 void EventSort_permute(TraceEvent *ev, uint32_t *idx, size_t n);
+/* The same result, faster when idx maps blocks onto themselves (a multi-rank trace: each
+ * rank's events stay in the rank's range): idx is cut into closed segments (positions
+ * [a, b) whose sources are all in [a, b)), joined into chunks of at least min_chunk
+ * events, and the chunks run on up to `threads` threads, largest first. A chunk of at
+ * most max_gather events is gathered through a per-thread buffer (cache-friendly, at
+ * most threads x max_gather x 40 B extra); a larger one follows its cycles in place. */
+void EventSort_permuteChunks(TraceEvent *ev, uint32_t *idx, size_t n, int threads, size_t min_chunk,
+                             size_t max_gather);
 
 #endif

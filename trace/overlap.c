@@ -5,22 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "edges.h"
 #include "ovtrace/base/alloc.h"
 
-typedef struct {
-    int64_t t;
-    int8_t delta; /* +1 start, -1 end */
-    uint8_t cls;  /* 0 compute, 1 comm, 2 memory */
-} Edge;
-
-static int cmp_edge(const void *a, const void *b) {
-    const Edge *x = a, *y = b;
-    return x->t < y->t ? -1 : x->t > y->t;
-}
-
+/* Edge.cls here: 0 compute, 1 comm, 2 memory. scratch: Edges_sort's. */
 typedef struct {
     Edge *e;
     size_t n, cap;
+    Edge *scratch;
+    size_t cap_scratch;
 } Edges;
 
 /* Sums over many events or devices (kernel totals, the all-devices row) can pass
@@ -43,7 +36,7 @@ static void push_interval(Edges *E, int64_t s, int64_t e, int cls) {
 /* Measures per activity mask (bit0 compute, bit1 comm, bit2 memory) over the edges. */
 static void sweep(Edges *E, int64_t meas[8]) {
     memset(meas, 0, 8 * sizeof *meas);
-    if (E->n > 1) qsort(E->e, E->n, sizeof *E->e, cmp_edge);
+    Edges_sort(E->e, E->n, &E->scratch, &E->cap_scratch);
     int cnt[3] = {0, 0, 0};
     for (size_t i = 0; i < E->n;) {
         int64_t t = E->e[i].t;
@@ -200,7 +193,9 @@ OverlapReport *Overlap_compute(const Trace *t, const OverlapFilter *f) {
     free(ktotal);
     free(kcls);
     free(E.e);
+    free(E.scratch);
     free(LE.e);
+    free(LE.scratch);
     return R;
 }
 
@@ -230,7 +225,7 @@ void Overlap_band(const Trace *t, uint32_t group, int64_t t0, int64_t t1, int nc
             }
         }
     }
-    if (E.n > 1) qsort(E.e, E.n, sizeof *E.e, cmp_edge);
+    Edges_sort(E.e, E.n, &E.scratch, &E.cap_scratch);
     /* walk segments of constant state and spread each over the columns it covers */
     int cnt[3] = {0, 0, 0};
     int64_t span = t1 - t0;
@@ -260,4 +255,5 @@ void Overlap_band(const Trace *t, uint32_t group, int64_t t0, int64_t t1, int nc
         cur = next;
     }
     free(E.e);
+    free(E.scratch);
 }

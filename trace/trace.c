@@ -517,7 +517,10 @@ static void layout_lanes(Trace *t, const FinishOptions *fo) {
     t->rows = rows;
     t->n_rows = n_rows;
     clock_mark(&clk, "  rows");
-    EventSort_permute(t->events, idx, n);
+    /* each rank's events stay in its range: those blocks move on several threads
+     * (fo->parallel_min: the tests' small chunks) */
+    size_t min_chunk = fo->parallel_min ? (size_t)fo->parallel_min : (1u << 16);
+    EventSort_permuteChunks(t->events, idx, n, n >= min_chunk ? fo->threads : 1, min_chunk, 1u << 18);
     clock_mark(&clk, "  permute");
     free(L.depth_count);
     free(L.n_depth);

@@ -54,18 +54,19 @@ static void dir_list(void **state) {
     assert_non_null(l); /* empty, not an error */
     assert_int_equal(n, 0);
     Dir_freeList(l, n);
-    const char *names[] = {"rank1.json.zst", "rank0.json", ".hidden.json", "notes.txt", "rank10.json.gz"};
-    for (size_t i = 0; i < 5; i++) touch(dir, names[i]);
+    const char *names[] = {"rank1.json.zst", "rank0.json", ".hidden.json", "notes.txt", "rank10.json.gz", "rank2.json"};
+    for (size_t i = 0; i < 6; i++) touch(dir, names[i]);
     l = Dir_traceFiles(dir, &n);
-    assert_int_equal(n, 3);
-    const char *want[] = {"rank0.json", "rank1.json.zst", "rank10.json.gz"}; /* by name, strcmp order */
-    for (size_t i = 0; i < 3; i++) {
+    assert_int_equal(n, 4);
+    /* natural order: rank2 before rank10 (strcmp would put it last) */
+    const char *want[] = {"rank0.json", "rank1.json.zst", "rank2.json", "rank10.json.gz"};
+    for (size_t i = 0; i < 4; i++) {
         char p[512];
         snprintf(p, sizeof p, "%s/%s", dir, want[i]);
         assert_string_equal(l[i], p);
     }
     Dir_freeList(l, n);
-    for (size_t i = 0; i < 5; i++) {
+    for (size_t i = 0; i < 6; i++) {
         char p[512];
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);
         unlink(p);

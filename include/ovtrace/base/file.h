@@ -19,7 +19,8 @@ char *Path_dir(const char *path);
 /* A name the loaders take from a directory: *.json, *.json.gz or *.json.zst. */
 bool Path_isTrace(const char *name);
 
-/* The trace files of dir (Path_isTrace, not hidden) as "dir/NAME", sorted by name: a
+/* The trace files of dir (Path_isTrace, not hidden) as "dir/NAME", sorted by name in
+ * natural order (strverscmp: rank2 before rank10): a
  * malloc'd array of *n malloc'd strings (non-NULL even when *n is 0). NULL with errno set
  * when dir cannot be read or memory runs out. */
 char **Dir_traceFiles(const char *dir, size_t *n);
