@@ -12,7 +12,8 @@ typedef struct {
 
 /* Sorts E[0..n) by t (stable): LSD radix over 16-bit digits of t - min, as many digits
  * as the span needs (two for a few seconds in ns, three for an hour), where qsort cost
- * seconds per million-event device. *scratch (capacity *cap, grown here) is the
+ * seconds per million-event device; up to 64 ascending runs (edges pushed row by row)
+ * are merged instead. *scratch (capacity *cap, grown here) is the
  * caller's, so a loop over devices reuses it. */
 void Edges_sort(Edge *E, size_t n, Edge **scratch, size_t *cap);
 

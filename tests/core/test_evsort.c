@@ -1,9 +1,10 @@
-/* EventSort_permuteChunks against EventSort_permute (one cycle-following pass, the
+/* Sorts of trace/: EventSort_permuteChunks against EventSort_permute (one cycle-following pass, the
  * reference): random permutations made of closed blocks (a multi-rank trace), of blocks
  * that move (sources out of rank order: one big chunk), shuffled whole, identity; every
  * chunk size and gather limit from "everything gathered" to "everything in place", on
  * 1 to 4 threads. The result must be the same array, byte for byte. */
 #include "testutil.h"
+#include "edges.h"
 #include "evsort.h"
 
 static uint64_t rng = 88172645463325252ULL;
@@ -100,7 +101,55 @@ static void test_against_reference(void **state) {
     assert_int_equal(runs, 6 * 4 * 4 * 4 * 2);
 }
 
+static int cmp_edge_ref(const void *a, const void *b) {
+    const Edge *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Edges_sort against qsort by t: the three paths (few edges: qsort; up to 64 ascending
+ * runs: natural merge; more: radix), spans from 0 to 2^62 ns. Equal times may come in
+ * any order, so the check is the sequence of times plus the multiset of edges. */
+static void test_edges_sort(void **state) {
+    (void)state;
+    const size_t sizes[] = {2, 3, 100, 40000, 200000};
+    const size_t runs[] = {1, 2, 7, 64, 65, 1000};
+    const int64_t spans[] = {1, 1000, 3000000000LL, (int64_t)1 << 62};
+    Edge *scratch = NULL;
+    size_t cap = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (size_t ri = 0; ri < sizeof runs / sizeof runs[0]; ri++)
+            for (size_t pi = 0; pi < sizeof spans / sizeof spans[0]; pi++) {
+                size_t n = sizes[si], k = runs[ri] < n ? runs[ri] : n;
+                Edge *e = malloc(n * sizeof *e), *want = malloc(n * sizeof *want);
+                assert_true(e && want);
+                int64_t base = -((int64_t)1 << 61);
+                for (size_t i = 0; i < n; i++)
+                    e[i] = (Edge){base + (int64_t)(next() % (uint64_t)spans[pi]), (int8_t)(next() & 1 ? 1 : -1),
+                                  (uint8_t)(i & 0xff)};
+                /* k ascending runs of about n / k edges */
+                for (size_t r = 0; r < k; r++) {
+                    size_t a = r * n / k, b = (r + 1) * n / k;
+                    qsort(e + a, b - a, sizeof *e, cmp_edge_ref);
+                }
+                memcpy(want, e, n * sizeof *e);
+                qsort(want, n, sizeof *want, cmp_edge_ref);
+                Edges_sort(e, n, &scratch, &cap);
+                for (size_t i = 0; i < n; i++)
+                    if (e[i].t != want[i].t) fail_msg("n %zu runs %zu span %lld: t differs at %zu", n, k, (long long)spans[pi], i);
+                /* same edges: sum a fingerprint of each */
+                uint64_t fa = 0, fb = 0;
+                for (size_t i = 0; i < n; i++) {
+                    fa += ((uint64_t)e[i].t * 31 + (uint64_t)(e[i].delta + 2)) * 131 + e[i].cls;
+                    fb += ((uint64_t)want[i].t * 31 + (uint64_t)(want[i].delta + 2)) * 131 + want[i].cls;
+                }
+                assert_true(fa == fb);
+                free(e);
+                free(want);
+            }
+    free(scratch);
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_against_reference)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_against_reference), cmocka_unit_test(test_edges_sort)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
