@@ -712,7 +712,7 @@ static void push(Edge **E, size_t *n, size_t *cap, int64_t s, int64_t e, int64_t
 }
 
 /* One GPU group's split over [t0, t1); false when it has no counted event there.
- * S->a / S->b: the worker's edge buffer and radix scratch. */
+ * S->a / S->b: the worker's edge buffer and Edges_sort's scratch. */
 static bool split_group(const Trace *t, const CollReport *r, uint32_t g, int64_t t0, int64_t t1, ParScratch *S,
                         CollDeviceSplit *D) {
     const Group *G = &t->groups[g];
@@ -798,13 +798,6 @@ static size_t group_events(const Trace *t, uint32_t g) {
     return n;
 }
 
-static int cmp_size_desc(const void *a, const void *b, void *ctx) {
-    const size_t *sz = ctx;
-    size_t x = sz[*(const uint32_t *)a], y = sz[*(const uint32_t *)b];
-    if (x != y) return x < y ? 1 : -1;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
 /* Each GPU group's edges are independent: the groups run on CollReport.threads workers
  * (largest first) when there is enough to share, and come out in group order either way. */
 CollDeviceSplit *Coll_deviceSplit(const Trace *t, const CollReport *r, int64_t t0, int64_t t1, int32_t rank,
@@ -820,11 +813,9 @@ CollDeviceSplit *Coll_deviceSplit(const Trace *t, const CollReport *r, int64_t t
         groups[ng++] = g;
     }
     SplitJob J = {t, r, t0, t1, groups, xcalloc(ng ? ng : 1, sizeof *J.res), xcalloc(ng ? ng : 1, sizeof *J.has)};
-    uint32_t *order = xcalloc(ng ? ng : 1, sizeof *order);
-    for (size_t k = 0; k < ng; k++) order[k] = (uint32_t)k;
+    uint32_t *order = ParFor_largestFirst(size, ng);
     int threads = r->threads > 0 ? r->threads : 1;
     if (ng < 2 || total < (1u << 15)) threads = 1; /* not worth a thread */
-    if (threads > 1) qsort_r(order, ng, sizeof *order, cmp_size_desc, size);
     ParFor_run(order, ng, threads, split_item, &J);
     size_t n = 0;
     for (size_t k = 0; k < ng; k++)

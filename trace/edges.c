@@ -53,8 +53,7 @@ static bool merge_runs(Edge *E, size_t n, Edge **scratch, size_t *cap) {
 void Edges_sort(Edge *E, size_t n, Edge **scratch, size_t *cap) {
     if (n < 2) return;
     if (merge_runs(E, n, scratch, cap)) return;
-    /* a radix pass costs 512 KB of counters however few the edges: few take a merge
-     * sort (glibc's qsort, stable as the radix sort is) */
+    /* a radix pass costs 512 KB of counters however few the edges: few take qsort */
     if (n < (1u << 15)) {
         qsort(E, n, sizeof *E, cmp_t);
         return;

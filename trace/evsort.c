@@ -169,25 +169,18 @@ typedef struct {
 
 static void permute_chunk(void *ctx, uint32_t c, ParScratch *S) {
     Chunks *C = ctx;
-    size_t a = C->bound[c], b = C->bound[c + 1], n = b - a;
+    size_t a = C->bound[c], b = C->bound[c + 1];
+    while (a < b && C->idx[a] == a) a++; /* a prefix in place: the rest of the chunk is closed too */
+    size_t n = b - a;
+    if (n == 0) return;
     if (n > C->max_gather) {
         permute_range(C->ev, C->idx, a, b);
         return;
     }
-    for (size_t p = a; p < b && C->idx[p] == p; p++)
-        if (p + 1 == b) return; /* already in place */
     TraceEvent **buf = (TraceEvent **)&S->a;
     GROW(*buf, S->cap_a, n);
     for (size_t k = 0; k < n; k++) (*buf)[k] = C->ev[C->idx[a + k]];
     memcpy(C->ev + a, *buf, n * sizeof **buf);
-}
-
-static int cmp_len_desc(const void *x, const void *y, void *ctx) {
-    const size_t *bound = ctx;
-    uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
-    size_t a = bound[i + 1] - bound[i], b = bound[j + 1] - bound[j];
-    if (a != b) return a < b ? 1 : -1;
-    return i < j ? -1 : 1;
 }
 
 void EventSort_permuteChunks(TraceEvent *ev, uint32_t *idx, size_t n, int threads, size_t min_chunk,
@@ -196,15 +189,14 @@ void EventSort_permuteChunks(TraceEvent *ev, uint32_t *idx, size_t n, int thread
     if (min_chunk == 0) min_chunk = 1;
     /* segment ends: where the largest source so far is the position itself, positions
      * 0..p hold exactly the sources 0..p */
-    size_t *bound = NULL, nb = 0, cap = 0, hi = 0, start = 0;
+    size_t *bound = NULL, nb = 0, cap = 0, hi = 0;
     GROW(bound, cap, 1);
     bound[nb++] = 0;
     for (size_t p = 0; p < n; p++) {
         if (idx[p] > hi) hi = idx[p];
-        if (hi == p && (p + 1 - start >= min_chunk || p + 1 == n)) {
+        if (hi == p && (p + 1 - bound[nb - 1] >= min_chunk || p + 1 == n)) {
             GROW(bound, cap, nb + 1);
             bound[nb++] = p + 1;
-            start = p + 1;
         }
     }
     if (nb < 2) { /* cannot happen: the last position always closes a segment */
@@ -212,9 +204,10 @@ void EventSort_permuteChunks(TraceEvent *ev, uint32_t *idx, size_t n, int thread
         return;
     }
     size_t nc = nb - 1;
-    uint32_t *order = xcalloc(nc ? nc : 1, sizeof *order);
-    for (size_t c = 0; c < nc; c++) order[c] = (uint32_t)c;
-    if (threads > 1 && nc > 1) qsort_r(order, nc, sizeof *order, cmp_len_desc, bound);
+    size_t *len = xmalloc(nc * sizeof *len);
+    for (size_t c = 0; c < nc; c++) len[c] = bound[c + 1] - bound[c];
+    uint32_t *order = ParFor_largestFirst(len, nc);
+    free(len);
     Chunks C = {ev, idx, bound, max_gather};
     ParFor_run(order, nc, nc > 1 ? threads : 1, permute_chunk, &C);
     free(order);

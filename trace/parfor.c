@@ -4,6 +4,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "ovtrace/base/alloc.h"
+
 typedef struct {
     const uint32_t *order;
     size_t n;
@@ -36,4 +38,18 @@ void ParFor_run(const uint32_t *order, size_t n, int threads, ParForFn fn, void 
         if (pthread_create(&th[started], NULL, worker, &P) == 0) started++;
     worker(&P);
     for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+}
+
+static int cmp_larger(const void *a, const void *b, void *ctx) {
+    const size_t *size = ctx;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    if (size[i] != size[j]) return size[i] > size[j] ? -1 : 1;
+    return i < j ? -1 : 1;
+}
+
+uint32_t *ParFor_largestFirst(const size_t *size, size_t n) {
+    uint32_t *order = xmalloc((n ? n : 1) * sizeof *order);
+    for (size_t i = 0; i < n; i++) order[i] = (uint32_t)i;
+    if (n > 1) qsort_r(order, n, sizeof *order, cmp_larger, (void *)size);
+    return order;
 }

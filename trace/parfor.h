@@ -17,4 +17,8 @@ typedef void (*ParForFn)(void *ctx, uint32_t item, ParScratch *scratch);
  * the calling thread included. Results must not depend on which thread ran an item. */
 void ParFor_run(const uint32_t *order, size_t n, int threads, ParForFn fn, void *ctx);
 
+/* Items 0..n-1 by size[item], largest first, ties by item: the order ParFor_run
+ * balances best. malloc'd (x* policy), never NULL. */
+uint32_t *ParFor_largestFirst(const size_t *size, size_t n);
+
 #endif

@@ -420,19 +420,11 @@ static void clock_mark(Clock *c, const char *step) {
 
 /* ---------- lane layout: order, sub-rows, rows ---------- */
 
-static int cmp_lane_size(const void *a, const void *b, void *ctx) {
-    const size_t *size = ctx;
-    size_t x = size[*(const uint32_t *)a], y = size[*(const uint32_t *)b];
-    if (x != y) return x > y ? -1 : 1;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
 /* Lanes 0..nl-1, largest (by first[l + 1] - first[l]) first. */
 static uint32_t *lanes_by_size(const size_t *first, size_t nl) {
     size_t *size = xmalloc((nl ? nl : 1) * sizeof *size);
-    uint32_t *order = xmalloc((nl ? nl : 1) * sizeof *order);
-    for (size_t l = 0; l < nl; l++) size[l] = first[l + 1] - first[l], order[l] = (uint32_t)l;
-    sort_r(order, nl, sizeof *order, cmp_lane_size, size);
+    for (size_t l = 0; l < nl; l++) size[l] = first[l + 1] - first[l];
+    uint32_t *order = ParFor_largestFirst(size, nl);
     free(size);
     return order;
 }
