@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Decompression bombs (issue 14): the cases of the issue, timed. Blanks between two
+# Decompression bombs: the hardening cases, timed. Blanks between two
 # events, compressed: 2 GB in a .zst and 3 GB in a .gz (36 s / 9.8 GB and 506 s before
 # the fix). Prints load time, peak RSS and throughput of decompressed bytes.
 #   bench/bomb_bench.sh OVTRACE_BIN [ZST_MB GZ_MB]   (default 2048 3072)

@@ -1,4 +1,4 @@
-/* Collective matching and skew at scale (issue 16): coll_bench [--no-split] [--timing]
+/* Collective matching and skew at scale: coll_bench [--no-split] [--timing]
  * [RANKS] [EVENTS_PER_RANK] [COMM_FRACTION] builds an in-memory trace of RANKS ranks with EVENTS_PER_RANK GPU
  * kernels each (a compute stream and a comm stream; COMM_FRACTION of them are DeepEP
  * dispatch/combine kernels, default 0.5), with rank-dependent arrival jitter, then times
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "ovtrace/classify.h"
-#include "ovtrace/collectives.h"
-#include "ovtrace/overlap.h"
+#include "ovtrace/model/classify.h"
+#include "ovtrace/analysis/collectives.h"
+#include "ovtrace/analysis/overlap.h"
 
 static double now_s(void) {
     struct timespec ts;

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "ovtrace/diff.h"
-#include "ovtrace/load.h"
+#include "ovtrace/analysis/diff.h"
+#include "ovtrace/read/load.h"
 
 static double now(void) {
     struct timespec ts;

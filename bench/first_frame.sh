@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Progressive load (issue 8): time to the first frame, to the first loading screen
+# Progressive load: time to the first frame, to the first loading screen
 # with a preview that shows lanes, and to the timeline of `ovtrace view` on a real
 # terminal (tmux), from the viewer's own frame log.
 # usage: bench/first_frame.sh OVTRACE FILE [RUNS]

@@ -1,4 +1,4 @@
-/* TUI frame benchmark (issue 3): frame computation time (layout + rendering of every
+/* TUI frame benchmark: frame computation time (layout + rendering of every
  * visible line into the cell grid, no terminal) for a 200x60 view of a synthetic
  * 10M-event model, at fit-all, a middle zoom and the deepest zoom.
  * usage: frame_bench [--dump] [EVENTS] [FRAMES]   (defaults 10000000, 60; --dump: the
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ovtrace/trace.h"
+#include "ovtrace/model/trace.h"
 #include "ovtrace/tui/app.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonscan.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/read/jsonscan.h"
+#include "ovtrace/model/timeunits.h"
 
 enum { CUT_TS, CUT_PID, CUT_DEV, CUT_ID, CUT_CORR, CUT_EXT, N_CUTS };
 static const char *const cut_keys[N_CUTS] = {"\"ts\"", "\"pid\"", "\"device\"", "\"id\"", "\"correlation\"",

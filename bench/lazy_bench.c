@@ -1,4 +1,4 @@
-/* The lazy rank overview's first pass (issue 16 item 5), step by step:
+/* The lazy rank overview's first pass, step by step:
  *   lazy_bench [--full] FILE_OR_DIR...
  * times Load_files with LoadOptions.gpu_only (--full: the whole model), then what the
  * overview computes before its first frame: Coll_analyze and the whole-trace
@@ -9,8 +9,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "ovtrace/collectives.h"
-#include "ovtrace/load.h"
+#include "ovtrace/analysis/collectives.h"
+#include "ovtrace/read/load.h"
 
 static double now_s(void) {
     struct timespec ts;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Time to the rank overview (issue 16 item 5): opens DIR's rank files in `ovtrace view`
+# Time to the rank overview: opens DIR's rank files in `ovtrace view`
 # inside tmux and times, from exec, (1) the first overview frame with one row per rank,
 # (2) Enter on the first rank until its CPU lanes are shown (or, for files without CPU
 # events, until the title stops saying "loading"), then quits; peak RSS from

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "ovtrace/base/clock.h"
-#include "ovtrace/live.h"
+#include "ovtrace/live/live.h"
 
 static atomic_bool g_stop, g_drain_stop;
 static double g_rate = 1e6;

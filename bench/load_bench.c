@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ovtrace/load.h"
-#include "ovtrace/snapshot.h"
+#include "ovtrace/read/load.h"
+#include "ovtrace/read/snapshot.h"
 
 static long status_kb(const char *key) {
     FILE *f = fopen("/proc/self/status", "r");

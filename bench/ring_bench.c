@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "ovtrace/ring.h"
+#include "ovtrace/ring/ring.h"
 
 static int64_t now_ns(void) {
     struct timespec ts;

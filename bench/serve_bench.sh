@@ -1,5 +1,5 @@
 #!/bin/sh
-# Serving benchmark (issue 18), on the simulator: dynamic vs fixed batching at the same
+# Serving benchmark, on the simulator: dynamic vs fixed batching at the same
 # memory cap (default 10 GiB: 47 requests in flight), at several request rates. Each run
 # records --steps serving steps (unpaced) and reads the figures back with
 # `ovtrace stats --json` (throughput, mean batch, latency p50/p99, memory), i.e. from

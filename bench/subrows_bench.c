@@ -1,4 +1,4 @@
-/* Sub-row assignment (issue 14, item 8): subrows_bench SHAPE N [REPEAT] builds one CPU
+/* Sub-row assignment: subrows_bench SHAPE N [REPEAT] builds one CPU
  * lane of N intervals through the public API and times Trace_finish (one thread, best
  * of REPEAT, default 3). Shapes: identical (all [0, 1 ms)), nested (interval k is
  * [k, 2N - k) us: depth k), random (starts and lengths uniform over 10 ms, ~N/5 deep
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ovtrace/trace.h"
+#include "ovtrace/model/trace.h"
 
 static double now_s(clockid_t c) {
     struct timespec ts;

@@ -5,12 +5,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ovtrace/classify.h"
-#include "ovtrace/collectives.h"
-#include "ovtrace/load.h"
-#include "ovtrace/optspec.h"
-#include "ovtrace/overlap.h"
-#include "ovtrace/trace.h"
+#include "ovtrace/model/classify.h"
+#include "ovtrace/analysis/collectives.h"
+#include "ovtrace/read/load.h"
+#include "optspec.h"
+#include "ovtrace/analysis/overlap.h"
+#include "ovtrace/model/trace.h"
 #include "opts.h"
 
 typedef struct {

@@ -7,10 +7,10 @@
 
 #include "cli.h"
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/diff.h"
-#include "ovtrace/jsonout.h"
-#include "ovtrace/termsafe.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/analysis/diff.h"
+#include "ovtrace/write/jsonout.h"
+#include "ovtrace/base/termsafe.h"
+#include "ovtrace/model/timeunits.h"
 
 void help_diff(FILE *out) {
     fprintf(out,

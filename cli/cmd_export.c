@@ -7,9 +7,9 @@
 #include "cli.h"
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/parse.h"
-#include "ovtrace/export.h"
-#include "ovtrace/termsafe.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/write/export.h"
+#include "ovtrace/base/termsafe.h"
+#include "ovtrace/model/timeunits.h"
 
 void help_export(FILE *out) {
     fprintf(out,

@@ -14,9 +14,9 @@
 #include "cli.h"
 #include "live_cmd.h"
 #include "ovtrace/base/clock.h"
-#include "ovtrace/live.h"
-#include "ovtrace/live_cli.h"
-#include "ovtrace/termsafe.h"
+#include "ovtrace/live/live.h"
+#include "live_opts.h"
+#include "ovtrace/base/termsafe.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
 

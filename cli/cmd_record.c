@@ -11,10 +11,10 @@
 #include "cli.h"
 #include "live_cmd.h"
 #include "ovtrace/base/clock.h"
-#include "ovtrace/live.h"
-#include "ovtrace/live_cli.h"
-#include "ovtrace/simranks.h"
-#include "ovtrace/termsafe.h"
+#include "ovtrace/live/live.h"
+#include "live_opts.h"
+#include "ovtrace/live/simranks.h"
+#include "ovtrace/base/termsafe.h"
 
 void help_record(FILE *out) {
     fprintf(out,

@@ -6,10 +6,10 @@
 #include "cli.h"
 #include "ovtrace/base/parse.h"
 #include "stats_coll.h"
-#include "ovtrace/jsonout.h"
-#include "ovtrace/overlap.h"
-#include "ovtrace/termsafe.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/write/jsonout.h"
+#include "ovtrace/analysis/overlap.h"
+#include "ovtrace/base/termsafe.h"
+#include "ovtrace/model/timeunits.h"
 #include "stats_extra.h"
 
 void help_stats(FILE *out) {

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "ovtrace/export.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/write/export.h"
+#include "ovtrace/model/timeunits.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/kernel_table.h"

@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/launch.h"
+#include "ovtrace/collector/launch.h"
 
 void help_workload(FILE *out) {
     fprintf(out,
@@ -36,9 +36,9 @@ void help_workload(FILE *out) {
             "                  and NCCL loads. --gpus 1: the one-GPU emulation above, on --device N\n"
             "                  (default 0). Step time and tokens/s cover all GPUs\n"
             "  --json          one JSON line instead of text\n"
-            "  --mode serve    serving on one GPU (issue 18): requests arrive (Poisson, --rate R per s) into a\n"
+            "  --mode serve    serving on one GPU: requests arrive (Poisson, --rate R per s) into a\n"
             "                  queue; each of --steps decode steps (default 200) runs the MoE schedule for a\n"
-            "                  batch the policy picks (the simulator's, ovtrace/serve.h): --batching dynamic\n"
+            "                  batch the policy picks (the simulator's, ovtrace/kernels/serve.h): --batching dynamic\n"
             "                  (default; adapts to KV/activation memory headroom under --mem-cap, GPU\n"
             "                  utilisation and the queue, between --min-batch and --max-batch) or fixed (static\n"
             "                  batches run to completion: the baseline); --prompt-tokens N --out-tokens N.\n"

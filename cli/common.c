@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "ovtrace/base/clock.h"
 #include "ovtrace/base/parse.h"
-#include "ovtrace/termsafe.h"
+#include "ovtrace/base/termsafe.h"
 
 void cli_error(const char *fmt, ...) {
     va_list ap;

@@ -3,9 +3,9 @@
 #define OVTRACE_CLI_LIVE_CMD_H
 #include <stddef.h>
 
-#include "ovtrace/launch.h"
-#include "ovtrace/live.h"
-#include "ovtrace/live_cli.h"
+#include "ovtrace/collector/launch.h"
+#include "ovtrace/live/live.h"
+#include "live_opts.h"
 
 /* Parses live/record options (cmd names the command in messages); 0 or exit code 2. */
 int live_cmd_parse(LiveCliOptions *o, int argc, char **argv, const char *cmd);

@@ -1,5 +1,5 @@
 /* Command-line parsing for every subcommand: getopt_long over the subcommand's option
- * tables (ovtrace/optspec.h), so that each accepts --opt VALUE and --opt=VALUE, short
+ * tables (cli/optspec.h), so that each accepts --opt VALUE and --opt=VALUE, short
  * options (-o OUT, -oOUT, -qv), options and positional arguments in any order, '-' as
  * a positional argument (standard input), and '--' to end the options. Abbreviated long
  * options are refused (getopt_long would take --thr for --threads): names stay exact. */
@@ -7,7 +7,7 @@
 #define OVTRACE_CLI_OPTS_H
 #include <stdio.h>
 
-#include "ovtrace/optspec.h"
+#include "optspec.h"
 
 /* Called for each option (s) with its value (NULL for a flag), and for each positional
  * argument (s NULL, value the argument). Returns 0, or the exit status after printing

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/collectives.h"
-#include "ovtrace/jsonout.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/analysis/collectives.h"
+#include "ovtrace/write/jsonout.h"
+#include "ovtrace/model/timeunits.h"
 
 typedef struct {
     CollReport *R;

@@ -1,13 +1,13 @@
-/* ovtrace stats: the counter series section (issue 18): per series, the number of
+/* ovtrace stats: the counter series section: per series, the number of
  * samples in the selection and their min, max and mean. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
-#include "ovtrace/counters.h"
-#include "ovtrace/jsonout.h"
-#include "ovtrace/serve_stats.h"
+#include "ovtrace/analysis/counters.h"
+#include "ovtrace/write/jsonout.h"
+#include "ovtrace/analysis/serve_stats.h"
 #include "stats_extra.h"
 
 /* Series names come from the trace: printed with controls and non-ASCII as '?'. */

@@ -1,10 +1,10 @@
-/* Extra sections of `ovtrace stats` (issue 18): counter series and serving figures. */
+/* Extra sections of `ovtrace stats`: counter series and serving figures. */
 #ifndef OVTRACE_CLI_STATS_EXTRA_H
 #define OVTRACE_CLI_STATS_EXTRA_H
 #include <stdio.h>
 
-#include "ovtrace/counters.h"
-#include "ovtrace/overlap.h"
+#include "ovtrace/analysis/counters.h"
+#include "ovtrace/analysis/overlap.h"
 
 /* Text: one line per counter series with samples, min, max, mean in the selection. */
 void StatsCounters_print(FILE *out, const Trace *t, const CounterSet *cs, const OverlapFilter *f);

@@ -1,12 +1,12 @@
 /* `ovtrace view A B --align start|step`: two runs in one timeline, each on its own
- * clock (trace/align.c), with the compare keys (tui/compare.c). A and B are each a
+ * clock (analysis/align.c), with the compare keys (tui/compare.c). A and B are each a
  * file, a directory or a comma-separated list of files, as for `ovtrace diff`. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "view_compare.h"
 
-#include "ovtrace/align.h"
+#include "ovtrace/analysis/align.h"
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/tui/compare.h"
 

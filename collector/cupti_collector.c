@@ -1,5 +1,5 @@
 /* CUPTI glue: subscription, activity kinds, buffer pool, flusher, final flush
- * (include/ovtrace/cupti.h). The records themselves are translated by
+ * (include/ovtrace/collector/cupti.h). The records themselves are translated by
  * collector/translate.c. */
 #include <cupti.h>
 #include <dlfcn.h>
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ovtrace/cupti.h"
+#include "ovtrace/collector/cupti.h"
 
 #define BUF_ALIGN 8
 

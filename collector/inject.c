@@ -5,7 +5,7 @@
  *   OVTRACE_SHM=fd:N (the shared ring set the viewer/recorder drains)
  *   NVTX_INJECTION64_PATH=<libcupti.so>   (NVTX ranges become CUPTI MARKER records)
  * The CUDA driver dlopens this library at cuInit and calls InitializeInjection, which
- * attaches to the ring set and starts the collector (include/ovtrace/cupti.h). At exit
+ * attaches to the ring set and starts the collector (include/ovtrace/collector/cupti.h). At exit
  * (atexit, registered after the CUDA runtime's own handlers, so it runs before them)
  * the collector does a forced flush. Nothing here may break the target: every failure
  * is reported on stderr and the program runs on uncollected. Only InitializeInjection
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ovtrace/cupti.h"
-#include "ovtrace/ring.h"
+#include "ovtrace/collector/cupti.h"
+#include "ovtrace/ring/ring.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -1,5 +1,5 @@
-/* Launching a program that streams into a shared ring set (include/ovtrace/launch.h). */
-#include "ovtrace/launch.h"
+/* Launching a program that streams into a shared ring set (include/ovtrace/collector/launch.h). */
+#include "ovtrace/collector/launch.h"
 
 #include <dlfcn.h>
 #include <errno.h>

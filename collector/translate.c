@@ -1,6 +1,6 @@
-/* CUPTI activity records -> RingRecords (include/ovtrace/cupti_translate.h).
+/* CUPTI activity records -> RingRecords (include/ovtrace/collector/cupti_translate.h).
  * Reads the record structs of the CUDA 13 headers; links nothing from libcupti. */
-#include "ovtrace/cupti_translate.h"
+#include "ovtrace/collector/cupti_translate.h"
 
 #include <cupti_activity.h>
 #include <dlfcn.h>

@@ -13,11 +13,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ovtrace/args.h"
-#include "ovtrace/input.h"
-#include "ovtrace/load.h"
-#include "ovtrace/overlap.h"
-#include "ovtrace/trace.h"
+#include "ovtrace/read/args.h"
+#include "ovtrace/read/input.h"
+#include "ovtrace/read/load.h"
+#include "ovtrace/analysis/overlap.h"
+#include "ovtrace/model/trace.h"
 
 /* zstd's default window limit (128 MB) instead of ovtrace's 2 GB: under ASan a 2 GB
  * window costs seconds per input (its shadow is poisoned on every allocation), which

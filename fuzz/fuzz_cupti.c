@@ -34,8 +34,8 @@
 #include <string.h>
 
 #include "cupti_cbid_names.h"
-#include "ovtrace/cupti_translate.h"
-#include "ovtrace/ring.h"
+#include "ovtrace/collector/cupti_translate.h"
+#include "ovtrace/ring/ring.h"
 
 static const void *cur_rec;  /* the record being translated, described on a failure */
 static int64_t cur_offset;

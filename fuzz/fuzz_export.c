@@ -7,8 +7,8 @@
 #include <fcntl.h>
 
 #include "fuzz_common.h"
-#include "ovtrace/export.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/write/export.h"
+#include "ovtrace/model/timeunits.h"
 
 #ifndef FUZZ_DEFAULT_TRACE
 #error FUZZ_DEFAULT_TRACE must name a small trace

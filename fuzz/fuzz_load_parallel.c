@@ -5,7 +5,7 @@
  * flags, depth, lane identity), lanes, flows and diagnostics. Slicing is forced on
  * small inputs (min_parallel_bytes = 1); byte 0 picks 2..5 threads. The same input,
  * zstd-compressed, must load the same single-threaded and in slabs parsed by workers
- * (trace/slabfeed.c; byte 0 also picks slabs of 64 B to 1 kB, so they are many). */
+ * (read/slabfeed.c; byte 0 also picks slabs of 64 B to 1 kB, so they are many). */
 #include <zstd.h>
 
 #include "fuzz_common.h"

@@ -2,7 +2,7 @@
  * EREs compiled by CommRules_addLine) and matching them against names and streams.
  * Input: rule lines, then a line "--", then names to classify, one per line. */
 #include "fuzz_common.h"
-#include "ovtrace/classify.h"
+#include "ovtrace/model/classify.h"
 
 /* glibc's regex engine is exponential on some patterns; a rule file is written by the
  * user, so cap the pattern size to keep the fuzzer on our code. */

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 
 #include "fuzz_common.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/model/timeunits.h"
 
 /* Reference for Time_parseDecimal: the grammar it documents, [+-]? digits with at
  * most one '.', at least one digit, then optionally [eE][+-]?digit+, and nothing

@@ -1,8 +1,8 @@
-/* The schedule description of a DeepSeek-style MoE step (include/ovtrace/schedule.h):
+/* The schedule description of a DeepSeek-style MoE step (include/ovtrace/kernels/schedule.h):
  * an explicit op list with streams and cross-stream dependencies, plus the cost model
  * that gives each op its FLOPs and bytes. Shared by the simulator and the CUDA
  * workload. */
-#include "ovtrace/schedule.h"
+#include "ovtrace/kernels/schedule.h"
 
 #include <stdio.h>
 #include <stdlib.h>

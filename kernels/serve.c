@@ -1,6 +1,6 @@
-/* Dynamic / fixed batching for serving (see include/ovtrace/serve.h). */
-#include "ovtrace/serve.h"
-#include "ovtrace/rng.h"
+/* Dynamic / fixed batching for serving (see include/ovtrace/kernels/serve.h). */
+#include "ovtrace/kernels/serve.h"
+#include "ovtrace/kernels/rng.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
-// ovtrace-workload: the built-in MoE overlap workload (issue 6).
+// ovtrace-workload: the built-in MoE overlap workload.
 //
-// Executes the WlPlan of the shared Schedule (workload_plan.h, include/ovtrace/schedule.h):
+// Executes the WlPlan of the shared Schedule (workload_plan.h, include/ovtrace/kernels/schedule.h):
 // one compute stream per micro-batch plus a high-priority comm stream, cross-stream
 // order through events, NVTX ranges per op ("mb0/attn", ...).
 //   compute   moe::{attn_proj,gate,expert_gemm,shared_expert}: a tiled FP32 GEMM whose
@@ -50,10 +50,10 @@
 #endif
 
 extern "C" {
-#include "ovtrace/cupti.h"
-#include "ovtrace/ring.h"
-#include "ovtrace/schedule.h"
-#include "ovtrace/serve.h"
+#include "ovtrace/collector/cupti.h"
+#include "ovtrace/ring/ring.h"
+#include "ovtrace/kernels/schedule.h"
+#include "ovtrace/kernels/serve.h"
 #include "workload_plan.h"
 }
 
@@ -186,7 +186,7 @@ struct Options {
     bool device_given = false;
     int gpus = 0; // 0: all visible GPUs if several and NCCL loads, else 1
     bool collect = false, quiet = false, json = false;
-    // --mode serve (issue 18): decode steps whose batch ovtrace/serve.h picks
+    // --mode serve: decode steps whose batch ovtrace/kernels/serve.h picks
     bool serve = false;
     ServeParams sp;
     bool steps_given = false;
@@ -207,7 +207,7 @@ static void usage(FILE *f) {
             "`ovtrace live --workload moe`).\n"
             "--mode serve [--batching dynamic|fixed] [--rate R] [--min-batch N] [--max-batch N]\n"
             "  [--mem-cap SIZE] [--prompt-tokens N] [--out-tokens N]: serving on one GPU, --steps decode\n"
-            "  steps (default 200) whose batch the policy of ovtrace/serve.h picks (the simulator's); with\n"
+            "  steps (default 200) whose batch the policy of ovtrace/kernels/serve.h picks (the simulator's); with\n"
             "  --collect, counter tracks ([serve] GPU N batch size, queue length, memory in use, tokens/s)\n"
             "  and serve::step / serve::request ranges beside the kernels. Prints throughput, mean batch,\n"
             "  latency p50/p99 and memory.\n");
@@ -657,8 +657,8 @@ static void *run_gpu(void *arg) {
     return nullptr;
 }
 
-// ---- serving (--mode serve, issue 18) ------------------------------------------------------
-// The batching policy is ovtrace/serve.h's (the simulator's). Each decode step runs the
+// ---- serving (--mode serve) ------------------------------------------------------
+// The batching policy is ovtrace/kernels/serve.h's (the simulator's). Each decode step runs the
 // MoE schedule built for its batch (two micro-batches of ceil(B/2) tokens); the host
 // waits for the step (a server needs its tokens), so step times are measured. With
 // --collect the serving events go into the ring beside CUPTI's: counters at each step's

@@ -1,5 +1,5 @@
 /* Host-side plan of the CUDA MoE workload (kernels/workload_plan.c): the Schedule (the
- * same description the simulator runs, include/ovtrace/schedule.h) turned into the
+ * same description the simulator runs, include/ovtrace/kernels/schedule.h) turned into the
  * exact sequence of CUDA calls one step issues. Pure C, no CUDA: kernels/workload.cu
  * only executes the actions, and tests compare them with the simulator.
  *
@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ovtrace/schedule.h"
+#include "ovtrace/kernels/schedule.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,7 +5,7 @@
 
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/clock.h"
-#include "ovtrace/live.h"
+#include "ovtrace/live/live.h"
 
 typedef struct {
     bool gpu;

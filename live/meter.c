@@ -1,7 +1,7 @@
 /* Rolling overlap meter: the overlap analysis (Overlap_compute) over the newest
  * window of a snapshot, per GPU device. */
 #include "live_internal.h"
-#include "ovtrace/overlap.h"
+#include "ovtrace/analysis/overlap.h"
 
 size_t Live_meter(const Trace *t, int64_t window_ns, LiveMeter *out, size_t max) {
     if (!t || t->n_events == 0 || max == 0) return 0;

@@ -30,8 +30,8 @@
 #include "live_internal.h"
 #include "ovtrace/base/file.h"
 #include "ovtrace/base/zwriter.h"
-#include "ovtrace/jsonout.h"
-#include "ovtrace/outpath.h"
+#include "ovtrace/write/jsonout.h"
+#include "ovtrace/write/outpath.h"
 
 struct LiveRecorder {
     char *path, *tmp;

@@ -1,4 +1,4 @@
-/* Serving mode of the simulator: the policy of ovtrace/serve.h over simulated decode
+/* Serving mode of the simulator: the policy of ovtrace/kernels/serve.h over simulated decode
  * steps. Each step runs the ordinary simulator (Simulator_run, unpaced) for one MoE
  * decode step with the batch's tokens (two micro-batches of ceil(B/2)); its kernels,
  * copies and launches are shifted to the step's start and emitted, beside counter

@@ -1,12 +1,12 @@
-/* Serving mode of the simulator (issue 18): live/serve_sim.c drives the serving
- * policy (ovtrace/serve.h) and, for every step, simulates one MoE decode step of the
+/* Serving mode of the simulator: live/serve_sim.c drives the serving
+ * policy (ovtrace/kernels/serve.h) and, for every step, simulates one MoE decode step of the
  * chosen batch with the ordinary simulator; simulate.c hands it its output. */
 #ifndef OVTRACE_LIVE_SERVE_SIM_H
 #define OVTRACE_LIVE_SERVE_SIM_H
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ovtrace/live.h"
+#include "ovtrace/live/live.h"
 
 /* Where the serving loop's events go: push(key = emission time, a record, its name),
  * flush(upto) emits everything pushed with key <= upto (pacing; false: stopped), and

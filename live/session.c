@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "live_internal.h"
-#include "ovtrace/jsonout.h"
+#include "ovtrace/write/jsonout.h"
 
 /* events in the quick first checkpoint (~1 ms to write) */
 #define FIRST_CHECKPOINT_EVENTS 4096

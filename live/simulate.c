@@ -1,4 +1,4 @@
-/* Simulated MoE source: runs the Schedule (include/ovtrace/schedule.h) on a cost
+/* Simulated MoE source: runs the Schedule (include/ovtrace/kernels/schedule.h) on a cost
  * model with jitter and emits the resulting GPU and launch events in real time.
  *
  * Discrete-event simulation, nothing beyond the schedule:
@@ -26,7 +26,7 @@
 
 #include "live_internal.h"
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/rng.h"
+#include "ovtrace/kernels/rng.h"
 #include "serve_sim.h"
 
 void SimConfig_default(SimConfig *c, SchedMode mode) {

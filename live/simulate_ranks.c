@@ -1,5 +1,5 @@
-/* Multi-rank simulation written to per-rank trace files (include/ovtrace/simranks.h). */
-#include "ovtrace/simranks.h"
+/* Multi-rank simulation written to per-rank trace files (include/ovtrace/live/simranks.h). */
+#include "ovtrace/live/simranks.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,8 +12,8 @@
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/file.h"
 #include "ovtrace/base/zwriter.h"
-#include "ovtrace/export.h"
-#include "ovtrace/rng.h"
+#include "ovtrace/write/export.h"
+#include "ovtrace/kernels/rng.h"
 
 
 void SimRanksConfig_default(SimRanksConfig *c, SchedMode mode) {

@@ -24,9 +24,9 @@
 #include "live_internal.h"
 #include "ovtrace/base/hash.h"
 #include "ovtrace/base/map.h"
-#include "ovtrace/cupti_translate.h" /* CUPTI_TR_DROPPED_NAME (no CUDA headers) */
-#include "ovtrace/jsonout.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/collector/cupti_translate.h" /* CUPTI_TR_DROPPED_NAME (no CUDA headers) */
+#include "ovtrace/write/jsonout.h"
+#include "ovtrace/model/timeunits.h"
 
 typedef struct {
     TraceEvent *ev;

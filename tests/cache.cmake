@@ -1,4 +1,4 @@
-# Snapshot cache (issue 8, trace/snapshot.c, docs/cache.md): round trips byte for byte,
+# Snapshot cache (read/snapshot.c, docs/cache.md): round trips byte for byte,
 # invalidation, damaged snapshots, unwritable cache directories, the CLI end to end.
 # Every test points XDG_CACHE_HOME at a temp directory of its own.
 set(cache_dir ${CMAKE_CURRENT_SOURCE_DIR}/cache)
@@ -9,6 +9,6 @@ add_test(NAME test_cache_cli
           ${PROJECT_SOURCE_DIR}/sample-traces)
 set_tests_properties(test_cache_cli PROPERTIES LABELS core TIMEOUT 300)
 
-# the cache trusts only this user's snapshots: modes, owners, symlinks (issue 14 item 15)
+# the cache trusts only this user's snapshots: modes, owners, symlinks
 add_test(NAME cache.trust COMMAND bash ${cache_dir}/cache_trust.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set_tests_properties(cache.trust PROPERTIES LABELS core TIMEOUT 120)

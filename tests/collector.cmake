@@ -50,7 +50,7 @@ add_test(NAME collector.nogpu_cli COMMAND sh ${_cdir}/test_nogpu_cli.sh $<TARGET
 set_tests_properties(collector.nogpu_cli PROPERTIES LABELS collector SKIP_RETURN_CODE 77 TIMEOUT 60)
 
 # GPU only: both collectors end to end on the real workload (skips with 77 without a
-# driver; run on hardware by issue 7).
+# driver; run on hardware when a GPU is available).
 if(TARGET ovtrace-workload AND TARGET ovtrace_inject)
   ovtrace_unit_test(collector_gpu_collect SOURCES ${_cdir}/test_gpu_collect.c
     LIBS ovtrace_live ovtrace_collector LABELS "collector;gpu")

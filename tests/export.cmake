@@ -13,19 +13,19 @@ add_test(NAME export.cli
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/export/export_cli.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK})
 set_tests_properties(export.cli PROPERTIES LABELS export SKIP_RETURN_CODE 77 TIMEOUT 60)
 
-# -o naming a FIFO, a character device, "-" or a symlink (issue 14 item 1); export and record
+# -o naming a FIFO, a character device, "-" or a symlink; export and record
 add_test(NAME export.special_out COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/export/special_out.sh $<TARGET_FILE:ovtrace>)
 set_tests_properties(export.special_out PROPERTIES LABELS export TIMEOUT 120)
-# Issue 15 item 1: launch links by correlation id (fixture; DeepSeek part skips without ../shared).
+# launch links by correlation id (fixture; DeepSeek part skips without ../shared).
 ovtrace_unit_test(test_launch_links SOURCES export/test_launch_links.c LIBS PkgConfig::EXPORT_ZLIB LABELS export)
 target_include_directories(test_launch_links PRIVATE ${CMAKE_CURRENT_LIST_DIR}/export)
 
-# Issue 15 item 2: a merged export reopens with the ranks and figures of its inputs.
+# a merged export reopens with the ranks and figures of its inputs.
 add_test(NAME export.merge_roundtrip
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/export/merge_roundtrip.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_LIST_DIR}/data ${OVTRACE_DEEPSEEK})
 set_tests_properties(export.merge_roundtrip PROPERTIES LABELS export TIMEOUT 120)
 
-# Issue 15 item 3: a clipped range export has the range's figures and reopens on it.
+# a clipped range export has the range's figures and reopens on it.
 add_test(NAME export.clip_range
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/export/clip_range.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_LIST_DIR}/data ${OVTRACE_DEEPSEEK})
 set_tests_properties(export.clip_range PROPERTIES LABELS export TIMEOUT 120)

@@ -1,4 +1,4 @@
-# Install and packaging (issue 19; label "install"): cmake --install into a temporary
+# Install and packaging (label "install"): cmake --install into a temporary
 # prefix, the .deb (cpack, dpkg-deb), the CUDA/-Werror options, and the man page and
 # completions checked against every command's --help. Included from tests/CMakeLists.txt.
 include(GNUInstallDirs)

@@ -59,33 +59,33 @@ add_test(NAME rel.live_bounds COMMAND bash ${rel_dir}/live_bounds.sh ${CMAKE_BIN
 set_tests_properties(rel.live_bounds PROPERTIES LABELS reliability TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
 
 # stale export/record temporary files removed (dead PID), SIGUSR1/SIGALRM/INT/TERM/HUP
-# mid-export leave nothing (issue 14 item 12); runs without ../shared
+# mid-export leave nothing; runs without ../shared
 add_test(NAME rel.stale_temps COMMAND bash ${rel_dir}/stale_temps.sh ${OVTRACE_BIN})
 set_tests_properties(rel.stale_temps PROPERTIES LABELS reliability TIMEOUT 300)
 
 # terminal injection: hostile names and file names escaped in stats, --json, errors,
-# warnings, export, --dump and the TUI (issue 14 item 2)
+# warnings, export, --dump and the TUI
 add_test(NAME rel.term_inject COMMAND bash ${rel_dir}/term_inject.sh ${OVTRACE_BIN})
 set_tests_properties(rel.term_inject PROPERTIES LABELS reliability TIMEOUT 300)
-# issue 14, input layer: SIGBUS from a shrinking mapped input (load, parallel load,
+# input layer: SIGBUS from a shrinking mapped input (load, parallel load,
 # export), the details fetch's fd leak, pipe sources refused by re-readers
 ovtrace_unit_test(test_rel_input_hardening SOURCES ${rel_dir}/test_input_hardening.c
   LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS reliability)
 set_tests_properties(test_rel_input_hardening PROPERTIES TIMEOUT 300)
 
-# issue 14: inputs read once (<(...), stdin, FIFOs; each under a timeout) and
+# inputs read once (<(...), stdin, FIFOs; each under a timeout) and
 # decompression bombs (300 MB of blanks: time and peak RSS bounded; --max-token)
 add_test(NAME rel.streams COMMAND bash ${rel_dir}/streams.sh ${OVTRACE_BIN})
 set_tests_properties(rel.streams PROPERTIES LABELS reliability TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_test(NAME rel.bombs COMMAND bash ${rel_dir}/bombs.sh ${OVTRACE_BIN})
 set_tests_properties(rel.bombs PROPERTIES LABELS reliability TIMEOUT 600 RUN_SERIAL ON SKIP_RETURN_CODE 77)
-# Issue 14 item 10: timestamps at +-9.2e15 us (spans past int64) skipped with a counted
+# timestamps at +-9.2e15 us (spans past int64) skipped with a counted
 # warning; spans of 2^63 - 2 ns through stats, stats --json and view --dump (UBSan
 # under tests/sanitize.sh)
 add_test(NAME rel.overflow COMMAND bash ${rel_dir}/overflow.sh ${OVTRACE_BIN})
 set_tests_properties(rel.overflow PROPERTIES LABELS reliability TIMEOUT 300)
 
-# Issue 14 item 7: record --simulate at high rates killed with -9 after 0.5 s and 1 s:
+# record --simulate at high rates killed with -9 after 0.5 s and 1 s:
 # the -o file exists and loads, nothing else is left
 add_test(NAME rel.record_kill COMMAND bash ${rel_dir}/record_kill.sh ${OVTRACE_BIN})
 set_tests_properties(rel.record_kill PROPERTIES LABELS reliability TIMEOUT 300 SKIP_RETURN_CODE 77)

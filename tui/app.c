@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/model/timeunits.h"
 #include "ovtrace/tui/band.h"
 #include "ovtrace/tui/compare.h"
 #include "ovtrace/tui/counter_lane.h"

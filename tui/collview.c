@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ovtrace/collectives.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/analysis/collectives.h"
+#include "ovtrace/model/timeunits.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/details.h"
 #include "ovtrace/tui/lanes_render.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/model/timeunits.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/details.h"
 

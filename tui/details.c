@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ovtrace/args.h"
+#include "ovtrace/read/args.h"
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/tui/lanes_render.h"
 

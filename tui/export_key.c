@@ -7,7 +7,7 @@
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/ruler.h"
 #ifdef OVTRACE_HAVE_EXPORT
-#include "ovtrace/export.h"
+#include "ovtrace/write/export.h"
 #endif
 
 static void export_range(const App *a, int64_t *t0, int64_t *t1) {

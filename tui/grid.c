@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/termsafe.h"
+#include "ovtrace/base/termsafe.h"
 
 /* Whether a code point takes exactly one column (no locale needed): combining marks,
  * zero-width and East Asian wide characters do not. */

@@ -30,7 +30,7 @@ static unsigned k_pan(App *a, const TuiKey *k, int arg) {
     return REDRAW_VIEW;
 }
 
-/* < and >: the cursor alone, one plot column (issue 15) */
+/* < and >: the cursor alone, one plot column */
 static unsigned k_cursor(App *a, const TuiKey *k, int arg) {
     (void)k;
     int64_t col = View_span(&a->v) / (a->v.cols > 0 ? a->v.cols : 1);
@@ -128,8 +128,8 @@ static unsigned k_follow(App *a, const TuiKey *k, int arg);
 static unsigned k_toggle(App *a, const TuiKey *k, int arg) {
     (void)arg;
     if (!a->lines.n) return REDRAW_NONE;
-    if (a->overview) return Overview_enter(a); /* issue 16: a rank of the overview */
-    /* live mode: Space on a lane freezes the display (issue 5); on a group header it
+    if (a->overview) return Overview_enter(a); /* a rank of the overview */
+    /* live mode: Space on a lane freezes the display; on a group header it
      * folds, as Enter always does */
     if (a->src && k->code == ' ' && a->lines.v[a->v.line].kind != LINE_GROUP) return k_follow(a, k, 1);
     uint32_t g = a->lines.v[a->v.line].group;
@@ -142,7 +142,7 @@ static unsigned k_toggle(App *a, const TuiKey *k, int arg) {
     return REDRAW_VIEW;
 }
 
-/* v: show / hide the groups Lines_clutter leaves out (issue 15) */
+/* v: show / hide the groups Lines_clutter leaves out */
 static unsigned k_clutter(App *a, const TuiKey *k, int arg) {
     (void)k;
     (void)arg;
@@ -337,7 +337,7 @@ static unsigned k_panel(App *a, const TuiKey *k, int arg) {
     return REDRAW_VIEW;
 }
 
-/* { and }: scroll the details panel by a page (issue 15: every field is reachable) */
+/* { and }: scroll the details panel by a page (every field is reachable) */
 static unsigned k_panel_scroll(App *a, const TuiKey *k, int arg) {
     (void)k;
     int page = a->layout.panel.h > 4 ? a->layout.panel.h - 3 : 1;

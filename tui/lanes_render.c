@@ -139,7 +139,7 @@ static void row_cell(App *a, Grid *g, int x, int y, int64_t ca, int64_t cb, cons
                      bool cursor) {
     const Trace *t = a->t;
     const Glyphs *gl = a->gl;
-    /* a counter sample among a thread's slices is drawn on its counter lane (issue 18) */
+    /* a counter sample among a thread's slices is drawn on its counter lane */
     if (ci->n == 0 || (ci->n == 1 && t->events[ci->ev].kind == KIND_COUNTER)) {
         Grid_put(g, x, y, cursor ? gl->vline : ' ', cursor ? ROLE_DIM : ROLE_DEFAULT, 0);
         return;

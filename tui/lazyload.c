@@ -13,7 +13,7 @@
 
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/file.h"
-#include "ovtrace/collectives.h"
+#include "ovtrace/analysis/collectives.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/overview.h"
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ovtrace/collectives.h"
-#include "ovtrace/overlap.h"
+#include "ovtrace/analysis/collectives.h"
+#include "ovtrace/analysis/overlap.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/collview.h"
 #include "ovtrace/tui/tindex.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ovtrace/timeunits.h"
+#include "ovtrace/model/timeunits.h"
 #include "ovtrace/tui/lanes_render.h"
 #include "ovtrace/tui/ruler.h"
 
@@ -23,7 +23,7 @@ static size_t table(const Trace *t, const OverlapReport *R, char cell[8][NC][32]
     for (size_t i = 0; i < nd; i++) {
         const DeviceFigures *d = &R->devices[i];
         uint32_t src = d->group < t->n_groups ? t->groups[d->group].source : 0;
-        bool repeats = false; /* two inputs claim this rank: name the file (issue 15) */
+        bool repeats = false; /* two inputs claim this rank: name the file */
         for (size_t s = 0; s < t->n_sources && !repeats; s++) repeats = s != src && t->sources[s].rank == d->rank;
         const char *path = repeats && src < t->n_sources && t->sources[src].path ? t->sources[src].path : NULL;
         const char *base = path ? strrchr(path, '/') : NULL;

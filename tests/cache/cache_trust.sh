@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The snapshot cache trusts only what this user wrote (issue 14 item 15): the cache
+# The snapshot cache trusts only what this user wrote: the cache
 # directory is 0700 (made so even when it existed with a looser mode), snapshots 0600;
 # a snapshot that is writable by group or others, owned by another user (when the test
 # runs as root, so it can chown), a symlink, or in a directory that others can write or

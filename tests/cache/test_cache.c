@@ -1,4 +1,4 @@
-/* Snapshot cache (trace/snapshot.c): the model from a snapshot is the parsed model,
+/* Snapshot cache (read/snapshot.c): the model from a snapshot is the parsed model,
  * byte for byte; a snapshot is used only while its inputs are unchanged; a truncated
  * or damaged snapshot is a miss and the trace is parsed instead; nothing is written
  * where the cache directory cannot be written. Every test runs with its cache directory
@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "ovtrace/load.h"
-#include "ovtrace/snapshot.h"
+#include "ovtrace/read/load.h"
+#include "ovtrace/read/snapshot.h"
 
 static char g_tmp[256];   /* per test: XDG_CACHE_HOME and scratch files */
 static char g_cache[300]; /* g_tmp/cache: what $XDG_CACHE_HOME would be */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ovtrace/ring.h"
+#include "ovtrace/ring/ring.h"
 
 static RingSet *set;
 static long n_per_thread;

@@ -17,10 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ovtrace/classify.h"
-#include "ovtrace/launch.h"
-#include "ovtrace/live.h"
-#include "ovtrace/schedule.h"
+#include "ovtrace/model/classify.h"
+#include "ovtrace/collector/launch.h"
+#include "ovtrace/live/live.h"
+#include "ovtrace/kernels/schedule.h"
 
 #ifndef WORKLOAD_BIN
 #error WORKLOAD_BIN and INJECT_LIB must be defined

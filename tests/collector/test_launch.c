@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ovtrace/launch.h"
-#include "ovtrace/ring.h"
+#include "ovtrace/collector/launch.h"
+#include "ovtrace/ring/ring.h"
 
 #ifndef FAKE_TARGET
 #error FAKE_TARGET must name the stand-in program

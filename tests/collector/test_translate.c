@@ -14,12 +14,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "ovtrace/classify.h"
-#include "ovtrace/cupti_translate.h"
-#include "ovtrace/live.h"
-#include "ovtrace/ring.h"
-#include "ovtrace/schedule.h"
-#include "ovtrace/trace.h"
+#include "ovtrace/model/classify.h"
+#include "ovtrace/collector/cupti_translate.h"
+#include "ovtrace/live/live.h"
+#include "ovtrace/ring/ring.h"
+#include "ovtrace/kernels/schedule.h"
+#include "ovtrace/model/trace.h"
 #include "workload_plan.h" /* WL_NCCL_KERNEL */
 
 #define OFF 1700000000000000000LL /* clock offset: CUPTI ns -> host ns */

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ovtrace/live.h"
-#include "ovtrace/schedule.h"
+#include "ovtrace/live/live.h"
+#include "ovtrace/kernels/schedule.h"
 #include "workload_plan.h"
 
 typedef struct {

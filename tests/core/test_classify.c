@@ -1,5 +1,5 @@
 #include "testutil.h"
-#include "ovtrace/classify.h"
+#include "ovtrace/model/classify.h"
 
 static void default_rules(void **state) {
     (void)state;
@@ -21,7 +21,7 @@ static void default_rules(void **state) {
         /* NCCL send/recv kernels as __cxa_demangle prints CUPTI's names (no "void") */
         "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
         "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)",
-        /* symmetric-memory and custom all-reduce (issue 15, item 4), names as Kineto shows them */
+        /* symmetric-memory and custom all-reduce, names as Kineto shows them */
         ("void c10d::symmetric_memory::multimem_all_reduce_kernel<__nv_bfloat16, 16>(__nv_bfloat16*, unsigned long, "
          "unsigned int**, unsigned long, unsigned long)"),
         "void c10d::symmetric_memory::multimem_one_shot_all_reduce_kernel<float, 16>(float*, float*, unsigned long)",

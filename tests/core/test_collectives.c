@@ -1,8 +1,8 @@
 /* Cross-rank collective matching on hand-built traces with hand-computed waits. */
 #include "testutil.h"
-#include "ovtrace/classify.h"
-#include "ovtrace/collectives.h"
-#include "ovtrace/overlap.h"
+#include "ovtrace/model/classify.h"
+#include "ovtrace/analysis/collectives.h"
+#include "ovtrace/analysis/overlap.h"
 
 typedef struct {
     int rank;
@@ -401,7 +401,7 @@ static char *replace_all(const char *s, const char *from, const char *to) {
     return out;
 }
 
-/* The arg keys spelled with \u escapes read as the plain keys (issue 19 item 2). */
+/* The arg keys spelled with \u escapes read as the plain keys. */
 static char *escape_arg_keys(const char *rank) {
     char *a = replace_all(rank, "\"Seq\"", "\"S\\u0065q\"");
     char *b = replace_all(a, "\"Process Group Name\"", "\"Process Group N\\u0061me\"");

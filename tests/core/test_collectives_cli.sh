@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16 end to end: record --simulate --ranks N, then stats (table and JSON) across the
+# Cross-rank collectives end to end: record --simulate --ranks N, then stats (table and JSON) across the
 # rank files. Expected values come from the files themselves (loads, expert kernels).
 set -u
 BIN=$1

@@ -1,9 +1,9 @@
-/* Counter series (issue 18) and the loader keeping every series of a counter event
- * (issue 14 item 11: series beyond 16 were dropped silently). Expected values come
+/* Counter series and the loader keeping every series of a counter event
+ * (every series, not only the first 16). Expected values come
  * from the hand-built fixtures: tests/data/kineto-memory.json holds Kineto-shaped
  * "[memory]" instants with known totals. */
 #include "testutil.h"
-#include "ovtrace/counters.h"
+#include "ovtrace/analysis/counters.h"
 
 static const CounterSeries *series(const CounterSet *cs, const Trace *t, const char *name) {
     for (size_t i = 0; i < cs->n; i++)

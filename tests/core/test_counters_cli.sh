@@ -1,5 +1,5 @@
 #!/bin/sh
-# Counter series through the binary (issue 18): stats lists each series with its
+# Counter series through the binary: stats lists each series with its
 # min/max/mean (text and --json), a range selects the samples in it, export keeps
 # every series (stats of the export equal those of the input), and series names from
 # the trace reach the terminal without control characters.

@@ -1,6 +1,6 @@
 /* DeepSeek's real training trace (EP64, rank 0, H800): the reference figures. */
 #include "testutil.h"
-#include "ovtrace/overlap.h"
+#include "ovtrace/analysis/overlap.h"
 
 static Trace *T;
 

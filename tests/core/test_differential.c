@@ -52,7 +52,7 @@ static void compare_file(const char *path) {
         if (!cJSON_IsString(ph) || (strcmp(ph->valuestring, "X") && strcmp(ph->valuestring, "i"))) continue;
         cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name"), *ts = cJSON_GetObjectItemCaseSensitive(e, "ts"),
               *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
-        /* Kineto's "[memory]" instants with totals are counter samples in the model (issue 18) */
+        /* Kineto's "[memory]" instants with totals are counter samples in the model */
         cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
         if (cJSON_IsString(name) && !strcmp(name->valuestring, "[memory]") &&
             cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(args, "Total Allocated")))

@@ -1,9 +1,9 @@
-/* Issue 16 item 5: the GPU-first load (LoadOptions.gpu_only) behind the lazy rank
+/* the GPU-first load (LoadOptions.gpu_only) behind the lazy rank
  * overview. Every figure the overview shows (overlap per device, exposed comm and its
  * wait/transfer split, per-rank waits and straggler counts, per-name skew) must equal
  * the full load's, and the GPU lanes must hold exactly the same events. Checked on the
  * shipped multi-rank data, on Kineto traces with CPU ops, flows and counters, and on
- * simulator output with stragglers. Also the object skip itself (trace/jsonpeek.c), by hand
+ * simulator output with stragglers. Also the object skip itself (read/jsonpeek.c), by hand
  * and against the validating scanner on 20,000 random event-like objects. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,11 +17,11 @@
 #include <cmocka.h>
 
 #include "jsonpeek.h"
-#include "jsonscan.h"
-#include "ovtrace/collectives.h"
-#include "ovtrace/load.h"
-#include "ovtrace/overlap.h"
-#include "ovtrace/simranks.h"
+#include "ovtrace/read/jsonscan.h"
+#include "ovtrace/analysis/collectives.h"
+#include "ovtrace/read/load.h"
+#include "ovtrace/analysis/overlap.h"
+#include "ovtrace/live/simranks.h"
 
 /* ---------- JsPeek ---------- */
 

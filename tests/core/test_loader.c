@@ -4,8 +4,8 @@
 #include <zstd.h>
 
 #include "testutil.h"
-#include "ovtrace/args.h"
-#include "ovtrace/input.h"
+#include "ovtrace/read/args.h"
+#include "ovtrace/read/input.h"
 
 static const Lane *lane_of(const Trace *t, long idx) { return &t->lanes[t->events[idx].lane]; }
 

@@ -1,4 +1,4 @@
-/* Issue 19 item 2: one JSON member loop. Every path that walks an object's members
+/* one JSON member loop. Every path that walks an object's members
  * (the loader's events, their args and its top level, export's kept metadata, the
  * details view's Args_fetchRaw) is fed the same escaped keys and the same malformed
  * objects through its public entry point, and must behave as one:
@@ -9,8 +9,8 @@
  *    same expectation wherever the same object appears. */
 #include <cjson/cJSON.h>
 
-#include "ovtrace/args.h"
-#include "ovtrace/export.h"
+#include "ovtrace/read/args.h"
+#include "ovtrace/write/export.h"
 #include "testutil.h"
 
 /* ---------- escaped keys ---------- */

@@ -1,9 +1,10 @@
 #!/bin/sh
-# One out-of-memory policy (issue 19, base/alloc.h): the application layers (cli/, tui/,
-# live/) allocate through the x* wrappers, which print and exit 3, so no path of theirs
-# can quietly skip work or dereference NULL when memory runs out. trace/ and base/ may
-# still return an error where the size comes from the input (a snapshot file's counts),
-# and collector/ links no ovtrace_base (it runs inside the profiled program). A raw
+# One out-of-memory policy (base/alloc.h): the application layers (cli/, tui/, live/)
+# allocate through the x* wrappers, which print and exit 3, so no path of theirs can
+# quietly skip work or dereference NULL when memory runs out. The file stages (model/,
+# read/, analysis/, write/) and base/ may still return an error where the size comes
+# from the input (a snapshot file's counts), and collector/ and ring/ link no
+# ovtrace_base (they run inside the profiled program). A raw
 # malloc, calloc, realloc, strdup, strndup or open_memstream in cli/, tui/ or live/
 # fails here.
 ROOT=$1

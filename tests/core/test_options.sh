@@ -119,7 +119,7 @@ check "record --output=FILE --steps=2 writes FILE" test -s "$tmp/r.json"
 "$BIN" live -- >/dev/null 2>"$tmp/e"; rc=$?
 check "live -- (no program): exit 2" test $rc -eq 2
 
-# the timing logs are options now (issue 19), and reach every loader: stats and the view
+# the timing logs are options now, and reach every loader: stats and the view
 "$BIN" stats --debug-finish-timing --debug-coll-timing "$ROOT/tests/data/moe-ep" >/dev/null 2>"$tmp/tm"
 check "stats --debug-finish-timing: Trace_finish's steps on stderr" grep -q "^finish: flowidx" "$tmp/tm"
 check "stats --debug-coll-timing: Coll_analyze's steps on stderr" grep -q "^coll index" "$tmp/tm"

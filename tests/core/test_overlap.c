@@ -1,6 +1,6 @@
 /* Overlap math on hand-built traces, checked against a brute-force per-ns count. */
 #include "testutil.h"
-#include "ovtrace/overlap.h"
+#include "ovtrace/analysis/overlap.h"
 
 typedef struct {
     int64_t s, e;

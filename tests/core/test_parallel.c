@@ -1,9 +1,9 @@
 /* Parallel slices against the single-threaded loader: the same model, event for event,
  * including traces built to mislead the slice guesser (strings and args holding "},{"),
  * B/E pairs that cross slices, string pids, bad events and truncation; and the same
- * for compressed input, parsed in slabs (trace/slabfeed.c). */
+ * for compressed input, parsed in slabs (read/slabfeed.c). */
 #include "testutil.h"
-#include "ovtrace/overlap.h"
+#include "ovtrace/analysis/overlap.h"
 
 static size_t g_slab; /* compressed input: slab size of the parallel loads (0: default) */
 

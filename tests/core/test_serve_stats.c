@@ -1,8 +1,8 @@
-/* Serving figures from a hand-built trace (issue 18): every expected value below is
+/* Serving figures from a hand-built trace: every expected value below is
  * worked out by hand from the events, independently of the simulator. */
 #include "testutil.h"
-#include "ovtrace/counters.h"
-#include "ovtrace/serve_stats.h"
+#include "ovtrace/analysis/counters.h"
+#include "ovtrace/analysis/serve_stats.h"
 
 /* steps at 0, 10, 20, 40 us lasting 10 us each (window 0..50 us); batch 2, 4, 4, 6
  * (16 tokens); queue 3, 1, 0, 0; memory 100, 300, 200, 400 bytes; five requests of 5,

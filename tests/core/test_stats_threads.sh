@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 8, correctness: parallel and single-threaded loads give byte-identical
+# correctness: parallel and single-threaded loads give byte-identical
 # `stats --json` (and the same warnings, errors and exit status) on every test trace:
 # tests/data (the moe-ep pair included), the sample traces, the malformed corpus,
 # DeepSeek's trace (else the shipped moe-ep rank 0) plain, gzip and zstd, and cuts of it. Parallel loading is forced on these small files (plain: slices

@@ -1,4 +1,4 @@
-/* Sub-row assignment (issue 14, item 8): Trace_finish gives each event the lowest
+/* Sub-row assignment: Trace_finish gives each event the lowest
  * sub-row whose last event ended at or before its start, in (ts, longer first, append
  * order) order per lane. Checked against a brute-force greedy written here (the
  * quadratic scan trace.c used to do) on identical, nested, staircase and random

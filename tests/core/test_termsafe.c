@@ -1,12 +1,12 @@
-/* trace/termsafe.c and JsonOut_string (issue 14 item 2): expected strings written by
+/* base/termsafe.c and JsonOut_string: expected strings written by
  * hand from the rules in termsafe.h; the JSON output is checked by cJSON parsing it
  * back. */
 #include "testutil.h"
 
 #include <cjson/cJSON.h>
 
-#include "ovtrace/jsonout.h"
-#include "ovtrace/termsafe.h"
+#include "ovtrace/write/jsonout.h"
+#include "ovtrace/base/termsafe.h"
 
 static const char *esc(const char *s) {
     static char buf[512];

@@ -1,5 +1,5 @@
 #include "testutil.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/model/timeunits.h"
 
 static int64_t us(const char *s) {
     int64_t v = 0;

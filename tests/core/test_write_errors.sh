@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Write errors on stdout (issue 14, item 13): stats, stats --json, view --dump and the
+# Write errors on stdout: stats, stats --json, view --dump and the
 # help printed everything into stdio's buffer, whose final flush failed unseen, and
 # exited 0 to /dev/full. Each must exit 1 and say why (ENOSPC); to a good stdout, 0.
 # A closed stdout (>&-) is an error too.

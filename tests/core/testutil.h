@@ -15,8 +15,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "ovtrace/load.h"
-#include "ovtrace/trace.h"
+#include "ovtrace/read/load.h"
+#include "ovtrace/model/trace.h"
 
 /* data compressed in memory: gzip (zstd false) or zstd at the given level; malloc'd. */
 static inline char *tu_compress(const char *data, size_t n, bool zstd, int level, size_t *out_n) {

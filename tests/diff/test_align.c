@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "ovtrace/align.h"
-#include "ovtrace/load.h"
+#include "ovtrace/analysis/align.h"
+#include "ovtrace/read/load.h"
 #include "ovtrace/tui/compare.h"
 
 #define D OVTRACE_TESTDATA "/diff"

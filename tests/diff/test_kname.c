@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "ovtrace/kname.h"
+#include "ovtrace/analysis/kname.h"
 
 static void expect(const char *in, const char *want) {
     char *got = KernelName_normalize(in);

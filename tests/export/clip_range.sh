@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 15 item 3: `export --range A:B --clip` gives a file whose `stats` figures are those
+# `export --range A:B --clip` gives a file whose `stats` figures are those
 # of `stats --range A:B` on the input, exactly (every device figure, the totals and the
 # top kernels; streams without an event in the range are not exported, so those are left
 # out of the comparison). Without --clip the whole slices are kept (figures differ when a

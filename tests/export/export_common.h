@@ -1,6 +1,6 @@
 /* Shared helpers of the export tests: temp directories, loading, comparing two
  * models event by event (and flow by flow), comparing overlap figures, and a
- * reference selection computed independently of trace/export.c. */
+ * reference selection computed independently of write/export.c. */
 #ifndef EXPORT_COMMON_H
 #define EXPORT_COMMON_H
 #include <setjmp.h>
@@ -21,11 +21,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "ovtrace/args.h"
-#include "ovtrace/export.h"
-#include "ovtrace/input.h"
-#include "ovtrace/load.h"
-#include "ovtrace/overlap.h"
+#include "ovtrace/read/args.h"
+#include "ovtrace/write/export.h"
+#include "ovtrace/read/input.h"
+#include "ovtrace/read/load.h"
+#include "ovtrace/analysis/overlap.h"
 
 /* ------------------------------------------------------------------ helpers */
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 15 item 2: `export --merge` keeps rank identity. Two ranks that both use GPU 0
+# `export --merge` keeps rank identity. Two ranks that both use GPU 0
 # merged into one file reopen as the same ranks, devices, streams and figures:
 # `stats --json` of the inputs equals that of the merged file (all ranks, and each rank
 # alone), file paths aside. Inputs: the shipped pair tests/data/moe-ep (always) and

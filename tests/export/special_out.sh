@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Output to special files (issue 14 item 1): `export -o` and `record -o` stream to a
+# Output to special files: `export -o` and `record -o` stream to a
 # FIFO, a character device or "-" in place (never replace them with a regular file),
 # follow a symlink and replace its target (the link stays), and report a full device
 # (/dev/full) as ENOSPC with exit 1.

@@ -1,4 +1,4 @@
-/* Issue 15, item 1: a kernel's launch is the runtime call carrying its correlation id,
+/* a kernel's launch is the runtime call carrying its correlation id,
  * not whatever slice encloses the ac2g `s` point. A hand-built fixture with the
  * equal-timestamp traps (a 0 us cudaFuncSetAttribute at the launch's timestamp, in
  * either file order, inside a CPU op), and DeepSeek's trace (skipped when absent):

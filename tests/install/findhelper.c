@@ -3,7 +3,7 @@
  * installed ovtrace finds the CUDA helpers where the install put them. */
 #include <stdio.h>
 
-#include "ovtrace/launch.h"
+#include "ovtrace/collector/launch.h"
 
 int main(int argc, char **argv) {
     if (argc != 2) {

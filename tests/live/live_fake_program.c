@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ovtrace/cupti_translate.h"
-#include "ovtrace/ring.h"
+#include "ovtrace/collector/cupti_translate.h"
+#include "ovtrace/ring/ring.h"
 
 static RingSet *set;
 static long n_steps;

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ovtrace/live.h"
-#include "ovtrace/load.h"
-#include "ovtrace/overlap.h"
+#include "ovtrace/live/live.h"
+#include "ovtrace/read/load.h"
+#include "ovtrace/analysis/overlap.h"
 
 static void add_to_store(const RingRecord *rec, const char *name, void *ctx) { LiveStore_add(ctx, rec, name); }
 

@@ -1,11 +1,11 @@
-/* Live store times beyond the model's range (issue 14, item 10): ring records come
+/* Live store times beyond the model's range: ring records come
  * from another process too (the injection library writes the shared ring), so a start
  * near INT64_MAX or an end past it must not reach the model: ts + dur overflowed in the
  * store itself (UBSan) and spans downstream. Such records are moved to the edge of
  * ±2^62 ns (timeunits.h), counted in LiveStats.clamped and recorded as
  * "clamped_times"; records within the range are untouched. */
 #include "live_test_util.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/model/timeunits.h"
 
 static char *read_file(const char *path) {
     FILE *f = fopen(path, "rb");

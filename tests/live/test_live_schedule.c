@@ -2,8 +2,8 @@
  * simulator executes exactly that schedule (stream order, deps respected in time). */
 #include "live_test_util.h"
 
-#include "ovtrace/classify.h"
-#include "ovtrace/schedule.h"
+#include "ovtrace/model/classify.h"
+#include "ovtrace/kernels/schedule.h"
 
 static Schedule *build(SchedMode m, int layers) {
     ScheduleParams p;

@@ -1,4 +1,4 @@
-/* Serving with dynamic / fixed batching (issue 18). The policy (kernels/serve.c) is
+/* Serving with dynamic / fixed batching. The policy (kernels/serve.c) is
  * checked step by step against its contract; the trade-off is measured on the
  * simulator's trace: every figure compared below is computed by ServeStats_compute
  * (what `ovtrace stats` prints) from the events the simulator emitted, through the
@@ -12,10 +12,10 @@
 
 #include <cmocka.h>
 
-#include "ovtrace/counters.h"
-#include "ovtrace/live.h"
-#include "ovtrace/serve.h"
-#include "ovtrace/serve_stats.h"
+#include "ovtrace/analysis/counters.h"
+#include "ovtrace/live/live.h"
+#include "ovtrace/kernels/serve.h"
+#include "ovtrace/analysis/serve_stats.h"
 
 static const int64_t STEP = 1000000; /* 1 ms per step in the policy tests */
 

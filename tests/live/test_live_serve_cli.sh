@@ -1,5 +1,5 @@
 #!/bin/sh
-# Serving mode through the binary (issue 18): record --simulate --mode serve writes the
+# Serving mode through the binary: record --simulate --mode serve writes the
 # MoE kernels, [serve] counter tracks and serve::request ranges; stats reports the
 # serving figures from the recording (text and --json); the viewer shows the counters
 # under GPU 0; bad serving options are refused by the recorder and the workload.

@@ -14,10 +14,10 @@
 
 #include <cmocka.h>
 
-#include "ovtrace/classify.h"
-#include "ovtrace/collectives.h"
-#include "ovtrace/load.h"
-#include "ovtrace/simranks.h"
+#include "ovtrace/model/classify.h"
+#include "ovtrace/analysis/collectives.h"
+#include "ovtrace/read/load.h"
+#include "ovtrace/live/simranks.h"
 
 #define MAXR 16
 

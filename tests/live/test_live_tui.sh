@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The live TUI in tmux (issue 5): the view advances (two captures a second apart differ
+# The live TUI in tmux: the view advances (two captures a second apart differ
 # in the ruler), the drop counter shows, Z freezes the display while collection goes
 # on, E saves the buffer to a loadable file, q exits 0 with the terminal restored; a
 # program source (stand-in, TEST-ONLY --debug-assume-driver) shows the CUPTI drop

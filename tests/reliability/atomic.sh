@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Data atomicity (issue 9, "Data"): `ovtrace export` and `ovtrace record` write a
+# Data atomicity ("Data"): `ovtrace export` and `ovtrace record` write a
 # temporary file beside the output (DIR/.NAME.tmp-PID-XXXXXX) and rename it over OUT
 # when complete. Killed mid-write they leave the old file (byte-identical) or no file.
 # SIGINT/SIGTERM/SIGHUP/SIGUSR1/SIGALRM remove the temporary file; after SIGKILL at most
@@ -101,7 +101,7 @@ for sig in KILL TERM INT HUP; do
         kill_export "$sig" "$name" 0
     done
 done
-# issue 14 item 12 (rel.stale_temps covers them on a small input without ../shared)
+# (rel.stale_temps covers them on a small input without ../shared)
 kill_export USR1 out.json.zst 1
 kill_export ALRM out.json.gz 0
 # plain JSON writes fast: try, and count it only when the kill landed mid-write

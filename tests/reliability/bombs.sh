@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Decompression bombs (issue 14): 300 MB of whitespace in a few hundred KB of zstd or
+# Decompression bombs: 300 MB of whitespace in a few hundred KB of zstd or
 # gzip, between events, after a comma, in the top-level object, and inside one event.
 # Whitespace between values must stream through in bounded memory (the window used to
 # keep it, rescanning it after every refill: minutes and gigabytes); a single value over

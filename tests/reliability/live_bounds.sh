@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Live store bounds (issue 9, "Bounds"): a producer at 5M events/s for 60 s into the
+# Live store bounds ("Bounds"): a producer at 5M events/s for 60 s into the
 # ring -> drain -> LiveStore pipeline (bench/live_bench, retention 2 s). The store
 # stays within its retention (its memory plateaus: RSS in the last third of the run is
 # not above the middle third's peak + 15% + 64 MB), and drops are counted exactly:

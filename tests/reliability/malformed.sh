@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Malformed-input corpus through the real binary (issue 9, "Input"): every case either
+# Malformed-input corpus through the real binary ("Input"): every case either
 # loads with warnings (bad events skipped and counted, exit 0) or fails with a clear
 # error (the file, and for syntax errors the byte offset, line, column and what was
 # expected) and exit 1; never a signal (exit >= 128) and never a hang (timeout).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# int64 overflow of spans (issue 14, item 10). Timestamps at +-9.2e15 us (9.2e18 ns)
+# int64 overflow of spans. Timestamps at +-9.2e15 us (9.2e18 ns)
 # parse into int64, but a span between two of them does not fit: stats printed negative
 # windows and UBSan fired in overlap.c, cmd_stats.c, tindex.c, ruler.c, viewstate.c.
 # Now the model holds |t| < 2^62 ns (timeunits.h): events beyond are skipped and counted

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A fast `record` killed with -9 in its first second (issue 14, item 7). The first
+# A fast `record` killed with -9 in its first second. The first
 # checkpoint used to come after a second and hold that whole second: at a high event
 # rate it took seconds, and a kill -9 inside it left only OUT.tmp.PID. Now the file is
 # renamed into place at the start (complete, no events yet), the drain thread writes the

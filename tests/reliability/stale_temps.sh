@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Temporary files of exports and recordings (issue 14 item 12), without ../shared:
+# Temporary files of exports and recordings, without ../shared:
 #  1. stale ones beside the target are removed by the next export/record to that name:
 #     export's .NAME.tmp-PID-XXXXXX and record's NAME.tmp.PID whose PID is not running,
 #     owned by us, regular files, a minute old; everything else is left alone (a live

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Inputs that can be read only once (issue 14): process substitution <(...), a pipe on
+# Inputs that can be read only once: process substitution <(...), a pipe on
 # standard input ("-"), a FIFO; plain, gzip and zstd. Each must load exactly as the
 # regular file does, under a timeout (the loader used to open a FIFO twice and wait
 # forever). Commands that read a source again (export) must refuse it with a message.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Terminal injection (issue 14 item 2): names from a trace and file names never reach a
+# Terminal injection: names from a trace and file names never reach a
 # terminal raw. A trace whose kernel, stream and process names hold OSC 0 (window
 # title), OSC 52 (clipboard), CSI 2J (clear), 8-bit C1 CSI/OSC (U+009B, U+009D) and
 # bidi overrides/isolates (U+202E, U+2066), in files whose names hold the same:

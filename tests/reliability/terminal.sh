@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Terminal restore (issue 9, "Terminal"): `ovtrace view` and `ovtrace live` killed by
-# SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGUSR1, SIGALRM or SIGPIPE (issue 14 item 14)
+# Terminal restore ("Terminal"): `ovtrace view` and `ovtrace live` killed by
+# SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGUSR1, SIGALRM or SIGPIPE
 # leave the terminal usable, and storms of
 # SIGWINCH (resizes and raw signals) do not crash them. Runs the real binary in a
 # tmux pane at 120x40. The pane's shell is sh (non-interactive), which, unlike

@@ -1,4 +1,4 @@
-/* Issue 14, input layer: a mapped input that shrinks while it is read (SIGBUS) during
+/* input layer: a mapped input that shrinks while it is read (SIGBUS) during
  * a single-threaded load, a parallel load and an export; the details panel's fetch
  * leaking an fd and a mapping per retry; sources read from a pipe, which can never be
  * read again, refused by the re-readers (details, export) instead of blocking. */
@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 
 #include "core/testutil.h"
-#include "ovtrace/args.h"
-#include "ovtrace/export.h"
-#include "ovtrace/input.h"
+#include "ovtrace/read/args.h"
+#include "ovtrace/write/export.h"
+#include "ovtrace/read/input.h"
 
 /* A Chrome trace of about `target` bytes: kernels on one stream. */
 static char *big_trace(size_t target, size_t *len) {

@@ -12,10 +12,10 @@
 
 #include <cmocka.h>
 
-#include "ovtrace/classify.h"
-#include "ovtrace/export.h"
-#include "ovtrace/load.h"
-#include "ovtrace/timeunits.h"
+#include "ovtrace/model/classify.h"
+#include "ovtrace/write/export.h"
+#include "ovtrace/read/load.h"
+#include "ovtrace/model/timeunits.h"
 
 /* fuzz_time-formatus-overflow: Time_formatUs(ns) computed ns - 500 (and ns + 500),
  * signed overflow near INT64_MIN/INT64_MAX. */

@@ -1,4 +1,4 @@
-/* Truncation sweep (issue 9, "Input"): a real trace cut at 100 evenly spaced byte
+/* Truncation sweep ("Input"): a real trace cut at 100 evenly spaced byte
  * offsets always loads exactly the events whose JSON object ends before the cut and
  * warns (diag.truncated); compressed streams cut short load the decompressible prefix
  * or fail with a clear message. The expected event sets are computed independently of
@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "ovtrace/load.h"
-#include "ovtrace/trace.h"
+#include "ovtrace/read/load.h"
+#include "ovtrace/model/trace.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -404,7 +404,7 @@ static void zstd_cuts_inline(void **state) {
     compressed_cuts(true, false);
 }
 
-/* Parallel slabs (trace/slabfeed.c), small so that every cut lands among many of them,
+/* Parallel slabs (read/slabfeed.c), small so that every cut lands among many of them,
  * with more workers than cores so that slices finish out of order. */
 static void slab_cuts(bool zstd) {
     LoadOptions o = {.threads = 3, .min_parallel_bytes = 1, .slab_bytes = 64 << 10, .cache = -1};

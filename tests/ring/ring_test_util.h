@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <time.h>
 
-#include "ovtrace/ring.h"
+#include "ovtrace/ring/ring.h"
 
 static inline int64_t now_ns(void) {
     struct timespec ts;

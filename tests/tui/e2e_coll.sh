@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16 in tmux: four simulated ranks (record --simulate --ranks 4), the wait part of
+# four simulated ranks (record --simulate --ranks 4), the wait part of
 # a combine drawn with its own glyph, the details of the collective on every rank, and
 # x jumping to the rank that arrived last.  usage: e2e_coll.sh OVTRACE   (77 = skipped)
 set -u

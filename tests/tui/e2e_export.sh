@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15 item 3, in tmux: `e` on a marked range names what it will export (the marked
+# in tmux: `e` on a marked range names what it will export (the marked
 # range, clipped, and the active search as a name filter), Tab switches to whole slices,
 # the exported file's figures are the range panel's (`stats --range` of the input), and
 # the file reopens on its range. DeepSeek's trace when ../shared has it, else the shipped

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16 item 5 in tmux: a directory of 8 rank files (the shipped moe-ep ranks, copied
+# The lazy rank overview in tmux: a directory of 8 rank files (the shipped moe-ep ranks, copied
 # with ranks 0-7) opens in the lazy rank overview: one row per rank marked '*' while the
 # CPU lanes load (held back by view --debug-lazy-delay-ms), Enter expands a rank with its
 # GPU lanes and says the CPU lanes are loading, then they appear without a key press;

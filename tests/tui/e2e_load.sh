@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end test of the progressive load (issue 8) in tmux: a ~150 MB trace tiled
+# End-to-end test of the progressive load in tmux: a ~150 MB trace tiled
 # from the DeepSeek trace shows the loading screen (progress bar, bytes, events, ETA)
 # before the timeline; q and Ctrl-C during the load exit cleanly with a sane
 # terminal; a syntax error is printed after the terminal is restored, like stats.

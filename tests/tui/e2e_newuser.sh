@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15 (items 5-8, 10) end to end in tmux: what a new user saw, on the shipped
+# End to end in tmux: what a new user sees, on the shipped
 # Kineto fixture (tests/data/kineto-nccl-args.json), the demo trace and the simulator;
 # the DeepSeek trace adds its reference ratio where present.
 # usage: e2e_newuser.sh CASE OVTRACE DATA_DIR SAMPLES_DIR DEEPSEEK   (exit 77 = skipped)

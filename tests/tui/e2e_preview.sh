@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end test of the live preview (issue 8) in tmux: while a trace tiled from the
+# End-to-end test of the live preview in tmux: while a trace tiled from the
 # DeepSeek trace loads (slowed by view --debug-load-throttle-ms), the loading screen
 # shows the progress bar and, under it, the preview: ruler, GPU group, stream labels
 # and density glyphs; then the timeline replaces it.

@@ -2,7 +2,7 @@
  * partner, range statistics, help, quit, mouse, key scripts. */
 #include "tui_fixture.h"
 
-#include "ovtrace/overlap.h"
+#include "ovtrace/analysis/overlap.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/keys.h"
 

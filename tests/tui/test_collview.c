@@ -1,9 +1,9 @@
-/* Collectives in the viewer (issue 16), rendered without curses: wait parts drawn with
+/* Collectives in the viewer, rendered without curses: wait parts drawn with
  * their own glyph, the details section, the range panel split, the x / X keys. */
 #include "tui_fixture.h"
 
-#include "ovtrace/classify.h"
-#include "ovtrace/collectives.h"
+#include "ovtrace/model/classify.h"
+#include "ovtrace/analysis/collectives.h"
 #include "ovtrace/tui/collview.h"
 #include "ovtrace/tui/overview.h"
 

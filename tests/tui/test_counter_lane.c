@@ -1,8 +1,8 @@
-/* Counter lanes (issue 18): per-column values, levels and glyphs of a sparkline, the
+/* Counter lanes: per-column values, levels and glyphs of a sparkline, the
  * lines a counter series adds, and the lane as rendered, checked against hand-built
  * series whose answers are worked out in the comments. */
 #include "tui_fixture.h"
-#include "ovtrace/counters.h"
+#include "ovtrace/analysis/counters.h"
 #include "ovtrace/tui/counter_lane.h"
 
 static size_t add_sample(Fix *f, uint32_t lane, int64_t ts, double v, const char *name) {

@@ -1,7 +1,7 @@
 /* The per-row index against brute force, and the band summary against Overlap_band. */
 #include "tui_fixture.h"
 
-#include "ovtrace/overlap.h"
+#include "ovtrace/analysis/overlap.h"
 #include "ovtrace/tui/tindex.h"
 
 static uint64_t rng = 88172645463325252ULL;

@@ -1,4 +1,4 @@
-/* The kernel table (issue 18): aggregation per name over a range, sorting by every
+/* The kernel table: aggregation per name over a range, sorting by every
  * column, instances by duration, the layout (sort arrow, selection, wrapped and
  * sanitised full names), OSC 52, and its keys in the App. Expected figures are worked
  * out by hand from the fixture. */

@@ -1,4 +1,4 @@
-/* Progressive load (issue 8): the loading screen on the cell grid (progress bar,
+/* Progressive load: the loading screen on the cell grid (progress bar,
  * percentage, MB/s, ETA, events, multi-file list, phases), the progress collector's
  * aggregation over files, and the background load job (done, error, cancelled). */
 #include "tui_fixture.h"

@@ -1,4 +1,4 @@
-/* Issue 15, items 5-8 and 10, in pure functions and the headless app: the live title
+/* in pure functions and the headless app: the live title
  * keeps its meter at 80 columns and freezing loads the whole buffer, no "-0.0s", the
  * details panel shows whole keys, exact integers and scrolls, the range panel uses the
  * width of wide screens, clutter groups are hidden and ranks that repeat are named by
@@ -196,7 +196,7 @@ static void test_details_exact_args(void **state) {
     assert_true(Details_addArgsJson(&d, "{\"ph\":\"i\"}", 10));
     assert_string_equal(field(&d, "args"), "(none)");
     Details_free(&d);
-    /* keys as the loader reads them (issue 19 item 2): escapes decoded, the first of
+    /* keys as the loader reads them: escapes decoded, the first of
      * two equal keys counts */
     Details_init(&d);
     const char *dup = "{\"c\\u0061t\": \"kernel\", \"cat\": \"other\", \"\\u0061rgs\": {\"\\u0064evice\": 3}, "

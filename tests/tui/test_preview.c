@@ -1,4 +1,4 @@
-/* Live preview while loading (issue 8): the bucket model (exact totals under range
+/* Live preview while loading: the bucket model (exact totals under range
  * growth, lane order, incremental cursor, classes, copies), its rendering on the cell
  * grid, the loading screen with a preview, and the preview fed by the real loader. */
 #include "tui_fixture.h"
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "ovtrace/load.h"
+#include "ovtrace/read/load.h"
 #include "ovtrace/tui/loading.h"
 #include "ovtrace/tui/preview.h"
 

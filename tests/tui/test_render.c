@@ -2,7 +2,7 @@
  * on hand-built traces, sub-rows, and the layout at 80x24 and 250x80. */
 #include "tui_fixture.h"
 
-#include "ovtrace/overlap.h"
+#include "ovtrace/analysis/overlap.h"
 #include "ovtrace/tui/band.h"
 #include "ovtrace/tui/layout.h"
 #include "ovtrace/tui/theme.h"

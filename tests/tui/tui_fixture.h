@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "ovtrace/trace.h"
+#include "ovtrace/model/trace.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/grid.h"
 

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "ovtrace/overlap.h"
-#include "ovtrace/trace.h"
+#include "ovtrace/analysis/overlap.h"
+#include "ovtrace/model/trace.h"
 #include "ovtrace/tui/details.h"
 #include "ovtrace/tui/grid.h"
 #include "ovtrace/tui/keys.h"
@@ -22,7 +22,7 @@
 #include "ovtrace/tui/theme.h"
 #include "ovtrace/tui/viewstate.h"
 
-/* A model that grows (live mode, issue 5). poll() is called between frames: it may
+/* A model that grows (live mode). poll() is called between frames: it may
  * append data and return a new finished model in *t (the old one stays owned by the
  * source until the next poll); it returns true when *t changed. set_frozen tells the
  * source the user froze the display (it may keep collecting). describe() gives a short
@@ -36,7 +36,7 @@ typedef struct {
      * result shown in the status bar. Optional. */
     bool (*save)(void *ctx, const char *path, char *msg, size_t msglen);
     /* The whole retained buffer as one model, for a frozen display, so that everything
-     * retained can be browsed (issue 15; the followed snapshots are capped). Called when
+     * retained can be browsed (the followed snapshots are capped). Called when
      * the display freezes and then between frames while frozen until it returns true:
      * a source may build it in the background (set_frozen(false) drops it). Same
      * ownership as poll. Optional. */

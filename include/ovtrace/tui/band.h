@@ -5,7 +5,7 @@
 #define OVTRACE_TUI_BAND_H
 #include <stdint.h>
 
-#include "ovtrace/overlap.h"
+#include "ovtrace/analysis/overlap.h"
 #include "ovtrace/tui/grid.h"
 #include "ovtrace/tui/theme.h"
 

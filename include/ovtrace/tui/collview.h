@@ -1,4 +1,4 @@
-/* Collectives in the viewer (issue 16): the wait part of each matched comm kernel drawn
+/* Collectives in the viewer: the wait part of each matched comm kernel drawn
  * apart from its transfer part, the matched instances of the selected comm kernel on all
  * ranks (details panel), wait vs transfer per device for the marked range (range panel),
  * and the x / X keys (the same collective on the rank that arrived last / the next rank).

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ovtrace/overlap.h"
-#include "ovtrace/trace.h"
+#include "ovtrace/analysis/overlap.h"
+#include "ovtrace/model/trace.h"
 #include "ovtrace/tui/grid.h"
 #include "ovtrace/tui/keys.h"
 #include "ovtrace/tui/layout.h"

@@ -1,4 +1,4 @@
-/* Counter lanes (issue 18): each counter series (ovtrace/counters.h) drawn as its own
+/* Counter lanes: each counter series (ovtrace/analysis/counters.h) drawn as its own
  * line, a sparkline/area chart scaled to the series' min/max in view, with the value
  * under the time cursor; and their min/max/mean in the range panel. The column and
  * level computations are pure and tested without curses. */
@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ovtrace/counters.h"
+#include "ovtrace/analysis/counters.h"
 #include "ovtrace/tui/grid.h"
 #include "ovtrace/tui/lines.h"
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ovtrace/trace.h"
+#include "ovtrace/model/trace.h"
 #include "ovtrace/tui/grid.h"
 #include "ovtrace/tui/theme.h"
 

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ovtrace/overlap.h"
-#include "ovtrace/trace.h"
+#include "ovtrace/analysis/overlap.h"
+#include "ovtrace/model/trace.h"
 
 /* Colour roles. Class and band roles are contiguous so ROLE_CLASS + cls works. */
 typedef enum {

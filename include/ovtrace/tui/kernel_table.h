@@ -1,4 +1,4 @@
-/* The kernel table (issue 18, key t): per event name in the visible or marked range,
+/* The kernel table (key t): per event name in the visible or marked range,
  * count, total, mean, min, max, share of time and class, sortable by any column; Enter
  * jumps to the slowest instance and n/N then walk the instances by duration; y copies
  * the selected name to the clipboard with OSC 52 (off unless --osc52). The table's
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ovtrace/trace.h"
+#include "ovtrace/model/trace.h"
 #include "ovtrace/tui/grid.h"
 #include "ovtrace/tui/keys.h"
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ovtrace/trace.h"
+#include "ovtrace/model/trace.h"
 #include "ovtrace/tui/grid.h"
 
 struct App;
@@ -16,7 +16,7 @@ void Lanes_render(struct App *a, Grid *g, Rect labels, Rect plot);
  * template arguments folded to <…>. */
 void Lanes_shortName(const char *name, char *out, size_t n, bool unicode);
 /* "rank R " of a source when several are open, "rank R FILE " when another input
- * claims the same rank (issue 15), "" for a single input. */
+ * claims the same rank, "" for a single input. */
 void Lanes_rankLabel(const Trace *t, uint32_t source, char *buf, size_t n);
 /* Label of a line (group header text or lane name). */
 void Lanes_rowLabel(const struct App *a, size_t line, char *buf, size_t n);

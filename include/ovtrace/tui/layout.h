@@ -25,7 +25,7 @@ typedef struct {
 Layout Layout_compute(int w, int h, bool panel_visible);
 /* The same for a panel whose content needs panel_need columns (0: any): on wide
  * screens the side panel grows to fit it, up to half the width; content wider than
- * that gets the full-width panel at the bottom instead (issue 15). */
+ * that gets the full-width panel at the bottom instead. */
 Layout Layout_computeFor(int w, int h, bool panel_visible, int panel_need);
 
 #endif

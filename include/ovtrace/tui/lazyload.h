@@ -1,4 +1,4 @@
-/* Lazy rank overview (issue 16 item 5). With many rank files the viewer first loads only
+/* Lazy rank overview. With many rank files the viewer first loads only
  * their GPU lanes (LoadOptions.gpu_only: everything the overview draws and counts), shows
  * the overview, and loads the full model (CPU ops, runtime calls, flows, counters) on a
  * background thread at low priority. Between frames LazyLoad_poll swaps the full model
@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ovtrace/load.h"
+#include "ovtrace/read/load.h"
 
 struct App;
 typedef struct LazyLoad LazyLoad;

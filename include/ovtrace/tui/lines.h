@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ovtrace/trace.h"
+#include "ovtrace/model/trace.h"
 
 typedef enum { LINE_GROUP, LINE_BAND, LINE_ROW, LINE_COUNTER } LineKind; /* LINE_COUNTER: row = series (counter_lane.h) */
 
@@ -34,7 +34,7 @@ size_t Lines_findRow(const Lines *L, uint32_t row);
 uint32_t Lines_rowOfEvent(const Trace *t, size_t idx);
 /* Like Lines_build, leaving out the groups with hidden[g] set (NULL: none). */
 void Lines_buildFiltered(Lines *L, const Trace *t, const bool *collapsed, const bool *hidden);
-/* Clutter (issue 15): CPU groups with no events or only annotations and instants
+/* Clutter: CPU groups with no events or only annotations and instants
  * (Kineto's "Traces", "" and "Spans" per rank). Sets hidden[g] for those; returns how
  * many. GPU groups are never clutter; when every group would be, none is. */
 size_t Lines_clutter(const Trace *t, bool *hidden);

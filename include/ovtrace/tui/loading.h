@@ -1,4 +1,4 @@
-/* Progressive load (issue 8): the trace loads on a background thread while the
+/* Progressive load: the trace loads on a background thread while the
  * terminal shows a loading screen (file names and sizes, a progress bar with bytes
  * done/total, events so far, MB/s, ETA, "q cancels") and, under it, a live preview
  * of the timeline built from the events read so far (tui/preview.c).
@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h> /* load.h uses FILE */
 
-#include "ovtrace/load.h"
+#include "ovtrace/read/load.h"
 #include "ovtrace/tui/grid.h"
 #include "ovtrace/tui/preview.h"
 #include "ovtrace/tui/theme.h"

@@ -1,4 +1,4 @@
-/* Rank overview (issue 16): with many ranks, one line per GPU device: its overlap band
+/* Rank overview: with many ranks, one line per GPU device: its overlap band
  * with the columns where the device sits in exposed wait marked, and in the label the
  * device's exposed comm (whole trace) and how often its rank arrived last. O toggles it
  * (on by default from 8 ranks); Enter on a rank leaves it with that rank expanded. */
@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ovtrace/trace.h"
+#include "ovtrace/model/trace.h"
 #include "ovtrace/tui/grid.h"
 #include "ovtrace/tui/keys.h"
 #include "ovtrace/tui/lines.h"

@@ -1,4 +1,4 @@
-/* Live preview of the timeline while a trace loads (issue 8).
+/* Live preview of the timeline while a trace loads.
  *
  * The loader's observe hook hands over the partial trace every 8 MB; Preview_update
  * consumes only the events appended since its last call (a cursor into
@@ -23,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ovtrace/classify.h"
-#include "ovtrace/trace.h"
+#include "ovtrace/model/classify.h"
+#include "ovtrace/model/trace.h"
 #include "ovtrace/tui/grid.h"
 #include "ovtrace/tui/theme.h"
 

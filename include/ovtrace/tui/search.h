@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ovtrace/trace.h"
+#include "ovtrace/model/trace.h"
 
 typedef struct {
     bool active;

@@ -9,7 +9,7 @@
 struct App;
 
 void Statusbar_title(const struct App *a, Grid *g, Rect r);
-/* Live title (issue 15): " " + meter, then title, cursor, view and zoom joined by sep,
+/* Live title: " " + meter, then title, cursor, view and zoom joined by sep,
  * each only while the line stays within w columns. Pure; tested. */
 void Statusbar_compose(char *buf, size_t n, int w, const char *sep, const char *meter, const char *title,
                        const char *view, const char *cursor, const char *zoom);

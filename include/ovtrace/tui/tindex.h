@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ovtrace/overlap.h"
-#include "ovtrace/trace.h"
+#include "ovtrace/analysis/overlap.h"
+#include "ovtrace/model/trace.h"
 
 typedef struct TraceIndex TraceIndex;
 

@@ -1,4 +1,4 @@
-/* The viewer's title from its inputs (issue 15): the first input's base name, a
+/* The viewer's title from its inputs: the first input's base name, a
  * directory's own name (with a trailing '/', never the empty text a trailing slash
  * used to leave), and "+N" for the other inputs. Pure. */
 #ifndef OVTRACE_TUI_TITLE_H

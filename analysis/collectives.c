@@ -1,0 +1,833 @@
+/* Cross-rank collective matching (include/ovtrace/analysis/collectives.h).
+ *
+ * Linear in the comm kernels where the trace allows it: a lane's rows are sorted, so a
+ * one-row lane yields its kernels in start order without sorting; kernels are scattered
+ * into runs (channel, rank) by a counting sort, and the k-th kernels of a channel's runs
+ * are aligned by position. Only Seq-keyed channels and multi-row lanes sort. */
+#include "ovtrace/analysis/collectives.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ovtrace/read/collargs.h"
+#include "edges.h"
+#include "ovtrace/base/alloc.h"
+#include "ovtrace/base/map.h"
+#include "ovtrace/analysis/overlap.h"
+#include "ovtrace/model/parfor.h"
+
+#define DEFAULT_OFFSET_LIMIT 50000 /* ns: 50 us of clock offset makes waits unreliable */
+
+/* ---- small helpers -------------------------------------------------------------------- */
+
+static void swap_i64(int64_t *a, int64_t *b) {
+    int64_t x = *a;
+    *a = *b;
+    *b = x;
+}
+
+/* k-th smallest of a[0..n) (reorders a). */
+static int64_t select_i64(int64_t *a, size_t n, size_t k) {
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int64_t pivot = a[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot) i++;
+            while (a[j] > pivot) j--;
+            if (i <= j) {
+                swap_i64(&a[i], &a[j]);
+                i++;
+                if (j == 0) break;
+                j--;
+            }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else return a[k];
+    }
+    return a[k];
+}
+
+/* Lower median. */
+static int64_t median_i64(int64_t *a, size_t n) { return n ? select_i64(a, n, (n - 1) / 2) : 0; }
+
+static int32_t rank_index(const int32_t *ranks, size_t n, int32_t rank) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ranks[mid] < rank) lo = mid + 1;
+        else hi = mid;
+    }
+    return (int32_t)lo;
+}
+
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Event indices by start, then index; ctx: the events (qsort_r: no global, so
+ * Coll_analyze may run on two models at once, as the lazy overview's load does). */
+static int cmp_ev(const TraceEvent *ev, uint32_t x, uint32_t y) {
+    int64_t sx = ev[x].ts, sy = ev[y].ts;
+    if (sx != sy) return sx < sy ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_ev_start(const void *a, const void *b, void *ev) {
+    return cmp_ev(ev, *(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+typedef struct {
+    uint32_t ev, name;
+} EvName;
+
+static int cmp_evname(const void *a, const void *b, void *ev) {
+    return cmp_ev(ev, ((const EvName *)a)->ev, ((const EvName *)b)->ev);
+}
+
+/* ---- channels --------------------------------------------------------------------------- */
+
+static uint32_t channel_find(CollReport *R, size_t *cap, bool by_group, int64_t stream, uint32_t group) {
+    for (size_t c = 0; c < R->n_channels; c++) {
+        const CollChannel *C = &R->channels[c];
+        if (C->by_group == by_group && (by_group ? C->group == group : C->stream == stream)) return (uint32_t)c;
+    }
+    GROW(R->channels, *cap, R->n_channels + 1);
+    R->channels[R->n_channels] = (CollChannel){by_group, true, by_group ? -1 : stream, by_group ? group : 0};
+    return (uint32_t)R->n_channels++;
+}
+
+/* ---- matching ----------------------------------------------------------------------------- */
+
+typedef struct {
+    CollReport *R;
+    size_t cap_inst, cap_mem, cap_slot;
+    const int32_t *ranks;   /* slot -> rank */
+    const uint32_t *ev;     /* items: event index */
+    const int64_t *ts, *end;
+    const uint32_t *name;   /* items: collective name */
+    uint32_t *item_member;  /* items: member index, or COLL_NONE (NULL: not kept) */
+    uint32_t *mslot;        /* members: rank slot */
+} Matcher;
+
+/* Adds an instance from items idx[0..n) (distinct rank slots sl[] in increasing order,
+ * n >= 2, names agree). One pass: members stay in rank order. */
+static void add_instance(Matcher *M, uint32_t channel, uint64_t seq, const uint32_t *idx, const uint32_t *sl, size_t n) {
+    CollReport *R = M->R;
+    GROW(R->inst, M->cap_inst, R->n_inst + 1);
+    GROW(R->members, M->cap_mem, R->n_members + n);
+    GROW(M->mslot, M->cap_slot, R->n_members + n);
+    uint32_t ii = (uint32_t)R->n_inst++;
+    CollMember *mb = &R->members[R->n_members];
+    uint32_t *ms = &M->mslot[R->n_members];
+    int64_t last = INT64_MIN, first = INT64_MAX, min_end = INT64_MAX, max_end = INT64_MIN;
+    size_t last_k = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t it = idx[k];
+        int64_t st = M->ts[it], en = M->end[it];
+        mb[k] = (CollMember){M->ev[it], ii, M->ranks[sl[k]], st, en, 0, 0};
+        ms[k] = sl[k];
+        if (st >= last) { /* ties: the higher rank (later slot) */
+            last = st;
+            last_k = k;
+        }
+        if (st < first) first = st;
+        if (en < min_end) min_end = en;
+        if (en > max_end) max_end = en;
+        if (M->item_member) M->item_member[it] = (uint32_t)(R->n_members + k);
+    }
+    for (size_t k = 0; k < n; k++) {
+        mb[k].wait = last - mb[k].start;
+        mb[k].transfer = mb[k].end - last;
+        if (mb[k].transfer < 0) R->negative_transfers++;
+    }
+    CollInstance *I = &R->inst[ii];
+    *I = (CollInstance){M->name[idx[0]], channel, seq, (uint32_t)R->n_members, (uint32_t)n, mb[last_k].rank,
+                        (uint32_t)last_k, first, last, last - first, max_end - min_end};
+    R->n_members += n;
+}
+
+/* Checks items idx[0..n) (one per rank slot) and adds them as an instance, or counts them. */
+static void consider(Matcher *M, uint32_t channel, uint64_t seq, const uint32_t *idx, const uint32_t *sl, size_t n,
+                     bool dup_rank) {
+    if (n < 2) {
+        M->R->unmatched += n;
+        return;
+    }
+    bool agree = !dup_rank;
+    for (size_t k = 1; k < n && agree; k++) agree = M->name[idx[k]] == M->name[idx[0]];
+    if (!agree) {
+        M->R->mismatched += n;
+        return;
+    }
+    add_instance(M, channel, seq, idx, sl, n);
+}
+
+typedef struct {
+    int64_t seq;
+    uint32_t slot;
+    uint32_t item;
+    int64_t ts;
+} SeqItem;
+
+static int cmp_seq(const void *a, const void *b) {
+    const SeqItem *x = a, *y = b;
+    if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+    if (x->slot != y->slot) return x->slot < y->slot ? -1 : 1;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return x->item < y->item ? -1 : x->item > y->item;
+}
+
+/* ---- analysis ---------------------------------------------------------------------------- */
+
+static int cmp_name_count(const void *a, const void *b) {
+    const CollName *x = a, *y = b;
+    if (x->count != y->count) return x->count > y->count ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* by_event: member indices sorted by event, by two 16-bit radix passes over (event <<
+ * 32 | member) keys read in order (members are at most 2^32). */
+static void build_index(CollReport *R) {
+    size_t n = R->n_members;
+    uint64_t *a = xmalloc((n + 1) * sizeof *a), *b = xmalloc((n + 1) * sizeof *b);
+    size_t *cnt = xmalloc(65536 * sizeof *cnt);
+    for (size_t i = 0; i < n; i++) a[i] = (uint64_t)R->members[i].event << 32 | i;
+    for (int pass = 0; pass < 2; pass++) {
+        int sh = 32 + pass * 16;
+        memset(cnt, 0, 65536 * sizeof *cnt);
+        for (size_t i = 0; i < n; i++) cnt[(a[i] >> sh) & 0xffff]++;
+        size_t sum = 0;
+        for (size_t d = 0; d < 65536; d++) {
+            size_t c = cnt[d];
+            cnt[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) b[cnt[(a[i] >> sh) & 0xffff]++] = a[i];
+        uint64_t *x = a;
+        a = b;
+        b = x;
+    }
+    uint32_t *idx = xmalloc((n + 1) * sizeof *idx);
+    for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)a[i];
+    free(a);
+    free(b);
+    free(cnt);
+    R->by_event = idx;
+}
+
+static double mono_s(void) { /* CPU time: the step costs, not the machine's load */
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CollOptions.timing: each step's CPU time (like FinishOptions.timing). */
+#define TIMING(what)                                                                                                   \
+    do {                                                                                                               \
+        if (timing) {                                                                                                  \
+            double now_ = mono_s();                                                                                    \
+            fprintf(timing, "coll %-8s %.3f s\n", what, now_ - t_last);                                                 \
+            t_last = now_;                                                                                             \
+        }                                                                                                              \
+    } while (0)
+
+CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
+    CollOptions opt = o ? *o : CollOptions_default();
+    FILE *timing = opt.timing;
+    double t_last = timing ? mono_s() : 0;
+    int64_t limit = opt.offset_limit > 0 ? opt.offset_limit : DEFAULT_OFFSET_LIMIT;
+    CollReport *R = xcalloc(1, sizeof *R);
+    R->strings = StrTab_new();
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    R->threads = opt.threads > 0 ? opt.threads : cores > 0 ? (int)cores : 1;
+
+    TIMING("start");
+    /* ranks of GPU lanes */
+    int32_t *ranks = xmalloc((t->n_lanes + 1) * sizeof *ranks);
+    size_t nr = 0;
+    for (size_t l = 0; l < t->n_lanes; l++)
+        if (t->lanes[l].gpu) ranks[nr++] = t->lanes[l].rank;
+    qsort(ranks, nr, sizeof *ranks, cmp_i32);
+    size_t u = 0;
+    for (size_t i = 0; i < nr; i++)
+        if (!u || ranks[u - 1] != ranks[i]) ranks[u++] = ranks[i];
+    nr = u;
+    R->n_ranks = nr;
+    R->ranks = xcalloc(nr, sizeof *R->ranks);
+    for (size_t i = 0; i < nr; i++) R->ranks[i].rank = ranks[i];
+
+    /* comm kernels, lane by lane in start order, into compact item arrays (the events are
+     * read once, in memory order) */
+    size_t n = 0, upper = 0;
+    for (size_t l = 0; l < t->n_lanes; l++)
+        if (t->lanes[l].gpu) upper += t->lanes[l].count;
+    /* sized for every GPU event: pages past the comm kernels are never touched */
+    uint32_t *ev = xmalloc((upper + 1) * sizeof *ev), *name = xmalloc((upper + 1) * sizeof *name);
+    int64_t *ts = xmalloc((upper + 1) * sizeof *ts), *end = xmalloc((upper + 1) * sizeof *end);
+    bool any_src = false;
+    typedef struct {
+        uint32_t lane, slot;
+        size_t a, b; /* items [a, b) */
+    } Seg;
+    Seg *seg = xmalloc((t->n_lanes + 1) * sizeof *seg);
+    size_t n_seg = 0;
+    bool ev_sorted = true; /* items in event-index order: the member index comes for free */
+    for (size_t l = 0; l < t->n_lanes; l++) {
+        const Lane *L = &t->lanes[l];
+        if (!L->gpu) continue;
+        size_t k0 = n;
+        for (size_t i = L->first; i < L->first + L->count; i++) {
+            const TraceEvent *e = &t->events[i];
+            if (e->kind != KIND_KERNEL || e->cls != CLASS_COMM) continue;
+            any_src |= e->src != TRACE_NO_SRC;
+            if (n && ev[n - 1] > i) ev_sorted = false;
+            ev[n] = (uint32_t)i;
+            name[n] = e->name;
+            ts[n] = e->ts;
+            end[n++] = e->ts + e->dur;
+        }
+        if (n == k0) continue;
+        if (L->n_rows > 1 && n - k0 > 1) { /* rows overlap: put the lane's kernels in start order */
+            qsort_r(ev + k0, n - k0, sizeof *ev, cmp_ev_start, t->events);
+            for (size_t i = k0; i < n; i++) {
+                const TraceEvent *e = &t->events[ev[i]];
+                name[i] = e->name;
+                ts[i] = e->ts;
+                end[i] = e->ts + e->dur;
+            }
+            ev_sorted = false;
+        }
+        uint32_t slot = (uint32_t)rank_index(ranks, nr, L->rank);
+        R->ranks[slot].kernels += n - k0;
+        seg[n_seg++] = (Seg){(uint32_t)l, slot, k0, n};
+    }
+    R->comm_kernels = n;
+
+    TIMING("gather");
+    CollArgs *args = NULL;
+    if (opt.use_args && n && nr > 1 && any_src) {
+        args = xmalloc(n * sizeof *args);
+        R->args_read = CollArgs_fetch(t, ev, n, args, R->strings);
+    }
+
+    TIMING("args");
+    /* channel per item (per lane without group args), names from args, Seq */
+    size_t cap_ch = 0;
+    uint32_t *chan = NULL;
+    int64_t *seq = NULL;
+    bool any_group = false;
+    if (args) {
+        seq = xmalloc((n + 1) * sizeof *seq);
+        for (size_t i = 0; i < n; i++) {
+            any_group |= args[i].group != COLLARGS_NONE;
+            if (args[i].coll != COLLARGS_NONE) name[i] = COLL_ARGNAME | args[i].coll;
+            seq[i] = args[i].seq;
+        }
+    }
+    /* a lane's stream channel exists only if one of its kernels has no group arg */
+    uint32_t *seg_chan = xmalloc((n_seg + 1) * sizeof *seg_chan);
+    for (size_t sg = 0; sg < n_seg; sg++) {
+        bool need = !any_group;
+        for (size_t i = seg[sg].a; i < seg[sg].b && !need; i++) need = args[i].group == COLLARGS_NONE;
+        seg_chan[sg] = need ? channel_find(R, &cap_ch, false, t->lanes[seg[sg].lane].stream, 0) : COLL_NONE;
+    }
+    if (any_group) {
+        chan = xmalloc((n + 1) * sizeof *chan);
+        uint32_t last_group = COLLARGS_NONE, last_ch = 0;
+        for (size_t sg = 0; sg < n_seg; sg++)
+            for (size_t i = seg[sg].a; i < seg[sg].b; i++) {
+                if (args[i].group == COLLARGS_NONE) {
+                    chan[i] = seg_chan[sg];
+                } else {
+                    if (args[i].group != last_group) {
+                        last_group = args[i].group;
+                        last_ch = channel_find(R, &cap_ch, true, 0, last_group);
+                    }
+                    chan[i] = last_ch;
+                }
+            }
+    }
+    free(args);
+    for (size_t sg = 0; sg < n_seg; sg++)
+        for (size_t i = seg[sg].a; i < seg[sg].b; i++)
+            if (!seq || seq[i] < 0) R->channels[chan ? chan[i] : seg_chan[sg]].by_seq = false;
+
+    TIMING("names");
+    /* runs (channel, rank slot): where every run is one lane's whole segment (the usual
+     * case: no group args, one lane per rank and stream) they are used in place;
+     * otherwise a stable counting sort permutes the items into runs, and a run fed by
+     * two lanes is put in start order */
+    size_t nc = R->n_channels, n_runs = nc * nr;
+    size_t *run_off = xcalloc(n_runs + 1, sizeof *run_off), *run_len = xcalloc(n_runs + 1, sizeof *run_len);
+    bool in_place = !chan;
+    for (size_t sg = 0; sg < n_seg && in_place; sg++) {
+        size_t r = seg_chan[sg] * nr + seg[sg].slot;
+        if (run_len[r]) in_place = false;
+        run_off[r] = seg[sg].a;
+        run_len[r] = seg[sg].b - seg[sg].a;
+    }
+    if (!in_place) {
+        ev_sorted = false;
+        uint32_t *run = xmalloc((n + 1) * sizeof *run);
+        uint32_t *run_lane = xmalloc((n_runs + 1) * sizeof *run_lane);
+        bool *run_mixed = xcalloc(n_runs + 1, sizeof *run_mixed);
+        for (size_t r = 0; r < n_runs; r++) run_lane[r] = UINT32_MAX;
+        memset(run_len, 0, (n_runs + 1) * sizeof *run_len);
+        for (size_t sg = 0; sg < n_seg; sg++)
+            for (size_t i = seg[sg].a; i < seg[sg].b; i++) {
+                uint32_t r = (uint32_t)((chan ? chan[i] : seg_chan[sg]) * nr + seg[sg].slot);
+                run[i] = r;
+                run_len[r]++;
+                if (run_lane[r] == UINT32_MAX) run_lane[r] = seg[sg].lane;
+                else if (run_lane[r] != seg[sg].lane) run_mixed[r] = true;
+            }
+        size_t sum = 0;
+        for (size_t r = 0; r < n_runs; r++) {
+            run_off[r] = sum;
+            sum += run_len[r];
+        }
+        size_t *fill = xmalloc((n_runs + 1) * sizeof *fill);
+        memcpy(fill, run_off, (n_runs + 1) * sizeof *fill);
+        uint32_t *pev = xmalloc((n + 1) * sizeof *pev), *pname = xmalloc((n + 1) * sizeof *pname);
+        int64_t *pts = xmalloc((n + 1) * sizeof *pts), *pend = xmalloc((n + 1) * sizeof *pend);
+        int64_t *pseq = seq ? xmalloc((n + 1) * sizeof *pseq) : NULL;
+        for (size_t i = 0; i < n; i++) {
+            size_t j = fill[run[i]]++;
+            pev[j] = ev[i];
+            pname[j] = name[i];
+            pts[j] = ts[i];
+            pend[j] = end[i];
+            if (pseq) pseq[j] = seq[i];
+        }
+        free(fill);
+        free(run);
+        free(ev);
+        free(name);
+        free(ts);
+        free(end);
+        free(seq);
+        ev = pev;
+        name = pname;
+        ts = pts;
+        end = pend;
+        seq = pseq;
+        for (size_t r = 0; r < n_runs; r++)
+            if (run_mixed[r] && !R->channels[r / nr].by_seq) {
+                size_t a = run_off[r], b = a + run_len[r];
+                EvName *pr = xmalloc((b - a) * sizeof *pr);
+                for (size_t i = a; i < b; i++) pr[i - a] = (EvName){ev[i], name[i]};
+                qsort_r(pr, b - a, sizeof *pr, cmp_evname, t->events);
+                for (size_t i = a; i < b; i++) {
+                    ev[i] = pr[i - a].ev;
+                    name[i] = pr[i - a].name;
+                    ts[i] = t->events[ev[i]].ts;
+                    end[i] = ts[i] + t->events[ev[i]].dur;
+                }
+                free(pr);
+            }
+        free(run_mixed);
+        free(run_lane);
+    }
+    free(chan);
+    free(seg_chan);
+    free(seg);
+
+    TIMING("runs");
+    Matcher M = {R, 0, 0, 0, ranks, ev, ts, end, name, NULL, NULL};
+    /* sized once: every member is an item and an instance has two or more */
+    GROW(R->members, M.cap_mem, n + 1);
+    GROW(M.mslot, M.cap_slot, n + 1);
+    GROW(R->inst, M.cap_inst, n / 2 + 1);
+    if (ev_sorted) {
+        M.item_member = xmalloc((n + 1) * sizeof *M.item_member);
+        memset(M.item_member, 0xff, (n + 1) * sizeof *M.item_member);
+    }
+    uint32_t *idx = xmalloc((n + nr + 1) * sizeof *idx);
+    uint32_t *sl = xmalloc((n + nr + 1) * sizeof *sl);
+    for (size_t c = 0; c < nc; c++) {
+        if (!R->channels[c].by_seq) {
+            size_t K = 0;
+            for (size_t ri = 0; ri < nr; ri++)
+                if (run_len[c * nr + ri] > K) K = run_len[c * nr + ri];
+            for (size_t kk = 0; kk < K; kk++) {
+                size_t m = 0;
+                for (size_t ri = 0; ri < nr; ri++)
+                    if (kk < run_len[c * nr + ri]) {
+                        size_t it = run_off[c * nr + ri] + kk;
+                        idx[m] = (uint32_t)it;
+                        sl[m++] = (uint32_t)ri;
+                        /* one stream per rank is more than the hardware prefetcher follows */
+                        if (it + 32 < n) {
+                            __builtin_prefetch(&ts[it + 16]);
+                            __builtin_prefetch(&end[it + 16]);
+                            __builtin_prefetch(&ev[it + 32]);
+                            __builtin_prefetch(&name[it + 32]);
+                        }
+                    }
+                consider(&M, (uint32_t)c, kk, idx, sl, m, false);
+            }
+        } else {
+            size_t cnt = 0;
+            for (size_t ri = 0; ri < nr; ri++) cnt += run_len[c * nr + ri];
+            SeqItem *S = xmalloc((cnt + 1) * sizeof *S);
+            size_t m0 = 0;
+            for (size_t ri = 0; ri < nr; ri++)
+                for (size_t i = run_off[c * nr + ri]; i < run_off[c * nr + ri] + run_len[c * nr + ri]; i++)
+                    S[m0++] = (SeqItem){seq[i], (uint32_t)ri, (uint32_t)i, ts[i]};
+            qsort(S, cnt, sizeof *S, cmp_seq);
+            for (size_t i = 0; i < cnt;) {
+                size_t j = i, m = 0;
+                bool dup = false;
+                while (j < cnt && S[j].seq == S[i].seq) {
+                    if (m && sl[m - 1] == S[j].slot) dup = true;
+                    idx[m] = S[j].item;
+                    sl[m++] = S[j].slot;
+                    j++;
+                }
+                consider(&M, (uint32_t)c, (uint64_t)S[i].seq, idx, sl, m, dup);
+                i = j;
+            }
+            free(S);
+        }
+    }
+    free(idx);
+    free(sl);
+    free(run_off);
+    free(run_len);
+    free(ev);
+    free(name);
+    free(ts);
+    free(end);
+    free(seq);
+    uint32_t *mslot = M.mslot;
+    if (M.item_member) { /* items were in event order: so are their members */
+        R->by_event = xmalloc((R->n_members + 1) * sizeof *R->by_event);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (M.item_member[i] != COLL_NONE) R->by_event[k++] = M.item_member[i];
+        free(M.item_member);
+    }
+
+    TIMING("match");
+    /* per rank: sums, last arrivals; clock offsets from ends */
+    int64_t *ends = NULL, *dev_of = xmalloc((R->n_members + 1) * sizeof *dev_of);
+    size_t cap_ends = 0;
+    int64_t *spreads = xmalloc((R->n_inst + 1) * sizeof *spreads);
+    for (size_t i = 0; i < R->n_inst; i++) {
+        const CollInstance *I = &R->inst[i];
+        CollMember *mb = &R->members[I->first];
+        GROW(ends, cap_ends, I->n);
+        for (size_t j = 0; j < I->n; j++) ends[j] = mb[j].end;
+        int64_t med = median_i64(ends, I->n);
+        int64_t others = 0;
+        for (size_t j = 0; j < I->n; j++) {
+            CollRank *cr = &R->ranks[mslot[I->first + j]];
+            int64_t dur = mb[j].end - mb[j].start;
+            int64_t w = mb[j].wait < dur ? mb[j].wait : dur;
+            cr->matched++;
+            cr->comm += dur;
+            cr->wait += w;
+            cr->transfer += dur - w;
+            others += mb[j].wait;
+            dev_of[I->first + j] = mb[j].end - med;
+        }
+        if (I->skew > 0) { /* all at once: nobody arrived last */
+            CollRank *lr = &R->ranks[mslot[I->first + I->last]];
+            lr->arrived_last++;
+            lr->waited_for += others;
+        }
+        spreads[i] = I->end_spread;
+    }
+    free(ends);
+    TIMING("sums");
+    /* offsets: each rank's deviations gathered into one segment, then a median */
+    {
+        size_t *rseg = xcalloc(nr + 1, sizeof *rseg);
+        for (size_t i = 0; i < R->n_members; i++) rseg[mslot[i] + 1]++;
+        for (size_t r = 0; r < nr; r++) rseg[r + 1] += rseg[r];
+        int64_t *dv = xmalloc((R->n_members + 1) * sizeof *dv);
+        size_t *fill = xmalloc((nr + 1) * sizeof *fill);
+        memcpy(fill, rseg, (nr + 1) * sizeof *fill);
+        for (size_t i = 0; i < R->n_members; i++) dv[fill[mslot[i]]++] = dev_of[i];
+        for (size_t r = 0; r < nr; r++) {
+            R->ranks[r].clock_offset = median_i64(dv + rseg[r], rseg[r + 1] - rseg[r]);
+            int64_t a = R->ranks[r].clock_offset < 0 ? -R->ranks[r].clock_offset : R->ranks[r].clock_offset;
+            if (a > R->max_clock_offset) R->max_clock_offset = a;
+        }
+        free(fill);
+        free(dv);
+        free(rseg);
+    }
+    free(dev_of);
+    free(mslot);
+    if (R->n_inst) {
+        R->median_end_spread = median_i64(spreads, R->n_inst);
+        for (size_t i = 0; i < R->n_inst; i++)
+            if (spreads[i] > R->max_end_spread) R->max_end_spread = spreads[i];
+    }
+    free(spreads);
+    if (R->max_clock_offset > limit) {
+        const CollRank *worst = NULL;
+        for (size_t r = 0; r < nr; r++) {
+            int64_t a = R->ranks[r].clock_offset < 0 ? -R->ranks[r].clock_offset : R->ranks[r].clock_offset;
+            if (a == R->max_clock_offset && !worst) worst = &R->ranks[r];
+        }
+        R->unreliable = true;
+        snprintf(R->unreliable_why, sizeof R->unreliable_why,
+                 "rank %d's clock looks offset by %+.1f us (collective ends disagree); waits are not reliable",
+                 worst->rank, (double)worst->clock_offset / 1e3);
+    } else if (R->n_members && R->negative_transfers * 20 > R->n_members) {
+        R->unreliable = true;
+        snprintf(R->unreliable_why, sizeof R->unreliable_why,
+                 "%zu of %zu kernels end before the last rank arrived; clocks disagree, waits are not reliable",
+                 R->negative_transfers, R->n_members);
+    }
+
+    TIMING("offsets");
+    /* per collective name: count, median and max skew (names by a map, then each
+     * name's skews in one segment) */
+    {
+        U64Map by_name; /* name -> index in R->names */
+        U64Map_init(&by_name, 64);
+        uint32_t *bucket = xmalloc((R->n_inst + 1) * sizeof *bucket);
+        size_t cap_names = 0;
+        for (size_t i = 0; i < R->n_inst; i++) {
+            uint32_t nm = R->inst[i].name;
+            uint32_t k = U64Map_get(&by_name, nm);
+            if (k == U64MAP_NONE) {
+                k = (uint32_t)R->n_names;
+                U64Map_add(&by_name, nm, k);
+                GROW(R->names, cap_names, R->n_names + 1);
+                R->names[R->n_names++] = (CollName){nm, 0, 0, 0};
+            }
+            bucket[i] = k;
+            R->names[k].count++;
+        }
+        size_t *off = xcalloc(R->n_names + 1, sizeof *off);
+        for (size_t k = 0; k < R->n_names; k++) off[k + 1] = off[k] + R->names[k].count;
+        int64_t *sk = xmalloc((R->n_inst + 1) * sizeof *sk);
+        size_t *fill = xmalloc((R->n_names + 1) * sizeof *fill);
+        memcpy(fill, off, (R->n_names + 1) * sizeof *fill);
+        for (size_t i = 0; i < R->n_inst; i++) sk[fill[bucket[i]]++] = R->inst[i].skew;
+        for (size_t k = 0; k < R->n_names; k++) {
+            int64_t *x = sk + off[k], mx = INT64_MIN;
+            for (size_t j = 0; j < R->names[k].count; j++)
+                if (x[j] > mx) mx = x[j];
+            R->names[k].max_skew = mx;
+            R->names[k].median_skew = median_i64(x, R->names[k].count);
+        }
+        free(fill);
+        free(sk);
+        free(off);
+        free(bucket);
+        U64Map_free(&by_name);
+    }
+    if (R->n_names > 1) qsort(R->names, R->n_names, sizeof *R->names, cmp_name_count);
+    free(ranks);
+    TIMING("names");
+    if (!R->by_event) build_index(R);
+    TIMING("index");
+    return R;
+}
+
+void CollReport_free(CollReport *r) {
+    if (!r) return;
+    StrTab_free(r->strings);
+    free(r->inst);
+    free(r->members);
+    free(r->by_event);
+    free(r->channels);
+    free(r->ranks);
+    free(r->names);
+    free(r);
+}
+
+const char *Coll_nameStr(const Trace *t, const CollReport *r, uint32_t name) {
+    return name & COLL_ARGNAME ? StrTab_get(r->strings, name & ~COLL_ARGNAME) : StrTab_get(t->strings, name);
+}
+
+const CollMember *Coll_memberOf(const CollReport *r, size_t idx) {
+    size_t lo = 0, hi = r->n_members;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r->members[r->by_event[mid]].event < idx) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < r->n_members && r->members[r->by_event[lo]].event == idx ? &r->members[r->by_event[lo]] : NULL;
+}
+
+const CollRank *Coll_rank(const CollReport *r, int32_t rank) {
+    for (size_t i = 0; i < r->n_ranks; i++)
+        if (r->ranks[i].rank == rank) return &r->ranks[i];
+    return NULL;
+}
+
+const CollRank *Coll_straggler(const CollReport *r) {
+    const CollRank *best = NULL;
+    for (size_t i = 0; i < r->n_ranks; i++) {
+        const CollRank *c = &r->ranks[i];
+        if (!c->arrived_last) continue;
+        if (!best || c->arrived_last > best->arrived_last ||
+            (c->arrived_last == best->arrived_last && c->waited_for > best->waited_for))
+            best = c;
+    }
+    return best;
+}
+
+bool Coll_waitPart(const CollReport *r, size_t idx, int64_t *ws, int64_t *we) {
+    const CollMember *m = Coll_memberOf(r, idx);
+    if (!m) return false;
+    int64_t dur = m->end - m->start;
+    *ws = m->start;
+    *we = m->start + (m->wait < dur ? m->wait : dur);
+    return true;
+}
+
+/* ---- exposed comm split by cause ----------------------------------------------------------- */
+
+/* First position in by_event whose member's event is >= idx. */
+static size_t member_cursor(const CollReport *r, size_t idx) {
+    size_t lo = 0, hi = r->n_members;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r->members[r->by_event[mid]].event < idx) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static void push(Edge **E, size_t *n, size_t *cap, int64_t s, int64_t e, int64_t t0, int64_t t1, int cls) {
+    if (s < t0) s = t0;
+    if (e > t1) e = t1;
+    if (e <= s) return;
+    GROW(*E, *cap, *n + 2);
+    (*E)[(*n)++] = (Edge){s, +1, (uint8_t)cls};
+    (*E)[(*n)++] = (Edge){e, -1, (uint8_t)cls};
+}
+
+/* One GPU group's split over [t0, t1); false when it has no counted event there.
+ * S->a / S->b: the worker's edge buffer and Edges_sort's scratch. */
+static bool split_group(const Trace *t, const CollReport *r, uint32_t g, int64_t t0, int64_t t1, ParScratch *S,
+                        CollDeviceSplit *D) {
+    const Group *G = &t->groups[g];
+    Edge **E = (Edge **)&S->a, **scratch = (Edge **)&S->b;
+    size_t ne = 0;
+    bool any = false;
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
+        const Lane *l = &t->lanes[li];
+        for (uint32_t k = 0; k < l->n_rows; k++) {
+            const Row *row = &t->rows[l->first_row + k];
+            size_t i0 = Row_lowerBound(t, row, t0), mc = member_cursor(r, i0);
+            for (size_t i = i0; i < row->first + row->count; i++) {
+                const TraceEvent *e = &t->events[i];
+                if (e->ts >= t1) break;
+                if (!Overlap_counts(e)) continue;
+                any = true;
+                int64_t end = TraceEvent_end(e);
+                if (e->cls == CLASS_COMPUTE) {
+                    push(E, &ne, &S->cap_a, e->ts, end, t0, t1, 0);
+                    continue;
+                }
+                if (e->cls != CLASS_COMM) continue;
+                /* members by event index: a cursor, not a search per event */
+                while (mc < r->n_members && r->members[r->by_event[mc]].event < i) mc++;
+                const CollMember *m =
+                    mc < r->n_members && r->members[r->by_event[mc]].event == i ? &r->members[r->by_event[mc]] : NULL;
+                if (m) {
+                    int64_t w = m->wait < e->dur ? m->wait : e->dur, we = e->ts + w;
+                    push(E, &ne, &S->cap_a, e->ts, we, t0, t1, 1);
+                    push(E, &ne, &S->cap_a, we, end, t0, t1, 2);
+                } else {
+                    push(E, &ne, &S->cap_a, e->ts, end, t0, t1, 2);
+                }
+            }
+        }
+    }
+    if (!any) return false;
+    memset(D, 0, sizeof *D);
+    D->group = g;
+    D->rank = G->rank;
+    D->device = G->id;
+    Edges_sort(*E, ne, scratch, &S->cap_b);
+    int cnt[3] = {0, 0, 0};
+    for (size_t i = 0; i < ne;) {
+        int64_t at = (*E)[i].t;
+        while (i < ne && (*E)[i].t == at) {
+            cnt[(*E)[i].cls] += (*E)[i].delta;
+            i++;
+        }
+        if (i == ne) break;
+        int64_t d = (*E)[i].t - at;
+        bool comp = cnt[0] > 0, wait = cnt[1] > 0, other = cnt[2] > 0;
+        if (wait || other) D->comm += d;
+        if (other) D->transfer += d;
+        else if (wait) D->wait += d;
+        if (!comp) {
+            if (other) D->exposed_transfer += d;
+            else if (wait) D->exposed_wait += d;
+        }
+    }
+    D->exposed = D->exposed_wait + D->exposed_transfer;
+    return true;
+}
+
+typedef struct {
+    const Trace *t;
+    const CollReport *r;
+    int64_t t0, t1;
+    const uint32_t *groups; /* candidate GPU groups, in group order */
+    CollDeviceSplit *res;   /* per candidate */
+    bool *has;              /* per candidate: had events */
+} SplitJob;
+
+static void split_item(void *ctx, uint32_t k, ParScratch *S) {
+    SplitJob *J = ctx;
+    J->has[k] = split_group(J->t, J->r, J->groups[k], J->t0, J->t1, S, &J->res[k]);
+}
+
+static size_t group_events(const Trace *t, uint32_t g) {
+    size_t n = 0;
+    const Group *G = &t->groups[g];
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) n += t->lanes[li].count;
+    return n;
+}
+
+/* Each GPU group's edges are independent: the groups run on CollReport.threads workers
+ * (largest first) when there is enough to share, and come out in group order either way. */
+CollDeviceSplit *Coll_deviceSplit(const Trace *t, const CollReport *r, int64_t t0, int64_t t1, int32_t rank,
+                                  size_t *n_out) {
+    uint32_t *groups = xmalloc((t->n_groups ? t->n_groups : 1) * sizeof *groups);
+    size_t *size = xmalloc((t->n_groups ? t->n_groups : 1) * sizeof *size);
+    size_t ng = 0, total = 0;
+    for (uint32_t g = 0; g < t->n_groups; g++) {
+        const Group *G = &t->groups[g];
+        if (!G->gpu || (rank != INT32_MIN && G->rank != rank)) continue;
+        size[ng] = group_events(t, g);
+        total += size[ng];
+        groups[ng++] = g;
+    }
+    SplitJob J = {t, r, t0, t1, groups, xcalloc(ng ? ng : 1, sizeof *J.res), xcalloc(ng ? ng : 1, sizeof *J.has)};
+    uint32_t *order = ParFor_largestFirst(size, ng);
+    int threads = r->threads > 0 ? r->threads : 1;
+    if (ng < 2 || total < (1u << 15)) threads = 1; /* not worth a thread */
+    ParFor_run(order, ng, threads, split_item, &J);
+    size_t n = 0;
+    for (size_t k = 0; k < ng; k++)
+        if (J.has[k]) J.res[n++] = J.res[k];
+    free(order);
+    free(J.has);
+    free(size);
+    free(groups);
+    *n_out = n;
+    if (!n) {
+        free(J.res);
+        return NULL;
+    }
+    return J.res;
+}

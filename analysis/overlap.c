@@ -1,0 +1,259 @@
+/* Sweep-line over interval endpoints: one sort per device, then a single pass that
+ * accumulates the measure of every combination of (comm, compute, memory) activity. */
+#include "ovtrace/analysis/overlap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "edges.h"
+#include "ovtrace/base/alloc.h"
+
+/* Edge.cls here: 0 compute, 1 comm, 2 memory. scratch: Edges_sort's. */
+typedef struct {
+    Edge *e;
+    size_t n, cap;
+    Edge *scratch;
+    size_t cap_scratch;
+} Edges;
+
+/* Sums over many events or devices (kernel totals, the all-devices row) can pass
+ * INT64_MAX even with every timestamp in the model's range: they saturate. */
+static int64_t sat_add(int64_t a, int64_t b) {
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
+static int sweep_class(EventClass c) {
+    return c == CLASS_COMPUTE ? 0 : c == CLASS_COMM ? 1 : c == CLASS_MEMORY ? 2 : -1;
+}
+
+static void push_interval(Edges *E, int64_t s, int64_t e, int cls) {
+    GROW(E->e, E->cap, E->n + 2);
+    E->e[E->n++] = (Edge){s, +1, (uint8_t)cls};
+    E->e[E->n++] = (Edge){e, -1, (uint8_t)cls};
+}
+
+/* Measures per activity mask (bit0 compute, bit1 comm, bit2 memory) over the edges. */
+static void sweep(Edges *E, int64_t meas[8]) {
+    memset(meas, 0, 8 * sizeof *meas);
+    Edges_sort(E->e, E->n, &E->scratch, &E->cap_scratch);
+    int cnt[3] = {0, 0, 0};
+    for (size_t i = 0; i < E->n;) {
+        int64_t t = E->e[i].t;
+        while (i < E->n && E->e[i].t == t) {
+            cnt[E->e[i].cls] += E->e[i].delta;
+            i++;
+        }
+        if (i < E->n) {
+            int mask = (cnt[0] > 0) | (cnt[1] > 0) << 1 | (cnt[2] > 0) << 2;
+            meas[mask] += E->e[i].t - t;
+        }
+    }
+}
+
+static bool lane_selected(const Lane *l, const OverlapFilter *f) {
+    if (!l->gpu) return false;
+    if (f->rank != OVERLAP_ANY_RANK && l->rank != f->rank) return false;
+    if (f->device != OVERLAP_ANY && l->device != f->device) return false;
+    if (f->stream != OVERLAP_ANY && l->stream != f->stream) return false;
+    return true;
+}
+
+static int cmp_kernel(const void *a, const void *b) {
+    const KernelFigures *x = a, *y = b;
+    if (x->total != y->total) return x->total > y->total ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* Union length of one lane's events clipped to [t0, t1): rows are each sorted and
+ * disjoint, but rows overlap each other, so merge through a small sweep. */
+static int64_t lane_busy(const Trace *t, const Lane *l, int64_t t0, int64_t t1, size_t *n_events, Edges *E) {
+    E->n = 0;
+    size_t n = 0;
+    for (uint32_t k = 0; k < l->n_rows; k++) {
+        const Row *r = &t->rows[l->first_row + k];
+        for (size_t i = Row_lowerBound(t, r, t0); i < r->first + r->count; i++) {
+            const TraceEvent *e = &t->events[i];
+            if (e->ts >= t1) break;
+            if (!Overlap_counts(e)) continue;
+            int64_t s = e->ts > t0 ? e->ts : t0, en = TraceEvent_end(e) < t1 ? TraceEvent_end(e) : t1;
+            n++;
+            if (en > s) push_interval(E, s, en, 0);
+        }
+    }
+    *n_events = n;
+    int64_t meas[8];
+    sweep(E, meas);
+    int64_t busy = 0;
+    for (int m = 1; m < 8; m++) busy += meas[m];
+    return busy;
+}
+
+OverlapReport *Overlap_compute(const Trace *t, const OverlapFilter *f) {
+    OverlapReport *R = xcalloc(1, sizeof *R);
+    R->filter = *f;
+    int64_t t0 = f->t0, t1 = f->t1;
+    Edges E = {0}, LE = {0};
+    size_t n_names = StrTab_count(t->strings);
+    size_t *kcount = f->top_n ? xcalloc(n_names, sizeof *kcount) : NULL;
+    int64_t *ktotal = f->top_n ? xcalloc(n_names, sizeof *ktotal) : NULL;
+    uint8_t *kcls = f->top_n ? xcalloc(n_names, 1) : NULL;
+    size_t cap_dev = 0;
+    for (uint32_t g = 0; g < t->n_groups; g++) {
+        const Group *G = &t->groups[g];
+        if (!G->gpu) continue;
+        E.n = 0;
+        DeviceFigures D = {0};
+        D.group = g;
+        D.rank = G->rank;
+        D.device = G->id;
+        D.window_start = INT64_MAX;
+        D.window_end = INT64_MIN;
+        size_t cap_streams = 0;
+        for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
+            const Lane *l = &t->lanes[li];
+            if (!lane_selected(l, f)) continue;
+            for (uint32_t k = 0; k < l->n_rows; k++) {
+                const Row *r = &t->rows[l->first_row + k];
+                for (size_t i = Row_lowerBound(t, r, t0); i < r->first + r->count; i++) {
+                    const TraceEvent *e = &t->events[i];
+                    if (e->ts >= t1) break;
+                    if (!Overlap_counts(e)) continue;
+                    int64_t end = TraceEvent_end(e);
+                    int64_t s = e->ts > t0 ? e->ts : t0, en = end < t1 ? end : t1;
+                    if (s < D.window_start) D.window_start = s;
+                    if (en > D.window_end) D.window_end = en;
+                    D.n_events++;
+                    int c = sweep_class(e->cls);
+                    if (c >= 0 && en > s) push_interval(&E, s, en, c);
+                    if (kcount && e->kind == KIND_KERNEL) {
+                        kcount[e->name]++;
+                        ktotal[e->name] = sat_add(ktotal[e->name], en - s);
+                        kcls[e->name] = (uint8_t)e->cls;
+                    }
+                }
+            }
+            GROW(D.streams, cap_streams, D.n_streams + 1);
+            StreamFigures *S = &D.streams[D.n_streams++];
+            S->lane = li;
+            S->stream = l->stream;
+            S->busy = lane_busy(t, l, t0, t1, &S->n_events, &LE);
+        }
+        if (D.n_streams == 0) {
+            free(D.streams);
+            continue;
+        }
+        int64_t meas[8];
+        sweep(&E, meas);
+        for (int m = 0; m < 8; m++) {
+            if (m & 1) D.compute += meas[m];
+            if (m & 2) D.comm += meas[m];
+            if ((m & 3) == 3) D.overlap += meas[m];
+            if (m & 4) D.memory += meas[m];
+            if (m) D.busy += meas[m];
+        }
+        D.exposed = D.comm - D.overlap;
+        D.has_comm = D.comm > 0;
+        D.ratio = D.has_comm ? (double)D.overlap / (double)D.comm : 0.0;
+        if (D.n_events == 0) D.window_start = D.window_end = 0;
+        D.window = D.window_end - D.window_start;
+        D.idle = D.window - D.busy;
+        GROW(R->devices, cap_dev, R->n_devices + 1);
+        R->devices[R->n_devices++] = D;
+    }
+    DeviceFigures *T = &R->total;
+    T->rank = -1;
+    T->device = -1;
+    for (size_t i = 0; i < R->n_devices; i++) {
+        const DeviceFigures *D = &R->devices[i];
+        T->comm = sat_add(T->comm, D->comm);
+        T->compute = sat_add(T->compute, D->compute);
+        T->overlap = sat_add(T->overlap, D->overlap);
+        T->exposed = sat_add(T->exposed, D->exposed);
+        T->memory = sat_add(T->memory, D->memory);
+        T->busy = sat_add(T->busy, D->busy);
+        T->idle = sat_add(T->idle, D->idle);
+        T->window = sat_add(T->window, D->window);
+        T->n_events += D->n_events;
+    }
+    T->has_comm = T->comm > 0;
+    T->ratio = T->has_comm ? (double)T->overlap / (double)T->comm : 0.0;
+    if (kcount) {
+        size_t nk = 0;
+        for (size_t i = 0; i < n_names; i++) nk += kcount[i] > 0;
+        KernelFigures *K = xmalloc((nk ? nk : 1) * sizeof *K);
+        size_t j = 0;
+        for (size_t i = 0; i < n_names; i++)
+            if (kcount[i]) K[j++] = (KernelFigures){(uint32_t)i, (EventClass)kcls[i], kcount[i], ktotal[i]};
+        qsort(K, nk, sizeof *K, cmp_kernel);
+        R->n_kernels = nk < f->top_n ? nk : f->top_n;
+        R->kernels = K;
+    }
+    free(kcount);
+    free(ktotal);
+    free(kcls);
+    free(E.e);
+    free(E.scratch);
+    free(LE.e);
+    free(LE.scratch);
+    return R;
+}
+
+void OverlapReport_free(OverlapReport *r) {
+    if (!r) return;
+    for (size_t i = 0; i < r->n_devices; i++) free(r->devices[i].streams);
+    free(r->devices);
+    free(r->kernels);
+    free(r);
+}
+
+void Overlap_band(const Trace *t, uint32_t group, int64_t t0, int64_t t1, int ncols, int64_t *out) {
+    memset(out, 0, (size_t)ncols * BAND__COUNT * sizeof *out);
+    if (group >= t->n_groups || ncols <= 0 || t1 <= t0) return;
+    const Group *G = &t->groups[group];
+    Edges E = {0};
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
+        const Lane *l = &t->lanes[li];
+        for (uint32_t k = 0; k < l->n_rows; k++) {
+            const Row *r = &t->rows[l->first_row + k];
+            for (size_t i = Row_lowerBound(t, r, t0); i < r->first + r->count; i++) {
+                const TraceEvent *e = &t->events[i];
+                if (e->ts >= t1) break;
+                int c = Overlap_counts(e) ? sweep_class(e->cls) : -1;
+                int64_t s = e->ts > t0 ? e->ts : t0, en = TraceEvent_end(e) < t1 ? TraceEvent_end(e) : t1;
+                if (c >= 0 && en > s) push_interval(&E, s, en, c);
+            }
+        }
+    }
+    Edges_sort(E.e, E.n, &E.scratch, &E.cap_scratch);
+    /* walk segments of constant state and spread each over the columns it covers */
+    int cnt[3] = {0, 0, 0};
+    int64_t span = t1 - t0;
+    int64_t cur = t0;
+    size_t i = 0;
+    while (cur < t1) {
+        while (i < E.n && E.e[i].t <= cur) {
+            cnt[E.e[i].cls] += E.e[i].delta;
+            i++;
+        }
+        int64_t next = i < E.n && E.e[i].t < t1 ? E.e[i].t : t1;
+        BandState st = cnt[1] > 0 ? (cnt[0] > 0 ? BAND_HIDDEN : BAND_EXPOSED)
+                       : cnt[0] > 0 ? BAND_COMPUTE
+                       : cnt[2] > 0 ? BAND_MEMORY
+                                    : BAND_IDLE;
+        /* column c covers [t0 + c*span/ncols, t0 + (c+1)*span/ncols) */
+        int64_t a = cur;
+        while (a < next) {
+            int c = (int)((__int128)(a - t0) * ncols / span);
+            if (c >= ncols) c = ncols - 1;
+            int64_t col_end = t0 + (int64_t)((__int128)(c + 1) * span / ncols);
+            int64_t b = next < col_end ? next : col_end;
+            if (b <= a) b = a + 1; /* guard rounding */
+            out[c * BAND__COUNT + st] += b - a;
+            a = b;
+        }
+        cur = next;
+    }
+    free(E.e);
+    free(E.scratch);
+}

@@ -1,0 +1,81 @@
+/* Loading Chrome Trace Event Format files (PyTorch profiler / Kineto, legacy 2021
+ * traces, anything chrome://tracing opens) into a Trace. */
+#ifndef OVTRACE_LOAD_H
+#define OVTRACE_LOAD_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ovtrace/model/classify.h"
+#include "ovtrace/read/snapshot.h"
+#include "ovtrace/model/trace.h"
+
+typedef void (*LoadProgressFn)(void *ctx, const char *path, uint64_t bytes_done, uint64_t bytes_total,
+                               size_t events);
+
+typedef struct {
+    const CommRules *rules; /* NULL: built-in defaults */
+    LoadProgressFn progress; /* called every few MB (from the loading thread) */
+    void *progress_ctx;
+    const volatile int *cancel; /* when it becomes non-zero, loading stops with "cancelled" */
+    int threads;                /* parser threads: 0 = one per core, 1 = single */
+    uint64_t min_parallel_bytes; /* files smaller than this parse single-threaded (0: 16 MB;
+                                    compressed files count 8x their size) */
+    size_t slab_bytes; /* compressed input: decompressed bytes per parallel slab (0: 4 MB;
+                          tests: --debug-slab-bytes) */
+    /* Called right after each progress report, on the loading thread, with the trace
+     * being built: lanes and events [0, partial->n_events) are readable for the duration
+     * of the call (unsorted, unclassified, not finished). Also called after each parallel
+     * slice is adopted. Events are only appended between calls (an E only sets its B's
+     * dur), so a cursor over n_events sees each once. For progressive previews. */
+    void (*observe)(void *ctx, const Trace *partial);
+    void *observe_ctx;
+    /* Snapshot cache (ovtrace/read/snapshot.h): -1 off, 0 auto (inputs of >= 64 MB of JSON),
+     * 1 on; only with a cache directory in cache_opt (the CLI resolves it, and applies
+     * $OVTRACE_CACHE: the library reads no environment). Zeroed: no cache. */
+    int cache;
+    CacheOptions cache_opt;
+    /* Save a new snapshot before Load_files returns, instead of in a detached process
+     * that lets the caller go on at once (tests, benchmarks). */
+    bool cache_sync;
+    /* Notes on the cache (hit, miss and why, saved or not and why). NULL: none. */
+    FILE *cache_log;
+    /* Else a file the notes are appended to, the detached saver's included (tests). */
+    const char *cache_log_path;
+    /* Largest single JSON value (one event, one top-level member) a compressed or
+     * streamed input may hold in memory; larger is an error with its byte offset
+     * (decompression bombs). 0: 256 MB. */
+    uint64_t max_token;
+    /* Compressed input decompressed on a read-ahead thread: 0 where there are 2+ cores,
+     * -1 never, 1 always (tests compare both paths). */
+    int read_ahead;
+    /* GPU-first load (the rank overview's first pass): keep only metadata and the
+     * events on GPU lanes (kernels, memcpy, memset, syncs, GPU annotations), passing
+     * over every other event without building it (read/jsonpeek.c). The model is
+     * marked Trace.gpu_only unless no event was passed over (then it is complete); the
+     * snapshot cache is off for it. */
+    bool gpu_only;
+    /* Trace_finish's step times (FinishOptions.timing; bench/). NULL: none. */
+    FILE *finish_timing;
+} LoadOptions;
+
+/* Loads one file into t as a new source (t not yet finished). Returns false with a
+ * message "FILE: byte N (line L, column C): expected X" on a syntax error, or when the
+ * file holds no valid event. Truncation and skipped events are recorded in t->diag. */
+bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *err, size_t errlen);
+
+/* Loads every path (a directory contributes its *.json, *.json.gz, *.json.zst, in
+ * name order), finishes and classifies the model. Ranks come from
+ * distributedInfo.rank, else file order. With the snapshot cache on (opt->cache and a
+ * directory in opt->cache_opt), a
+ * snapshot of exactly these files replaces parsing and finishing; after a parse, one
+ * is saved. */
+Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, char *err, size_t errlen);
+
+/* Human-readable warnings for t->diag (skipped events, truncation); one per line. */
+void Load_printWarnings(const Trace *t, FILE *out);
+/* The same as one malloc'd string (the TUI shows them in its status bar); NULL: none. */
+char *Load_warningsText(const Trace *t);
+
+#endif

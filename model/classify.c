@@ -1,0 +1,197 @@
+/* Classification. Names are matched once per distinct name (the regexes are POSIX
+ * extended, compiled once), so a 10M-event trace costs a few thousand regexec calls. */
+#include "ovtrace/model/classify.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ovtrace/base/alloc.h"
+#include "ovtrace/base/regex.h"
+
+typedef enum { RULE_COMM, RULE_NOT_COMM, RULE_STREAM } RuleKind;
+
+typedef struct {
+    RuleKind kind;
+    regex_t re;
+    char *text;
+} Rule;
+
+struct CommRules {
+    Rule *rules;
+    size_t n, cap;
+};
+
+/* NCCL/RCCL kernels; DeepEP's communication kernels (internode, intranode and
+ * low-latency dispatch/combine and their notify phases), but not its layout kernel
+ * (get_dispatch_layout computes routing on the SMs: compute). */
+static const char *DEFAULT_RULES[] = {
+    "comm ^(void )?(nccl|rccl)",
+    "comm (^|[^A-Za-z_])(ncclKernel|ncclDevKernel|rcclKernel)",
+    "comm (dpsk::ep|deep_ep)::[A-Za-z_]+::(dispatch|combine|notify_dispatch|cached_notify|notify_combine|clean_low_latency_buffer)[<(]",
+    "comm (dpsk::ep|deep_ep)::[A-Za-z_]+::(low_latency_)?(dispatch|combine)(_send|_recv)?[<(]",
+    /* Collectives over symmetric / peer-mapped memory, which run on the SMs without
+     * NCCL: PyTorch SymmMem (multimem_all_reduce_kernel, one_shot_all_reduce_kernel,
+     * two_shot_all_reduce_kernel, multimem_all_gather_kernel, ...), vLLM/SGLang custom
+     * all-reduce (cross_device_reduce_1stage/2stage), TensorRT-LLM/FlashInfer one/two-shot
+     * and Lamport all-reduce (oneShotAllReduceKernel, allreduce_fusion_kernel_oneshot_lamport).
+     * Anchored on the collective's name, so reduce_kernel or cub::DeviceReduceKernel stay
+     * compute. */
+    "comm (^|[^A-Za-z0-9])multimem_[A-Za-z0-9_]*(all_reduce|all_gather|reduce_scatter|reduce|broadcast)",
+    "comm (^|[^A-Za-z0-9])(one|two)_shot_[A-Za-z0-9_]*(all_reduce|allreduce|all_gather|reduce_scatter)",
+    "comm (^|[^A-Za-z0-9_])(one|two)Shot(AllReduce|AllGather|ReduceScatter)",
+    "comm (^|[^A-Za-z0-9_])cross_device_reduce_[A-Za-z0-9_]*[12]stage",
+    "comm (^|[^A-Za-z0-9_])allreduce_fusion_kernel",
+    "comm ([Aa]ll_?[Rr]educe|allreduce)[A-Za-z0-9_]*[Ll]amport|[Ll]amport[A-Za-z0-9_]*([Aa]ll_?[Rr]educe|allreduce)",
+};
+
+CommRules *CommRules_empty(void) { return xcalloc(1, sizeof(CommRules)); }
+
+CommRules *CommRules_default(void) {
+    CommRules *r = CommRules_empty();
+    char err[256];
+    for (size_t i = 0; i < sizeof DEFAULT_RULES / sizeof DEFAULT_RULES[0]; i++)
+        if (!CommRules_addLine(r, DEFAULT_RULES[i], err, sizeof err)) {
+            fprintf(stderr, "ovtrace: built-in rule broken: %s\n", err);
+            abort();
+        }
+    return r;
+}
+
+void CommRules_free(CommRules *r) {
+    if (!r) return;
+    for (size_t i = 0; i < r->n; i++) {
+        regfree(&r->rules[i].re);
+        free(r->rules[i].text);
+    }
+    free(r->rules);
+    free(r);
+}
+
+bool CommRules_addLine(CommRules *r, const char *line, char *err, size_t errlen) {
+    while (isspace((unsigned char)*line)) line++;
+    if (!*line || *line == '#') return true;
+    static const struct { const char *word; RuleKind k; } W[] = {
+        {"comm-stream", RULE_STREAM}, {"not-comm", RULE_NOT_COMM}, {"comm", RULE_COMM}};
+    for (size_t i = 0; i < sizeof W / sizeof W[0]; i++) {
+        size_t n = strlen(W[i].word);
+        if (strncmp(line, W[i].word, n) || !isspace((unsigned char)line[n])) continue;
+        const char *re = line + n;
+        while (isspace((unsigned char)*re)) re++;
+        size_t len = strlen(re);
+        while (len && isspace((unsigned char)re[len - 1])) len--;
+        char *text = xstrndup(re, len);
+        GROW(r->rules, r->cap, r->n + 1);
+        Rule *rule = &r->rules[r->n];
+        if (!Regex_compile(&rule->re, text, REG_EXTENDED | REG_NOSUB, "bad regex", err, errlen)) {
+            free(text);
+            return false;
+        }
+        rule->kind = W[i].k;
+        rule->text = text;
+        r->n++;
+        return true;
+    }
+    snprintf(err, errlen, "bad rule '%s': expected 'comm REGEX', 'not-comm REGEX' or 'comm-stream REGEX'", line);
+    return false;
+}
+
+bool CommRules_loadFile(CommRules *r, const char *path, char *err, size_t errlen) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    char line[4096], msg[300];
+    int ln = 0;
+    bool ok = true;
+    while (ok && fgets(line, sizeof line, f)) {
+        ln++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!CommRules_addLine(r, line, msg, sizeof msg)) {
+            snprintf(err, errlen, "%s:%d: %s", path, ln, msg);
+            ok = false;
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
+bool CommRules_loadUserConfig(CommRules *r, const char *rules_file, const char *xdg, const char *home, char *err,
+                              size_t errlen) {
+    if (rules_file && *rules_file) return CommRules_loadFile(r, rules_file, err, errlen);
+    char path[1024];
+    if (xdg && *xdg) snprintf(path, sizeof path, "%s/ovtrace/rules", xdg);
+    else if (home && *home) snprintf(path, sizeof path, "%s/.config/ovtrace/rules", home);
+    else return true;
+    FILE *f = fopen(path, "r");
+    if (!f) return true; /* optional */
+    fclose(f);
+    return CommRules_loadFile(r, path, err, errlen);
+}
+
+bool CommRules_nameIsComm(const CommRules *r, const char *name) {
+    bool comm = false;
+    for (size_t i = 0; i < r->n; i++) {
+        const Rule *u = &r->rules[i];
+        if (u->kind == RULE_STREAM) continue;
+        if (regexec(&u->re, name, 0, NULL, 0) == 0) {
+            if (u->kind == RULE_NOT_COMM) return false;
+            comm = true;
+        }
+    }
+    return comm;
+}
+
+bool CommRules_streamIsComm(const CommRules *r, int64_t stream) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)stream);
+    for (size_t i = 0; i < r->n; i++)
+        if (r->rules[i].kind == RULE_STREAM && regexec(&r->rules[i].re, buf, 0, NULL, 0) == 0) return true;
+    return false;
+}
+
+static EventClass static_class(EventKind k, unsigned flags) {
+    switch (k) {
+    case KIND_KERNEL: return CLASS_COMPUTE;
+    case KIND_MEMCPY: return flags & EVF_MEMCPY_P2P ? CLASS_COMM : CLASS_MEMORY;
+    case KIND_MEMSET: return CLASS_MEMORY;
+    case KIND_SYNC: return CLASS_SYNC;
+    case KIND_CPU_OP:
+    case KIND_RUNTIME:
+    case KIND_DRIVER:
+    case KIND_PYTHON: return CLASS_CPU;
+    case KIND_ANNOTATION:
+    case KIND_GPU_ANNOTATION: return CLASS_ANNOTATION;
+    default: return CLASS_OTHER;
+    }
+}
+
+EventClass Classify_event(const CommRules *r, EventKind k, unsigned flags, const char *name, int64_t stream) {
+    EventClass c = static_class(k, flags);
+    if (k == KIND_KERNEL && r && (CommRules_nameIsComm(r, name) || CommRules_streamIsComm(r, stream)))
+        c = CLASS_COMM;
+    return c;
+}
+
+void Classify_trace(Trace *t, const CommRules *r) {
+    size_t n_names = StrTab_count(t->strings);
+    /* per-name cache: 0 unknown, 1 compute, 2 comm */
+    uint8_t *name_cls = xcalloc(n_names ? n_names : 1, 1);
+    uint8_t *lane_comm = xcalloc(t->n_lanes ? t->n_lanes : 1, 1);
+    for (size_t i = 0; i < t->n_lanes; i++)
+        lane_comm[i] = r && t->lanes[i].gpu && CommRules_streamIsComm(r, t->lanes[i].stream);
+    for (size_t i = 0; i < t->n_events; i++) {
+        TraceEvent *e = &t->events[i];
+        EventClass c = static_class(e->kind, e->flags);
+        if (e->kind == KIND_KERNEL && r) {
+            if (!name_cls[e->name]) name_cls[e->name] = CommRules_nameIsComm(r, StrTab_get(t->strings, e->name)) ? 2 : 1;
+            if (name_cls[e->name] == 2 || lane_comm[e->lane]) c = CLASS_COMM;
+        }
+        e->cls = c;
+    }
+    free(name_cls);
+    free(lane_comm);
+}

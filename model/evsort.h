@@ -1,0 +1,31 @@
+/* Ordering events without moving them until the end. Trace_finish sorts 4-byte
+ * indices (grouped by lane, then by time, then by sub-row) and moves each 40-byte
+ * event exactly once with EventSort_permute. glibc's qsort would allocate a copy of
+ * the whole array (40 B/event more at peak); this needs 4 B/event. */
+#ifndef OVTRACE_EVSORT_H
+#define OVTRACE_EVSORT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ovtrace/model/trace.h"
+
+typedef int (*EventCmp)(const TraceEvent *a, const TraceEvent *b);
+
+/* Sorts idx[0..n) by cmp on ev[idx[k]], ties by index, so the order is total and
+ * stable. Profiler output is sorted or nearly so: a sorted check, an insertion sort
+ * with a move budget (ops written a few places late), a merge of a few interleaved
+ * sorted streams, and only then introsort. tmp: scratch for n indices. */
+void EventSort_sortIndex(const TraceEvent *ev, uint32_t *idx, size_t n, uint32_t *tmp, EventCmp cmp);
+/* Reorders ev so that position p holds what ev[idx[p]] held (idx a permutation of
+ * 0..n-1). In place, one move per event; idx is clobbered. */
+void EventSort_permute(TraceEvent *ev, uint32_t *idx, size_t n);
+/* The same result, faster when idx maps blocks onto themselves (a multi-rank trace: each
+ * rank's events stay in the rank's range): idx is cut into closed segments (positions
+ * [a, b) whose sources are all in [a, b)), joined into chunks of at least min_chunk
+ * events, and the chunks run on up to `threads` threads, largest first. A chunk of at
+ * most max_gather events is gathered through a per-thread buffer (cache-friendly, at
+ * most threads x max_gather x 40 B extra); a larger one follows its cycles in place. */
+void EventSort_permuteChunks(TraceEvent *ev, uint32_t *idx, size_t n, int threads, size_t min_chunk,
+                             size_t max_gather);
+
+#endif

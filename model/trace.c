@@ -1,0 +1,938 @@
+/* The trace model: building (lanes, metadata, flow points) and finishing (ordering,
+ * sub-rows, flow binding). */
+#include "ovtrace/model/trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "evsort.h"
+#include "ovtrace/base/alloc.h"
+#include "ovtrace/base/hash.h"
+#include "ovtrace/base/map.h"
+#include "ovtrace/model/parfor.h"
+#include "subrows.h"
+
+/* qsort/bsearch with a NULL base are undefined even for n == 0 (UBSan says so). */
+static void sort_n(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *)) {
+    if (n > 1) qsort(base, n, sz, cmp);
+}
+
+/* The same with a context argument (glibc's qsort_r: qsort's own algorithm), so traces
+ * finish on any number of threads at once with no global for the comparator. */
+static void sort_r(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *, void *), void *ctx) {
+    if (n > 1) qsort_r(base, n, sz, cmp, ctx);
+}
+
+typedef struct {
+    uint32_t source;
+    uint8_t kind; /* MetaKind */
+    int64_t pid, tid;
+    uint32_t str;
+    int64_t num;
+} MetaRec;
+
+typedef struct {
+    uint32_t source;
+    int64_t pid, tid, ts;
+    uint64_t id;
+    uint32_t cat;
+    char ph;
+    bool enclosing;
+} FlowPoint;
+
+typedef struct TraceBuild {
+    U64Map lane_map; /* lane_key -> lane ids (several keys can share a hash) */
+    size_t cap_lanes;
+    MetaRec *meta;
+    size_t n_meta, cap_meta;
+    FlowPoint *fp;
+    size_t n_fp, cap_fp;
+    size_t cap_sources;
+} TraceBuild;
+
+Trace *Trace_new(void) {
+    Trace *t = xcalloc(1, sizeof *t);
+    t->strings = StrTab_new();
+    t->build = xcalloc(1, sizeof *t->build);
+    U64Map_init(&t->build->lane_map, 32);
+    return t;
+}
+
+static void build_free(TraceBuild *b) {
+    if (!b) return;
+    U64Map_free(&b->lane_map);
+    free(b->meta);
+    free(b->fp);
+    free(b);
+}
+
+void Trace_free(Trace *t) {
+    if (!t) return;
+    build_free(t->build);
+    StrTab_free(t->strings);
+    free(t->events);
+    free(t->lanes);
+    free(t->rows);
+    free(t->groups);
+    free(t->flows);
+    free(t->flow_by_to);
+    for (size_t i = 0; i < t->n_sources; i++) {
+        TraceSource *s = &t->sources[i];
+        free(s->path);
+        free(s->display_time_unit);
+        free(s->trace_name);
+        free(s->meta_json);
+    }
+    free(t->sources);
+    free(t->diag.first_skip_path);
+    free(t->diag.truncated_path);
+    free(t->input_warning);
+    free(t);
+}
+
+uint32_t Trace_addSource(Trace *t, const char *path) {
+    GROW(t->sources, t->build->cap_sources, t->n_sources + 1);
+    TraceSource *s = &t->sources[t->n_sources];
+    memset(s, 0, sizeof *s);
+    s->path = xstrdup(path ? path : "");
+    s->rank = -1;
+    s->world_size = -1;
+    return (uint32_t)t->n_sources++;
+}
+
+int64_t Trace_stringKey(Trace *t, const char *s, size_t len) {
+    return -1 - (int64_t)StrTab_intern(t->strings, s, len);
+}
+
+/* ---------- lanes ---------- */
+
+/* The lane map's key. U64Map spreads keys itself, so the last field is xor-ed in
+ * rather than mixed: one multiply less per event. */
+static uint64_t lane_hash(uint32_t source, bool gpu, int64_t a, int64_t b) {
+    return Hash_mix(Hash_mix(source, gpu), (uint64_t)a) ^ (uint64_t)b;
+}
+
+/* The map key of a lane as it is now (Trace_moveProcess changes it). */
+static uint64_t lane_key(const Lane *l) {
+    return lane_hash(l->source, l->gpu, l->gpu ? l->device : l->pid, l->gpu ? l->stream : l->tid);
+}
+
+/* GPU lanes are (device, stream); a string pid names a process of its own (a merged
+ * export's "rank R pid P"), so it is part of a GPU lane's key too. */
+static bool lane_is(const Lane *l, uint32_t source, bool gpu, int64_t a, int64_t b, int64_t pid) {
+    return l->source == source && l->gpu == gpu &&
+           (gpu ? l->device == a && l->stream == b && (pid >= 0 ? l->pid >= 0 : l->pid == pid)
+                : l->pid == a && l->tid == b);
+}
+
+static uint32_t lane_get(Trace *t, uint32_t source, bool gpu, int64_t a, int64_t b, int64_t pid, int64_t tid) {
+    TraceBuild *B = t->build;
+    uint64_t key = lane_hash(source, gpu, a, b);
+    size_t pos = U64Map_start(&B->lane_map, key);
+    for (uint32_t v; (v = U64Map_next(&B->lane_map, key, &pos)) != U64MAP_NONE;)
+        if (lane_is(&t->lanes[v], source, gpu, a, b, pid)) return v;
+    GROW(t->lanes, B->cap_lanes, t->n_lanes + 1);
+    uint32_t id = (uint32_t)t->n_lanes++;
+    Lane *l = &t->lanes[id];
+    memset(l, 0, sizeof *l);
+    l->gpu = gpu;
+    l->source = source;
+    l->pid = pid;
+    l->tid = tid;
+    l->device = gpu ? a : -1;
+    l->stream = gpu ? b : -1;
+    U64Map_add(&B->lane_map, key, id);
+    return id;
+}
+
+uint32_t Trace_gpuLane(Trace *t, uint32_t source, int64_t device, int64_t stream, int64_t pid, int64_t tid) {
+    return lane_get(t, source, true, device, stream, pid, tid);
+}
+
+uint32_t Trace_cpuLane(Trace *t, uint32_t source, int64_t pid, int64_t tid) {
+    return lane_get(t, source, false, pid, tid, pid, tid);
+}
+
+size_t Trace_append(Trace *t, const TraceEvent *e) {
+    GROW(t->events, t->cap_events, t->n_events + 1);
+    t->events[t->n_events] = *e;
+    return t->n_events++;
+}
+
+void Trace_setMeta(Trace *t, uint32_t source, MetaKind k, int64_t pid, int64_t tid, const char *str, size_t len,
+                   int64_t num) {
+    TraceBuild *B = t->build;
+    GROW(B->meta, B->cap_meta, B->n_meta + 1);
+    bool proc = k == META_PROCESS_NAME || k == META_PROCESS_LABELS || k == META_PROCESS_SORT;
+    B->meta[B->n_meta++] = (MetaRec){source, (uint8_t)k, pid, proc ? 0 : tid,
+                                     str ? StrTab_intern(t->strings, str, len) : 0, num};
+}
+
+void Trace_addFlowPoint(Trace *t, uint32_t source, int64_t pid, int64_t tid, int64_t ts, uint64_t id, uint32_t cat,
+                        char ph, bool enclosing) {
+    TraceBuild *B = t->build;
+    GROW(B->fp, B->cap_fp, B->n_fp + 1);
+    B->fp[B->n_fp++] = (FlowPoint){source, pid, tid, ts, id, cat, ph, enclosing};
+}
+
+void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int64_t new_pid) {
+    TraceBuild *B = t->build;
+    for (size_t i = 0; i < t->n_lanes; i++) {
+        Lane *l = &t->lanes[i];
+        if (l->source != source || l->pid != pid) continue;
+        l->source = to;
+        l->pid = new_pid;
+        if (l->gpu && l->device == pid) l->device = new_pid; /* device fell back to the pid */
+        /* found under its new key from now on (the entry under the old key no longer
+         * matches: lane_get compares the full key) */
+        U64Map_add(&B->lane_map, lane_key(l), (uint32_t)i);
+    }
+    for (size_t i = 0; i < B->n_meta; i++)
+        if (B->meta[i].source == source && B->meta[i].pid == pid) B->meta[i].source = to, B->meta[i].pid = new_pid;
+    for (size_t i = 0; i < B->n_fp; i++)
+        if (B->fp[i].source == source && B->fp[i].pid == pid) B->fp[i].source = to, B->fp[i].pid = new_pid;
+}
+
+/* ---------- merging a parallel slice ---------- */
+
+void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
+    size_t n_str = StrTab_count(src->strings);
+    uint32_t *smap = xmalloc(n_str * sizeof *smap);
+    for (size_t i = 0; i < n_str; i++) /* src's order = first appearance in the slice */
+        smap[i] = StrTab_intern(dst->strings, StrTab_get(src->strings, (uint32_t)i),
+                                StrTab_len(src->strings, (uint32_t)i));
+#define KEY(k) ((k) < 0 ? -1 - (int64_t)smap[-1 - (k)] : (k)) /* string pid/tid keys */
+    uint32_t *lmap = xmalloc((src->n_lanes ? src->n_lanes : 1) * sizeof *lmap);
+    for (size_t i = 0; i < src->n_lanes; i++) {
+        const Lane *l = &src->lanes[i];
+        int64_t pid = KEY(l->pid), tid = KEY(l->tid);
+        if (l->gpu) /* device/stream fall back to pid/tid keys when args lack them */
+            lmap[i] = Trace_gpuLane(dst, dst_source, l->device == l->pid ? pid : l->device,
+                                    l->stream == l->tid ? tid : l->stream, pid, tid);
+        else
+            lmap[i] = Trace_cpuLane(dst, dst_source, pid, tid);
+    }
+    GROW(dst->events, dst->cap_events, dst->n_events + src->n_events);
+    for (size_t i = 0; i < src->n_events; i++) {
+        TraceEvent e = src->events[i];
+        e.name = smap[e.name];
+        e.lane = lmap[e.lane];
+        dst->events[dst->n_events++] = e;
+    }
+    TraceBuild *D = dst->build, *S = src->build;
+    for (size_t i = 0; i < S->n_meta; i++) {
+        MetaRec m = S->meta[i];
+        GROW(D->meta, D->cap_meta, D->n_meta + 1);
+        m.source = dst_source;
+        m.pid = KEY(m.pid);
+        m.tid = KEY(m.tid);
+        m.str = smap[m.str];
+        D->meta[D->n_meta++] = m;
+    }
+    GROW(D->fp, D->cap_fp, D->n_fp + S->n_fp);
+    for (size_t i = 0; i < S->n_fp; i++) {
+        FlowPoint f = S->fp[i];
+        f.source = dst_source;
+        f.pid = KEY(f.pid);
+        f.tid = KEY(f.tid);
+        f.cat = smap[f.cat];
+        D->fp[D->n_fp++] = f;
+    }
+#undef KEY
+    TraceDiag *d = &dst->diag, *s = &src->diag;
+    if (s->skipped && !d->skipped) { /* dst's slice comes first: its first skip stays first */
+        d->first_skip_offset = s->first_skip_offset;
+        d->first_skip_path = s->first_skip_path;
+        s->first_skip_path = NULL;
+        memcpy(d->first_skip_reason, s->first_skip_reason, sizeof d->first_skip_reason);
+    }
+    d->skipped += s->skipped;
+    d->ignored += s->ignored;
+    if (s->truncated && !d->truncated) {
+        d->truncated = true;
+        d->truncated_offset = s->truncated_offset;
+        d->truncated_path = s->truncated_path;
+        s->truncated_path = NULL;
+    }
+    src->n_events = 0;
+    S->n_meta = S->n_fp = 0;
+    free(smap);
+    free(lmap);
+}
+
+/* ---------- finishing ---------- */
+
+static int cmp_meta(const void *a, const void *b) {
+    const MetaRec *x = a, *y = b;
+    if (x->source != y->source) return x->source < y->source ? -1 : 1;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+    return 0;
+}
+
+/* When a key repeats (duplicated M events), any one of the equal records is used. */
+static const MetaRec *meta_find(const TraceBuild *B, uint32_t source, MetaKind k, int64_t pid, int64_t tid) {
+    MetaRec key = {source, (uint8_t)k, pid, tid, 0, 0};
+    const MetaRec *m = B->n_meta ? bsearch(&key, B->meta, B->n_meta, sizeof key, cmp_meta) : NULL;
+    return m;
+}
+
+static int cmp_group(const void *a, const void *b) {
+    const Group *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    if (x->source != y->source) return x->source < y->source ? -1 : 1;
+    if (x->gpu != y->gpu) return x->gpu ? -1 : 1; /* GPU devices first: this is a GPU tool */
+    if (x->sort_index != y->sort_index) return x->sort_index < y->sort_index ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+typedef struct {
+    uint32_t old;
+    uint32_t group;
+    int64_t sort, key;
+} LaneOrder;
+
+static int cmp_lane_order(const void *a, const void *b) {
+    const LaneOrder *x = a, *y = b;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    if (x->sort != y->sort) return x->sort < y->sort ? -1 : 1;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Within a lane: by start, parents (longer) before children; EventSort breaks ties
+ * by append order (file order). */
+static int cmp_event(const TraceEvent *x, const TraceEvent *y) {
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    int64_t dx = x->kind == KIND_COUNTER ? 0 : x->dur, dy = y->kind == KIND_COUNTER ? 0 : y->dur;
+    if (dx != dy) return dx > dy ? -1 : 1;
+    return 0;
+}
+
+static void order_groups_and_lanes(Trace *t) {
+    TraceBuild *B = t->build;
+    sort_n(B->meta, B->n_meta, sizeof *B->meta, cmp_meta);
+    /* groups: one per (source, gpu, device|pid) */
+    Group *groups = NULL;
+    size_t n_groups = 0, cap = 0;
+    uint32_t *lane_group = xmalloc(t->n_lanes * sizeof *lane_group);
+    for (size_t i = 0; i < t->n_lanes; i++) {
+        Lane *l = &t->lanes[i];
+        l->rank = t->sources[l->source].rank;
+        int64_t id = l->gpu ? l->device : l->pid;
+        size_t g;
+        for (g = 0; g < n_groups; g++) /* few groups: linear is fine */
+            if (groups[g].source == l->source && groups[g].gpu == l->gpu && groups[g].id == id) break;
+        if (g == n_groups) {
+            GROW(groups, cap, n_groups + 1);
+            Group *G = &groups[n_groups++];
+            memset(G, 0, sizeof *G);
+            G->gpu = l->gpu;
+            G->rank = l->rank;
+            G->source = l->source;
+            G->id = id;
+            const MetaRec *m = meta_find(B, l->source, META_PROCESS_NAME, l->pid, 0);
+            G->name = m ? m->str : 0;
+            m = meta_find(B, l->source, META_PROCESS_LABELS, l->pid, 0);
+            G->label = m ? m->str : 0;
+            m = meta_find(B, l->source, META_PROCESS_SORT, l->pid, 0);
+            G->sort_index = m ? m->num : id; /* no process_sort_index: by device or pid */
+            G->first_lane = (uint32_t)i; /* provisional: first lane seen */
+        }
+        lane_group[i] = (uint32_t)g;
+        const MetaRec *m = meta_find(B, l->source, META_THREAD_NAME, l->pid, l->tid);
+        if (m && m->str) {
+            l->name = m->str;
+        } else {
+            char buf[48];
+            int n = l->gpu ? snprintf(buf, sizeof buf, "stream %lld", (long long)l->stream)
+                           : l->tid < 0 ? snprintf(buf, sizeof buf, "%s", StrTab_get(t->strings, (uint32_t)(-1 - l->tid)))
+                                        : snprintf(buf, sizeof buf, "thread %lld", (long long)l->tid);
+            l->name = StrTab_intern(t->strings, buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1));
+        }
+        m = meta_find(B, l->source, META_THREAD_SORT, l->pid, l->tid);
+        l->sort_index = m ? m->num : (l->gpu ? l->stream : l->tid);
+        /* string pids name their own group when no process_name says otherwise */
+        if (!groups[g].name && l->pid < 0) groups[g].name = (uint32_t)(-1 - l->pid);
+    }
+    /* sort groups, remember old→new */
+    uint32_t *gmap = xmalloc((n_groups ? n_groups : 1) * sizeof *gmap);
+    for (size_t g = 0; g < n_groups; g++) groups[g].first_lane = (uint32_t)g; /* reuse as old index */
+    sort_n(groups, n_groups, sizeof *groups, cmp_group);
+    for (size_t g = 0; g < n_groups; g++) gmap[groups[g].first_lane] = (uint32_t)g;
+    LaneOrder *lo = xmalloc((t->n_lanes ? t->n_lanes : 1) * sizeof *lo);
+    for (size_t i = 0; i < t->n_lanes; i++) {
+        const Lane *l = &t->lanes[i];
+        lo[i] = (LaneOrder){(uint32_t)i, gmap[lane_group[i]], l->sort_index, l->gpu ? l->stream : l->tid};
+    }
+    sort_n(lo, t->n_lanes, sizeof *lo, cmp_lane_order);
+    uint32_t *lmap = xmalloc((t->n_lanes ? t->n_lanes : 1) * sizeof *lmap);
+    Lane *lanes = xmalloc((t->n_lanes ? t->n_lanes : 1) * sizeof *lanes);
+    for (size_t i = 0; i < t->n_lanes; i++) {
+        lanes[i] = t->lanes[lo[i].old];
+        lanes[i].group = lo[i].group;
+        lmap[lo[i].old] = (uint32_t)i;
+    }
+    for (size_t g = 0; g < n_groups; g++) groups[g].n_lanes = 0;
+    for (size_t i = t->n_lanes; i-- > 0;) {
+        groups[lanes[i].group].first_lane = (uint32_t)i;
+        groups[lanes[i].group].n_lanes++;
+    }
+    for (size_t i = 0; i < t->n_events; i++) t->events[i].lane = lmap[t->events[i].lane];
+    free(t->lanes);
+    t->lanes = lanes;
+    t->groups = groups;
+    t->n_groups = n_groups;
+    free(lo);
+    free(lmap);
+    free(gmap);
+    free(lane_group);
+}
+
+/* FinishOptions.timing: the wall time of each step of Trace_finish (bench/). */
+typedef struct {
+    FILE *out;
+    struct timespec t0;
+} Clock;
+
+static Clock clock_start(const FinishOptions *fo) {
+    Clock c = {fo->timing, {0, 0}};
+    if (c.out) clock_gettime(CLOCK_MONOTONIC, &c.t0);
+    return c;
+}
+
+static void clock_mark(Clock *c, const char *step) {
+    if (!c->out) return;
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long anon_kb = -1; /* resident anonymous memory after the step */
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[128];
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "RssAnon:", 8)) anon_kb = strtol(line + 8, NULL, 10);
+    if (f) fclose(f);
+    fprintf(c->out, "finish: %-10s %.3f s  anon %ld MB\n", step,
+            (double)(t1.tv_sec - c->t0.tv_sec) + (double)(t1.tv_nsec - c->t0.tv_nsec) * 1e-9, anon_kb >> 10);
+    c->t0 = t1;
+}
+
+/* ---------- lane layout: order, sub-rows, rows ---------- */
+
+/* Lanes 0..nl-1, largest (by first[l + 1] - first[l]) first. */
+static uint32_t *lanes_by_size(const size_t *first, size_t nl) {
+    size_t *size = xmalloc((nl ? nl : 1) * sizeof *size);
+    for (size_t l = 0; l < nl; l++) size[l] = first[l + 1] - first[l];
+    uint32_t *order = ParFor_largestFirst(size, nl);
+    free(size);
+    return order;
+}
+
+/* More threads pay off only when a second lane has much to do too (32k items; tests
+ * lower that with FinishOptions.parallel_min to run small traces in parallel). */
+static int threads_for(const size_t *first, const uint32_t *order, size_t nl, const FinishOptions *fo) {
+    size_t min = fo->parallel_min ? (size_t)fo->parallel_min : (1u << 15);
+    return nl > 1 && first[order[1] + 1] - first[order[1]] >= min ? fo->threads : 1;
+}
+
+typedef struct {
+    Trace *t;
+    uint32_t *idx;        /* event indices grouped by lane */
+    const size_t *first;  /* per lane start in idx (n_lanes + 1) */
+    const uint32_t *order; /* lanes, largest first */
+    size_t **depth_count; /* per lane: events per sub-row */
+    uint32_t *n_depth;
+} Layout;
+
+/* One lane: sort its indices by time, give each event the lowest sub-row whose last
+ * event has ended (greedy interval partitioning: for properly nested CPU ops this is
+ * the nesting depth), then regroup the indices by sub-row, keeping time order. */
+static void layout_lane(void *ctx, uint32_t ln, ParScratch *S) {
+    Layout *L = ctx;
+    uint32_t **tmp = (uint32_t **)&S->b;
+    size_t *tmp_cap = &S->cap_b;
+    TraceEvent *ev = L->t->events;
+    uint32_t *li = L->idx + L->first[ln];
+    size_t m = L->first[ln + 1] - L->first[ln];
+    GROW(*tmp, *tmp_cap, m);
+    EventSort_sortIndex(ev, li, m, *tmp, cmp_event);
+    size_t n_depth = SubRows_assign(ev, li, m, &S->a, &S->cap_a); /* O(m log rows) */
+    if (n_depth > SUBROWS_MAX_DEPTH) n_depth = SUBROWS_MAX_DEPTH + 1; /* deeper events share the last row */
+    size_t *cnt = xcalloc(n_depth ? n_depth : 1, sizeof *cnt);
+    for (size_t k = 0; k < m; k++) cnt[ev[li[k]].depth]++;
+    if (n_depth > 1) { /* stable counting scatter by sub-row */
+        size_t *at = xmalloc(n_depth * sizeof *at);
+        for (size_t d = 0, o = 0; d < n_depth; d++) at[d] = o, o += cnt[d];
+        for (size_t k = 0; k < m; k++) (*tmp)[at[ev[li[k]].depth]++] = li[k];
+        memcpy(li, *tmp, m * sizeof *li);
+        free(at);
+    }
+    L->depth_count[ln] = cnt;
+    L->n_depth[ln] = (uint32_t)n_depth;
+}
+
+/* Orders every lane's events (lanes in parallel on up to fo->threads threads), then
+ * moves each event once into place: lane by lane, sub-row by sub-row, by time. */
+static void layout_lanes(Trace *t, const FinishOptions *fo) {
+    size_t n = t->n_events, nl = t->n_lanes;
+    Clock clk = clock_start(fo);
+    size_t *first = xcalloc(nl + 2, sizeof *first);
+    for (size_t i = 0; i < n; i++) first[t->events[i].lane + 2]++;
+    for (size_t l = 0; l < nl; l++) first[l + 2] += first[l + 1];
+    uint32_t *idx = xmalloc((n ? n : 1) * sizeof *idx);
+    for (size_t i = 0; i < n; i++) idx[first[t->events[i].lane + 1]++] = (uint32_t)i; /* stable */
+    uint32_t *order = lanes_by_size(first, nl);
+    Layout L = {.t = t, .idx = idx, .first = first, .order = order};
+    L.depth_count = xcalloc(nl ? nl : 1, sizeof *L.depth_count);
+    L.n_depth = xcalloc(nl ? nl : 1, sizeof *L.n_depth);
+    clock_mark(&clk, "  index");
+    ParFor_run(order, nl, threads_for(first, order, nl, fo), layout_lane, &L);
+    clock_mark(&clk, "  lanes");
+    /* rows, in lane order */
+    Row *rows = NULL;
+    size_t n_rows = 0, rows_cap = 0;
+    for (uint32_t ln = 0; ln < nl; ln++) {
+        Lane *l = &t->lanes[ln];
+        l->first = first[ln];
+        l->count = first[ln + 1] - first[ln];
+        l->first_row = (uint32_t)n_rows;
+        l->n_rows = L.n_depth[ln];
+        size_t at = l->first;
+        for (uint32_t d = 0; d < l->n_rows; d++) {
+            GROW(rows, rows_cap, n_rows + 1);
+            rows[n_rows++] = (Row){ln, d, at, L.depth_count[ln][d]};
+            at += L.depth_count[ln][d];
+        }
+        free(L.depth_count[ln]);
+    }
+    t->rows = rows;
+    t->n_rows = n_rows;
+    clock_mark(&clk, "  rows");
+    /* each rank's events stay in its range: those blocks move on several threads
+     * (fo->parallel_min: the tests' small chunks) */
+    size_t min_chunk = fo->parallel_min ? (size_t)fo->parallel_min : (1u << 16);
+    EventSort_permuteChunks(t->events, idx, n, n >= min_chunk ? fo->threads : 1, min_chunk, 1u << 18);
+    clock_mark(&clk, "  permute");
+    free(L.depth_count);
+    free(L.n_depth);
+    free(order);
+    free(idx);
+    free(first);
+}
+
+size_t Row_lowerBound(const Trace *t, const Row *r, int64_t ts) {
+    size_t lo = 0, hi = r->count;
+    const TraceEvent *ev = t->events + r->first;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (TraceEvent_end(&ev[mid]) > ts) hi = mid;
+        else lo = mid + 1;
+    }
+    return r->first + lo;
+}
+
+/* ---------- flows ---------- */
+
+/* Lane named by a flow point's source pid/tid (GPU lanes remember theirs). */
+static uint32_t lane_by_raw(const Trace *t, uint32_t source, int64_t pid, int64_t tid) {
+    for (size_t i = 0; i < t->n_lanes; i++) {
+        const Lane *l = &t->lanes[i];
+        if (l->source == source && l->pid == pid && l->tid == tid) return (uint32_t)i;
+    }
+    return UINT32_MAX;
+}
+
+static int cmp_fp_ts(const void *a, const void *b, void *ctx) {
+    const FlowPoint *fp = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (fp[x].ts != fp[y].ts) return fp[x].ts < fp[y].ts ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* Binds one lane's flow points (fps sorted by ts) to events: `enclosing` points to the
+ * deepest event containing ts (start <= ts <= end), others to the first event starting
+ * at or after ts (lowest sub-row on ties). Both searches are sweeps: one cursor per
+ * sub-row only moves forward, so a lane costs O(events + points * sub-rows). Among the
+ * events that place equally well (every event containing ts; every event at the first
+ * start >= ts) the same rule prefers those whose correlation id is the point's id:
+ * Kineto's ac2g ids are correlation ids, and a 0 us cudaFuncSetAttribute at the
+ * launch's timestamp must not take the launch's flow. Those are the events touching ts
+ * (or that start), a few per row, so the preference costs nothing measurable. */
+static void bind_lane_points(const Trace *t, const Lane *l, const FlowPoint *fp, const uint32_t *fps, size_t n,
+                             uint32_t *ev_of, size_t *cur) {
+    const Row *rows = t->rows + l->first_row;
+    for (int pass = 0; pass < 2; pass++) {
+        bool enclosing = pass == 0;
+        for (uint32_t k = 0; k < l->n_rows; k++) cur[k] = 0;
+        for (size_t j = 0; j < n; j++) {
+            const FlowPoint *f = &fp[fps[j]];
+            if (f->enclosing != enclosing) continue;
+            bool by_corr = f->id && f->id <= UINT32_MAX;
+            size_t found = SIZE_MAX, match = SIZE_MAX;
+            for (uint32_t k = l->n_rows; k-- > 0;) {
+                const TraceEvent *ev = t->events + rows[k].first;
+                size_t c = cur[k];
+                if (enclosing) { /* c = events with start <= ts */
+                    while (c < rows[k].count && ev[c].ts <= f->ts) c++;
+                    if (found == SIZE_MAX && c > 0 && TraceEvent_end(&ev[c - 1]) >= f->ts) found = rows[k].first + c - 1;
+                    /* the row's events containing ts: the last to start, and before it
+                     * only events that end exactly at ts (rows are disjoint) */
+                    for (size_t i = c; by_corr && match == SIZE_MAX && i-- > 0 && TraceEvent_end(&ev[i]) >= f->ts;)
+                        if (ev[i].corr == f->id) match = rows[k].first + i;
+                } else { /* c = events with start < ts */
+                    while (c < rows[k].count && ev[c].ts < f->ts) c++;
+                    if (c < rows[k].count && (found == SIZE_MAX || ev[c].ts <= t->events[found].ts))
+                        found = rows[k].first + c;
+                }
+                cur[k] = c;
+            }
+            if (!enclosing && by_corr && found != SIZE_MAX && t->events[found].corr != f->id) {
+                /* the events starting with the found one, by depth, then in row order */
+                int64_t start = t->events[found].ts;
+                for (uint32_t k = 0; k < l->n_rows && match == SIZE_MAX; k++) {
+                    const TraceEvent *ev = t->events + rows[k].first;
+                    for (size_t i = cur[k]; i < rows[k].count && ev[i].ts == start; i++)
+                        if (ev[i].corr == f->id) {
+                            match = rows[k].first + i;
+                            break;
+                        }
+                }
+            }
+            if (match != SIZE_MAX) found = match;
+            ev_of[fps[j]] = found > UINT32_MAX ? UINT32_MAX : (uint32_t)found;
+        }
+    }
+}
+
+typedef struct {
+    const Trace *t;
+    const FlowPoint *fp;
+    uint32_t *by_lane; /* flow point indices grouped by lane */
+    const size_t *first;
+    uint32_t *ev_of;
+} PointBind;
+
+static void bind_lane(void *ctx, uint32_t ln, ParScratch *S) {
+    PointBind *P = ctx;
+    uint32_t *fps = P->by_lane + P->first[ln];
+    size_t m = P->first[ln + 1] - P->first[ln];
+    size_t k = 1;
+    while (k < m && P->fp[fps[k - 1]].ts <= P->fp[fps[k]].ts) k++;
+    if (k < m) { /* written out of time order: sort (file order on ties) */
+        sort_r(fps, m, sizeof *fps, cmp_fp_ts, (void *)P->fp);
+    }
+    const Lane *l = &P->t->lanes[ln];
+    GROW(*(size_t **)&S->a, S->cap_a, l->n_rows ? l->n_rows : 1);
+    bind_lane_points(P->t, l, P->fp, fps, m, P->ev_of, S->a);
+}
+
+/* Event index of every flow point (UINT32_MAX: no lane or no event). */
+static uint32_t *bind_points(const Trace *t, const FinishOptions *fo) {
+    const TraceBuild *B = t->build;
+    size_t n = B->n_fp, nl = t->n_lanes;
+    uint32_t *ev_of = xmalloc((n ? n : 1) * sizeof *ev_of);
+    uint32_t *lane_of = xmalloc((n ? n : 1) * sizeof *lane_of);
+    size_t *first = xcalloc(nl + 2, sizeof *first);
+    uint32_t last = UINT32_MAX; /* flow points come in runs of the same pid/tid */
+    for (size_t i = 0; i < n; i++) {
+        const FlowPoint *f = &B->fp[i];
+        if (i == 0 || f->source != f[-1].source || f->pid != f[-1].pid || f->tid != f[-1].tid)
+            last = lane_by_raw(t, f->source, f->pid, f->tid);
+        lane_of[i] = last;
+        ev_of[i] = UINT32_MAX;
+        if (last != UINT32_MAX) first[last + 2]++;
+    }
+    for (size_t l = 0; l < nl; l++) first[l + 2] += first[l + 1];
+    uint32_t *by_lane = xmalloc((n ? n : 1) * sizeof *by_lane);
+    for (size_t i = 0; i < n; i++)
+        if (lane_of[i] != UINT32_MAX) by_lane[first[lane_of[i] + 1]++] = (uint32_t)i;
+    PointBind P = {t, B->fp, by_lane, first, ev_of};
+    uint32_t *order = lanes_by_size(first, nl);
+    ParFor_run(order, nl, threads_for(first, order, nl, fo), bind_lane, &P);
+    free(order);
+    free(by_lane);
+    free(first);
+    free(lane_of);
+    return ev_of;
+}
+
+static int ph_order(char ph) { return ph == 's' ? 0 : ph == 't' ? 1 : 2; }
+
+/* A chain's points in flow order: s, t, f, each by time, then file order. */
+static bool fp_before(const FlowPoint *fp, uint32_t a, uint32_t b) {
+    int oa = ph_order(fp[a].ph), ob = ph_order(fp[b].ph);
+    if (oa != ob) return oa < ob;
+    if (fp[a].ts != fp[b].ts) return fp[a].ts < fp[b].ts;
+    return a < b;
+}
+
+static int cmp_chain(const void *a, const void *b, void *ctx) {
+    const FlowPoint *fp = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return fp_before(fp, x, y) ? -1 : fp_before(fp, y, x) ? 1 : 0;
+}
+
+static uint64_t chain_hash(uint32_t source, uint32_t cat, uint64_t id) {
+    return Hash_fold(Hash_mix(Hash_mix(Hash_mix(0x9e3779b97f4a7c15ull, source), cat), id));
+}
+
+static void add_flow(Trace *t, size_t *cap, uint64_t id, uint32_t cat, size_t from, size_t to) {
+    GROW(t->flows, *cap, t->n_flows + 1);
+    t->flows[t->n_flows++] = (Flow){(uint32_t)from, (uint32_t)to, cat, (uint32_t)id};
+}
+
+/* Groups items 0..n-1 by key with an open-addressing table: returns, per item, the
+ * next item of its group (UINT32_MAX at the end) and, in *heads, each group's first
+ * item in order of first appearance. same(ctx, a, b): do items a and b share a key.
+ * Not a U64Map: its table holds a group number per slot (4 bytes, the key is the
+ * group's head item), where U64Map's 16-byte slots would quadruple the peak memory
+ * on a trace with millions of flow points. */
+static uint32_t *group_by_hash(size_t n, uint64_t (*hash)(const void *, uint32_t),
+                               bool (*same)(const void *, uint32_t, uint32_t), const void *ctx, uint32_t **heads,
+                               size_t *n_heads) {
+    size_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    uint32_t *slot = xmalloc(cap * sizeof *slot); /* group number + 1, 0 = empty */
+    memset(slot, 0, cap * sizeof *slot);
+    uint32_t *next = xmalloc((n ? n : 1) * sizeof *next);
+    uint32_t *head = xmalloc((n ? n : 1) * sizeof *head), *tail = xmalloc((n ? n : 1) * sizeof *tail);
+    size_t ng = 0;
+    for (size_t i = 0; i < n; i++) {
+        next[i] = UINT32_MAX;
+        size_t h = (size_t)hash(ctx, (uint32_t)i) & (cap - 1);
+        while (slot[h] && !same(ctx, head[slot[h] - 1], (uint32_t)i)) h = (h + 1) & (cap - 1);
+        if (!slot[h]) {
+            slot[h] = (uint32_t)++ng;
+            head[ng - 1] = tail[ng - 1] = (uint32_t)i;
+        } else {
+            uint32_t g = slot[h] - 1;
+            next[tail[g]] = (uint32_t)i;
+            tail[g] = (uint32_t)i;
+        }
+    }
+    free(slot);
+    free(tail);
+    *heads = head;
+    *n_heads = ng;
+    return next;
+}
+
+static uint64_t fp_key_hash(const void *ctx, uint32_t i) {
+    const FlowPoint *f = (const FlowPoint *)ctx + i;
+    return chain_hash(f->source, f->cat, f->id);
+}
+
+static bool fp_same(const void *ctx, uint32_t a, uint32_t b) {
+    const FlowPoint *x = (const FlowPoint *)ctx + a, *y = (const FlowPoint *)ctx + b;
+    return x->source == y->source && x->cat == y->cat && x->id == y->id;
+}
+
+typedef struct {
+    const Trace *t;
+    const uint32_t *ev; /* candidate events */
+} CorrCtx;
+
+static uint64_t corr_hash(const void *ctx, uint32_t i) {
+    const CorrCtx *c = ctx;
+    const TraceEvent *e = &c->t->events[c->ev[i]];
+    return chain_hash(c->t->lanes[e->lane].source, 0, e->corr);
+}
+
+static bool corr_same(const void *ctx, uint32_t a, uint32_t b) {
+    const CorrCtx *c = ctx;
+    const TraceEvent *x = &c->t->events[c->ev[a]], *y = &c->t->events[c->ev[b]];
+    return x->corr == y->corr && c->t->lanes[x->lane].source == c->t->lanes[y->lane].source;
+}
+
+static void bind_flows(Trace *t, const FinishOptions *fo) {
+    TraceBuild *B = t->build;
+    size_t cap = 0;
+    /* flow points: each to its event, then chains (source, cat, id) in flow order */
+    Clock clk = clock_start(fo);
+    uint32_t *ev_of = bind_points(t, fo);
+    clock_mark(&clk, "  points");
+    uint32_t *heads;
+    size_t n_chains;
+    uint32_t *next = group_by_hash(B->n_fp, fp_key_hash, fp_same, B->fp, &heads, &n_chains);
+    uint32_t *chain = NULL;
+    size_t chain_cap = 0;
+    for (size_t c = 0; c < n_chains; c++) {
+        size_t k = 0;
+        for (uint32_t i = heads[c]; i != UINT32_MAX; i = next[i]) {
+            GROW(chain, chain_cap, k + 1);
+            chain[k++] = i;
+        }
+        if (k > 16) {
+            sort_r(chain, k, sizeof *chain, cmp_chain, B->fp);
+        } else {
+            for (size_t a = 1; a < k; a++) /* insertion: chains are s + f, a few t */
+                for (size_t b = a; b > 0 && fp_before(B->fp, chain[b], chain[b - 1]); b--) {
+                    uint32_t x = chain[b];
+                    chain[b] = chain[b - 1];
+                    chain[b - 1] = x;
+                }
+        }
+        uint32_t prev = UINT32_MAX;
+        for (size_t j = 0; j < k; j++) {
+            uint32_t ev = ev_of[chain[j]];
+            if (ev == UINT32_MAX) continue;
+            const FlowPoint *f = &B->fp[chain[j]];
+            if (prev != UINT32_MAX && ev != prev) add_flow(t, &cap, f->id, f->cat, prev, ev);
+            prev = ev;
+        }
+    }
+    free(chain);
+    free(heads);
+    free(next);
+    free(ev_of);
+    free(B->fp); /* the largest build array: give it back before the next step's */
+    B->fp = NULL;
+    B->n_fp = B->cap_fp = 0;
+    clock_mark(&clk, "  chains");
+    /* Launch→GPU op by correlation id where the source gave no ac2g flow (live CUPTI
+     * data, traces without flow events): the group's first launch to each GPU op. */
+    uint32_t ac2g = StrTab_intern(t->strings, "ac2g", 4);
+    bool *bound = xcalloc(t->n_events ? t->n_events : 1, sizeof *bound);
+    for (size_t i = 0; i < t->n_flows; i++)
+        if (t->flows[i].cat == ac2g) bound[t->flows[i].from] = bound[t->flows[i].to] = true;
+    uint32_t *cand = NULL;
+    size_t n_cand = 0, cap_cand = 0;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const TraceEvent *e = &t->events[i];
+        if (!e->corr || bound[i] || (!EventKind_isGpuWork((EventKind)e->kind) && !EventKind_isLaunch((EventKind)e->kind))) continue;
+        GROW(cand, cap_cand, n_cand + 1);
+        cand[n_cand++] = (uint32_t)i;
+    }
+    free(bound);
+    CorrCtx cc = {t, cand};
+    next = group_by_hash(n_cand, corr_hash, corr_same, &cc, &heads, &n_chains);
+    for (size_t c = 0; c < n_chains; c++) {
+        uint32_t launch = UINT32_MAX;
+        for (uint32_t i = heads[c]; i != UINT32_MAX && launch == UINT32_MAX; i = next[i])
+            if (EventKind_isLaunch((EventKind)t->events[cand[i]].kind)) launch = cand[i];
+        if (launch == UINT32_MAX) continue;
+        for (uint32_t i = heads[c]; i != UINT32_MAX; i = next[i])
+            if (EventKind_isGpuWork((EventKind)t->events[cand[i]].kind)) add_flow(t, &cap, t->events[launch].corr, ac2g, launch, cand[i]);
+    }
+    free(heads);
+    free(next);
+    free(cand);
+    clock_mark(&clk, "  corr");
+    /* index by destination for Trace_partner (sorted in Trace_finish) */
+    t->flow_by_to = xmalloc((t->n_flows ? t->n_flows : 1) * sizeof *t->flow_by_to);
+    for (size_t i = 0; i < t->n_flows; i++) t->flow_by_to[i] = (uint32_t)i;
+}
+
+/* Total orders: the flow arrays do not depend on the order flows were found in. */
+static int cmp_flow_from(const void *a, const void *b) {
+    const Flow *x = a, *y = b;
+    if (x->from != y->from) return x->from < y->from ? -1 : 1;
+    if (x->to != y->to) return x->to < y->to ? -1 : 1;
+    if (x->cat != y->cat) return x->cat < y->cat ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_flow_to(const void *a, const void *b, void *ctx) {
+    const Flow *flows = ctx;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    const Flow *x = &flows[i], *y = &flows[j];
+    if (x->to != y->to) return x->to < y->to ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+void Trace_finish(Trace *t) { Trace_finishThreads(t, 1); }
+
+void Trace_finishThreads(Trace *t, int threads) { Trace_finishWith(t, &(FinishOptions){.threads = threads}); }
+
+void Trace_finishWith(Trace *t, const FinishOptions *fo) {
+    if (!t->build) return;
+    Clock clk = clock_start(fo);
+    clock_mark(&clk, "start");
+    /* extent */
+    t->t_min = INT64_MAX;
+    t->t_max = INT64_MIN;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const TraceEvent *e = &t->events[i];
+        if (e->ts < t->t_min) t->t_min = e->ts;
+        int64_t end = e->flags & EVF_NO_DUR ? e->ts : TraceEvent_end(e);
+        if (end > t->t_max) t->t_max = end;
+    }
+    if (t->n_events == 0) t->t_min = t->t_max = 0;
+    for (size_t i = 0; i < t->n_events; i++) { /* B without E runs to the end */
+        TraceEvent *e = &t->events[i];
+        if (e->flags & EVF_NO_DUR) e->dur = t->t_max - e->ts;
+    }
+    for (size_t i = 0; i < t->n_sources; i++)
+        if (t->sources[i].rank < 0) t->sources[i].rank = (int32_t)i;
+    order_groups_and_lanes(t);
+    clock_mark(&clk, "groups");
+    layout_lanes(t, fo);
+    clock_mark(&clk, "layout");
+    bind_flows(t, fo);
+    clock_mark(&clk, "flows");
+    sort_n(t->flows, t->n_flows, sizeof *t->flows, cmp_flow_from);
+    sort_r(t->flow_by_to, t->n_flows, sizeof *t->flow_by_to, cmp_flow_to, t->flows);
+    clock_mark(&clk, "flowidx");
+    /* give back growth slack */
+    if (t->n_events < t->cap_events) {
+        t->events = xrealloc(t->events, (t->n_events ? t->n_events : 1) * sizeof *t->events);
+        t->cap_events = t->n_events;
+    }
+    build_free(t->build);
+    t->build = NULL;
+}
+
+/* ---------- queries ---------- */
+
+uint32_t Trace_laneOf(const Trace *t, size_t idx) { return t->events[idx].lane; }
+
+size_t Trace_partner(const Trace *t, size_t idx) {
+    size_t lo = 0, hi = t->n_flows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->flows[mid].from < idx) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t i = lo; i < t->n_flows && t->flows[i].from == idx; i++) {
+        const char *c = StrTab_get(t->strings, t->flows[i].cat);
+        if (!strcmp(c, "ac2g") || !strcmp(c, "async")) return t->flows[i].to;
+    }
+    lo = 0;
+    hi = t->n_flows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->flows[t->flow_by_to[mid]].to < idx) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t i = lo; i < t->n_flows && t->flows[t->flow_by_to[i]].to == idx; i++) {
+        const Flow *f = &t->flows[t->flow_by_to[i]];
+        const char *c = StrTab_get(t->strings, f->cat);
+        if (!strcmp(c, "ac2g") || !strcmp(c, "async")) return f->from;
+    }
+    return SIZE_MAX;
+}
+
+size_t Trace_memoryBytes(const Trace *t) {
+    return sizeof *t + t->cap_events * sizeof *t->events + t->n_lanes * sizeof *t->lanes +
+           t->n_rows * sizeof *t->rows + t->n_groups * sizeof *t->groups +
+           t->n_flows * (sizeof *t->flows + sizeof *t->flow_by_to) + StrTab_bytes(t->strings);
+}
+
+const char *EventKind_name(EventKind k) {
+    static const char *N[] = {"kernel", "memcpy",  "memset",  "sync",   "gpu_annotation", "cpu_op",  "runtime",
+                              "driver", "python",  "annotation", "instant", "counter", "other"};
+    return k < KIND__COUNT ? N[k] : "?";
+}
+
+static const char *CLASS_NAMES[] = {"compute", "comm", "memory", "sync", "cpu", "annotation", "other"};
+
+const char *EventClass_name(EventClass c) { return c < CLASS__COUNT ? CLASS_NAMES[c] : "?"; }
+
+int EventClass_parse(const char *s) {
+    for (int i = 0; i < CLASS__COUNT; i++)
+        if (!strcmp(s, CLASS_NAMES[i])) return i;
+    if (!strcmp(s, "communication")) return CLASS_COMM;
+    if (!strcmp(s, "mem")) return CLASS_MEMORY;
+    return -1;
+}

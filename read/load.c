@@ -1,0 +1,225 @@
+/* Multi-file loading: expands directories, assigns ranks, finishes and classifies. */
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "ovtrace/base/alloc.h"
+#include "ovtrace/base/clock.h"
+#include "ovtrace/base/file.h"
+#include "ovtrace/read/input.h"
+#include "ovtrace/read/load.h"
+#include "ovtrace/read/snapshot.h"
+#include "ovtrace/base/termsafe.h"
+
+/* Appends the trace files of dir, sorted by name. */
+static bool expand_dir(const char *dir, char ***out, size_t *n, size_t *cap, char *err, size_t errlen) {
+    size_t k;
+    char **found = Dir_traceFiles(dir, &k);
+    if (!found) {
+        snprintf(err, errlen, "%s: %s", dir, errno == ENOMEM ? "out of memory reading the directory" : "cannot open directory");
+        return false;
+    }
+    GROW(*out, *cap, *n + k);
+    if (k) memcpy(*out + *n, found, k * sizeof *found); /* *out may still be NULL when k is 0 */
+    *n += k;
+    free(found);
+    if (!k) {
+        snprintf(err, errlen, "%s: no *.json, *.json.gz or *.json.zst files in directory", dir);
+        return false;
+    }
+    return true;
+}
+
+/* ---------- snapshot cache ---------- */
+
+typedef struct {
+    FILE *log;
+    const char *log_path;
+} CacheLog;
+
+static CacheLog cache_log(const LoadOptions *opt) {
+    CacheLog l = {opt ? opt->cache_log : NULL, NULL};
+    if (!l.log && opt && opt->cache_log_path && *opt->cache_log_path) l.log_path = opt->cache_log_path;
+    return l;
+}
+
+static void note_msg(void *ctx, const char *msg) {
+    const CacheLog *l = ctx;
+    /* opened per note: a detached saver must not flush a copy of the caller's buffer */
+    FILE *f = l->log_path ? fopen(l->log_path, "a") : l->log;
+    if (!f) return;
+    TermSafe_fprintf(f, "ovtrace: cache: %s\n", msg); /* names files */
+    if (l->log_path) fclose(f);
+    else fflush(f);
+}
+
+static void note(CacheLog *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(CacheLog *l, const char *fmt, ...) {
+    if (!l->log && !l->log_path) return;
+    char msg[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    note_msg(l, msg);
+}
+
+/* -1 off, 0 auto, 1 on. No options: off (tests and other library callers never write
+ * into the user's cache unless they ask). */
+static int cache_mode(const LoadOptions *opt) {
+    if (!opt) return -1;
+    return opt->cache < 0 ? -1 : opt->cache > 0;
+}
+
+/* JSON bytes a file holds, about: compressed traces shrink 10-20x, count them 8x. */
+static uint64_t json_estimate(const char *path, uint64_t size) {
+    unsigned char m[4] = {0};
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, m, sizeof m) != (ssize_t)sizeof m) m[0] = 0;
+        close(fd);
+    }
+    bool gz = m[0] == 0x1f && m[1] == 0x8b, zst = m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd;
+    return gz || zst ? size * 8 : size;
+}
+
+Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, char *err, size_t errlen) {
+    char **files = NULL;
+    size_t n_files = 0, cap = 0;
+    bool ok = true;
+    for (size_t i = 0; ok && i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            ok = expand_dir(paths[i], &files, &n_files, &cap, err, errlen);
+        } else {
+            GROW(files, cap, n_files + 1);
+            files[n_files++] = xstrdup(paths[i]);
+        }
+    }
+    Trace *t = NULL;
+    if (ok && n_files == 0) {
+        snprintf(err, errlen, "no trace files given");
+        ok = false;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = opt && opt->threads > 0 ? opt->threads : cores > 0 ? (int)cores : 1;
+    /* The cache: inputs identified before parsing, so a file that changes while it is
+     * parsed is never saved as what it is now. */
+    CacheLog log = cache_log(opt);
+    const char *const *fl = (const char *const *)files;
+    SnapshotFileId *ids = NULL;
+    char cpath[PATH_MAX] = "";
+    bool cached = false;
+    int mode = opt && opt->gpu_only ? -1 : cache_mode(opt); /* a partial model is never cached */
+    if (ok && mode >= 0) {
+        ids = xcalloc(n_files, sizeof *ids);
+        uint64_t json = 0;
+        bool have = true;
+        /* a pipe, FIFO or stdin is opened once, by the parser: peeking at it here would
+         * take its first bytes (and a FIFO's writer) away; it has no identity to cache */
+        for (size_t i = 0; have && i < n_files; i++)
+            if ((have = Input_canReopen(files[i]) && Snapshot_fileId(files[i], &ids[i])))
+                json += json_estimate(files[i], ids[i].size);
+        if (!have) {
+            cpath[0] = '\0'; /* the parser says what is wrong with the file */
+        } else if (mode == 0 && json < SNAPSHOT_AUTO_MIN_BYTES) {
+            note(&log, "off: %.1f MB of JSON (automatic from %llu MB; --cache forces it)", (double)json / 1e6,
+                 SNAPSHOT_AUTO_MIN_BYTES >> 20);
+        } else if (!Snapshot_cachePath(opt->cache_opt.dir, fl, n_files, cpath, sizeof cpath)) {
+            cpath[0] = '\0';
+            note(&log, "off: no cache directory ($XDG_CACHE_HOME or $HOME)");
+        } else {
+            char why[512];
+            double t0 = Clock_monotonicS();
+            t = Snapshot_load(fl, n_files, cpath, threads, why, sizeof why);
+            if (t) {
+                cached = true;
+                note(&log, "hit %s (%.3f s)", cpath, Clock_monotonicS() - t0);
+                for (size_t i = 0; opt && opt->progress && i < n_files; i++)
+                    opt->progress(opt->progress_ctx, files[i], ids[i].size, ids[i].size, t->n_events);
+            } else {
+                note(&log, "miss: %s", why);
+            }
+        }
+    }
+    if (ok && !cached) {
+        t = Trace_new();
+        for (size_t i = 0; ok && i < n_files; i++) ok = Load_chromeFile(t, files[i], opt, err, errlen);
+        if (ok) Trace_finishWith(t, &(FinishOptions){.threads = threads, .timing = opt ? opt->finish_timing : NULL});
+        /* nothing passed over (every event on a GPU lane): the model is complete */
+        if (ok) t->gpu_only = opt && opt->gpu_only && t->deferred > 0;
+    }
+    if (ok && cached && opt && opt->cancel && *opt->cancel) {
+        snprintf(err, errlen, "%s: loading cancelled", files[0]);
+        ok = false;
+    }
+    if (ok) {
+        CommRules *def = opt && opt->rules ? NULL : CommRules_default();
+        Classify_trace(t, opt && opt->rules ? opt->rules : def);
+        CommRules_free(def);
+        /* parser scratch and worker-thread arenas: give the memory back */
+        malloc_trim(0);
+    } else {
+        Trace_free(t);
+        t = NULL;
+    }
+    /* Saved after classification: the model is complete, so a detached saver shares
+     * its pages with the caller untouched (classes are not stored). */
+    if (t && !cached && cpath[0]) {
+        char e[768];
+        if (t->diag.truncated) {
+            note(&log, "not saved: the trace is truncated (a profiler may still be writing it)");
+        } else if (t->input_warning) {
+            note(&log, "not saved: %s", t->input_warning);
+        } else if (opt && opt->cache_sync) {
+            double t0 = Clock_monotonicS();
+            if (Snapshot_save(t, fl, n_files, ids, cpath, opt->cache_opt.max_bytes, e, sizeof e))
+                note(&log, "saved %s (%.2f s)", cpath, Clock_monotonicS() - t0);
+            else note(&log, "not saved: %s", e);
+        } else {
+            double t0 = Clock_monotonicS();
+            if (Snapshot_saveDetached(t, fl, n_files, ids, cpath, opt->cache_opt.max_bytes, log.log || log.log_path ? note_msg : NULL, &log, e,
+                                      sizeof e))
+                note(&log, "saving in a detached process (started in %.1f ms)", (Clock_monotonicS() - t0) * 1e3);
+            else note(&log, "not saved: %s", e);
+        }
+    }
+    free(ids);
+    for (size_t i = 0; i < n_files; i++) free(files[i]);
+    free(files);
+    return t;
+}
+
+void Load_printWarnings(const Trace *t, FILE *out) {
+    const TraceDiag *d = &t->diag;
+    if (d->truncated)
+        TermSafe_fprintf(out,
+                "warning: %s: trace is truncated at byte %" PRIu64
+                " (the profiler may have died mid-write); loaded everything before it\n",
+                d->truncated_path, d->truncated_offset);
+    if (t->input_warning) fprintf(out, "warning: %s\n", t->input_warning);
+    if (d->skipped)
+        TermSafe_fprintf(out, "warning: skipped %zu event%s with bad values; first in %s at byte %" PRIu64 ": %s\n", d->skipped,
+                d->skipped == 1 ? "" : "s", d->first_skip_path, d->first_skip_offset, d->first_skip_reason);
+    if (d->ignored)
+        fprintf(out, "note: ignored %zu event%s of phases ovtrace does not model (async b/e, samples, objects)\n",
+                d->ignored, d->ignored == 1 ? "" : "s");
+}
+
+char *Load_warningsText(const Trace *t) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = xopen_memstream(&text, &len);
+    Load_printWarnings(t, m);
+    fclose(m);
+    if (len) return text;
+    free(text);
+    return NULL;
+}
