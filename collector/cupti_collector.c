@@ -124,14 +124,16 @@ static int64_t realtime_ns(void) {
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer, size_t size,
                                       size_t valid) {
     (void)size;
+    /* Asked before taking tr_mu: CUPTI answers under its own lock, which it also holds
+     * while it calls on_callback (context creation), and on_callback takes tr_mu. */
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) != CUPTI_SUCCESS) dropped = 0;
     pthread_mutex_lock(&C.tr_mu);
     if (C.tr && valid > 0) {
         CUpti_Activity *rec = NULL;
         while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) CuptiTr_record(C.tr, rec);
     }
-    size_t dropped = 0;
-    if (C.tr && cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS && dropped)
-        CuptiTr_addCuptiDropped(C.tr, dropped, realtime_ns());
+    if (C.tr && dropped) CuptiTr_addCuptiDropped(C.tr, dropped, realtime_ns());
     pthread_mutex_unlock(&C.tr_mu);
     pool_put(buffer);
 }
@@ -282,6 +284,7 @@ bool Cupti_start(const CuptiConfig *cfg, RingSet *set, char *err, size_t errlen)
     tc.clock_offset_ns = CuptiTr_estimateOffset(cupti_now, NULL, 32);
     pthread_mutex_lock(&C.tr_mu);
     C.set = set;
+    CuptiTr_free(C.tr); /* a restart: the last session's translator was kept for its stats */
     C.tr = CuptiTr_new(&tc, set);
     pthread_mutex_unlock(&C.tr_mu);
 

@@ -18,6 +18,11 @@ ovtrace_unit_test(collector_workload_plan SOURCES ${_cdir}/test_workload_plan.c
 if(TARGET ovtrace_cupti_translate)
   ovtrace_unit_test(collector_translate SOURCES ${_cdir}/test_translate.c
     LIBS ovtrace_cupti_translate ovtrace_workload_plan ovtrace_live ovtrace_collector LABELS collector)
+  # The collector's glue (buffers, locks, flusher, stop, fork) against a stand-in
+  # libcupti: the real cupti_collector.c, no GPU, no libcupti.
+  ovtrace_unit_test(collector_cupti SOURCES ${PROJECT_SOURCE_DIR}/collector/cupti_collector.c
+    ${_cdir}/fake_cupti.c ${_cdir}/test_cupti_collector.c LIBS ovtrace_cupti_translate LABELS collector)
+  set_tests_properties(collector_cupti PROPERTIES TIMEOUT 60)
 endif()
 
 if(TARGET ovtrace_inject)
