@@ -36,6 +36,7 @@ typedef struct {
     pthread_cond_t stop_cv;
     bool stop_flag;
     atomic_bool running;
+    pid_t pid; /* the process that started the collector (see owner) */
     bool atexit_registered;
     CUpti_ActivityKind enabled[16];
     int n_enabled;
@@ -94,6 +95,12 @@ const char *Cupti_explain(int res, char *buf, size_t n) {
     return buf;
 }
 
+/* A child fork()ed after Cupti_start inherits this state and the atexit handler, but not
+ * the flusher thread nor a working CUDA: it must leave the collector alone (joining the
+ * flusher would wait for a thread it does not have, and a flush could hand it the
+ * parent's buffers again, under its own pid). */
+static bool owner(void) { return getpid() == C.pid; }
+
 /* ---- buffer pool ------------------------------------------------------------------------ */
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
@@ -129,7 +136,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t
     size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) != CUPTI_SUCCESS) dropped = 0;
     pthread_mutex_lock(&C.tr_mu);
-    if (C.tr && valid > 0) {
+    if (C.tr && valid > 0 && owner()) {
         CUpti_Activity *rec = NULL;
         while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) CuptiTr_record(C.tr, rec);
     }
@@ -219,7 +226,7 @@ static void teardown(void) {
 }
 
 bool Cupti_start(const CuptiConfig *cfg, RingSet *set, char *err, size_t errlen) {
-    if (atomic_load(&C.running)) {
+    if (Cupti_running()) {
         snprintf(err, errlen, "the CUPTI collector is already running in this process");
         return false;
     }
@@ -312,6 +319,7 @@ bool Cupti_start(const CuptiConfig *cfg, RingSet *set, char *err, size_t errlen)
         goto fail;
     }
     C.flusher_started = true;
+    C.pid = getpid();
     atomic_store(&C.running, true);
     if (!C.atexit_registered) {
         atexit(at_exit);
@@ -328,11 +336,11 @@ fail:
 }
 
 void Cupti_flush(void) {
-    if (atomic_load(&C.running)) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (Cupti_running()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
 void Cupti_stop(void) {
-    if (!atomic_exchange(&C.running, false)) return;
+    if (!owner() || !atomic_exchange(&C.running, false)) return;
     if (C.flusher_started) {
         pthread_mutex_lock(&C.stop_mu);
         C.stop_flag = true;
@@ -348,7 +356,7 @@ void Cupti_stop(void) {
      * it never completed, and freeing it under CUPTI would be worse than the leak. */
 }
 
-bool Cupti_running(void) { return atomic_load(&C.running); }
+bool Cupti_running(void) { return atomic_load(&C.running) && owner(); }
 
 bool Cupti_markCommStream(void *stream) {
     if (!C.tr) return false;

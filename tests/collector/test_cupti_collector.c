@@ -1,14 +1,17 @@
 /* The CUPTI collector's own logic (collector/cupti_collector.c) on the CPU, against a
  * stand-in libcupti (fake_cupti.c): records reach the ring set through the buffer
- * callbacks and the flusher; the drop count is read without the collector's lock. */
+ * callbacks and the flusher; the drop count is read without the collector's lock; a
+ * fork()ed child leaves the parent's collector alone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -90,10 +93,44 @@ static void test_drop_count_outside_lock(void **state) {
     RingSet_free(set);
 }
 
+/* A child fork()ed after the collector started inherits its state and atexit handler but
+ * not its flusher thread: its exit must neither wait for that thread nor flush (CUPTI
+ * would hand it the parent's buffers again, under its own pid). */
+static void test_fork_child_exit(void **state) {
+    (void)state;
+    FakeCupti_reset();
+    RingSet *set = small_set();
+    start(set);
+    FakeCupti_queueKernels(4); /* pending in "CUPTI" when the child is forked */
+    pid_t pid = fork();
+    if (pid == 0) {
+        Cupti_flush(); /* nothing either, in this process */
+        exit(Cupti_running() ? 3 : 0); /* the collector's atexit handler runs here */
+    }
+    assert_true(pid > 0);
+    int st = 0;
+    pid_t w = 0;
+    for (int i = 0; i < 500 && (w = waitpid(pid, &st, WNOHANG)) == 0; i++) usleep(10000);
+    if (w == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+        fail_msg("the child hung in exit() (joining a flusher thread it does not have)");
+    }
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    assert_int_equal(FakeCupti_counts().foreign_calls, 0);
+    assert_int_equal(drain_kernels(set), 0);
+    assert_true(Cupti_running()); /* the parent's collector runs on */
+    Cupti_stop();
+    assert_int_equal(drain_kernels(set), 4);
+    RingSet_free(set);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flusher_and_stop),
         cmocka_unit_test(test_drop_count_outside_lock),
+        cmocka_unit_test(test_fork_child_exit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

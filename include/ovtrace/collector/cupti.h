@@ -43,7 +43,9 @@ bool Cupti_start(const CuptiConfig *cfg, RingSet *set, char *err, size_t errlen)
 /* Delivers every buffered record now (forced flush). */
 void Cupti_flush(void);
 /* Final forced flush, disables the activity kinds, unsubscribes, joins the flusher.
- * Idempotent; also registered with atexit by Cupti_start. */
+ * Idempotent; also registered with atexit by Cupti_start. In a child fork()ed after
+ * Cupti_start, Cupti_flush and Cupti_stop do nothing and Cupti_running is false: the
+ * collector belongs to the process that started it. */
 void Cupti_stop(void);
 bool Cupti_running(void);
 /* Copies issued on this stream are all-to-all transfers (see CuptiTr_markCommStream).
