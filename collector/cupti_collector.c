@@ -193,10 +193,10 @@ static void *flusher_main(void *arg) {
 
 /* ---- start / stop ------------------------------------------------------------------------- */
 
+/* ctx: a bool set when a reading fails (a 0 would put every event ~55 years off). */
 static uint64_t cupti_now(void *ctx) {
-    (void)ctx;
     uint64_t t = 0;
-    cuptiGetTimestamp(&t);
+    if (cuptiGetTimestamp(&t) != CUPTI_SUCCESS || t == 0) *(bool *)ctx = true;
     return t;
 }
 
@@ -288,7 +288,16 @@ bool Cupti_start(const CuptiConfig *cfg, RingSet *set, char *err, size_t errlen)
     tc.all_driver_calls = C.cfg.all_driver_calls;
     tc.demangle = C.cfg.demangle ? CuptiTr_cxaDemangler() : NULL;
     cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM); /* tids = gettid(), like the CPU lanes */
-    tc.clock_offset_ns = CuptiTr_estimateOffset(cupti_now, NULL, 32);
+    uint64_t t0 = 0;
+    r = cuptiGetTimestamp(&t0);
+    bool clock_bad = r != CUPTI_SUCCESS || t0 == 0;
+    if (!clock_bad) tc.clock_offset_ns = CuptiTr_estimateOffset(cupti_now, &clock_bad, 32);
+    if (clock_bad) {
+        snprintf(err, errlen, "cannot read CUPTI's clock (cuptiGetTimestamp: %s): GPU times could not be put on "
+                 "the host clock", r != CUPTI_SUCCESS ? Cupti_explain(r, m, sizeof m) : "it returned 0");
+        teardown();
+        return false;
+    }
     pthread_mutex_lock(&C.tr_mu);
     C.set = set;
     CuptiTr_free(C.tr); /* a restart: the last session's translator was kept for its stats */

@@ -3,7 +3,9 @@
  * `ovtrace live -- CMD` / `ovtrace record -o F -- CMD` start CMD with
  *   CUDA_INJECTION64_PATH=<dir of ovtrace>/libovtrace_inject.so
  *   OVTRACE_SHM=fd:N (the shared ring set the viewer/recorder drains)
- *   NVTX_INJECTION64_PATH=<libcupti.so>   (NVTX ranges become CUPTI MARKER records)
+ *   NVTX_INJECTION64_PATH=<libcupti.so>   (NVTX ranges become CUPTI MARKER records; set by
+ *                                          the launcher: a setenv here, inside cuInit,
+ *                                          could race with the program's own getenv)
  * The CUDA driver dlopens this library at cuInit and calls InitializeInjection, which
  * attaches to the ring set and starts the collector (include/ovtrace/collector/cupti.h). At exit
  * (atexit, registered after the CUDA runtime's own handlers, so it runs before them)
@@ -56,9 +58,6 @@ static void init(void) {
                 RING_SHM_ENV, spec, strerror(errno));
         return;
     }
-    /* NVTX calls reach CUPTI's MARKER records only when NVTX_INJECTION64_PATH names
-     * libcupti: set it (unless the user did) for NVTX initialised after cuInit. */
-    Cupti_libraryPath(true);
     CuptiConfig cfg;
     CuptiConfig_default(&cfg);
     char err[768];

@@ -116,21 +116,32 @@ static char *env_entry(const char *name, const char *value) {
     return e;
 }
 
-/* environ without our variables, plus OVTRACE_SHM (and CUDA_INJECTION64_PATH). */
-static char **build_env(const char *shm, const char *inject_lib) {
+const char *Launch_cuptiLibrary(void) {
+#ifdef OVTRACE_CUPTI_LIBRARY
+    return is_file(OVTRACE_CUPTI_LIBRARY) ? OVTRACE_CUPTI_LIBRARY : NULL;
+#else
+    return NULL;
+#endif
+}
+
+/* environ without our variables, plus OVTRACE_SHM (and CUDA_INJECTION64_PATH, and
+ * NVTX_INJECTION64_PATH unless the user set it). */
+static char **build_env(const char *shm, const char *inject_lib, const char *nvtx_lib) {
     size_t n = 0;
     while (environ && environ[n]) n++;
-    char **e = calloc(n + 3, sizeof *e);
+    char **e = calloc(n + 4, sizeof *e);
     if (!e) abort();
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (env_is(environ[i], RING_SHM_ENV) || (inject_lib && env_is(environ[i], "CUDA_INJECTION64_PATH"))) continue;
+        if (env_is(environ[i], "NVTX_INJECTION64_PATH")) nvtx_lib = NULL; /* the user's choice stands */
         e[k] = strdup(environ[i]);
         if (!e[k]) abort();
         k++;
     }
     e[k++] = env_entry(RING_SHM_ENV, shm);
     if (inject_lib) e[k++] = env_entry("CUDA_INJECTION64_PATH", inject_lib);
+    if (inject_lib && nvtx_lib) e[k++] = env_entry("NVTX_INJECTION64_PATH", nvtx_lib);
     e[k] = NULL;
     return e;
 }
@@ -197,7 +208,7 @@ Launch *Launch_start(const LaunchConfig *cfg, RingSet *set, char *err, size_t er
     }
     /* The environment is built before fork: only async-signal-safe calls may run in the
      * child of a multi-threaded parent. */
-    char **envp = build_env(shm, cfg->inject ? lib : NULL);
+    char **envp = build_env(shm, cfg->inject ? lib : NULL, cfg->nvtx_lib ? cfg->nvtx_lib : Launch_cuptiLibrary());
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {

@@ -527,14 +527,21 @@ static void calibrate(Gpu &g) {
     SchedOp op{};
     op.phase = SCHED_PH_ATTN;
     gemm_launch(&op, 256, s, g); // warm up
-    const int K = 2048;
+    CK(cudaGetLastError());      // a kernel that cannot launch would make a bogus rate
+    const int K = 2048, timed = WL_CALIBRATION_GEMMS - 1;
     CK(cudaEventRecord(e0, s));
-    for (int i = 0; i < 3; i++) gemm_launch(&op, K, s, g);
+    for (int i = 0; i < timed; i++) gemm_launch(&op, K, s, g);
+    CK(cudaGetLastError());
     CK(cudaEventRecord(e1, s));
     CK(cudaEventSynchronize(e1));
     float ms = 0;
     CK(cudaEventElapsedTime(&ms, e0, e1));
-    g.flop_per_ns = 3 * 2.0 * GEMM_M * GEMM_N * K / (ms * 1e6);
+    g.flop_per_ns = timed * 2.0 * GEMM_M * GEMM_N * K / (ms * 1e6);
+    if (!(ms > 0) || !std::isfinite(g.flop_per_ns)) {
+        fprintf(stderr, "ovtrace-workload: the GEMM calibration on GPU %d measured %.3f ms: no usable FLOP rate\n",
+                g.dev, ms);
+        exit(1);
+    }
     g.copy_gbps = 0;
     if (g.host) {
         size_t n = g.max_bytes < (64u << 20) ? g.max_bytes : (64u << 20);
@@ -568,11 +575,14 @@ static void setup_gpu(Gpu &g, const Schedule *sch, const Options &o) {
     }
     size_t mat = (size_t)GEMM_M * (1 << 16) > (size_t)(1 << 16) * GEMM_N ? (size_t)GEMM_M * (1 << 16)
                                                                          : (size_t)(1 << 16) * GEMM_N;
+    // Initialised on a work stream, then waited for: the legacy default stream does not
+    // order against the non-blocking work streams.
+    cudaStream_t s0 = g.stream[0];
     CK(cudaMalloc(&g.a, mat * sizeof(float)));
     CK(cudaMalloc(&g.b, mat * sizeof(float)));
     CK(cudaMalloc(&g.c, (size_t)GEMM_M * GEMM_N * sizeof(float)));
-    CK(cudaMemset(g.a, 0, mat * sizeof(float)));
-    CK(cudaMemset(g.b, 0, mat * sizeof(float)));
+    CK(cudaMemsetAsync(g.a, 0, mat * sizeof(float), s0));
+    CK(cudaMemsetAsync(g.b, 0, mat * sizeof(float), s0));
     // NCCL moves exactly the plan's bytes (peers must agree); the emulation caps at 2 GiB.
     double want = (double)plan->max_op_bytes + 16;
     if (!nccl_plan && want > 2.0 * (1u << 30)) want = 2.0 * (1u << 30);
@@ -585,13 +595,14 @@ static void setup_gpu(Gpu &g, const Schedule *sch, const Options &o) {
     } else {
         CK(cudaMalloc(&g.comm_src, g.max_bytes));
         CK(cudaMalloc(&g.comm_dst, g.max_bytes));
-        CK(cudaMemset(g.comm_src, 1, g.max_bytes));
+        CK(cudaMemsetAsync(g.comm_src, 1, g.max_bytes, s0));
         auto smem = [](const void *f) { CK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, COMM_SMEM)); };
         smem((const void *)dpsk::ep::intranode::dispatch<8, 20>);
         smem((const void *)dpsk::ep::intranode::combine<8, 20>);
         smem((const void *)dpsk::ep::internode::dispatch<8, 20>);
         smem((const void *)dpsk::ep::internode::combine<8, 20>);
     }
+    CK(cudaStreamSynchronize(s0));
     // decode's emulated all-to-all copies are communication, not memory traffic
     if (o.collect && sch->n_streams > SCHED_STREAM_COMM) Cupti_markCommStream((void *)g.stream[SCHED_STREAM_COMM]);
     calibrate(g);
@@ -888,6 +899,10 @@ int main(int argc, char **argv) {
         gpus[r].dev = n == 1 ? o.device : r;
         gpus[r].rank = r;
         CK(cudaGetDeviceProperties(&gpus[r].prop, gpus[r].dev));
+        if (!WlPlan_deviceSupported(gpus[r].prop.major, gpus[r].prop.minor, why, sizeof why)) {
+            fprintf(stderr, "ovtrace-workload: GPU %d (%s): %s\n", gpus[r].dev, gpus[r].prop.name, why);
+            return EXIT_NO_GPU;
+        }
     }
     // the schedule is one GPU's; with several, the smallest sizes it (the step waits for it)
     o.p.total_sms = gpus[0].prop.multiProcessorCount;

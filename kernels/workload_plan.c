@@ -134,6 +134,15 @@ void WlPlan_free(WlPlan *p) {
     free(p);
 }
 
+bool WlPlan_deviceSupported(int major, int minor, char *why, size_t n) {
+    if (major >= WL_MIN_CC_MAJOR) return true;
+    snprintf(why, n,
+             "compute capability %d.%d is not supported: the workload is built for %d.0 and newer (Hopper, "
+             "Blackwell: sm_%d0 code and compute_%d0 PTX); use --simulate on this GPU",
+             major, minor, WL_MIN_CC_MAJOR, WL_MIN_CC_MAJOR, WL_MIN_CC_MAJOR);
+    return false;
+}
+
 const char *WlPlan_kernelSymbol(const SchedOp *op) {
     switch (op->phase) {
     case SCHED_PH_ATTN: return "moe::attn_proj(";

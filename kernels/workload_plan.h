@@ -104,6 +104,14 @@ void WlPlan_free(WlPlan *p);
 /* Bytes rank `from` sends to rank `to` for an op whose ranks each send `total` bytes:
  * total split evenly over the gpus-1 peers, the remainder to the first ones. */
 uint64_t WlPlan_pairBytes(uint64_t total, int gpus, int from, int to);
+/* Whether the workload's kernels run on a GPU of compute capability major.minor: the
+ * binary holds sm_90 code and compute_90 PTX (kernels/CMakeLists.txt), which run on 9.0
+ * and newer only. False with the reason in why. */
+#define WL_MIN_CC_MAJOR 9
+/* moe::attn_proj launches of the workload's FLOP-rate calibration at start (one warm-up,
+ * the rest timed): CUPTI sees them beside the steps' kernels. */
+#define WL_CALIBRATION_GEMMS 4
+bool WlPlan_deviceSupported(int major, int minor, char *why, size_t n);
 /* The demangled-name prefix CUPTI reports for an op's kernel ("moe::attn_proj(" for
  * SCHED_NAME_ATTN, the full DeepEP signature for comm kernels), for tests and docs. */
 const char *WlPlan_kernelSymbol(const SchedOp *op);

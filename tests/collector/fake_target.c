@@ -40,6 +40,8 @@ int main(int argc, char **argv) {
     const char *inj = getenv("CUDA_INJECTION64_PATH");
     printf("CUDA_INJECTION64_PATH=%s\n", inj ? inj : "(unset)");
     printf("OVTRACE_SHM=%s\n", getenv("OVTRACE_SHM") ? "set" : "(unset)");
+    const char *nvtx = getenv("NVTX_INJECTION64_PATH");
+    printf("NVTX_INJECTION64_PATH=%s\n", nvtx ? nvtx : "(unset)");
     fflush(stdout);
     if (argc >= 2 && !strcmp(argv[1], "sleep")) {
         for (;;) pause();

@@ -126,11 +126,31 @@ static void test_fork_child_exit(void **state) {
     RingSet_free(set);
 }
 
+/* A CUPTI clock that cannot be read fails the start with a message, instead of placing
+ * every GPU event ~55 years before the host's. */
+static void test_clock_failure(void **state) {
+    (void)state;
+    FakeCupti_reset();
+    RingSet *set = small_set();
+    FakeCupti_failTimestamp(true);
+    CuptiConfig cc = fast_config();
+    char err[512] = "";
+    assert_false(Cupti_start(&cc, set, err, sizeof err));
+    assert_non_null(strstr(err, "cuptiGetTimestamp"));
+    assert_false(Cupti_running());
+    FakeCupti_failTimestamp(false);
+    start(set); /* and a later start works */
+    assert_true(Cupti_running());
+    Cupti_stop();
+    RingSet_free(set);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flusher_and_stop),
         cmocka_unit_test(test_drop_count_outside_lock),
         cmocka_unit_test(test_fork_child_exit),
+        cmocka_unit_test(test_clock_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

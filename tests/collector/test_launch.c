@@ -69,9 +69,11 @@ static void test_stream_until_exit(void **state) {
     cfg.argv = argv;
     cfg.inject = true;
     cfg.inject_lib = FAKE_TARGET; /* any existing file: the stand-in does not load it */
+    cfg.nvtx_lib = "/nvtx/libcupti.so";
     cfg.check_driver = false;
     cfg.output_path = out;
     char err[512];
+    unsetenv("NVTX_INJECTION64_PATH");
     Launch *l = Launch_start(&cfg, set, err, sizeof err);
     if (!l) fail_msg("%s", err);
     Seen s = {.order_ok = true, .names_ok = true, .set = set};
@@ -96,6 +98,7 @@ static void test_stream_until_exit(void **state) {
     snprintf(want, sizeof want, "CUDA_INJECTION64_PATH=%s\n", FAKE_TARGET);
     assert_non_null(strstr(txt, want));
     assert_non_null(strstr(txt, "OVTRACE_SHM=set"));
+    assert_non_null(strstr(txt, "NVTX_INJECTION64_PATH=/nvtx/libcupti.so\n")); /* set by the launcher */
     Launch_free(l);
     unlink(out);
     RingSet_free(set);
@@ -115,6 +118,7 @@ static void test_no_injection_and_signal(void **state) {
     cfg.output_path = out;
     cfg.own_pgrp = true;
     setenv("CUDA_INJECTION64_PATH", "/should/not/leak", 1); /* inject=false: left as the user set it */
+    cfg.nvtx_lib = "/nvtx/libcupti.so";                      /* only for an injected program */
     char err[512];
     Launch *l = Launch_start(&cfg, set, err, sizeof err);
     unsetenv("CUDA_INJECTION64_PATH");
@@ -126,10 +130,43 @@ static void test_no_injection_and_signal(void **state) {
     char d[128];
     assert_non_null(strstr(Launch_describe(l, d, sizeof d), "killed by signal 15"));
     assert_non_null(strstr(slurp(out), "CUDA_INJECTION64_PATH=/should/not/leak"));
+    assert_non_null(strstr(slurp(out), "NVTX_INJECTION64_PATH=(unset)"));
     Launch_free(l);
     /* Launch_free stops a program that still runs */
     l = Launch_start(&cfg, set, err, sizeof err);
     assert_non_null(l);
+    Launch_free(l);
+    unlink(out);
+    RingSet_free(set);
+}
+
+/* NVTX_INJECTION64_PATH the user set is kept; the configured libcupti, if any, exists. */
+static void test_nvtx_user_choice(void **state) {
+    (void)state;
+    RingSet *set = RingSet_create_shared(NULL);
+    char out[] = "/tmp/ovtrace-launch-XXXXXX";
+    int fd = mkstemp(out);
+    close(fd);
+    char *argv[] = {FAKE_TARGET, "push", "1", "0", NULL};
+    LaunchConfig cfg;
+    LaunchConfig_default(&cfg);
+    cfg.argv = argv;
+    cfg.inject = true;
+    cfg.inject_lib = FAKE_TARGET;
+    cfg.nvtx_lib = "/nvtx/libcupti.so";
+    cfg.check_driver = false;
+    cfg.output_path = out;
+    setenv("NVTX_INJECTION64_PATH", "/user/choice.so", 1);
+    char err[512];
+    Launch *l = Launch_start(&cfg, set, err, sizeof err);
+    unsetenv("NVTX_INJECTION64_PATH");
+    if (!l) fail_msg("%s", err);
+    assert_true(Launch_wait(l, 10000000000LL));
+    const char *txt = slurp(out);
+    assert_non_null(strstr(txt, "NVTX_INJECTION64_PATH=/user/choice.so\n"));
+    assert_null(strstr(txt, "/nvtx/libcupti.so"));
+    const char *cupti = Launch_cuptiLibrary();
+    if (cupti) assert_int_equal(access(cupti, R_OK), 0);
     Launch_free(l);
     unlink(out);
     RingSet_free(set);
@@ -207,6 +244,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stream_until_exit),
         cmocka_unit_test(test_no_injection_and_signal),
+        cmocka_unit_test(test_nvtx_user_choice),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_helpers),
     };

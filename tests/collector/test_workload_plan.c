@@ -339,6 +339,21 @@ static void test_imbalance(void **state) {
     Schedule_free(sch);
 }
 
+/* The binary's sm_90 code and compute_90 PTX: 9.0 and newer run, older GPUs are refused
+ * with the reason. */
+static void test_device_support(void **state) {
+    (void)state;
+    char why[256] = "";
+    assert_true(WlPlan_deviceSupported(9, 0, why, sizeof why));
+    assert_true(WlPlan_deviceSupported(10, 0, why, sizeof why));
+    assert_true(WlPlan_deviceSupported(12, 0, why, sizeof why));
+    assert_string_equal(why, "");
+    assert_false(WlPlan_deviceSupported(8, 0, why, sizeof why));
+    assert_non_null(strstr(why, "compute capability 8.0"));
+    assert_non_null(strstr(why, "--simulate"));
+    assert_false(WlPlan_deviceSupported(8, 9, why, sizeof why));
+}
+
 static void test_pair_bytes_and_bad_configs(void **state) {
     (void)state;
     /* 10 bytes over 3 peers: 4 + 3 + 3, whoever sends */
@@ -373,6 +388,7 @@ int main(void) {
         cmocka_unit_test(test_nccl_plans),
         cmocka_unit_test(test_imbalance),
         cmocka_unit_test(test_pair_bytes_and_bad_configs),
+        cmocka_unit_test(test_device_support),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

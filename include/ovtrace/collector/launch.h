@@ -4,7 +4,8 @@
  * The caller owns a cross-process ring set (RingSet_create_shared) and its consumer
  * (a LiveStore draining it). Launch_start exports the set as OVTRACE_SHM, sets
  *   CUDA_INJECTION64_PATH = libovtrace_inject.so   (cfg.inject: `-- CMD`)
- *   NVTX_INJECTION64_PATH  (left to the injection library, which points it at libcupti)
+ *   NVTX_INJECTION64_PATH = libcupti               (cfg.inject, unless already set: NVTX
+ *                                                   ranges reach CUPTI only through it)
  * and fork/execs the program. The caller drains the set while Launch_poll says the
  * program runs; once it returns true the program has exited after its final flush, so
  * one more drain gets everything, and the session ends.
@@ -36,6 +37,8 @@ typedef struct {
     const char *output_path; /* the program's stdout and stderr go to this file (NULL: inherited;
                                 a full-screen TUI wants a file) */
     bool own_pgrp;           /* run in a new process group (Ctrl-C in a raw-mode TUI is a key) */
+    const char *nvtx_lib;    /* with inject: NVTX_INJECTION64_PATH for the program unless its
+                                environment has one (NULL: Launch_cuptiLibrary()) */
 } LaunchConfig;
 
 void LaunchConfig_default(LaunchConfig *c);
@@ -65,6 +68,11 @@ void Launch_free(Launch *l);
  * directory of /proc/self/exe (the build tree), then the install's lib/ovtrace and
  * libexec/ovtrace relative to it (GNUInstallDirs, as configured). */
 bool Launch_findHelper(const char *name, char *out, size_t n);
+/* The libcupti the injection library was built against (the CUDA toolkit's, a path fixed
+ * at configure time) if that file exists, else NULL (no NVTX_INJECTION64_PATH is set). The
+ * injection library must not set it itself: it runs inside cuInit, where a setenv can
+ * race with the program's other threads reading the environment. */
+const char *Launch_cuptiLibrary(void);
 /* Whether libcuda.so.1 loads. If not, msg gets the user-facing error:
  * "no CUDA driver found (libcuda.so.1: ...): this needs an NVIDIA GPU and its driver;
  *  try --simulate". */
