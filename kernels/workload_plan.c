@@ -134,6 +134,12 @@ void WlPlan_free(WlPlan *p) {
     free(p);
 }
 
+size_t WlPlan_opCount(const WlPlan *p, SchedPhase phase) {
+    size_t n = 0;
+    for (size_t i = 0; i < p->sch->n_ops; i++) n += p->sch->ops[i].phase == phase;
+    return n;
+}
+
 bool WlPlan_deviceSupported(int major, int minor, char *why, size_t n) {
     if (major >= WL_MIN_CC_MAJOR) return true;
     snprintf(why, n,

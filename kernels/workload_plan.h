@@ -104,6 +104,9 @@ void WlPlan_free(WlPlan *p);
 /* Bytes rank `from` sends to rank `to` for an op whose ranks each send `total` bytes:
  * total split evenly over the gpus-1 peers, the remainder to the first ones. */
 uint64_t WlPlan_pairBytes(uint64_t total, int gpus, int from, int to);
+/* Ops of this phase in one step (one kernel each on one GPU: a GEMM, a comm kernel or a
+ * copy; with NCCL one grouped all-to-all). Tests expect what the workload launches from it. */
+size_t WlPlan_opCount(const WlPlan *p, SchedPhase phase);
 /* Whether the workload's kernels run on a GPU of compute capability major.minor: the
  * binary holds sm_90 code and compute_90 PTX (kernels/CMakeLists.txt), which run on 9.0
  * and newer only. False with the reason in why. */

@@ -58,7 +58,7 @@ set_tests_properties(collector.nogpu_cli PROPERTIES LABELS collector SKIP_RETURN
 # driver; run on hardware when a GPU is available).
 if(TARGET ovtrace-workload AND TARGET ovtrace_inject)
   ovtrace_unit_test(collector_gpu_collect SOURCES ${_cdir}/test_gpu_collect.c
-    LIBS ovtrace_live ovtrace_collector LABELS "collector;gpu")
+    LIBS ovtrace_live ovtrace_collector ovtrace_workload_plan LABELS "collector;gpu")
   target_compile_definitions(collector_gpu_collect PRIVATE
     WORKLOAD_BIN="$<TARGET_FILE:ovtrace-workload>" INJECT_LIB="$<TARGET_FILE:ovtrace_inject>")
   add_dependencies(collector_gpu_collect ovtrace-workload ovtrace_inject)

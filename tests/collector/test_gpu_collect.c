@@ -21,6 +21,7 @@
 #include "ovtrace/collector/launch.h"
 #include "ovtrace/live/live.h"
 #include "ovtrace/kernels/schedule.h"
+#include "workload_plan.h"
 
 #ifndef WORKLOAD_BIN
 #error WORKLOAD_BIN and INJECT_LIB must be defined
@@ -33,11 +34,31 @@ static size_t count(const Trace *t, const char *name, EventKind k) {
     return n;
 }
 
+/* The workload's own plan for `--mode mode --layers LAYERS`: how many ops of a phase one
+ * step launches. */
+#define LAYERS 2
+#define STEPS 4 /* --warmup 1 + --steps 3 */
+static size_t per_step(const char *mode, SchedPhase phase) {
+    ScheduleParams p;
+    ScheduleParams_default(&p, (SchedMode)SchedMode_parse(mode));
+    p.layers = LAYERS;
+    char err[256];
+    Schedule *sch = Schedule_build(&p, err, sizeof err);
+    if (!sch) fail_msg("%s", err);
+    WlPlan *plan = WlPlan_build(sch, err, sizeof err);
+    if (!plan) fail_msg("%s", err);
+    size_t n = WlPlan_opCount(plan, phase);
+    WlPlan_free(plan);
+    Schedule_free(sch);
+    return n;
+}
+
 static void run(bool inject, const char *mode) {
     RingSet *set = RingSet_create_shared(NULL);
     LiveStore *store = LiveStore_new(set, NULL);
     char *argv[] = {WORKLOAD_BIN, "--mode", (char *)mode, "--steps", "3", "--warmup", "1", "--layers", "2",
                     "--gpus", "1", inject ? NULL : "--collect", NULL};
+    _Static_assert(STEPS == 1 + 3 && LAYERS == 2, "the arguments above");
     LaunchConfig cfg;
     LaunchConfig_default(&cfg);
     cfg.argv = argv;
@@ -51,13 +72,13 @@ static void run(bool inject, const char *mode) {
     LiveStore_drain(store, 0);
     assert_int_equal(Launch_exitCode(l), 0);
     Trace *t = LiveStore_snapshot(store, SIZE_MAX, INT64_MIN);
-    int steps = 4; /* warmup + measured */
     size_t attn = count(t, "moe::attn_proj(moe::GemmArgs)", KIND_KERNEL);
     printf("%s %s: %zu events, %zu attn kernels\n", inject ? "injected" : "in-process", mode, t->n_events, attn);
-    assert_int_equal(attn, (size_t)steps * 2 * 2);
-    if (strcmp(mode, "decode") != 0)
-        assert_int_equal(count(t, SCHED_NAME_DISPATCH_NVL, KIND_KERNEL), (size_t)steps * 2 * 2);
-    assert_true(count(t, "mb0/attn", KIND_ANNOTATION) >= (size_t)steps * 2);
+    /* the steps' and the FLOP-rate calibration's, which runs after the collector started */
+    assert_int_equal(attn, STEPS * per_step(mode, SCHED_PH_ATTN) + WL_CALIBRATION_GEMMS);
+    if (strcmp(mode, "decode") != 0) /* decode's all-to-all is copies */
+        assert_int_equal(count(t, SCHED_NAME_DISPATCH_NVL, KIND_KERNEL), STEPS * per_step(mode, SCHED_PH_DISPATCH));
+    assert_true(count(t, "mb0/attn", KIND_ANNOTATION) >= STEPS * per_step(mode, SCHED_PH_ATTN) / 2);
     size_t partnered = 0, kernels = 0;
     for (size_t i = 0; i < t->n_events; i++)
         if (t->events[i].kind == KIND_KERNEL) {
@@ -108,7 +129,7 @@ static void test_two_gpus_nccl(void **s) {
     Trace *t = LiveStore_snapshot(store, SIZE_MAX, INT64_MIN);
     CommRules *rules = CommRules_default();
     Classify_trace(t, rules);
-    size_t steps = 4, per_gpu = steps * 2 /* layers */ * 2 /* mb */;
+    size_t per_gpu = STEPS * per_step("prefill", SCHED_PH_ATTN) + WL_CALIBRATION_GEMMS;
     size_t attn[2] = {0}, sendrecv[2] = {0}, comm_lane[2] = {SIZE_MAX, SIZE_MAX};
     for (size_t i = 0; i < t->n_events; i++) {
         const TraceEvent *e = &t->events[i];
@@ -139,7 +160,8 @@ static void test_two_gpus_nccl(void **s) {
         assert_int_equal(attn[d], per_gpu);
         assert_true(sendrecv[d] >= 2 * per_gpu); /* dispatch + combine; NCCL may split a group */
     }
-    assert_true(count(t, "mb0/dispatch", KIND_ANNOTATION) >= 2 * steps * 2); /* per GPU thread */
+    /* mb0's half of the dispatches, on each of the 2 GPU threads */
+    assert_true(count(t, "mb0/dispatch", KIND_ANNOTATION) >= 2 * STEPS * per_step("prefill", SCHED_PH_DISPATCH) / 2);
     assert_int_equal(LiveStore_stats(store).ring_drops, 0);
     CommRules_free(rules);
     Trace_free(t);

@@ -131,6 +131,19 @@ static void check_mode(SchedMode mode, SchedLink link) {
     }
     assert_int_equal(i, plan->n_acts);
     assert_true(plan->tokens_per_step == 2.0 * sch->p.tokens);
+
+    /* per phase: one launch per op (what the GPU test expects the workload to launch);
+     * attention once per layer and micro-batch */
+    size_t all = 0;
+    for (int ph = 0; ph < SCHED_PH__COUNT; ph++) {
+        size_t launches = 0;
+        for (size_t k = 0; k < plan->n_acts; k++)
+            launches += plan->acts[k].kind == WL_LAUNCH && sch->ops[plan->acts[k].op].phase == (SchedPhase)ph;
+        assert_int_equal(WlPlan_opCount(plan, (SchedPhase)ph), launches);
+        all += launches;
+    }
+    assert_int_equal(all, sch->n_ops);
+    assert_int_equal(WlPlan_opCount(plan, SCHED_PH_ATTN), 2 * (size_t)sc.params.layers);
     free(recorded);
     free(sim.ops);
     WlPlan_free(plan);
