@@ -245,6 +245,12 @@ int cmd_record(int argc, char **argv) {
     }
     if (tty) fputc('\n', stderr);
     bool ok = LiveSession_stop(s, err, sizeof err);
+    LiveStopReport stop = LiveSession_stopReport(s);
+    if (stop.requested && stop.acks < stop.collectors)
+        fprintf(stderr,
+                "ovtrace: warning: %u of %u collectors of the program did not confirm a final flush within %d ms: "
+                "its events since their last periodic flush may be missing\n",
+                stop.collectors - stop.acks, stop.collectors, LIVE_STOP_ACK_MS);
     LiveStats st = LiveStore_stats(LiveSession_store(s));
     char ended[160] = "";
     int prog = LiveSession_programExit(s, ended, sizeof ended);

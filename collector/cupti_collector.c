@@ -15,6 +15,7 @@
 #include "ovtrace/collector/cupti.h"
 
 #define BUF_ALIGN 8
+#define STOP_POLL_MS 10 /* how often the flusher looks for a stop request */
 
 typedef struct {
     CuptiConfig cfg;
@@ -35,6 +36,7 @@ typedef struct {
     pthread_mutex_t stop_mu;
     pthread_cond_t stop_cv;
     bool stop_flag;
+    uint32_t stop_seen; /* the last stop request of the ring set answered (flusher, then Cupti_stop) */
     atomic_bool running;
     pid_t pid; /* the process that started the collector (see owner) */
     bool atexit_registered;
@@ -172,19 +174,49 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
 
 /* ---- flusher ------------------------------------------------------------------------------ */
 
+static int64_t mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Records this collector has put into the ring set (emitted minus refused). */
+static uint64_t events_sent(void) {
+    pthread_mutex_lock(&C.tr_mu);
+    CuptiTrStats st = C.tr ? CuptiTr_stats(C.tr) : (CuptiTrStats){0};
+    pthread_mutex_unlock(&C.tr_mu);
+    return st.events - st.pushed_failed;
+}
+
+/* The consumer's stop request (ring.h, stop handshake): everything CUPTI holds goes
+ * into the rings now, before the program is signalled, then the acknowledgement. */
+static void answer_stop_request(void) {
+    if (!RingSet_stopRequested(C.set, &C.stop_seen)) return;
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    RingSet_stopAck(C.set, events_sent());
+}
+
 static void *flusher_main(void *arg) {
     (void)arg;
+    int64_t next_flush = mono_ms() + C.cfg.flush_ms;
     pthread_mutex_lock(&C.stop_mu);
     while (!C.stop_flag) {
         struct timespec dl;
         clock_gettime(CLOCK_REALTIME, &dl);
-        int64_t ns = dl.tv_nsec + (int64_t)C.cfg.flush_ms * 1000000;
+        int64_t wait = next_flush - mono_ms();
+        if (wait > STOP_POLL_MS) wait = STOP_POLL_MS;
+        if (wait < 0) wait = 0;
+        int64_t ns = dl.tv_nsec + wait * 1000000;
         dl.tv_sec += (time_t)(ns / 1000000000);
         dl.tv_nsec = (long)(ns % 1000000000);
         pthread_cond_timedwait(&C.stop_cv, &C.stop_mu, &dl);
         if (C.stop_flag) break;
         pthread_mutex_unlock(&C.stop_mu);
-        cuptiActivityFlushAll(0); /* completed buffers, full or not */
+        answer_stop_request();
+        if (mono_ms() >= next_flush) {
+            cuptiActivityFlushAll(0); /* completed buffers, full or not */
+            next_flush = mono_ms() + C.cfg.flush_ms;
+        }
         pthread_mutex_lock(&C.stop_mu);
     }
     pthread_mutex_unlock(&C.stop_mu);
@@ -320,11 +352,14 @@ bool Cupti_start(const CuptiConfig *cfg, RingSet *set, char *err, size_t errlen)
     enable(CUPTI_ACTIVITY_KIND_MARKER, false, err, errlen);
     enable(CUPTI_ACTIVITY_KIND_CONTEXT, false, err, errlen);
 
-    /* 5. flusher */
+    /* 5. flusher; from now on this collector answers the ring set's stop requests */
     C.stop_flag = false;
+    C.stop_seen = 0;
+    RingSet_collectorJoin(set);
     int rc = pthread_create(&C.flusher, NULL, flusher_main, NULL);
     if (rc != 0) {
         snprintf(err, errlen, "cannot start the CUPTI flusher thread: %s", strerror(rc));
+        RingSet_collectorLeave(set);
         goto fail;
     }
     C.flusher_started = true;
@@ -361,6 +396,9 @@ void Cupti_stop(void) {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     teardown();
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    /* a request the flusher had no time to answer: everything is flushed now */
+    if (RingSet_stopRequested(C.set, &C.stop_seen)) RingSet_stopAck(C.set, events_sent());
+    RingSet_collectorLeave(C.set);
     /* The translator stays (stats); the pool stays too: CUPTI may still hold a buffer
      * it never completed, and freeing it under CUPTI would be worse than the leak. */
 }

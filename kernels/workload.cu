@@ -18,6 +18,9 @@
 // ncclSend/ncclRecv on the op's stream (comm stream; the one stream in serial mode).
 // NCCL is loaded with dlopen, so the binary starts without it and says what is missing.
 // --collect runs the CUPTI collector in-process into the ring set named by OVTRACE_SHM.
+// SIGINT / SIGTERM: every GPU finishes its step, all stop after the same step (WlStepGate),
+// the collector's final forced flush runs (Cupti_stop) and the workload exits 0 with what
+// it measured; a second signal ends it at once.
 // Without a driver or GPU it exits with status 3 and "no CUDA driver found ...; try
 // --simulate".
 #include <cuda_runtime.h>
@@ -26,7 +29,9 @@
 #include <pthread.h>
 
 #include <cerrno>
+#include <climits>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -319,6 +324,30 @@ static int parse(int argc, char **argv, Options *o) {
     }
     return 0;
 }
+
+// ---- stopping on SIGINT / SIGTERM -------------------------------------------------------------
+
+static volatile sig_atomic_t g_signal; // the stop signal received, 0 = none
+
+static void on_stop_signal(int sig) {
+    if (g_signal) { // asked twice: no clean stop after all
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    g_signal = sig;
+}
+
+static void catch_stop_signals() {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
+static bool stop_requested() { return g_signal != 0; }
 
 static double now_s() {
     timespec ts;
@@ -632,12 +661,14 @@ struct Run {
     const Schedule *sch;
     const Options *o;
     pthread_barrier_t bar;
+    WlStepGate gate; // the same number of steps on every GPU when a signal stops the run
     double t0 = 0, t1 = 0;
 };
 
 struct Worker {
     Gpu *g;
     Run *run;
+    long measured = 0; // measured steps run (fewer than --steps after a stop signal)
 };
 
 // Warm-up, then the measured steps between two barriers over all GPUs: the step time is
@@ -648,17 +679,20 @@ static void *run_gpu(void *arg) {
     Run &r = *w->run;
     CK(cudaSetDevice(g.dev));
     nvtxRangePushA("warmup");
-    for (long s = 0; s < r.o->warmup; s++) run_step(g, r.sch, s);
+    for (long s = 0; s < r.o->warmup && WlStepGate_pass(&r.gate, g.rank, s, stop_requested()); s++)
+        run_step(g, r.sch, s);
     CK(cudaDeviceSynchronize());
     nvtxRangePop();
     if (pthread_barrier_wait(&r.bar) == PTHREAD_BARRIER_SERIAL_THREAD) r.t0 = now_s();
-    for (long s = 0; s < r.o->steps; s++) {
+    long s = 0;
+    for (; s < r.o->steps && WlStepGate_pass(&r.gate, g.rank, r.o->warmup + s, stop_requested()); s++) {
         char nm[32];
         snprintf(nm, sizeof nm, "step %ld", s);
         nvtxRangePushA(nm);
         run_step(g, r.sch, r.o->warmup + s);
         nvtxRangePop();
     }
+    w->measured = s;
     CK(cudaDeviceSynchronize());
     if (pthread_barrier_wait(&r.bar) == PTHREAD_BARRIER_SERIAL_THREAD) r.t1 = now_s();
 #if OVTRACE_HAVE_NCCL
@@ -738,7 +772,7 @@ static int run_serve(Gpu &g, Options &o, RingSet *set) {
     }
     g.plan = plan[maxb]; // buffers and events sized for the largest batch
     setup_gpu(g, sch[maxb], o);
-    for (long s = 0; s < o.warmup; s++) run_step(g, sch[maxb], s);
+    for (long s = 0; s < o.warmup && !stop_requested(); s++) run_step(g, sch[maxb], s);
     CK(cudaDeviceSynchronize());
     ServeRun r{&g, &o, set, 0, (uint32_t)getpid(), (int64_t)syscall(SYS_gettid), {}};
     char names[4][64];
@@ -753,7 +787,8 @@ static int run_serve(Gpu &g, Options &o, RingSet *set) {
     auto now_ns = [&]() { return (int64_t)((now_s() - w0) * 1e9); };
     double batch_sum = 0, mem_max = 0, mem_sum = 0;
     int64_t first = -1, last = 0;
-    for (long k = 0; k < o.steps;) {
+    long k = 0; // steps run: --steps, or fewer after a stop signal (each step is synchronous)
+    while (k < o.steps && !stop_requested()) {
         int64_t now = now_ns(), wait;
         int b = Serve_plan(&st, now, &wait);
         if (!b) { // idle until the next arrival (or the end of a batch wait)
@@ -798,17 +833,19 @@ static int run_serve(Gpu &g, Options &o, RingSet *set) {
         if (i < 1) i = 1;
         return (double)r.lat[i - 1] / 1e6;
     };
-    double tps = window > 0 ? batch_sum / window : 0;
-    if (o.json)
+    double tps = window > 0 ? batch_sum / window : 0, per = k > 0 ? 1.0 / (double)k : 0;
+    if (stop_requested())
+        fprintf(stderr, "ovtrace-workload: stopped by signal %d after %ld of %ld steps\n", (int)g_signal, k, o.steps);
+    if (k > 0 && o.json)
         printf("{\"gpu\": \"%s\", \"mode\": \"serve\", \"batching\": \"%s\", \"rate\": %.3f, \"steps\": %ld, "
                "\"tokens_per_s\": %.1f, \"mean_batch\": %.3f, \"requests\": %zu, \"latency_p50_ms\": %.3f, "
                "\"latency_p99_ms\": %.3f, \"memory_max_bytes\": %.0f, \"memory_mean_bytes\": %.0f}\n",
-               g.prop.name, ServeBatching_name(o.sp.batching), o.sp.rate, o.steps, tps, batch_sum / (double)o.steps,
-               r.lat.size(), rank(0.5), rank(0.99), mem_max, mem_sum / (double)o.steps);
-    else if (!o.quiet)
+               g.prop.name, ServeBatching_name(o.sp.batching), o.sp.rate, k, tps, batch_sum * per,
+               r.lat.size(), rank(0.5), rank(0.99), mem_max, mem_sum * per);
+    else if (k > 0 && !o.quiet)
         printf("%s  serve (%s batching, %.0f req/s)  %ld steps: %.0f tokens/s  mean batch %.2f  %zu requests: "
                "latency p50 %.3f ms p99 %.3f ms  memory max %.2f GiB\n",
-               g.prop.name, ServeBatching_name(o.sp.batching), o.sp.rate, o.steps, tps, batch_sum / (double)o.steps,
+               g.prop.name, ServeBatching_name(o.sp.batching), o.sp.rate, k, tps, batch_sum * per,
                r.lat.size(), rank(0.5), rank(0.99), mem_max / 1073741824.0);
     Serve_free(&st);
     for (int b = 0; b <= maxb; b++) {
@@ -845,6 +882,9 @@ int main(int argc, char **argv) {
         return EXIT_NO_GPU;
     }
     dlclose(drv);
+
+    // a stop signal from here on ends the run cleanly (the collector's final flush included)
+    catch_stop_signals();
 
     // 3. the collector, before the first CUDA call so it sees the contexts being created
     RingSet *set = nullptr;
@@ -942,6 +982,7 @@ int main(int argc, char **argv) {
     run.sch = sch;
     run.o = &o;
     pthread_barrier_init(&run.bar, nullptr, (unsigned)n);
+    WlStepGate_init(&run.gate, n);
     Worker *workers = new Worker[n];
     pthread_t *threads = new pthread_t[n];
     for (int r = 0; r < n; r++) workers[r] = Worker{&gpus[r], &run};
@@ -955,9 +996,14 @@ int main(int argc, char **argv) {
         for (int r = 0; r < n; r++) pthread_join(threads[r], nullptr);
     }
     pthread_barrier_destroy(&run.bar);
+    WlStepGate_free(&run.gate);
 
+    long steps = workers[0].measured; // the same on every GPU (WlStepGate)
+    if (stop_requested())
+        fprintf(stderr, "ovtrace-workload: stopped by signal %d after %ld of %ld measured steps\n", (int)g_signal,
+                steps, o.steps);
     double t = run.t1 - run.t0;
-    double step_ms = t * 1e3 / o.steps, tps = gpus[0].plan->tokens_per_step / (t / o.steps);
+    double step_ms = steps ? t * 1e3 / (double)steps : 0, tps = steps ? gpus[0].plan->tokens_per_step / (t / (double)steps) : 0;
     double tflops = 0, copy_gbps = 0;
     for (int r = 0; r < n; r++) {
         tflops += gpus[r].flop_per_ns * 1e-3 / n;
@@ -971,25 +1017,26 @@ int main(int argc, char **argv) {
     else
 #endif
         snprintf(a2a, sizeof a2a, "emulated");
-    if (o.json)
+    // stopped during the warm-up: nothing measured, nothing printed
+    if (steps > 0 && o.json)
         printf("{\"gpu\": \"%s\", \"gpus\": %d, \"sms\": %d, \"mode\": \"%s\", \"all_to_all\": \"%s\", "
                "\"comm_sms\": %d, \"link\": \"%s\", \"steps\": %ld, \"step_ms\": %.4f, \"tokens_per_s\": %.1f, "
                "\"gemm_tflops\": %.2f, \"copy_gbps\": %.2f, \"collector\": %s}\n",
                prop.name, n, o.p.total_sms, SchedMode_name(o.p.mode), a2a, o.p.comm_sms, SchedLink_name(o.p.link),
-               o.steps, step_ms, tps, tflops, copy_gbps, o.collect ? "true" : "false");
-    else if (!o.quiet) {
+               steps, step_ms, tps, tflops, copy_gbps, o.collect ? "true" : "false");
+    else if (steps > 0 && !o.quiet) {
         char who[300];
         if (n == 1) snprintf(who, sizeof who, "%s (%d SMs)", prop.name, prop.multiProcessorCount);
         else snprintf(who, sizeof who, "%d x %s (%d SMs)", n, prop.name, o.p.total_sms);
         if (n == 1)
             printf("%s  mode %s  comm SMs %d  link %s  %ld steps: step %.3f ms  %.0f tokens/s"
                    "  [GEMM %.1f TFLOP/s calibrated%s]\n",
-                   who, SchedMode_name(o.p.mode), o.p.comm_sms, SchedLink_name(o.p.link), o.steps, step_ms, tps,
+                   who, SchedMode_name(o.p.mode), o.p.comm_sms, SchedLink_name(o.p.link), steps, step_ms, tps,
                    tflops, o.collect ? ", CUPTI collector on" : "");
         else
             printf("%s  mode %s  all-to-all %s (<= %d CTAs)  %ld steps: step %.3f ms  %.0f tokens/s (all GPUs)"
                    "  [GEMM %.1f TFLOP/s per GPU calibrated%s]\n",
-                   who, SchedMode_name(o.p.mode), a2a, o.p.comm_sms, o.steps, step_ms, tps, tflops,
+                   who, SchedMode_name(o.p.mode), a2a, o.p.comm_sms, steps, step_ms, tps, tflops,
                    o.collect ? ", CUPTI collector on" : "");
     }
     if (o.collect) {

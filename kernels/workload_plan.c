@@ -1,6 +1,7 @@
 /* Host-side plan of the CUDA MoE workload (workload_plan.h). */
 #include "workload_plan.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,41 @@ void WlPlan_free(WlPlan *p) {
     free(p->shape);
     free(p->event_of);
     free(p);
+}
+
+void WlStepGate_init(WlStepGate *g, int ranks) {
+    pthread_mutex_init(&g->mu, NULL);
+    g->ranks = ranks > 0 ? ranks : 1;
+    g->stop_at = LONG_MAX;
+    g->committed = calloc((size_t)g->ranks, sizeof *g->committed);
+    if (!g->committed) abort();
+}
+
+void WlStepGate_free(WlStepGate *g) {
+    free(g->committed);
+    g->committed = NULL;
+    pthread_mutex_destroy(&g->mu);
+}
+
+bool WlStepGate_pass(WlStepGate *g, int rank, long step, bool stop) {
+    pthread_mutex_lock(&g->mu);
+    if (stop && g->stop_at == LONG_MAX) {
+        long most = 0;
+        for (int r = 0; r < g->ranks; r++)
+            if (g->committed[r] > most) most = g->committed[r];
+        g->stop_at = most;
+    }
+    bool go = step < g->stop_at;
+    if (go && g->committed[rank] < step + 1) g->committed[rank] = step + 1;
+    pthread_mutex_unlock(&g->mu);
+    return go;
+}
+
+long WlStepGate_stopAt(WlStepGate *g) {
+    pthread_mutex_lock(&g->mu);
+    long s = g->stop_at;
+    pthread_mutex_unlock(&g->mu);
+    return s;
 }
 
 size_t WlPlan_opCount(const WlPlan *p, SchedPhase phase) {

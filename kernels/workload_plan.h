@@ -26,6 +26,7 @@
  * from r, which NCCL requires. Nothing is paced: the real interconnect sets the time. */
 #ifndef OVTRACE_WORKLOAD_PLAN_H
 #define OVTRACE_WORKLOAD_PLAN_H
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -107,6 +108,25 @@ uint64_t WlPlan_pairBytes(uint64_t total, int gpus, int from, int to);
 /* Ops of this phase in one step (one kernel each on one GPU: a GEMM, a comm kernel or a
  * copy; with NCCL one grouped all-to-all). Tests expect what the workload launches from it. */
 size_t WlPlan_opCount(const WlPlan *p, SchedPhase phase);
+/* Stopping on a signal: every GPU thread finishes the step it is in and all stop after
+ * the same number of steps (with NCCL, a rank that stopped early would leave its peers
+ * waiting in an all-to-all forever). Each thread asks before it launches a step; the
+ * first ask after the stop request fixes the step count at the most steps any thread has
+ * been let through, so no thread is behind a step another already launched. */
+typedef struct {
+    pthread_mutex_t mu;
+    int ranks;
+    long stop_at;    /* steps every thread runs; LONG_MAX until a stop is requested */
+    long *committed; /* per thread: steps let through */
+} WlStepGate;
+void WlStepGate_init(WlStepGate *g, int ranks);
+void WlStepGate_free(WlStepGate *g);
+/* Thread rank asks to launch its step number step (0, 1, ... warm-up included);
+ * stop: a stop has been requested. True: launch it; false: stop here. */
+bool WlStepGate_pass(WlStepGate *g, int rank, long step, bool stop);
+/* The steps every thread runs (LONG_MAX while no stop was requested). */
+long WlStepGate_stopAt(WlStepGate *g);
+
 /* Whether the workload's kernels run on a GPU of compute capability major.minor: the
  * binary holds sm_90 code and compute_90 PTX (kernels/CMakeLists.txt), which run on 9.0
  * and newer only. False with the reason in why. */

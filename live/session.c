@@ -35,6 +35,7 @@ struct LiveSession {
     atomic_uint_fast64_t recorded;
     pthread_mutex_t rec_mu;
     char rec_err[512];
+    LiveStopReport stop_report;
     bool stopped;
     bool stop_ok;
     char stop_err[512];
@@ -156,10 +157,54 @@ static void note_exit(LiveSession *s) {
     Launch_describe(s->launch, s->prog_desc, sizeof s->prog_desc);
 }
 
-/* SIGINT (the program's own clean stop: its collector flushes at exit), 5 s; then
- * SIGTERM, 3 s; then SIGKILL. */
+/* The stop handshake of the ring set (ring.h): the program's collectors put what CUPTI
+ * holds into the rings and acknowledge, before any signal. Most CUDA programs have no
+ * SIGINT handler, so their collector's exit flush never runs and everything since its
+ * last periodic flush would be lost. Bounded: a collector that does not answer (an
+ * injection library that does not know the handshake, a wedged program) costs
+ * LIVE_STOP_ACK_MS. The drain thread keeps emptying the rings meanwhile. */
+static void request_flush(LiveSession *s) {
+    LiveStopReport *rep = &s->stop_report;
+    int64_t t0 = Clock_monotonicNs();
+    RingSet_requestStop(s->rings);
+    rep->requested = true;
+    RingStopState st;
+    for (;;) {
+        st = RingSet_stopState(s->rings);
+        if (st.acks >= st.collectors || Launch_poll(s->launch)) break;
+        if (Clock_monotonicNs() - t0 >= (int64_t)LIVE_STOP_ACK_MS * 1000000) break;
+        sleep_ns(1000000);
+    }
+    rep->collectors = st.collectors;
+    rep->acks = st.acks;
+    rep->events_sent = st.events_sent;
+    rep->wait_ns = Clock_monotonicNs() - t0;
+}
+
+/* After the final drain: what the stop cost, into the metadata. */
+static void note_stop(LiveSession *s) {
+    LiveStopReport *rep = &s->stop_report;
+    if (!rep->requested) return;
+    rep->events_received = LiveStore_stats(s->store).ingested;
+    rep->events_lost = rep->events_sent > rep->events_received ? rep->events_sent - rep->events_received : 0;
+    char buf[320];
+    snprintf(buf, sizeof buf,
+             "{\"flush_requested\": true, \"collectors\": %u, \"acknowledged\": %u, \"wait_ms\": %.1f, "
+             "\"events_sent\": %llu, \"events_received\": %llu, \"events_lost\": %llu}",
+             rep->collectors, rep->acks, (double)rep->wait_ns / 1e6, (unsigned long long)rep->events_sent,
+             (unsigned long long)rep->events_received, (unsigned long long)rep->events_lost);
+    LiveStore_setMetaJson(s->store, "stop", buf);
+}
+
+/* The stop handshake, then SIGINT (the program's own clean stop: the workload finishes
+ * its step and flushes), 5 s; then SIGTERM, 3 s; then SIGKILL. */
 static void stop_program(LiveSession *s) {
     if (s->prog_exit >= 0 || Launch_poll(s->launch)) {
+        note_exit(s);
+        return;
+    }
+    request_flush(s);
+    if (Launch_poll(s->launch)) { /* it ended by itself meanwhile */
         note_exit(s);
         return;
     }
@@ -264,6 +309,7 @@ bool LiveSession_stop(LiveSession *s, char *err, size_t errlen) {
     }
     LiveStore_drain(s->store, 0); /* everything the source pushed before it ended */
     if (s->launch) {
+        note_stop(s);
         char buf[256];
         FILE *f = fmemopen(buf, sizeof buf, "w");
         if (f) {
@@ -323,6 +369,7 @@ bool LiveSession_sourceDone(LiveSession *s) {
 }
 
 Launch *LiveSession_launch(LiveSession *s) { return s->launch; }
+LiveStopReport LiveSession_stopReport(LiveSession *s) { return s->stop_report; }
 
 int LiveSession_programExit(LiveSession *s, char *desc, size_t n) {
     if (s->launch && s->prog_exit < 0 && Launch_poll(s->launch)) note_exit(s);

@@ -21,7 +21,7 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "32-bit atomics must be lock-free");
 
 #define CACHE_LINE 64
 #define RING_MAGIC 0x474e495254564f2eull /* ".OVTRING" little-endian */
-#define RING_VERSION 1u
+#define RING_VERSION 2u /* 2: the stop handshake words in the header */
 
 /* One SPSC ring: four cache lines of control, then the records. head is written only by
  * the producer and tail only by the consumer; each sits on its own line so the two sides
@@ -61,6 +61,12 @@ typedef struct {
     uint64_t total_size;
     alignas(CACHE_LINE) _Atomic uint64_t noring_drops; /* pushes that found no free ring */
     _Atomic uint32_t attaches;                         /* producer-side attaches, ever */
+    /* Stop handshake (RingSet_requestStop): written by the consumer and the collectors,
+     * on a line of its own. */
+    alignas(CACHE_LINE) _Atomic uint32_t stop_req; /* consumer: request number, 0 = none */
+    _Atomic uint32_t stop_acks;                    /* collectors that flushed for it */
+    _Atomic uint32_t collectors;                   /* collectors running that answer requests */
+    _Atomic uint64_t stop_ack_events;              /* events those acks reported sent */
 } RingShmHeader;
 
 /* NameTable in the mapping: this header, then name_slots x uint32 hash slots (0 = empty,

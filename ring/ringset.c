@@ -286,6 +286,50 @@ uint32_t RingSet_reap(RingSet *set) {
     return n;
 }
 
+/* ---- stop handshake ------------------------------------------------------------------- */
+
+void RingSet_collectorJoin(RingSet *set) {
+    atomic_fetch_add_explicit(&set->hdr->collectors, 1, memory_order_release);
+}
+
+void RingSet_collectorLeave(RingSet *set) {
+    uint32_t n = atomic_load_explicit(&set->hdr->collectors, memory_order_relaxed);
+    while (n && !atomic_compare_exchange_weak_explicit(&set->hdr->collectors, &n, n - 1, memory_order_release,
+                                                       memory_order_relaxed)) {
+    }
+}
+
+bool RingSet_stopRequested(RingSet *set, uint32_t *seen) {
+    uint32_t r = atomic_load_explicit(&set->hdr->stop_req, memory_order_acquire);
+    if (r == *seen)
+        return false;
+    *seen = r;
+    return true;
+}
+
+void RingSet_stopAck(RingSet *set, uint64_t events_sent) {
+    /* The events count first, then the ack that publishes it (release): a consumer that
+     * sees the ack also sees the count, and the flushed records pushed before both. */
+    atomic_fetch_add_explicit(&set->hdr->stop_ack_events, events_sent, memory_order_relaxed);
+    atomic_fetch_add_explicit(&set->hdr->stop_acks, 1, memory_order_release);
+}
+
+void RingSet_requestStop(RingSet *set) {
+    atomic_store_explicit(&set->hdr->stop_acks, 0, memory_order_relaxed);
+    atomic_store_explicit(&set->hdr->stop_ack_events, 0, memory_order_relaxed);
+    uint32_t r = atomic_load_explicit(&set->hdr->stop_req, memory_order_relaxed) + 1;
+    atomic_store_explicit(&set->hdr->stop_req, r ? r : 1, memory_order_release);
+}
+
+RingStopState RingSet_stopState(const RingSet *set) {
+    RingStopState st;
+    st.acks = atomic_load_explicit(&set->hdr->stop_acks, memory_order_acquire);
+    st.events_sent = atomic_load_explicit(&set->hdr->stop_ack_events, memory_order_relaxed);
+    st.collectors = atomic_load_explicit(&set->hdr->collectors, memory_order_acquire);
+    st.request = atomic_load_explicit(&set->hdr->stop_req, memory_order_relaxed);
+    return st;
+}
+
 uint32_t RingSet_nrings(const RingSet *set) {
     return set->nrings;
 }

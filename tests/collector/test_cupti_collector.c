@@ -145,12 +145,49 @@ static void test_clock_failure(void **state) {
     RingSet_free(set);
 }
 
+/* The ring set's stop request: the flusher force-flushes what CUPTI holds (records that
+ * a default flush would not return) and acknowledges with the number of events sent. */
+static void test_stop_request(void **state) {
+    (void)state;
+    FakeCupti_reset();
+    RingSet *set = small_set();
+    start(set);
+    assert_int_equal(RingSet_stopState(set).collectors, 1);
+    FakeCupti_setComplete(false);
+    FakeCupti_queueKernels(5);
+    RingSet_requestStop(set);
+    RingStopState st = RingSet_stopState(set);
+    for (int i = 0; i < 2000 && st.acks < 1; i++) {
+        usleep(1000);
+        st = RingSet_stopState(set);
+    }
+    assert_int_equal(st.acks, 1);
+    assert_int_equal(st.events_sent, 5);
+    assert_int_equal(drain_kernels(set), 5); /* in the rings before the acknowledgement */
+    assert_true(Cupti_running());            /* the program decides when to end */
+    assert_int_equal(FakeCupti_counts().forced, 1);
+    Cupti_stop();
+    st = RingSet_stopState(set);
+    assert_int_equal(st.collectors, 0);
+    assert_int_equal(st.acks, 1); /* answered once */
+    /* a request that comes while the collector stops is answered by its final flush */
+    start(set);
+    FakeCupti_queueKernels(2);
+    RingSet_requestStop(set);
+    Cupti_stop();
+    st = RingSet_stopState(set);
+    assert_int_equal(st.acks, 1);
+    assert_int_equal(drain_kernels(set), 2);
+    RingSet_free(set);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flusher_and_stop),
         cmocka_unit_test(test_drop_count_outside_lock),
         cmocka_unit_test(test_fork_child_exit),
         cmocka_unit_test(test_clock_failure),
+        cmocka_unit_test(test_stop_request),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,6 +353,44 @@ static void test_imbalance(void **state) {
     Schedule_free(sch);
 }
 
+/* A stop request reaches the GPU threads at different steps: whatever the interleaving,
+ * every thread runs the same number of steps, at least as many as any had started. */
+static void test_step_gate(void **state) {
+    (void)state;
+    srand(7);
+    for (int trial = 0; trial < 2000; trial++) {
+        int ranks = 1 + rand() % 4;
+        WlStepGate g;
+        WlStepGate_init(&g, ranks);
+        long next[4] = {0}, ran_before_stop = 0;
+        bool done[4] = {false}, stop = false;
+        int stop_after = rand() % 40; /* asks before the signal */
+        for (int asks = 0;; asks++) {
+            int live = 0;
+            for (int r = 0; r < ranks; r++) live += !done[r];
+            if (!live) break;
+            int r = rand() % ranks;
+            if (done[r]) continue;
+            if (asks == stop_after) {
+                stop = true;
+                for (int k = 0; k < ranks; k++) ran_before_stop = next[k] > ran_before_stop ? next[k] : ran_before_stop;
+            }
+            if (WlStepGate_pass(&g, r, next[r], stop)) next[r]++;
+            else done[r] = true;
+            assert_true(next[r] < 1000);
+        }
+        for (int r = 0; r < ranks; r++) assert_int_equal(next[r], WlStepGate_stopAt(&g));
+        assert_true(WlStepGate_stopAt(&g) >= ran_before_stop);
+        WlStepGate_free(&g);
+    }
+    /* no stop: every step passes */
+    WlStepGate g;
+    WlStepGate_init(&g, 2);
+    for (long s = 0; s < 100; s++) assert_true(WlStepGate_pass(&g, (int)(s & 1), s / 2, false));
+    assert_true(WlStepGate_stopAt(&g) == LONG_MAX);
+    WlStepGate_free(&g);
+}
+
 /* The binary's sm_90 code and compute_90 PTX: 9.0 and newer run, older GPUs are refused
  * with the reason. */
 static void test_device_support(void **state) {
@@ -402,6 +441,7 @@ int main(void) {
         cmocka_unit_test(test_imbalance),
         cmocka_unit_test(test_pair_bytes_and_bad_configs),
         cmocka_unit_test(test_device_support),
+        cmocka_unit_test(test_step_gate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

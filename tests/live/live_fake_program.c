@@ -5,9 +5,17 @@
  * them, and CUPTI's "cupti dropped records" counter.
  *
  *   live_fake_program burst N STATUS   N steps from two threads, then exit(STATUS)
- *   live_fake_program stream           one step every 2 ms until SIGINT/SIGTERM; then a
- *                                      last record named "final flush" (what the
- *                                      collector's exit flush would send) and exit(0)
+ *   live_fake_program stream           one step every 2 ms until SIGINT/SIGTERM, kept
+ *                                      like CUPTI keeps records: in a buffer that a
+ *                                      flusher thread hands to the ring set every 100 ms
+ *                                      and, asked by the ring set's stop handshake, at
+ *                                      once (with a last record named "final flush"),
+ *                                      then acknowledges. SIGINT/SIGTERM end it at once,
+ *                                      exit(0), without a flush: what is still buffered
+ *                                      is lost, as in a CUDA program without a handler.
+ *   live_fake_program stream-deaf      the same, but its collector never answers
+ * stream prints on stderr at the end: "live_fake_program: produced P events, pushed Q;
+ * R produced before the stop request" (R = -1: no request seen).
  * Prints CUDA_INJECTION64_PATH and whether OVTRACE_SHM is set on stdout. */
 #include <pthread.h>
 #include <signal.h>
@@ -27,14 +35,45 @@ static long n_steps;
 static atomic_uint corr_next = 1;
 static volatile sig_atomic_t g_stop;
 
+/* stream mode: the collector's buffer, its flusher and the counts */
+static bool buffered;
+static pthread_mutex_t buf_mu = PTHREAD_MUTEX_INITIALIZER;
+static RingRecord *pending;
+static size_t n_pending, cap_pending;
+static long produced, pushed, produced_at_request = -1;
+static atomic_bool flusher_exit;
+
 static int64_t now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void push(RingRecord *r) {
+static void push_now(const RingRecord *r) {
     for (int tries = 0; !RingSet_push(set, r) && tries < 10000; tries++) usleep(100); /* the tests want no loss */
+}
+
+/* buf_mu held: everything buffered goes into the ring set */
+static void flush_pending(void) {
+    for (size_t i = 0; i < n_pending; i++) push_now(&pending[i]);
+    pushed += (long)n_pending;
+    n_pending = 0;
+}
+
+static void push(RingRecord *r) {
+    if (!buffered) {
+        push_now(r);
+        return;
+    }
+    pthread_mutex_lock(&buf_mu);
+    if (n_pending == cap_pending) {
+        cap_pending = cap_pending ? 2 * cap_pending : 1024;
+        pending = realloc(pending, cap_pending * sizeof *pending);
+        if (!pending) abort();
+    }
+    pending[n_pending++] = *r;
+    produced++;
+    pthread_mutex_unlock(&buf_mu);
 }
 
 static uint32_t intern(const char *s) { return NameTable_intern_cstr(RingSet_names(set), s); }
@@ -101,14 +140,53 @@ static void counter(const char *name, double v) {
 
 static void on_signal(int sig) { g_stop = sig; }
 
+static void final_flush_marker(void) {
+    RingRecord r;
+    memset(&r, 0, sizeof r);
+    r.kind = RING_KIND_NVTX_MARKER;
+    r.ts_ns = now_ns();
+    r.stream = -1;
+    r.device = -1;
+    r.pid = (uint32_t)getpid();
+    r.tid = (int64_t)syscall(SYS_gettid);
+    r.name_id = intern("final flush");
+    push_now(&r);
+    produced++;
+    pushed++;
+}
+
+/* The collector's flusher: a periodic flush every 100 ms; a stop request of the ring
+ * set is answered at once (flush, marker, acknowledgement) unless deaf. */
+static void *flusher(void *arg) {
+    bool deaf = arg != NULL;
+    uint32_t seen = 0;
+    int64_t next = now_ns() + 100000000;
+    while (!atomic_load(&flusher_exit)) {
+        usleep(2000);
+        pthread_mutex_lock(&buf_mu);
+        if (!deaf && RingSet_stopRequested(set, &seen)) {
+            produced_at_request = produced;
+            flush_pending();
+            final_flush_marker();
+            RingSet_stopAck(set, (uint64_t)pushed);
+        } else if (now_ns() >= next) {
+            flush_pending();
+            next += 100000000;
+        }
+        pthread_mutex_unlock(&buf_mu);
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv) {
     const char *inj = getenv("CUDA_INJECTION64_PATH");
     printf("CUDA_INJECTION64_PATH=%s\n", inj ? inj : "(unset)");
     printf("OVTRACE_SHM=%s\n", getenv("OVTRACE_SHM") ? "set" : "(unset)");
     fflush(stdout);
-    bool stream = argc >= 2 && !strcmp(argv[1], "stream");
+    bool deaf = argc >= 2 && !strcmp(argv[1], "stream-deaf");
+    bool stream = deaf || (argc >= 2 && !strcmp(argv[1], "stream"));
     if (!stream && (argc < 4 || strcmp(argv[1], "burst") != 0)) {
-        fprintf(stderr, "usage: live_fake_program burst N STATUS | stream\n");
+        fprintf(stderr, "usage: live_fake_program burst N STATUS | stream | stream-deaf\n");
         return 2;
     }
     set = RingSet_attach_env();
@@ -122,6 +200,10 @@ int main(int argc, char **argv) {
         sa.sa_handler = on_signal;
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
+        buffered = true;
+        RingSet_collectorJoin(set);
+        pthread_t fl;
+        pthread_create(&fl, NULL, flusher, deaf ? (void *)1 : NULL);
         long i = 0;
         while (!g_stop) {
             step(0);
@@ -129,17 +211,11 @@ int main(int argc, char **argv) {
             struct timespec ts = {0, 2000000};
             nanosleep(&ts, NULL);
         }
-        RingRecord r;
-        memset(&r, 0, sizeof r);
-        r.kind = RING_KIND_NVTX_MARKER;
-        r.ts_ns = now_ns();
-        r.stream = -1;
-        r.device = -1;
-        r.pid = (uint32_t)getpid();
-        r.tid = (int64_t)syscall(SYS_gettid);
-        r.name_id = intern("final flush");
-        push(&r);
-        RingSet_free(set);
+        atomic_store(&flusher_exit, true);
+        pthread_join(fl, NULL);
+        /* the signal ends the program: no exit flush, the buffer is lost */
+        fprintf(stderr, "live_fake_program: produced %ld events, pushed %ld; %ld produced before the stop request\n",
+                produced, pushed, produced_at_request);
         return 0;
     }
     n_steps = atol(argv[2]);

@@ -45,7 +45,10 @@ rc=$?
 grep -q '"exit_status": 3' "$DIR/st3.json" || fail "status 3 not recorded"
 "$BIN" stats -q "$DIR/st3.json" >/dev/null || fail "stats after a failing program"
 
-# 3. --duration stops a program that runs on: SIGINT, its last flush is drained into the file
+# 3. --duration stops a program that runs on: the stop handshake first (the stand-in's
+# collector flushes its buffer and acknowledges), then SIGINT, which ends the stand-in
+# without a flush. Every event it pushed is in the file, and every event it produced
+# before the request was pushed.
 "$BIN" record --debug-assume-driver -o "$DIR/dur.json" --duration 1 -- "$FAKE" stream >/dev/null 2>"$DIR/dur.err"
 rc=$?
 [ $rc -eq 0 ] || fail "record --duration exited $rc: $(cat "$DIR/dur.err")"
@@ -54,6 +57,27 @@ grep -q '"final flush"' "$DIR/dur.json" || fail "the program's final records wer
 grep -q '"exit_status": 0' "$DIR/dur.json" || fail "stream stand-in did not stop cleanly on SIGINT"
 n=$(grep -c '"fake::gemm_0"' "$DIR/dur.json")
 [ "$n" -gt 100 ] || fail "only $n kernels in 1 s"
+counts=$(sed -n 's/^live_fake_program: produced \([0-9]*\) events, pushed \([0-9]*\); \(-*[0-9]*\) produced before.*/\1 \2 \3/p' "$DIR/dur.err")
+set -- $counts
+[ $# -eq 3 ] || fail "no counts from the stand-in: $(cat "$DIR/dur.err")"
+pushed=$2 before=$3
+[ "$before" -ge 0 ] || fail "the stand-in saw no stop request"
+[ "$before" -le "$pushed" ] || fail "$before events produced before the request, only $pushed pushed"
+"$BIN" stats "$DIR/dur.json" >"$DIR/dur.stats" 2>&1 || fail "stats: $(cat "$DIR/dur.stats")"
+grep -q "^$pushed events" "$DIR/dur.stats" || fail "the stand-in pushed $pushed events, the file has: $(head -1 "$DIR/dur.stats")"
+grep -q '"flush_requested": true, "collectors": 1, "acknowledged": 1' "$DIR/dur.json" ||
+    fail "stop handshake not recorded: $(grep -o '"stop": {[^}]*}' "$DIR/dur.json")"
+grep -q '"events_lost": 0' "$DIR/dur.json" || fail "events lost on stop: $(grep -o '"stop": {[^}]*}' "$DIR/dur.json")"
+grep -q "did not confirm" "$DIR/dur.err" && fail "a warning after an acknowledged stop"
+
+# 3b. a collector that never answers: the wait is bounded, the metadata and a warning say so
+"$BIN" record --debug-assume-driver -o "$DIR/deaf.json" --duration 0.3 -- "$FAKE" stream-deaf >/dev/null 2>"$DIR/deaf.err"
+rc=$?
+[ $rc -eq 0 ] || fail "record of a deaf collector exited $rc: $(cat "$DIR/deaf.err")"
+grep -q '"collectors": 1, "acknowledged": 0' "$DIR/deaf.json" || fail "missing acknowledgement not recorded"
+ms=$(grep -o '"wait_ms": [0-9]*' "$DIR/deaf.json" | sed 's/.*: //')
+[ "${ms:-0}" -ge 1900 ] && [ "$ms" -le 4000 ] || fail "waited ${ms:-?} ms for a collector that never answers"
+grep -q "1 of 1 collectors of the program did not confirm a final flush" "$DIR/deaf.err" || fail "no warning: $(cat "$DIR/deaf.err")"
 
 # 4. Ctrl-C (SIGINT to record; the program gets its own from us) leaves a loadable file
 "$BIN" record --debug-assume-driver -o "$DIR/int.json.gz" -- "$FAKE" stream >/dev/null 2>"$DIR/int.err" &

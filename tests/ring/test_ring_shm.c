@@ -1,7 +1,8 @@
 /* Cross-process transport: a fork()ed child attaches through OVTRACE_SHM (as the
  * injection library will), produces from two threads and interns names; the parent
  * drains concurrently and checks count, order and that every name id resolves to the
- * string the child meant. */
+ * string the child meant. The stop handshake between the owner and a collector in
+ * another process; sets of another layout version are refused. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -243,11 +244,17 @@ static void attach_rejects_garbage(void **state) {
         size_t sz = (size_t)lseek(RingSet_fd(ok), 0, SEEK_END);
         char *copy = malloc(sz);
         assert_int_equal(pread(RingSet_fd(ok), copy, sz, 0), (ssize_t)sz);
-        ((uint32_t *)copy)[2] = 999; /* version follows the 8-byte magic */
+        uint32_t version = ((uint32_t *)copy)[2]; /* version follows the 8-byte magic */
+        ((uint32_t *)copy)[2] = 999;
         assert_int_equal(write(fd, copy, sz), (ssize_t)sz);
         snprintf(spec, sizeof spec, "fd:%d", fd);
         assert_null(RingSet_attach(spec));
-        ((uint32_t *)copy)[2] = 1;
+        /* the previous layout (no stop handshake words): an injection library of an older
+         * build must not attach to it, nor this one to an older owner's */
+        ((uint32_t *)copy)[2] = version - 1;
+        assert_int_equal(pwrite(fd, copy, sz, 0), (ssize_t)sz);
+        assert_null(RingSet_attach(spec));
+        ((uint32_t *)copy)[2] = version;
         assert_int_equal(pwrite(fd, copy, sz, 0), (ssize_t)sz);
         RingSet *again = RingSet_attach(spec); /* fixed version: accepted */
         assert_non_null(again);
@@ -260,9 +267,88 @@ static void attach_rejects_garbage(void **state) {
     RingSet_free(ok);
 }
 
+/* The stop handshake across processes: a collector in a child joins, answers a request
+ * with a flush (its records are in the rings before the ack is visible) and leaves; one
+ * that joins after a request answers it too; nothing is requested twice. */
+static void stop_handshake(void **state) {
+    (void)state;
+    RingSet *set = RingSet_create_shared(
+        &(RingSetConfig){.nrings = 2, .capacity = 1024, .name_bytes = 4096, .name_slots = 64});
+    assert_non_null(set);
+    RingStopState st = RingSet_stopState(set);
+    assert_int_equal(st.request, 0);
+    assert_int_equal(st.collectors, 0);
+    char spec[64];
+    assert_int_equal(RingSet_export(set, spec, sizeof spec), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        RingSet *c = RingSet_attach(spec);
+        if (!c) _exit(10);
+        RingSet_collectorJoin(c);
+        uint32_t seen = 0;
+        uint64_t sent = 0;
+        while (!RingSet_stopRequested(c, &seen)) { /* "periodic flushes" until asked */
+            RingRecord r = rec_make(0, sent);
+            if (RingSet_push(c, &r)) sent++;
+            if (sent >= 500) usleep(1000);
+        }
+        for (int i = 0; i < 7; i++) { /* the forced flush */
+            RingRecord r = rec_make(0, sent);
+            while (!RingSet_push(c, &r)) usleep(100);
+            sent++;
+        }
+        RingSet_stopAck(c, sent);
+        if (RingSet_stopRequested(c, &seen)) _exit(11); /* answered once */
+        RingSet_collectorLeave(c);
+        RingSet_free(c);
+        _exit(0);
+    }
+    assert_true(pid > 0);
+    while (RingSet_stopState(set).collectors == 0) usleep(1000);
+    RingSet_requestStop(set);
+    uint64_t drained = 0;
+    RingRecord buf[256];
+    for (int i = 0; i < 5000; i++) {
+        drained += RingSet_drain_into(set, buf, 256);
+        st = RingSet_stopState(set);
+        if (st.acks >= st.collectors) break;
+        usleep(1000);
+    }
+    assert_int_equal(st.request, 1);
+    assert_int_equal(st.acks, 1);
+    size_t n;
+    while ((n = RingSet_drain_into(set, buf, 256)) > 0) drained += n; /* once acked, the flush is in the rings */
+    assert_int_equal(st.events_sent, drained);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(RingSet_stopState(set).collectors, 0); /* it left */
+    /* a collector joining after the request answers it; a new request clears old acks */
+    RingSet_collectorJoin(set);
+    uint32_t seen = 0;
+    assert_true(RingSet_stopRequested(set, &seen));
+    assert_false(RingSet_stopRequested(set, &seen));
+    RingSet_requestStop(set);
+    st = RingSet_stopState(set);
+    assert_int_equal(st.request, 2);
+    assert_int_equal(st.acks, 0);
+    assert_int_equal(st.events_sent, 0);
+    assert_true(RingSet_stopRequested(set, &seen));
+    RingSet_stopAck(set, 3);
+    st = RingSet_stopState(set);
+    assert_int_equal(st.acks, 1);
+    assert_int_equal(st.events_sent, 3);
+    RingSet_collectorLeave(set);
+    RingSet_collectorLeave(set); /* never below zero */
+    assert_int_equal(RingSet_stopState(set).collectors, 0);
+    RingSet_free(set);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fork_attach_produce_drain),
+        cmocka_unit_test(stop_handshake),
         cmocka_unit_test(named_shm),
         cmocka_unit_test(attach_rejects_garbage),
     };

@@ -174,8 +174,9 @@ typedef struct {
     /* A program as the source: the session creates the ring set with
      * RingSet_create_shared, starts the program with Launch_start (after the store and
      * the recording are set up, so that a failed start leaves no file), ends when it
-     * exits (LiveSession_sourceDone = Launch_poll) and stops it at LiveSession_stop
-     * (SIGINT, 5 s, then SIGTERM, 3 s, then SIGKILL). The data is marked real
+     * exits (LiveSession_sourceDone = Launch_poll) and stops it at LiveSession_stop:
+     * first the stop handshake of the ring set (the collectors flush and acknowledge,
+     * at most LIVE_STOP_ACK_MS), then SIGINT, 5 s, SIGTERM, 3 s, SIGKILL. The data is marked real
      * ("simulated": false) and the recording names the collector (CUPTI in-process for
      * the workload, injected for `-- CMD`) and the command. NULL: no program. */
     const LaunchConfig *launch;
@@ -203,6 +204,19 @@ Launch *LiveSession_launch(LiveSession *s);
  * Launch_describe into desc ("exited with status 0"); after LiveSession_stop these
  * stay available. */
 int LiveSession_programExit(LiveSession *s, char *desc, size_t n);
+/* How the last stop of a running program went (LiveSession_stop; recorded as the "stop"
+ * object of the "ovtrace" metadata). */
+#define LIVE_STOP_ACK_MS 2000 /* the longest wait for the collectors' final flush */
+typedef struct {
+    bool requested;        /* the program was running: its collectors were asked to flush */
+    uint32_t collectors;   /* collectors running when the wait ended */
+    uint32_t acks;         /* of them, those that flushed and acknowledged */
+    int64_t wait_ns;       /* how long the session waited for them */
+    uint64_t events_sent;  /* events the acknowledging collectors had sent by then */
+    uint64_t events_received; /* events the store took from the rings in all */
+    uint64_t events_lost;  /* sent by an acknowledging collector, never received */
+} LiveStopReport;
+LiveStopReport LiveSession_stopReport(LiveSession *s);
 /* Double-buffered view: the newest published snapshot, or NULL if none newer than the
  * last one taken. The caller owns it. UI thread. */
 Trace *LiveSession_takeSnapshot(LiveSession *s);

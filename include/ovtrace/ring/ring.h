@@ -133,6 +133,33 @@ size_t RingSet_drain(RingSet *set, RingDrainFn fn, void *ctx, size_t max);
 /* Same, copying into out[0..max). */
 size_t RingSet_drain_into(RingSet *set, RingRecord *out, size_t max);
 
+/* ---- stop handshake ------------------------------------------------------------------
+ * A collector holds events in buffers (CUPTI's) and hands them to the rings in batches;
+ * a program stopped by a signal may never run its exit flush. Before it signals the
+ * program, the consumer asks every collector of the set for a forced flush and waits
+ * (bounded) for their acknowledgements:
+ *   consumer:  RingSet_requestStop; poll RingSet_stopState until acks >= collectors
+ *   collector: RingSet_collectorJoin at start; RingSet_stopRequested(&seen) in its flush
+ *              loop; when true: flush, then RingSet_stopAck(events sent so far);
+ *              RingSet_collectorLeave at its end.
+ * A collector that joins after a request answers it too (seen starts at 0). */
+void RingSet_collectorJoin(RingSet *set);
+void RingSet_collectorLeave(RingSet *set);
+/* True once per new request: *seen (0 at first) is the last request this collector
+ * answered, and becomes the current one. */
+bool RingSet_stopRequested(RingSet *set, uint32_t *seen);
+/* After the flush: events_sent = records this collector has pushed into the set so far. */
+void RingSet_stopAck(RingSet *set, uint64_t events_sent);
+/* Consumer: a new request (the acknowledgements of any earlier one are cleared). */
+void RingSet_requestStop(RingSet *set);
+typedef struct {
+    uint32_t request;     /* current request number, 0 = none */
+    uint32_t collectors;  /* collectors running now */
+    uint32_t acks;        /* collectors that flushed for the request */
+    uint64_t events_sent; /* what they reported sent by their acknowledgement, summed */
+} RingStopState;
+RingStopState RingSet_stopState(const RingSet *set);
+
 /* Total drops: every ring's count plus pushes that found no free ring. */
 uint64_t RingSet_drops(const RingSet *set);
 uint32_t RingSet_nrings(const RingSet *set);
