@@ -31,6 +31,12 @@ if(TARGET ovtrace_inject)
   set_tests_properties(collector.inject_exports PROPERTIES LABELS collector SKIP_RETURN_CODE 77)
 endif()
 
+if(TARGET ovtrace-workload AND TARGET ovtrace_inject)
+  add_test(NAME collector.runpath COMMAND sh ${_cdir}/test_runpath.sh ${OVTRACE_CUPTI_LIBDIR}
+    $<TARGET_FILE:ovtrace-workload> $<TARGET_FILE:ovtrace_inject>)
+  set_tests_properties(collector.runpath PROPERTIES LABELS collector SKIP_RETURN_CODE 77)
+endif()
+
 if(TARGET ovtrace-workload)
   add_test(NAME collector.kernel_names COMMAND sh ${_cdir}/test_kernel_names.sh $<TARGET_FILE:ovtrace-workload>)
   set_tests_properties(collector.kernel_names PROPERTIES LABELS collector SKIP_RETURN_CODE 77)
