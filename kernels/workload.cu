@@ -5,7 +5,9 @@
 // order through events, NVTX ranges per op ("mb0/attn", ...).
 //   compute   moe::{attn_proj,gate,expert_gemm,shared_expert}: a tiled FP32 GEMM whose
 //             K is sized so the kernel takes the cost model's duration (FLOP rate
-//             calibrated at start on all SMs); it gets whatever SMs comm kernels leave.
+//             calibrated at start on all SMs). expert_gemm is persistent: one block per
+//             SM, none beside a comm block, grid = SMs - comm SMs in prefill (the SM split
+//             of workload_plan.h); the others get whatever SMs comm kernels leave.
 // One GPU: the all-to-all is emulated.
 //   prefill   dpsk::ep::{intranode,internode}::{dispatch,combine}<8, 20>: grid = comm
 //             SMs, one block per SM (shared memory forces it), copying the all-to-all's
@@ -72,14 +74,20 @@ struct GemmArgs {
 };
 
 constexpr int TILE = 64, TK = 16;
+// The persistent kernel's dynamic shared memory, only there to set its occupancy: one
+// block per SM (two would not fit in an SM's 228 KiB) and none on an SM that holds a
+// comm block (COMM_SMEM, 128 KiB): 116 + 128 > 228.
+constexpr int PERSISTENT_SMEM = 116 * 1024;
 
-__device__ __forceinline__ void gemm_tile(const GemmArgs &g) {
+// C's tile `tile` += A[rows, k_lo..k_hi) * B[k_lo..k_hi, cols]; `whole`: the range is all
+// of K, so the tile is stored, else added atomically (several blocks share it).
+__device__ __forceinline__ void gemm_tile(const GemmArgs &g, int tile, int k_lo, int k_hi, bool whole) {
     __shared__ float As[TK][TILE], Bs[TK][TILE];
     int tx = threadIdx.x % 16, ty = threadIdx.x / 16; // 256 threads, 4x4 outputs each
     int tiles_n = g.n / TILE;
-    int row0 = (blockIdx.x / tiles_n) * TILE, col0 = (blockIdx.x % tiles_n) * TILE;
+    int row0 = (tile / tiles_n) * TILE, col0 = (tile % tiles_n) * TILE;
     float acc[4][4] = {};
-    for (int k0 = 0; k0 < g.k; k0 += TK) {
+    for (int k0 = k_lo; k0 < k_hi; k0 += TK) {
         for (int i = threadIdx.x; i < TK * TILE; i += 256) {
             int r = i / TK, kk = i % TK; // A tile: TILE rows x TK
             As[kk][r] = g.a[(size_t)(row0 + r) * g.k + k0 + kk];
@@ -96,14 +104,31 @@ __device__ __forceinline__ void gemm_tile(const GemmArgs &g) {
         __syncthreads();
     }
     for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++) g.c[(size_t)(row0 + ty * 4 + i) * g.n + col0 + tx * 4 + j] = acc[i][j];
+        for (int j = 0; j < 4; j++) {
+            float *c = &g.c[(size_t)(row0 + ty * 4 + i) * g.n + col0 + tx * 4 + j];
+            if (whole) *c = acc[i][j];
+            else atomicAdd(c, acc[i][j]);
+        }
 }
 
 // One symbol per phase, so CUPTI reports "moe::attn_proj(moe::GemmArgs)" etc.
-__global__ void __launch_bounds__(256) attn_proj(GemmArgs g) { gemm_tile(g); }
-__global__ void __launch_bounds__(256) gate(GemmArgs g) { gemm_tile(g); }
-__global__ void __launch_bounds__(256) expert_gemm(GemmArgs g) { gemm_tile(g); }
-__global__ void __launch_bounds__(256) shared_expert(GemmArgs g) { gemm_tile(g); }
+__global__ void __launch_bounds__(256) attn_proj(GemmArgs g) { gemm_tile(g, blockIdx.x, 0, g.k, true); }
+__global__ void __launch_bounds__(256) gate(GemmArgs g) { gemm_tile(g, blockIdx.x, 0, g.k, true); }
+__global__ void __launch_bounds__(256) shared_expert(GemmArgs g) { gemm_tile(g, blockIdx.x, 0, g.k, true); }
+
+// Persistent (launched with PERSISTENT_SMEM, grid = the SMs it may use): the GEMM's
+// (tile, K-slice) units split evenly over the blocks (stream-K), so no block has a
+// whole tile more than another: the kernel's time scales with 1 / grid.
+__global__ void __launch_bounds__(256) expert_gemm(GemmArgs g) {
+    long slices = g.k / TK, units = (long)(g.m / TILE) * (g.n / TILE) * slices;
+    long per = units / gridDim.x, extra = units % gridDim.x, b = blockIdx.x;
+    long u = b * per + (b < extra ? b : extra), end = u + per + (b < extra ? 1 : 0);
+    while (u < end) {
+        long tile = u / slices, s0 = u % slices, s1 = s0 + (end - u) < slices ? s0 + (end - u) : slices;
+        gemm_tile(g, (int)tile, (int)s0 * TK, (int)s1 * TK, s0 == 0 && s1 == slices);
+        u += s1 - s0;
+    }
+}
 } // namespace moe
 
 namespace dpsk {
@@ -137,10 +162,19 @@ template <typename Args> __device__ __forceinline__ void paced_copy(const Args &
     if (lo > hi) lo = hi;
     const size_t slice = 8192; // 128 KiB per slice
     uint64_t t0 = gtimer();
-    size_t total = hi - lo;
+    size_t total = hi - lo, step = blockDim.x;
     for (size_t s = lo; s < hi; s += slice) {
-        size_t e = s + slice < hi ? s + slice : hi;
-        for (size_t i = s + threadIdx.x; i < e; i += blockDim.x) a.dst[i] = a.src[i];
+        size_t e = s + slice < hi ? s + slice : hi, i = s + threadIdx.x;
+        // four 16-byte loads in flight per thread before their stores: one at a time
+        // moves ~12-14 GB/s per SM, too close to what the pacing asks
+        for (; i + 3 * step < e; i += 4 * step) {
+            int4 v0 = a.src[i], v1 = a.src[i + step], v2 = a.src[i + 2 * step], v3 = a.src[i + 3 * step];
+            a.dst[i] = v0;
+            a.dst[i + step] = v1;
+            a.dst[i + 2 * step] = v2;
+            a.dst[i + 3 * step] = v3;
+        }
+        for (; i < e; i += step) a.dst[i] = a.src[i];
         uint64_t due = t0 + (uint64_t)((double)a.dur_ns * (double)(e - lo) / (double)(total ? total : 1));
         if (threadIdx.x == 0)
             while (gtimer() < due) __nanosleep(500);
@@ -450,7 +484,8 @@ struct Gpu {
     int4 *comm_src = nullptr, *comm_dst = nullptr; // comm kernels; NCCL send / receive buffers
     char *host = nullptr;                          // pinned, decode copies
     char *dev_copy = nullptr;
-    double flop_per_ns = 0; // calibrated GEMM rate on all SMs
+    double flop_per_ns = 0;            // calibrated rate of the tile GEMMs, all SMs
+    double flop_per_ns_persistent = 0; // and of the persistent expert GEMM, one block per SM
     double copy_gbps = 0;   // calibrated D2H/H2D copy bandwidth
     size_t max_bytes = 0;
 #if OVTRACE_HAVE_NCCL
@@ -459,19 +494,24 @@ struct Gpu {
 #endif
 };
 
-static void gemm_launch(const SchedOp *op, int k, cudaStream_t s, const Gpu &g) {
+// sms: the persistent expert GEMM's blocks (WlOpShape.grid; <= 0: all SMs).
+static void gemm_launch(const SchedOp *op, int k, int sms, cudaStream_t s, const Gpu &g) {
     moe::GemmArgs a{g.a, g.b, g.c, GEMM_M, GEMM_N, k};
     dim3 grid((GEMM_M / moe::TILE) * (GEMM_N / moe::TILE)), block(256);
     switch (op->phase) {
     case SCHED_PH_ATTN: moe::attn_proj<<<grid, block, 0, s>>>(a); break;
     case SCHED_PH_GATE: moe::gate<<<grid, block, 0, s>>>(a); break;
-    case SCHED_PH_EXPERT: moe::expert_gemm<<<grid, block, 0, s>>>(a); break;
+    case SCHED_PH_EXPERT:
+        moe::expert_gemm<<<sms > 0 ? sms : g.prop.multiProcessorCount, block, moe::PERSISTENT_SMEM, s>>>(a);
+        break;
     default: moe::shared_expert<<<grid, block, 0, s>>>(a); break;
     }
 }
 
 static int gemm_k(const WlOpShape &sh, const Gpu &g) {
-    double k = sh.target_ns * g.flop_per_ns / (2.0 * GEMM_M * GEMM_N);
+    // both rates are on all SMs: a persistent GEMM on fewer takes longer, as it should
+    double rate = sh.grid > 0 ? g.flop_per_ns_persistent : g.flop_per_ns;
+    double k = sh.target_ns * rate / (2.0 * GEMM_M * GEMM_N);
     int ki = (int)(k / moe::TK) * moe::TK;
     return ki < moe::TK ? moe::TK : ki > (1 << 16) ? (1 << 16) : ki;
 }
@@ -534,7 +574,7 @@ static void run_step(Gpu &g, const Schedule *sch, long step) {
         case WL_RECORD: CK(cudaEventRecord(g.ev[par][pl->event_of[a.op]], s)); break;
         case WL_LAUNCH: {
             const WlOpShape &sh = pl->shape[a.op];
-            if (sh.kernel == WL_K_GEMM) gemm_launch(op, gemm_k(sh, g), s, g);
+            if (sh.kernel == WL_K_GEMM) gemm_launch(op, gemm_k(sh, g), sh.grid, s, g);
             else if (sh.kernel == WL_K_COMM) comm_launch(op, sh, s, g, ib);
             else copy_launch(op, sh, s, g);
             break;
@@ -553,24 +593,30 @@ static void calibrate(Gpu &g) {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    SchedOp op{};
-    op.phase = SCHED_PH_ATTN;
-    gemm_launch(&op, 256, s, g); // warm up
-    CK(cudaGetLastError());      // a kernel that cannot launch would make a bogus rate
-    const int K = 2048, timed = WL_CALIBRATION_GEMMS - 1;
-    CK(cudaEventRecord(e0, s));
-    for (int i = 0; i < timed; i++) gemm_launch(&op, K, s, g);
-    CK(cudaGetLastError());
-    CK(cudaEventRecord(e1, s));
-    CK(cudaEventSynchronize(e1));
     float ms = 0;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    g.flop_per_ns = timed * 2.0 * GEMM_M * GEMM_N * K / (ms * 1e6);
-    if (!(ms > 0) || !std::isfinite(g.flop_per_ns)) {
-        fprintf(stderr, "ovtrace-workload: the GEMM calibration on GPU %d measured %.3f ms: no usable FLOP rate\n",
-                g.dev, ms);
-        exit(1);
-    }
+    // FLOP rate of one GEMM kernel on all SMs: a warm-up, then timed launches
+    auto rate = [&](SchedPhase phase) -> double {
+        SchedOp op{};
+        op.phase = phase;
+        gemm_launch(&op, 256, 0, s, g);
+        CK(cudaGetLastError()); // a kernel that cannot launch would make a bogus rate
+        const int K = 2048, timed = WL_CALIBRATION_GEMMS - 1;
+        CK(cudaEventRecord(e0, s));
+        for (int i = 0; i < timed; i++) gemm_launch(&op, K, 0, s, g);
+        CK(cudaGetLastError());
+        CK(cudaEventRecord(e1, s));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        double r = timed * 2.0 * GEMM_M * GEMM_N * K / (ms * 1e6);
+        if (!(ms > 0) || !std::isfinite(r)) {
+            fprintf(stderr, "ovtrace-workload: the %s GEMM calibration on GPU %d measured %.3f ms: no usable FLOP "
+                    "rate\n", SchedPhase_name(phase), g.dev, ms);
+            exit(1);
+        }
+        return r;
+    };
+    g.flop_per_ns = rate(SCHED_PH_ATTN);
+    g.flop_per_ns_persistent = rate(SCHED_PH_EXPERT);
     g.copy_gbps = 0;
     if (g.host) {
         size_t n = g.max_bytes < (64u << 20) ? g.max_bytes : (64u << 20);
@@ -585,6 +631,27 @@ static void calibrate(Gpu &g) {
     }
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
+}
+
+// The SM split rests on occupancy: one persistent expert block per SM, and none on an SM
+// that holds a comm block. Said when this GPU's shared memory does not give that.
+static void check_sm_split(Gpu &g) {
+    CK(cudaFuncSetAttribute((const void *)moe::expert_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            moe::PERSISTENT_SMEM));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, moe::expert_gemm, 256, moe::PERSISTENT_SMEM));
+    if (per_sm < 1) {
+        fprintf(stderr, "ovtrace-workload: GPU %d (%s): the persistent expert GEMM does not fit on an SM\n", g.dev,
+                g.prop.name);
+        exit(1);
+    }
+    size_t reserved = g.prop.reservedSharedMemPerBlock, static_smem = 2 * moe::TK * moe::TILE * sizeof(float);
+    size_t both = moe::PERSISTENT_SMEM + static_smem + COMM_SMEM + 2 * reserved;
+    if (per_sm > 1 || both <= g.prop.sharedMemPerMultiprocessor)
+        fprintf(stderr, "ovtrace-workload: note: on GPU %d (%s, %zu KiB shared memory per SM) the expert GEMMs do not "
+                "hold whole SMs (%d blocks per SM%s): in prefill, comm kernels take fewer SMs from them than "
+                "--comm-sms\n", g.dev, g.prop.name, g.prop.sharedMemPerMultiprocessor / 1024, per_sm,
+                both <= g.prop.sharedMemPerMultiprocessor ? ", one fits beside a comm block" : "");
 }
 
 // Streams, events, buffers and the calibration of one GPU (from the main thread, before
@@ -631,6 +698,7 @@ static void setup_gpu(Gpu &g, const Schedule *sch, const Options &o) {
         smem((const void *)dpsk::ep::internode::dispatch<8, 20>);
         smem((const void *)dpsk::ep::internode::combine<8, 20>);
     }
+    check_sm_split(g);
     CK(cudaStreamSynchronize(s0));
     // decode's emulated all-to-all copies are communication, not memory traffic
     if (o.collect && sch->n_streams > SCHED_STREAM_COMM) Cupti_markCommStream((void *)g.stream[SCHED_STREAM_COMM]);

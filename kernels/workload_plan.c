@@ -78,7 +78,10 @@ WlPlan *WlPlan_buildFor(const Schedule *sch, const WlPlanConfig *cfg, char *err,
             s->kernel = WL_K_GEMM;
             s->flops = op->flops;
             s->grid = 0;
-            if (op->phase == SCHED_PH_EXPERT) s->target_ns *= heavy;
+            if (op->phase == SCHED_PH_EXPERT) {
+                s->target_ns *= heavy;
+                s->grid = WlPlan_expertGrid(sp);
+            }
             break;
         case SCHED_OP_COMM_KERNEL: {
             s->kernel = WL_K_COMM;
@@ -168,6 +171,10 @@ long WlStepGate_stopAt(WlStepGate *g) {
     long s = g->stop_at;
     pthread_mutex_unlock(&g->mu);
     return s;
+}
+
+int WlPlan_expertGrid(const ScheduleParams *p) {
+    return p->mode == SCHED_PREFILL ? p->total_sms - p->comm_sms : p->total_sms;
 }
 
 size_t WlPlan_opCount(const WlPlan *p, SchedPhase phase) {

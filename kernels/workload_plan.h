@@ -13,9 +13,17 @@
  * Events are double-buffered by step parity (a PREV_STEP dep waits on the event the
  * previous step recorded), so step k+1's launches never overwrite an event step k still
  * needs. Durations: compute kernels are sized to the cost model's duration
- * (Schedule_opWorkNs without the launch cost) using a calibrated FLOP rate; comm kernels
- * move link_bytes paced to the link bandwidth on exactly comm_sms blocks; decode copies
- * move link_bytes scaled by (measured copy bandwidth / link bandwidth).
+ * (Schedule_opWorkNs without the launch cost) using a FLOP rate calibrated on all SMs;
+ * comm kernels move link_bytes paced to the link bandwidth on exactly comm_sms blocks;
+ * decode copies move link_bytes scaled by (measured copy bandwidth / link bandwidth).
+ *
+ * The SM split (prefill): a comm kernel's block fills its SM's shared memory, but a
+ * tile GEMM's small blocks would still fit beside it, so compute would never lose the
+ * comm SMs. Expert GEMMs are persistent instead (DeepGEMM's way): one block per SM that
+ * no comm block fits beside, grid = total_sms - comm_sms in prefill (WlPlan_expertGrid),
+ * all SMs elsewhere; work split evenly over the blocks. So in prefill they run on the
+ * SMs the simulator leaves them while a comm kernel holds comm_sms, and take
+ * total_sms / (total_sms - comm_sms) times their serial-mode time.
  *
  * More than one GPU (WlPlanConfig.gpus > 1, one plan per rank): the same actions, except
  * that each dispatch/combine LAUNCH becomes a grouped NCCL all-to-all on the op's stream
@@ -74,7 +82,9 @@ typedef struct {
     double flops;      /* compute: modelled FLOPs */
     double bytes;      /* comm / copy / NCCL: bytes over the link, x (1+imbalance); NCCL: what
                           this rank sends in all (= receives), the sum of its NCCL_SENDs */
-    int grid;          /* comm: comm_sms (one block per SM); compute: 0 = enough for all SMs */
+    int grid;          /* comm: comm_sms (one block per SM); expert GEMMs: persistent, this
+                          many blocks, one per SM (WlPlan_expertGrid); other GEMMs: 0 = a
+                          block per output tile */
     double link_gbps;  /* comm: pacing rate, GB/s (scaled down below full_bw_sms); NCCL: 0 */
 } WlOpShape;
 
@@ -105,6 +115,9 @@ void WlPlan_free(WlPlan *p);
 /* Bytes rank `from` sends to rank `to` for an op whose ranks each send `total` bytes:
  * total split evenly over the gpus-1 peers, the remainder to the first ones. */
 uint64_t WlPlan_pairBytes(uint64_t total, int gpus, int from, int to);
+/* Blocks (= SMs) of the persistent expert GEMMs: total_sms - comm_sms in prefill, where
+ * comm kernels hold the rest; total_sms in decode (copies hold no SM) and serial. */
+int WlPlan_expertGrid(const ScheduleParams *p);
 /* Ops of this phase in one step (one kernel each on one GPU: a GEMM, a comm kernel or a
  * copy; with NCCL one grouped all-to-all). Tests expect what the workload launches from it. */
 size_t WlPlan_opCount(const WlPlan *p, SchedPhase phase);
@@ -131,8 +144,9 @@ long WlStepGate_stopAt(WlStepGate *g);
  * binary holds sm_90 code and compute_90 PTX (kernels/CMakeLists.txt), which run on 9.0
  * and newer only. False with the reason in why. */
 #define WL_MIN_CC_MAJOR 9
-/* moe::attn_proj launches of the workload's FLOP-rate calibration at start (one warm-up,
- * the rest timed): CUPTI sees them beside the steps' kernels. */
+/* Launches of each calibrated GEMM kernel (moe::attn_proj, moe::expert_gemm) in the
+ * workload's FLOP-rate calibration at start (one warm-up, the rest timed): CUPTI sees
+ * them beside the steps' kernels. */
 #define WL_CALIBRATION_GEMMS 4
 bool WlPlan_deviceSupported(int major, int minor, char *why, size_t n);
 /* The demangled-name prefix CUPTI reports for an op's kernel ("moe::attn_proj(" for

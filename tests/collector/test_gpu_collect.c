@@ -76,6 +76,8 @@ static void run(bool inject, const char *mode) {
     printf("%s %s: %zu events, %zu attn kernels\n", inject ? "injected" : "in-process", mode, t->n_events, attn);
     /* the steps' and the FLOP-rate calibration's, which runs after the collector started */
     assert_int_equal(attn, STEPS * per_step(mode, SCHED_PH_ATTN) + WL_CALIBRATION_GEMMS);
+    assert_int_equal(count(t, "moe::expert_gemm(moe::GemmArgs)", KIND_KERNEL),
+                     STEPS * per_step(mode, SCHED_PH_EXPERT) + WL_CALIBRATION_GEMMS);
     if (strcmp(mode, "decode") != 0) /* decode's all-to-all is copies */
         assert_int_equal(count(t, SCHED_NAME_DISPATCH_NVL, KIND_KERNEL), STEPS * per_step(mode, SCHED_PH_DISPATCH));
     assert_true(count(t, "mb0/attn", KIND_ANNOTATION) >= STEPS * per_step(mode, SCHED_PH_ATTN) / 2);

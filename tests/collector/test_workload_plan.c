@@ -49,6 +49,22 @@ static int by_stream_ts(const void *a, const void *b) {
     return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
+/* SMs the simulator takes from compute while a comm kernel runs beside it: those of the
+ * comm kernels on a stream other than a compute op's (none in serial mode, where they
+ * share the one stream, nor in decode, whose all-to-all is copies). */
+static int overlapping_comm_sms(const Schedule *sch) {
+    int held = 0;
+    for (size_t i = 0; i < sch->n_ops; i++) {
+        const SchedOp *c = &sch->ops[i];
+        if (c->kind != SCHED_OP_COMM_KERNEL) continue;
+        bool beside = false;
+        for (size_t j = 0; j < sch->n_ops; j++)
+            beside |= sch->ops[j].kind == SCHED_OP_COMPUTE && sch->ops[j].stream != c->stream;
+        if (beside && c->sms > held) held = c->sms;
+    }
+    return held;
+}
+
 static void check_mode(SchedMode mode, SchedLink link) {
     SimConfig sc;
     SimConfig_default(&sc, mode);
@@ -87,6 +103,11 @@ static void check_mode(SchedMode mode, SchedLink link) {
             assert_int_equal(sim.ops[k].kind, want == WL_K_COPY ? RING_KIND_MEMCPY : RING_KIND_KERNEL);
             if (want == WL_K_COMM) assert_int_equal(plan->shape[a->op].grid, sch->p.comm_sms);
             if (want == WL_K_GEMM) assert_true(plan->shape[a->op].target_ns > 0);
+            /* the SM split: experts hold exactly the SMs the simulator leaves compute
+             * while a comm kernel runs (prefill), all SMs when none is held */
+            if (want == WL_K_GEMM && op->phase == SCHED_PH_EXPERT)
+                assert_int_equal(plan->shape[a->op].grid, sch->p.total_sms - overlapping_comm_sms(sch));
+            else if (want == WL_K_GEMM) assert_int_equal(plan->shape[a->op].grid, 0);
             k++;
             checked++;
         }
