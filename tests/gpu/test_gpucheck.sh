@@ -26,7 +26,7 @@ awk -v s="$s" 'BEGIN { exit !(s > -1 && s < 60) }' || fail "clock: newest event 
 
 # 2. the stop handshake: the stand-in flushes what it buffered and acknowledges before
 # the SIGINT that ends it
-"$GC" --assume-driver --stop-after 0.5 -- "$FAKE" stream >"$DIR/s.out" 2>"$DIR/s.err" || fail "stop: $(cat "$DIR/s.err")"
+"$GC" --assume-driver --stop-after 1.5 -- "$FAKE" stream >"$DIR/s.out" 2>"$DIR/s.err" || fail "stop: $(cat "$DIR/s.err")"
 has '"stop": {"collectors": 1, "acknowledged": 1' s.out
 sent=$(sed -n 's/.*"events_sent": \([0-9]*\).*/\1/p' "$DIR/s.out")
 at=$(sed -n 's/.*"drained_at_ack": \([0-9]*\).*/\1/p' "$DIR/s.out")
