@@ -402,9 +402,37 @@ static void simulated_recordings_are_marked(void **state) {
     Trace_free(t);
 }
 
+/* B and E pair up by (pid, tid), as the format says: a B whose args put it on GPU
+ * stream 7 is closed by an E of the same thread that carries no args (an E matched by
+ * lane instead would land on another stream, leave the B open to the end of the trace
+ * and add an empty lane). Two threads interleave their B/E pairs. */
+static void b_e_pair_by_thread(void **state) {
+    (void)state;
+    Trace *t = tu_load_ok(
+        "[{\"ph\":\"B\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":3,\"ts\":0,"
+        "\"args\":{\"device\":0,\"stream\":7}},"
+        "{\"ph\":\"B\",\"name\":\"op\",\"pid\":1,\"tid\":4,\"ts\":1},"
+        "{\"ph\":\"E\",\"cat\":\"kernel\",\"pid\":1,\"tid\":3,\"ts\":10},"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":4,\"ts\":21},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce\",\"pid\":1,\"tid\":3,\"ts\":5,"
+        "\"dur\":10,\"args\":{\"device\":0,\"stream\":9}},"
+        "{\"ph\":\"X\",\"name\":\"end\",\"pid\":1,\"tid\":4,\"ts\":30,\"dur\":1}]");
+    long k = tu_find(t, "k"), op = tu_find(t, "op");
+    assert_true(k >= 0 && op >= 0);
+    assert_int_equal(t->events[k].dur, 10000);
+    assert_int_equal(lane_of(t, k)->stream, 7);
+    assert_int_equal(t->events[op].dur, 20000);
+    assert_int_equal(t->diag.skipped, 0);
+    size_t gpu_lanes = 0;
+    for (size_t i = 0; i < t->n_lanes; i++) gpu_lanes += t->lanes[i].gpu;
+    assert_int_equal(gpu_lanes, 2); /* streams 7 and 9, none for the E */
+    Trace_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(object_form_all_phases),
+        cmocka_unit_test(b_e_pair_by_thread),
         cmocka_unit_test(array_form_strings_and_legacy),
         cmocka_unit_test(huge_ints_and_escapes),
         cmocka_unit_test(sub_rows_for_overlap),
