@@ -528,7 +528,7 @@ static uint64_t flow_id(const Tok *t) {
  * event's process) so the viewer draws each as a memory-usage lane. All samples keep
  * the instant's source offset: export writes the object once, unchanged. Returns false
  * when no series was found (the event then stays an instant). */
-static bool memory_counters(Loader *L, const RawEvent *ev, const TraceEvent *e, int64_t pid) {
+static bool memory_counters(Loader *L, const RawEvent *ev, const TraceEvent *e, int64_t pid, uint64_t off) {
     static const char *const K[] = {"Total Allocated", "Total Reserved", "Bytes"};
     int64_t dtype = -1, did = -1, v;
     for (int i = 0; i < ev->n_series; i++) {
@@ -550,15 +550,19 @@ static bool memory_counters(Loader *L, const RawEvent *ev, const TraceEvent *e, 
         const char *key = NULL;
         for (size_t k = 0; k < sizeof K / sizeof K[0]; k++)
             if (Js_keyIsn(&L->series_key[i], K[k], strlen(K[k]))) key = K[k];
-        int64_t milli;
-        if (!key || !Time_parseDecimal(L->series_val[i].p, L->series_val[i].n, 3, &milli)) continue;
+        double value;
+        if (!key) continue;
+        if (!Js_double(&L->series_val[i], &value)) {
+            skip_event(L, off, "counter value beyond a double's range");
+            continue;
+        }
         char name[96];
         int n = snprintf(name, sizeof name, "%s %s", dev, key);
         TraceEvent c = *e;
         c.kind = KIND_COUNTER;
         c.lane = lane;
         c.corr = 0;
-        c.value = (double)milli / 1000.0;
+        c.value = value;
         c.name = StrTab_intern(L->t->strings, name, (size_t)n);
         Trace_append(L->t, &c);
         L->n_loaded++;
@@ -670,11 +674,11 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
     case 'C': {
         e.kind = KIND_COUNTER;
         for (int i = 0; i < ev->n_series; i++) {
-            int64_t milli;
             TraceEvent c = e;
-            /* counters keep 3 decimals exactly; enough for utilisation and bytes */
-            if (!Time_parseDecimal(L->series_val[i].p, L->series_val[i].n, 3, &milli)) continue;
-            c.value = (double)milli / 1000.0;
+            if (!Js_double(&L->series_val[i], &c.value)) { /* counted, never dropped silently */
+                skip_event(L, off, "counter value beyond a double's range");
+                continue;
+            }
             const char *ename = StrTab_get(L->t->strings, e.name);
             if (ev->n_series > 1 || !Js_keyIsn(&L->series_key[i], ename, strlen(ename))) {
                 char *s = scratch(L, ev->name.n + L->series_key[i].n + 2);
@@ -690,7 +694,7 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
         return;
     }
     default: /* instants: dur 0 */
-        if (ev->n_series > 0 && TOK_IS(&ev->name, MEMORY_EVENT) && memory_counters(L, ev, &e, pid)) return;
+        if (ev->n_series > 0 && TOK_IS(&ev->name, MEMORY_EVENT) && memory_counters(L, ev, &e, pid, off)) return;
         break;
     }
     Trace_append(L->t, &e);

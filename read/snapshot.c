@@ -47,7 +47,10 @@
 
 #define SNAP_MAGIC "OVTSNAP1"
 #define SNAP_END "OVTSEND1"
-#define SNAP_VERSION 1u
+/* Bumped whenever the file format or what the loader puts in the model changes, so a
+ * snapshot never serves a model this build would not load (2: counter values as the
+ * nearest double, B/E paired per thread). */
+#define SNAP_VERSION 2u
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_PREFIX 16
 #define SNAP_TRAILER 32

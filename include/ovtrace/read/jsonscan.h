@@ -50,6 +50,10 @@ size_t Js_decode(const Tok *t, char *out);
 const char *Js_guessElement(const char *from, const char *end);
 /* Integer value of a number token (must be integral and fit int64). */
 bool Js_int(const Tok *t, int64_t *v);
+/* The nearest double to a number token, read in the C locale whatever LC_NUMERIC says.
+ * False if t is not a number or its magnitude is beyond a double's range; a value
+ * closer to 0 than the smallest double reads as 0, as in JSON.parse. */
+bool Js_double(const Tok *t, double *v);
 
 /* ---------- object members: the one member loop ----------
  * Every walk over an object's members (Js_value, the loader's events and args, its
