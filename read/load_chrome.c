@@ -1193,7 +1193,7 @@ static bool guarded_parse(Loader *L, char *err, size_t errlen) {
 }
 
 bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *err, size_t errlen) {
-    Input *in = Input_open(path, err, errlen);
+    Input *in = Input_openCancellable(path, opt ? opt->cancel : NULL, err, errlen);
     if (!in) return false;
     if (opt) Input_setReadAhead(in, opt->read_ahead);
     Loader L = {0};

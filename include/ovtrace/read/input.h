@@ -14,6 +14,9 @@ typedef struct Input Input;
 
 /* "-" is standard input. Regular files are mapped; anything else is streamed. */
 Input *Input_open(const char *path, char *err, size_t errlen);
+/* Input_open whose waits on a stream (a FIFO without a writer yet, a quiet pipe) end
+ * within 100 ms of *cancel becoming non-zero: reads then fail with "cancelled". */
+Input *Input_openCancellable(const char *path, const volatile int *cancel, char *err, size_t errlen);
 void Input_close(Input *in);
 InputCompression Input_compression(const Input *in);
 const char *Input_compressionName(InputCompression c);
