@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "ovtrace/base/alloc.h"
 
@@ -65,6 +66,7 @@ struct Input {
     char warn[160];   /* e.g. trailing garbage after the last gzip member */
     uint64_t frame_start; /* zstd: compressed offset of the frame being decoded */
     const volatile int *cancel; /* Input_openCancellable: the caller's cancel request */
+    int window_log;             /* zstd: the largest window accepted, log2 */
 };
 
 void (*Input_mappedHook)(const char *path);
@@ -180,10 +182,9 @@ Input *Input_openCancellable(const char *path, const volatile int *cancel, char 
         in->comp = COMP_ZSTD;
         in->zs = ZSTD_createDStream();
         ZSTD_initDStream(in->zs);
-        /* frames written with --long (up to 2 GB windows) load too; the decoder only
-         * allocates what a frame's header asks for */
-        ZSTD_DCtx_setParameter(in->zs, ZSTD_d_windowLogMax,
-                               sizeof(size_t) == 4 && Input_zstdWindowLogMax > 30 ? 30 : Input_zstdWindowLogMax);
+        /* frames written with --long (up to 2 GB windows) load here; a loader lowers
+         * the limit to its --max-token before the first read */
+        Input_setWindowMax(in, UINT64_MAX);
     } else {
         in->comp = COMP_NONE;
         if (in->stream) return in; /* plain text read through Input_read */
@@ -335,6 +336,14 @@ static ssize_t read_zstd(Input *in, unsigned char *out, size_t n) {
         ZSTD_inBuffer ib = {in->inbuf, in->in_len, in->in_pos};
         size_t rc = ZSTD_decompressStream(in->zs, &ob, &ib);
         in->in_pos = ib.pos;
+        if (ZSTD_isError(rc) && ZSTD_getErrorCode(rc) == ZSTD_error_frameParameter_windowTooLarge) {
+            snprintf(in->err, sizeof in->err,
+                     "zstd frame at compressed byte %llu needs a window over %llu MiB, more than --max-token allows "
+                     "(raise --max-token to load it)",
+                     (unsigned long long)in->frame_start, (unsigned long long)(UINT64_C(1) << in->window_log) >> 20);
+            in->failed = true;
+            break;
+        }
         if (ZSTD_isError(rc)) {
             /* the decoder does not say how far into its input it got: name the frame */
             snprintf(in->err, sizeof in->err, "corrupt zstd stream (frame at compressed byte %llu): %s",
@@ -442,6 +451,19 @@ static ssize_t ra_read(ReadAhead *ra, unsigned char *out, size_t n) {
     }
     if (got == 0 && ra->final == -1) return -1;
     return (ssize_t)got;
+}
+
+/* The decoder's own default limit (ZSTD_WINDOWLOG_LIMIT_DEFAULT, in zstd's unstable
+ * API): frames written without --long never ask for more. */
+#define ZSTD_DEFAULT_WINDOW_LOG 27
+
+void Input_setWindowMax(Input *in, uint64_t bytes) {
+    if (in->comp != COMP_ZSTD) return;
+    int lim = sizeof(size_t) == 4 && Input_zstdWindowLogMax > 30 ? 30 : Input_zstdWindowLogMax;
+    int log = ZSTD_DEFAULT_WINDOW_LOG < lim ? ZSTD_DEFAULT_WINDOW_LOG : lim;
+    while (log < lim && (UINT64_C(1) << log) < bytes) log++;
+    in->window_log = log;
+    ZSTD_DCtx_setParameter(in->zs, ZSTD_d_windowLogMax, log);
 }
 
 void Input_noReadAhead(Input *in) { in->ra_tried = true; }

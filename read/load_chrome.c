@@ -1204,6 +1204,7 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
     L.source = Trace_addSource(t, path);
     t->sources[L.source].compression = Input_compression(in);
     L.max_token = opt && opt->max_token ? opt->max_token : MAX_TOKEN_DEFAULT;
+    Input_setWindowMax(in, L.max_token); /* the decoder's memory, bounded as the tokens are */
     size_t map_len;
     const char *map = Input_map(in, &map_len);
     if (map || (Input_compression(in) == COMP_NONE && !Input_isStream(in))) {
