@@ -20,6 +20,12 @@ void cli_error(const char *fmt, ...) {
     va_end(ap);
 }
 
+bool cli_filterValue(const char *opt, const char *v, int64_t max, int64_t *out) {
+    if (Parse_i64(v, out) && *out >= 0 && *out <= max) return true;
+    cli_error("%s needs an integer in 0..%" PRId64 ", got '%s'", opt, max, v);
+    return false;
+}
+
 void InputOptions_init(InputOptions *o) {
     memset(o, 0, sizeof *o);
     o->rules = CommRules_default();

@@ -18,6 +18,13 @@ check "top-level help lists commands" bash -c "'$BIN' --help | grep -q workload"
 check "unknown option rejected" test $rc -eq 2
 check "unknown option named" grep -q -- "--bogus" "$tmp/err"
 
+# a rank beyond 32 bits is refused, not wrapped onto rank 1 (2^32 + 1) or read as "all"
+for r in 4294967297 2147483648 -1 x; do
+    "$BIN" stats --rank "$r" "$DATA/moe-ep/rank1.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    check "stats --rank $r rejected" test $rc -eq 2
+    check "stats --rank $r says the range" grep -q -- "--rank needs an integer in 0..2147483647, got '$r'" "$tmp/err"
+done
+
 "$BIN" stats "$DATA/nope.json" 2>"$tmp/err"; rc=$?
 check "missing file exits 1" test $rc -eq 1
 check "missing file message" grep -q "nope.json: No such file" "$tmp/err"
