@@ -26,6 +26,9 @@ bool cli_filterValue(const char *opt, const char *v, int64_t max, int64_t *out) 
     return false;
 }
 
+/* The largest OVTRACE_CACHE_MAX_MB whose byte count fits 64 bits. */
+#define CACHE_MAX_MB (INT64_MAX >> 20)
+
 void InputOptions_init(InputOptions *o) {
     memset(o, 0, sizeof *o);
     o->rules = CommRules_default();
@@ -42,10 +45,12 @@ void InputOptions_init(InputOptions *o) {
         o->cache_dir[0] = '\0';
     /* 0 MB keeps only the snapshot just written: a 1-byte cap (0 is the default cap) */
     const char *m = getenv("OVTRACE_CACHE_MAX_MB");
-    if (m && *m) {
-        uint64_t mb = strtoull(m, NULL, 10);
-        o->cache_max_bytes = mb ? mb << 20 : 1;
-    }
+    int64_t mb;
+    if (m && *m && Parse_i64(m, &mb) && mb >= 0 && mb <= CACHE_MAX_MB)
+        o->cache_max_bytes = mb ? (uint64_t)mb << 20 : 1;
+    else if (m && *m) /* "abc" or "2G" must not quietly become a 1-byte or 2 MB cap */
+        TermSafe_fprintf(stderr, "ovtrace: warning: OVTRACE_CACHE_MAX_MB needs a whole number of MB in 0..%" PRId64
+                         ", got '%s': the default cap applies\n", (int64_t)CACHE_MAX_MB, m);
 }
 
 void InputOptions_free(InputOptions *o) { CommRules_free(o->rules); }
