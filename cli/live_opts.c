@@ -9,6 +9,8 @@
 #include "ovtrace/live/simranks.h"
 #include "ovtrace/model/timeunits.h"
 
+#define CLOCK_SKEW_MAX_NS (INT64_C(3600) * 1000000000)
+
 void LiveCli_init(LiveCliOptions *o) {
     memset(o, 0, sizeof *o);
     o->mode = SCHED_PREFILL;
@@ -197,6 +199,9 @@ bool LiveCli_apply(LiveCliOptions *o, const OptSpec *s, const char *v, char *err
     } else if (!strcmp(a, "--clock-skew")) {
         if (!Time_parseDuration(v, 1000, &n, terr, sizeof terr))
             BAD("--clock-skew needs a duration (e.g. 200us, 1ms; bare numbers are us): %s", terr);
+        /* at most an hour per node: 31 nodes of 256 ranks stay far inside the model's
+         * 2^62 ns, where a larger skew would overflow the rank files' timestamps */
+        if (n < 0 || n > CLOCK_SKEW_MAX_NS) BAD("--clock-skew needs a duration of at most 1h (3600s) per node, got '%s'", v);
         o->clock_skew_ns = n;
     } else if (!strcmp(a, "--duration") || !strcmp(a, "--retention") || !strcmp(a, "--interval") ||
                !strcmp(a, "--window")) {
