@@ -37,9 +37,11 @@ sed -n 1p "$TMP/screen" | grep -q "follow" || fail "not in follow mode"
 r1=$(ruler)
 advances "$r1" || fail "the ruler did not advance: $r1"
 
-# Z freezes: the ruler stays while collection goes on; Z again resumes
+# Z freezes: once the whole buffer has replaced the followed window (built in the
+# background), the ruler stays while collection goes on; Z again resumes
 keys Z
 wait_for_text "FROZEN" || fail "Z did not freeze"
+wait_for_text "display frozen: the whole buffer" || fail "the whole buffer did not arrive"
 r1=$(ruler); settle 1; r2=$(ruler)
 [ "$r1" = "$r2" ] || fail "frozen display changed: '$r1' -> '$r2'"
 keys Z
