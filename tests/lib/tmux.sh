@@ -9,9 +9,9 @@
 #   expect 'line_of " name " | grep -q combine' "selection is not a combine kernel"
 #
 # Servers: every tmux_start/tmux_run starts a fresh tmux server under a socket name of
-# its own (ovt-NAME-PID-N) and ends the one before it. Reusing a name right after
-# kill-server races the dying server ("server exited unexpectedly"); the cleanup trap
-# ends every server the script started and removes $TMP.
+# its own (ovt-NAME-N, in $TMP: TMUX_TMPDIR) and ends the one before it. Reusing a name
+# right after kill-server races the dying server ("server exited unexpectedly"); the
+# cleanup trap ends every server the script started and removes $TMP.
 #
 # No fixed sleep before an assertion: every wait polls until what is expected shows
 # up, or a generous deadline passes. Deadlines are in seconds and are multiplied by
@@ -72,7 +72,9 @@ tmux_require() {
 tmux_init() { # NAME
     OVT_NAME=$1
     TMP=$(mktemp -d "${TMPDIR:-/tmp}/ovtrace-$1.XXXXXX") || { echo "FAIL ($1): no temp directory"; exit 1; }
-    OVT_SOCK_BASE="ovt-$1-$$"
+    # the servers' sockets live in $TMP too (a killed server leaves its socket file)
+    export TMUX_TMPDIR=$TMP
+    OVT_SOCK_BASE="ovt-$1"
     trap tmux_cleanup EXIT
 }
 
