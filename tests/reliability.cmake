@@ -43,7 +43,7 @@ set_tests_properties(reliability.malformed PROPERTIES TIMEOUT 600)
 # atomic export (SIGKILL/TERM/INT/HUP mid-write of a 100 MB tiled trace) and record
 # killed at random times; needs bench/gen_trace to make the large input
 add_test(NAME reliability.atomic COMMAND bash ${rel_dir}/atomic.sh ${OVTRACE_BIN} $<TARGET_FILE:gen_trace> ${OVTRACE_DEEPSEEK})
-set_tests_properties(reliability.atomic PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
+set_tests_properties(reliability.atomic PROPERTIES LABELS soak TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
 
 # terminal restore after SIGINT/TERM/HUP/SEGV and SIGWINCH storms, view and live, in tmux
 foreach(case view live winch-view winch-live)
@@ -54,7 +54,7 @@ endforeach()
 
 # live store bounds: 5M events/s for 60 s, RSS plateaus, drops exact (bench/live_bench)
 add_test(NAME reliability.live_bounds COMMAND bash ${rel_dir}/live_bounds.sh ${CMAKE_BINARY_DIR}/bench/live_bench 60)
-set_tests_properties(reliability.live_bounds PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
+set_tests_properties(reliability.live_bounds PROPERTIES LABELS soak TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
 
 # stale export/record temporary files removed (dead PID), SIGUSR1/SIGALRM/INT/TERM/HUP
 # mid-export leave nothing; runs without ../shared
@@ -75,7 +75,7 @@ ovtrace_unit_test(reliability.input_hardening SOURCES ${rel_dir}/test_input_hard
 add_test(NAME reliability.streams COMMAND bash ${rel_dir}/streams.sh ${OVTRACE_BIN})
 set_tests_properties(reliability.streams PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_test(NAME reliability.bombs COMMAND bash ${rel_dir}/bombs.sh ${OVTRACE_BIN})
-set_tests_properties(reliability.bombs PROPERTIES TIMEOUT 600 RUN_SERIAL ON SKIP_RETURN_CODE 77)
+set_tests_properties(reliability.bombs PROPERTIES LABELS soak TIMEOUT 600 RUN_SERIAL ON SKIP_RETURN_CODE 77)
 # timestamps at +-9.2e15 us (spans past int64) skipped with a counted
 # warning; spans of 2^63 - 2 ns through stats, stats --json and view --dump (UBSan
 # under tests/sanitize.sh)
@@ -85,4 +85,4 @@ set_tests_properties(reliability.overflow PROPERTIES TIMEOUT 300)
 # record --simulate at high rates killed with -9 after 0.5 s and 1 s:
 # the -o file exists and loads, nothing else is left
 add_test(NAME reliability.record_kill COMMAND bash ${rel_dir}/record_kill.sh ${OVTRACE_BIN})
-set_tests_properties(reliability.record_kill PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+set_tests_properties(reliability.record_kill PROPERTIES LABELS soak TIMEOUT 300 SKIP_RETURN_CODE 77)

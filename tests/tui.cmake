@@ -22,7 +22,7 @@ endforeach()
 # a temp directory with gen_trace and deleted afterwards).
 add_test(NAME tui.progressive_load
   COMMAND bash ${tui_dir}/progressive_load.sh $<TARGET_FILE:ovtrace> $<TARGET_FILE:gen_trace> ${OVTRACE_DEEPSEEK})
-set_tests_properties(tui.progressive_load PROPERTIES LABELS "tmux" SKIP_RETURN_CODE 77 TIMEOUT 900)
+set_tests_properties(tui.progressive_load PROPERTIES LABELS "tmux;soak" SKIP_RETURN_CODE 77 TIMEOUT 900)
 # Live preview while loading: bucket model, rendering, fed by the loader.
 ovtrace_unit_test(tui.preview SOURCES ${tui_dir}/test_preview.c LIBS ovtrace_tui)
 add_test(NAME tui.load_preview
