@@ -5,7 +5,7 @@
 # a snapshot that is writable by group or others, owned by another user (when the test
 # runs as root, so it can chown), a symlink, or in a directory that others can write or
 # another user owns is ignored (the JSON is parsed) and `-v` says why.
-#   cache_trust.sh OVTRACE_BIN DATA_DIR
+#   trust.sh OVTRACE_BIN DATA_DIR
 set -u
 BIN=$1 DATA=$2
 fails=0
@@ -88,5 +88,5 @@ XDG_CACHE_HOME=$tmp/cache2 "$BIN" stats --cache -v "$trace" >/dev/null 2>"$tmp/v
 check "a symlinked shared cache directory keeps its mode: $(mode "$shared")" [ "$(mode "$shared")" = 2775 ]
 check "... and is not used (group-writable)" grep -q "writable by its group (mode 775): ignored" "$tmp/v"
 
-echo "cache_trust.sh: $fails failures"
+echo "trust.sh: $fails failures"
 [ "$fails" -eq 0 ]
