@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ovtrace/read/collargs.h"
 #include "edges.h"
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/map.h"
@@ -311,9 +310,9 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
 
     TIMING("gather");
     CollArgs *args = NULL;
-    if (opt.use_args && n && nr > 1 && any_src) {
+    if (opt.args && n && nr > 1 && any_src) {
         args = xmalloc(n * sizeof *args);
-        R->args_read = CollArgs_fetch(t, ev, n, args, R->strings);
+        R->args_read = opt.args(opt.args_ctx, t, ev, n, args, R->strings);
     }
 
     TIMING("args");
