@@ -1,6 +1,5 @@
 /* The `e` key: export the marked range (else the visible range), slices cut to it, with
- * the active search as the name filter, through Export_run (include/ovtrace/write/export.h). Builds
- * without the export library show "export not available in this build". */
+ * the active search as the name filter, through Export_run (include/ovtrace/write/export.h). */
 #ifndef OVTRACE_TUI_EXPORT_KEY_H
 #define OVTRACE_TUI_EXPORT_KEY_H
 #include <stddef.h>
