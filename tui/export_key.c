@@ -16,7 +16,8 @@ static void export_range(const App *a, int64_t *t0, int64_t *t1) {
     }
 }
 
-void ExportKey_defaultName(const App *a, char *buf, size_t n) {
+/* The default file name, e.g. "trace-10.0ms-20.0ms.json.gz". */
+static void ExportKey_defaultName(const App *a, char *buf, size_t n) {
     int64_t t0, t1;
     export_range(a, &t0, &t1);
     int64_t res = (t1 - t0) / 100 > 0 ? (t1 - t0) / 100 : 1;

@@ -14,7 +14,5 @@ void ExportKey_start(struct App *a);
 void ExportKey_label(struct App *a);
 /* Runs the export to path; the result goes to the status bar. */
 void ExportKey_submit(struct App *a, const char *path);
-/* The default file name, e.g. "trace-10.0ms-20.0ms.json.gz". */
-void ExportKey_defaultName(const struct App *a, char *buf, size_t n);
 
 #endif
