@@ -10,6 +10,7 @@
 #include "ovtrace/base/clock.h"
 #include "ovtrace/base/parse.h"
 #include "ovtrace/base/termsafe.h"
+#include "ovtrace/read/collargs.h"
 
 void cli_error(const char *fmt, ...) {
     va_list ap;
@@ -38,6 +39,7 @@ void InputOptions_init(InputOptions *o) {
                                   sizeof err))
         TermSafe_fprintf(stderr, "ovtrace: warning: %s\n", err);
     o->coll = CollOptions_default();
+    o->coll.args = CollArgs_fetch; /* match by the group, name and Seq args the sources record */
     /* the snapshot cache (docs/cache.md): OVTRACE_CACHE=0 / 1 when no --cache/--no-cache */
     const char *c = getenv("OVTRACE_CACHE");
     o->env_cache = c && !strcmp(c, "0") ? -1 : c && !strcmp(c, "1") ? 1 : 0;

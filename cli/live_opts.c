@@ -1,5 +1,4 @@
 /* Option parsing shared by `ovtrace record` and `ovtrace live`. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,17 +358,6 @@ void LiveCli_helpSources(FILE *out) {
             "  -- CMD ARGS       any CUDA program, with ovtrace's CUPTI injection library\n"
             "                    (CUDA_INJECTION64_PATH); the session ends when it exits\n"
             "The last two need an NVIDIA GPU and driver; without one they say so and exit non-zero.\n\n");
-}
-
-bool LiveCli_haveCudaDriver(char *why, size_t n) {
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        const char *e = dlerror();
-        snprintf(why, n, "%s", e ? e : "libcuda.so.1 not found");
-        return false;
-    }
-    dlclose(h);
-    return true;
 }
 
 bool LiveCli_ranksConfig(const LiveCliOptions *o, SimRanksConfig *c, char *err, size_t errlen) {

@@ -92,7 +92,8 @@ JsStatus Js_string(JsCtx *c, const char **pp, Tok *t) {
 
 static inline bool isdig(char ch) { return ch >= '0' && ch <= '9'; }
 
-JsStatus Js_number(JsCtx *c, const char **pp, Tok *t) {
+/* A number, as Js_string scans a string. */
+static JsStatus Js_number(JsCtx *c, const char **pp, Tok *t) {
     const char *s = *pp, *p = s, *end = c->end;
     if (p < end && *p == '-') p++;
     if (p >= end) return JS_MORE;

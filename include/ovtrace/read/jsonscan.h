@@ -39,7 +39,6 @@ static inline const char *Js_ws(const char *p, const char *end) {
 uint64_t Js_countNewlines(const char *p, size_t n);
 /* Each scanner takes *pp at the first byte of the value and leaves it after it. */
 JsStatus Js_string(JsCtx *c, const char **pp, Tok *t);
-JsStatus Js_number(JsCtx *c, const char **pp, Tok *t);
 /* Any value; t records its type and span (for containers: the whole text). */
 JsStatus Js_value(JsCtx *c, const char **pp, Tok *t);
 /* Decodes a string token (escapes, \u surrogates) into out (>= t->n bytes + 1).
