@@ -3,7 +3,7 @@
 # (gzip, zstd, python3 -m json.tool). Included from tests/CMakeLists.txt.
 pkg_check_modules(EXPORT_ZLIB REQUIRED IMPORTED_TARGET zlib)
 
-ovtrace_unit_test(test_export SOURCES export/test_export.c LIBS PkgConfig::EXPORT_ZLIB LABELS export)
+ovtrace_unit_test(test_export SOURCES export/test_export.c LIBS PkgConfig::EXPORT_ZLIB ovtrace_cli_signals LABELS export)
 ovtrace_unit_test(test_export_deepseek SOURCES export/test_export_deepseek.c LABELS export)
 target_include_directories(test_export PRIVATE ${CMAKE_CURRENT_LIST_DIR}/export)
 target_include_directories(test_export_deepseek PRIVATE ${CMAKE_CURRENT_LIST_DIR}/export)
