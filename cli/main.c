@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ovtrace/cli/signals.h"
 
 static const Command COMMANDS[] = {
     {"view", "open traces in the terminal timeline", cmd_view, help_view, VIEW_TABLES},
@@ -27,6 +28,7 @@ static void usage(FILE *out) {
 }
 
 int main(int argc, char **argv) {
+    Signals_cleanTempsOnExit();
     if (argc < 2) {
         usage(stderr);
         return 2;
