@@ -145,7 +145,13 @@ bool AtomicFile_open(AtomicFile *f, const char *target, mode_t mode, bool keep_m
         return false;
     }
     live_publish(slot, tmp);
-    if (keep_mode && exists) fchmod(fd, st.st_mode & 0777); /* as it was: a private file stays private */
+    if (keep_mode && exists) { /* as it was: a private file stays private, a shared one shared */
+        if (st.st_gid != getegid() && fchown(fd, (uid_t)-1, st.st_gid) != 0) {
+            /* not a member of the file's group: the new file gets ours, and no group bits */
+            st.st_mode &= ~(mode_t)070;
+        }
+        fchmod(fd, st.st_mode & 0777);
+    }
     f->target = xstrdup(target);
     f->tmp = tmp;
     f->fd = fd;

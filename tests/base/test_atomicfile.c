@@ -114,6 +114,29 @@ static void replaces_whole(void **state) {
     umask(um);
 }
 
+/* keep_mode keeps the group too: a file shared through its group stays shared (as
+ * root, any group can be set; otherwise the test uses a supplementary group, if any). */
+static void keeps_group(void **state) {
+    (void)state;
+    gid_t groups[64];
+    int n = getgroups(64, groups);
+    gid_t other = (gid_t)-1;
+    if (geteuid() == 0) other = 12345;
+    for (int i = 0; i < n && other == (gid_t)-1; i++)
+        if (groups[i] != getegid()) other = groups[i];
+    if (other == (gid_t)-1) skip();
+    const char *t = in_dir("shared.json");
+    put(t, "old", 0640);
+    assert_int_equal(chown(t, (uid_t)-1, other), 0);
+    chmod(t, 0660);
+    replace(t, "new", 0666, true);
+    struct stat st;
+    assert_int_equal(stat(t, &st), 0);
+    assert_int_equal(st.st_gid, other);
+    assert_int_equal(st.st_mode & 0777, 0660);
+    unlink(t);
+}
+
 /* Until the rename the old file is untouched; freed without a rename, the temporary
  * file goes and the old file stays as it was. */
 static void abandoned(void **state) {
@@ -225,6 +248,7 @@ static void live_list(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(replaces_whole, setup, teardown),
+        cmocka_unit_test_setup_teardown(keeps_group, setup, teardown),
         cmocka_unit_test_setup_teardown(abandoned, setup, teardown),
         cmocka_unit_test_setup_teardown(planted_symlink, setup, teardown),
         cmocka_unit_test_setup_teardown(refuses_special_targets, setup, teardown),
