@@ -18,7 +18,7 @@
 # runs, medians); a CUDA program of its own and the workload under injection; fork after
 # CUDA init; the stop protocol (record --duration, in-process and injected; gpucheck
 # --stop-after); the viewer killed mid-run; PyTorch against torch.profiler (kernel names,
-# counts, mean durations, overlap ratios); the project's GPU test (collector_gpu_collect).
+# counts, mean durations, overlap ratios); the project's GPU test (collector.gpu_collect).
 #   OUT=/path BUDGET=450 OVTRACE_BUILD=dir CUDA_HOME=/usr/local/cuda bash tests/gpu/run.sh
 set -u -o pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -104,7 +104,7 @@ else
     grep -h 'ovtrace:' "$LOG" | sed 's/^-- //' >>"$OUT/notes.txt"
     T="ovtrace-workload ovtrace_inject ovtrace-gpucheck"
     [ -z "$MISSING" ] && T="$T ovtrace"
-    [ -z "$MISSING" ] && [ $HAVE_CMOCKA = ON ] && T="$T collector_gpu_collect"
+    [ -z "$MISSING" ] && [ $HAVE_CMOCKA = ON ] && T="$T test_collector_gpu_collect"
     step build 240 "cmake --build '$B' -j$(nproc) --target $T"
 fi
 [ -x "$OV" ] || OV=""
@@ -316,7 +316,7 @@ else
 fi
 
 # ---- the project's GPU test --------------------------------------------------------------
-[ -x "$B/tests/collector_gpu_collect" ] && step ctest-gpu 150 "cd '$B' && ctest -R collector_gpu_collect --output-on-failure --timeout 140"
+[ -x "$B/tests/test_collector_gpu_collect" ] && step ctest-gpu 150 "cd '$B' && ctest -R collector.gpu_collect --output-on-failure --timeout 140"
 
 # ---- summary -------------------------------------------------------------------------------
 {
