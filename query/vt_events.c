@@ -1,0 +1,443 @@
+/* The events table: one row per model event, read in place from Trace.events.
+ *
+ * Constraints reach the cursor through xBestIndex: equalities on lane, rank, device,
+ * stream, pid, tid and depth select rows of lanes; bounds on ts, ts_abs and end become
+ * one binary search per row (a row's events are sorted by start and disjoint, so their
+ * ends are sorted too) and a stop; equalities on name (one id looked up in the string
+ * table), class, kind and correlation, and bounds on dur, are checked on the event
+ * before SQLite sees it. Every constraint is left for SQLite to check again (the
+ * pushdown only has to keep a superset), so type and collation rules stay SQLite's. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ovtrace/base/alloc.h"
+#include "query_internal.h"
+
+enum {
+    EV_ID,
+    EV_TS,
+    EV_END,
+    EV_DUR,
+    EV_TS_ABS,
+    EV_NAME,
+    EV_CAT,
+    EV_CLASS,
+    EV_KIND,
+    EV_RANK,
+    EV_DEVICE,
+    EV_STREAM,
+    EV_PID,
+    EV_TID,
+    EV_LANE,
+    EV_DEPTH,
+    EV_CORR,
+    EV__N
+};
+
+const char QUERY_EVENTS_SCHEMA[] =
+    "CREATE TABLE events(id INTEGER, ts INTEGER, \"end\" INTEGER, dur INTEGER, ts_abs INTEGER, name TEXT, cat TEXT,"
+    " class TEXT, kind TEXT, rank INTEGER, device INTEGER, stream INTEGER, pid INTEGER, tid INTEGER,"
+    " lane INTEGER, depth INTEGER, correlation INTEGER)";
+
+/* What the cursor knows before it looks at an event. Bounds are inclusive; times are
+ * absolute ns. */
+typedef struct {
+    bool empty; /* contradictory equalities, or a name no event has */
+    bool by_id; /* id bounds given: walk [id_lo, id_hi] and check everything per event */
+    int64_t id_lo, id_hi, ts_lo, ts_hi, end_lo, end_hi, dur_lo, dur_hi;
+    /* equalities; has[col] says which are set */
+    bool has[EV__N];
+    int64_t eq[EV__N]; /* integer columns; EV_NAME: a string id; EV_CLASS, EV_KIND: the enum */
+} EvFilter;
+
+typedef struct {
+    sqlite3_vtab base;
+    QueryDb *q;
+} EvTab;
+
+typedef struct {
+    sqlite3_vtab_cursor base;
+    QueryDb *q;
+    EvFilter f;
+    bool *lane_ok;   /* per lane: passes the lane equalities */
+    size_t *ranges;  /* [begin, end) event index pairs, one per selected row, in index order */
+    size_t n_ranges, ri;
+    size_t i, stop;  /* the current event and the end of its range */
+    bool eof;
+} EvCursor;
+
+static int ev_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err) {
+    (void)argc, (void)argv, (void)err;
+    int rc = sqlite3_declare_vtab(db, QUERY_EVENTS_SCHEMA);
+    if (rc != SQLITE_OK) return rc;
+    EvTab *v = xcalloc(1, sizeof *v);
+    v->q = aux;
+    *out = &v->base;
+    return SQLITE_OK;
+}
+
+static int ev_disconnect(sqlite3_vtab *vt) {
+    free(vt);
+    return SQLITE_OK;
+}
+
+/* The operators the cursor uses, as one letter each in idxStr. */
+static char op_letter(int op) {
+    switch (op) {
+    case SQLITE_INDEX_CONSTRAINT_EQ: return '=';
+    case SQLITE_INDEX_CONSTRAINT_GT: return '>';
+    case SQLITE_INDEX_CONSTRAINT_GE: return 'g';
+    case SQLITE_INDEX_CONSTRAINT_LT: return '<';
+    case SQLITE_INDEX_CONSTRAINT_LE: return 'l';
+    default: return 0;
+    }
+}
+
+static int letter_op(char c) {
+    switch (c) {
+    case '=': return SQLITE_INDEX_CONSTRAINT_EQ;
+    case '>': return SQLITE_INDEX_CONSTRAINT_GT;
+    case 'g': return SQLITE_INDEX_CONSTRAINT_GE;
+    case '<': return SQLITE_INDEX_CONSTRAINT_LT;
+    default: return SQLITE_INDEX_CONSTRAINT_LE;
+    }
+}
+
+static bool is_range_col(int col) {
+    return col == EV_ID || col == EV_TS || col == EV_TS_ABS || col == EV_END || col == EV_DUR;
+}
+
+static bool is_text_col(int col) { return col == EV_NAME || col == EV_CLASS || col == EV_KIND; }
+
+/* Which constraints the cursor can use, and a cost that lets the planner prefer the
+ * plans that use them (an id lookup is one event; a window a small share of them). */
+static int ev_bestIndex(sqlite3_vtab *vt, sqlite3_index_info *info) {
+    const QueryDb *q = ((EvTab *)vt)->q;
+    double cost = (double)q->t->n_events + 1, rows = cost;
+    char plan[2 * 64 + 1];
+    int n = 0;
+    bool id_eq = false, time_lo = false, time_hi = false, in_list = false;
+    for (int i = 0; i < info->nConstraint && n < 64; i++) {
+        const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+        char op = op_letter(c->op);
+        if (!c->usable || !op || c->iColumn < 0) continue;
+        int col = c->iColumn;
+        if (op != '=' && !is_range_col(col)) continue;
+        if (col == EV_CAT) continue;
+        if (is_text_col(col)) {
+            const char *coll = sqlite3_vtab_collation(info, i);
+            if (coll && sqlite3_stricmp(coll, "BINARY")) continue;
+        }
+        plan[2 * n] = (char)('A' + col);
+        plan[2 * n + 1] = op;
+        info->aConstraintUsage[i].argvIndex = ++n;
+        info->aConstraintUsage[i].omit = 0;
+        if (op == '=' && sqlite3_vtab_in(info, i, -1)) in_list = true;
+        bool lower = op == '>' || op == 'g' || op == '=', upper = op == '<' || op == 'l' || op == '=';
+        if (col == EV_ID && op == '=') id_eq = true;
+        else if (col == EV_ID) cost /= 4;
+        else if (col == EV_LANE && op == '=') cost /= 64;
+        else if (op == '=' && (col == EV_RANK || col == EV_DEVICE || col == EV_STREAM || col == EV_PID ||
+                               col == EV_TID || col == EV_DEPTH))
+            cost /= 4;
+        else if (col == EV_TS || col == EV_TS_ABS || col == EV_END) {
+            time_lo |= lower;
+            time_hi |= upper;
+        } else rows /= 4; /* checked per event: fewer rows out, the same scan */
+    }
+    plan[2 * n] = '\0';
+    if (time_lo && time_hi) cost /= 1000;
+    else if (time_lo || time_hi) cost /= 4;
+    if (rows > cost) rows = cost;
+    if (id_eq) {
+        cost = rows = 1;
+        info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
+    }
+    info->estimatedCost = cost + 1;
+    info->estimatedRows = (sqlite3_int64)(rows + 1);
+    info->idxStr = sqlite3_mprintf("%s", plan);
+    info->needToFreeIdxStr = 1;
+    /* events come in index order, so ORDER BY id is free; not when SQLite runs the
+     * cursor once per value of an IN list */
+    if (!in_list && info->nOrderBy == 1 && info->aOrderBy[0].iColumn == EV_ID && !info->aOrderBy[0].desc)
+        info->orderByConsumed = 1;
+    return SQLITE_OK;
+}
+
+static int ev_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
+    EvCursor *c = xcalloc(1, sizeof *c);
+    c->q = ((EvTab *)vt)->q;
+    c->eof = true;
+    *out = &c->base;
+    return SQLITE_OK;
+}
+
+static int ev_close(sqlite3_vtab_cursor *cur) {
+    EvCursor *c = (EvCursor *)cur;
+    free(c->lane_ok);
+    free(c->ranges);
+    free(c);
+    return SQLITE_OK;
+}
+
+static void set_eq(EvFilter *f, int col, int64_t v) {
+    if (f->has[col] && f->eq[col] != v) f->empty = true;
+    f->has[col] = true;
+    f->eq[col] = v;
+}
+
+/* An equality on a text column: the id or enum value it names; none: no event has it. */
+static void set_text_eq(EvFilter *f, const Trace *t, int col, sqlite3_value *v) {
+    const char *s = (const char *)sqlite3_value_text(v);
+    if (!s) return; /* NULL: SQLite's own check rejects every row */
+    size_t len = (size_t)sqlite3_value_bytes(v);
+    int64_t id = -1;
+    if (col == EV_NAME) {
+        uint32_t sid = StrTab_find(t->strings, s, len);
+        if (sid != STRTAB_NONE) id = sid;
+    } else if (col == EV_CLASS) {
+        for (int k = 0; k < CLASS__COUNT; k++)
+            if (!strcmp(s, EventClass_name((EventClass)k)) && strlen(s) == len) id = k;
+    } else {
+        for (int k = 0; k < KIND__COUNT; k++)
+            if (!strcmp(s, EventKind_name((EventKind)k)) && strlen(s) == len) id = k;
+    }
+    if (id < 0) f->empty = true;
+    else set_eq(f, col, id);
+}
+
+static void narrow(int64_t *lo, int64_t *hi, int64_t l, int64_t h) {
+    if (l > *lo) *lo = l;
+    if (h < *hi) *hi = h;
+}
+
+static void filter_parse(EvFilter *f, QueryDb *q, const char *plan, int argc, sqlite3_value **argv) {
+    memset(f, 0, sizeof *f);
+    f->id_lo = f->ts_lo = f->end_lo = f->dur_lo = INT64_MIN;
+    f->id_hi = f->ts_hi = f->end_hi = f->dur_hi = INT64_MAX;
+    for (int a = 0; a < argc && plan[2 * a]; a++) {
+        int col = plan[2 * a] - 'A', op = letter_op(plan[2 * a + 1]);
+        sqlite3_value *v = argv[a];
+        if (is_text_col(col)) {
+            set_text_eq(f, q->t, col, v);
+            continue;
+        }
+        int64_t lo = INT64_MIN, hi = INT64_MAX;
+        if (!Query_bound(op, v, &lo, &hi)) continue;
+        if (lo > hi) f->empty = true;
+        switch (col) {
+        case EV_ID:
+            f->by_id = true;
+            narrow(&f->id_lo, &f->id_hi, lo, hi);
+            break;
+        case EV_TS: narrow(&f->ts_lo, &f->ts_hi, Query_abs(q, lo), Query_abs(q, hi)); break;
+        case EV_TS_ABS: narrow(&f->ts_lo, &f->ts_hi, lo, hi); break;
+        case EV_END: narrow(&f->end_lo, &f->end_hi, Query_abs(q, lo), Query_abs(q, hi)); break;
+        case EV_DUR: narrow(&f->dur_lo, &f->dur_hi, lo, hi); break;
+        default:
+            if (lo == hi) set_eq(f, col, lo);
+        }
+    }
+    if (f->id_lo > f->id_hi || f->ts_lo > f->ts_hi || f->end_lo > f->end_hi || f->dur_lo > f->dur_hi)
+        f->empty = true;
+}
+
+static bool lane_passes(const EvFilter *f, const Lane *l, uint32_t idx) {
+    if (f->has[EV_LANE] && f->eq[EV_LANE] != (int64_t)idx) return false;
+    if (f->has[EV_RANK] && f->eq[EV_RANK] != l->rank) return false;
+    if ((f->has[EV_DEVICE] || f->has[EV_STREAM]) && !l->gpu) return false; /* NULL there */
+    if (f->has[EV_DEVICE] && f->eq[EV_DEVICE] != l->device) return false;
+    if (f->has[EV_STREAM] && f->eq[EV_STREAM] != l->stream) return false;
+    if (f->has[EV_PID] && (l->pid < 0 || f->eq[EV_PID] != l->pid)) return false;
+    if (f->has[EV_TID] && (l->tid < 0 || f->eq[EV_TID] != l->tid)) return false;
+    return true;
+}
+
+static int64_t dur_of(const TraceEvent *e) { return e->kind == KIND_COUNTER ? 0 : e->dur; }
+
+/* The checks a row range does not settle. */
+static bool event_passes(const EvFilter *f, const TraceEvent *e) {
+    if (f->has[EV_NAME] && (int64_t)e->name != f->eq[EV_NAME]) return false;
+    if (f->has[EV_CLASS] && e->cls != f->eq[EV_CLASS]) return false;
+    if (f->has[EV_KIND] && e->kind != f->eq[EV_KIND]) return false;
+    if (f->has[EV_CORR] && (!e->corr || e->corr != f->eq[EV_CORR])) return false;
+    int64_t d = dur_of(e);
+    return d >= f->dur_lo && d <= f->dur_hi;
+}
+
+/* All of them (the id walk). */
+static bool event_passes_all(const EvCursor *c, size_t i) {
+    const TraceEvent *e = &c->q->t->events[i];
+    if (!c->lane_ok[e->lane]) return false;
+    if (c->f.has[EV_DEPTH] && c->f.eq[EV_DEPTH] != e->depth) return false;
+    int64_t end = TraceEvent_end(e);
+    if (e->ts < c->f.ts_lo || e->ts > c->f.ts_hi || end < c->f.end_lo || end > c->f.end_hi) return false;
+    return event_passes(&c->f, e);
+}
+
+/* First event of the row whose start (by_end: end) is >= x. Both are sorted in a row. */
+static size_t row_first(const Trace *t, const Row *r, bool by_end, int64_t x) {
+    size_t lo = 0, hi = r->count;
+    const TraceEvent *ev = t->events + r->first;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t v = by_end ? TraceEvent_end(&ev[mid]) : ev[mid].ts;
+        if (v >= x) hi = mid;
+        else lo = mid + 1;
+    }
+    return r->first + lo;
+}
+
+static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
+static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
+
+static int cmp_range(const void *a, const void *b) {
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The [begin, end) index range of each selected row's events inside the time bounds. */
+static void plan_rows(EvCursor *c) {
+    const Trace *t = c->q->t;
+    c->ranges = xmalloc((2 * t->n_rows + 1) * sizeof *c->ranges);
+    c->n_ranges = 0;
+    for (size_t k = 0; k < t->n_rows; k++) {
+        const Row *r = &t->rows[k];
+        if (!c->lane_ok[r->lane] || !r->count) continue;
+        if (c->f.has[EV_DEPTH] && c->f.eq[EV_DEPTH] != r->depth) continue;
+        size_t b = r->first, e = r->first + r->count;
+        if (c->f.ts_lo != INT64_MIN) b = max_sz(b, row_first(t, r, false, c->f.ts_lo));
+        if (c->f.end_lo != INT64_MIN) b = max_sz(b, row_first(t, r, true, c->f.end_lo));
+        if (c->f.ts_hi != INT64_MAX) e = min_sz(e, row_first(t, r, false, c->f.ts_hi + 1));
+        if (c->f.end_hi != INT64_MAX) e = min_sz(e, row_first(t, r, true, c->f.end_hi + 1));
+        if (b >= e) continue;
+        c->ranges[2 * c->n_ranges] = b;
+        c->ranges[2 * c->n_ranges + 1] = e;
+        c->n_ranges++;
+    }
+    qsort(c->ranges, c->n_ranges, 2 * sizeof *c->ranges, cmp_range);
+}
+
+/* Moves to the first event at or after c->i that passes; sets eof past the last. */
+static void settle(EvCursor *c) {
+    const Trace *t = c->q->t;
+    if (c->f.by_id) {
+        for (; c->i < c->stop; c->i++) {
+            c->q->visited++;
+            if (event_passes_all(c, c->i)) return;
+        }
+        c->eof = true;
+        return;
+    }
+    for (;;) {
+        for (; c->i < c->stop; c->i++) {
+            c->q->visited++;
+            if (event_passes(&c->f, &t->events[c->i])) return;
+        }
+        if (c->ri >= c->n_ranges) {
+            c->eof = true;
+            return;
+        }
+        c->i = c->ranges[2 * c->ri];
+        c->stop = c->ranges[2 * c->ri + 1];
+        c->ri++;
+    }
+}
+
+static int ev_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv) {
+    (void)idxNum;
+    EvCursor *c = (EvCursor *)cur;
+    const Trace *t = c->q->t;
+    filter_parse(&c->f, c->q, idxStr ? idxStr : "", argc, argv);
+    free(c->ranges);
+    c->ranges = NULL;
+    c->n_ranges = c->ri = c->i = c->stop = 0;
+    c->eof = false;
+    if (c->f.empty || !t->n_events) {
+        c->eof = true;
+        return SQLITE_OK;
+    }
+    free(c->lane_ok);
+    c->lane_ok = xmalloc(t->n_lanes + 1);
+    for (size_t l = 0; l < t->n_lanes; l++) c->lane_ok[l] = lane_passes(&c->f, &t->lanes[l], (uint32_t)l);
+    if (c->f.by_id) {
+        int64_t last = (int64_t)t->n_events - 1;
+        if (c->f.id_hi < 0 || c->f.id_lo > last) {
+            c->eof = true;
+            return SQLITE_OK;
+        }
+        c->i = c->f.id_lo < 0 ? 0 : (size_t)c->f.id_lo;
+        c->stop = (size_t)(c->f.id_hi > last ? last : c->f.id_hi) + 1;
+    } else {
+        plan_rows(c);
+    }
+    settle(c);
+    return SQLITE_OK;
+}
+
+static int ev_next(sqlite3_vtab_cursor *cur) {
+    EvCursor *c = (EvCursor *)cur;
+    c->i++;
+    settle(c);
+    return SQLITE_OK;
+}
+
+static int ev_eof(sqlite3_vtab_cursor *cur) { return ((EvCursor *)cur)->eof; }
+
+static int ev_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid) {
+    *rowid = (sqlite3_int64)((EvCursor *)cur)->i;
+    return SQLITE_OK;
+}
+
+static void result_id(sqlite3_context *ctx, int64_t v, bool present) {
+    if (present) sqlite3_result_int64(ctx, v);
+    else sqlite3_result_null(ctx);
+}
+
+static int ev_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
+    EvCursor *c = (EvCursor *)cur;
+    const Trace *t = c->q->t;
+    const TraceEvent *e = &t->events[c->i];
+    const Lane *l = &t->lanes[e->lane];
+    switch (col) {
+    case EV_ID: sqlite3_result_int64(ctx, (sqlite3_int64)c->i); break;
+    case EV_TS: sqlite3_result_int64(ctx, Query_rel(c->q, e->ts)); break;
+    case EV_END: sqlite3_result_int64(ctx, Query_rel(c->q, TraceEvent_end(e))); break;
+    case EV_DUR: sqlite3_result_int64(ctx, dur_of(e)); break;
+    case EV_TS_ABS: sqlite3_result_int64(ctx, e->ts); break;
+    case EV_NAME:
+        sqlite3_result_text(ctx, StrTab_get(t->strings, e->name), (int)StrTab_len(t->strings, e->name),
+                            SQLITE_STATIC);
+        break;
+    case EV_CAT: sqlite3_result_text(ctx, EventKind_category((EventKind)e->kind), -1, SQLITE_STATIC); break;
+    case EV_CLASS: sqlite3_result_text(ctx, EventClass_name((EventClass)e->cls), -1, SQLITE_STATIC); break;
+    case EV_KIND: sqlite3_result_text(ctx, EventKind_name((EventKind)e->kind), -1, SQLITE_STATIC); break;
+    case EV_RANK: sqlite3_result_int64(ctx, l->rank); break;
+    case EV_DEVICE: result_id(ctx, l->device, l->gpu); break;
+    case EV_STREAM: result_id(ctx, l->stream, l->gpu); break;
+    case EV_PID: result_id(ctx, l->pid, l->pid >= 0); break; /* a string pid has no number */
+    case EV_TID: result_id(ctx, l->tid, l->tid >= 0); break;
+    case EV_LANE: sqlite3_result_int64(ctx, e->lane); break;
+    case EV_DEPTH: sqlite3_result_int64(ctx, e->depth); break;
+    case EV_CORR: result_id(ctx, e->corr, e->corr != 0); break;
+    default: sqlite3_result_null(ctx);
+    }
+    return SQLITE_OK;
+}
+
+static const sqlite3_module EVENTS_MODULE = {
+    .iVersion = 0,
+    .xConnect = ev_connect,
+    .xBestIndex = ev_bestIndex,
+    .xDisconnect = ev_disconnect,
+    .xOpen = ev_open,
+    .xClose = ev_close,
+    .xFilter = ev_filter,
+    .xNext = ev_next,
+    .xEof = ev_eof,
+    .xColumn = ev_column,
+    .xRowid = ev_rowid,
+};
+
+int Query_registerEvents(QueryDb *q) { return sqlite3_create_module_v2(q->db, "events", &EVENTS_MODULE, q, NULL); }
