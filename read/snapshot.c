@@ -47,7 +47,10 @@
 
 #define SNAP_MAGIC "OVTSNAP1"
 #define SNAP_END "OVTSEND1"
-#define SNAP_VERSION 1u
+/* Bumped whenever the file format or what the loader puts in the model changes, so a
+ * snapshot never serves a model this build would not load (2: counter values as the
+ * nearest double, B/E paired per thread). */
+#define SNAP_VERSION 2u
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_PREFIX 16
 #define SNAP_TRAILER 32
@@ -528,9 +531,13 @@ bool Snapshot_save(const Trace *t, const char *const *inputs, size_t n, const Sn
         ok = false;
     }
     /* 0700, even when it existed with a looser mode (it holds models of the user's
-     * traces, and a writable one could be fed snapshots); another user's is refused */
-    struct stat dst;
-    if (ok && stat(real_dir, &dst) == 0 && dst.st_uid == geteuid() && (dst.st_mode & 077)) chmod(real_dir, 0700);
+     * traces, and a writable one could be fed snapshots); another user's is refused.
+     * A cache directory that is a symlink points somewhere the user set up (a shared
+     * 2775 directory, say): its mode is left alone, and dir_trusted decides. */
+    struct stat dst, lst;
+    bool linked = lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode);
+    if (ok && !linked && stat(real_dir, &dst) == 0 && dst.st_uid == geteuid() && (dst.st_mode & 077))
+        chmod(real_dir, 0700);
     if (ok && !dir_trusted(real_dir, err, errlen)) ok = false;
     /* never beside an input, never over one */
     struct stat cst;

@@ -6,9 +6,7 @@
 
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/ruler.h"
-#ifdef OVTRACE_HAVE_EXPORT
 #include "ovtrace/write/export.h"
-#endif
 
 static void export_range(const App *a, int64_t *t0, int64_t *t1) {
     if (View_rangeSet(&a->v)) View_range(&a->v, t0, t1);
@@ -18,7 +16,8 @@ static void export_range(const App *a, int64_t *t0, int64_t *t1) {
     }
 }
 
-void ExportKey_defaultName(const App *a, char *buf, size_t n) {
+/* The default file name, e.g. "trace-10.0ms-20.0ms.json.gz". */
+static void ExportKey_defaultName(const App *a, char *buf, size_t n) {
     int64_t t0, t1;
     export_range(a, &t0, &t1);
     int64_t res = (t1 - t0) / 100 > 0 ? (t1 - t0) / 100 : 1;
@@ -37,7 +36,6 @@ void ExportKey_label(App *a) {
 }
 
 void ExportKey_start(App *a) {
-#ifdef OVTRACE_HAVE_EXPORT
     if (a->t->gpu_only) { /* a lazy load: the file would miss every CPU event */
         App_message(a, ROLE_ERROR, "export waits for the full load: CPU lanes still loading (see the title bar)");
         return;
@@ -47,13 +45,9 @@ void ExportKey_start(App *a) {
     ExportKey_label(a);
     ExportKey_defaultName(a, a->prompt.buf, sizeof a->prompt.buf);
     a->prompt.len = strlen(a->prompt.buf);
-#else
-    App_message(a, ROLE_ERROR, "export not available in this build");
-#endif
 }
 
 void ExportKey_submit(App *a, const char *path) {
-#ifdef OVTRACE_HAVE_EXPORT
     if (!path[0]) {
         App_message(a, ROLE_ERROR, "export cancelled: no file name");
         return;
@@ -73,8 +67,4 @@ void ExportKey_submit(App *a, const char *path) {
     }
     App_message(a, ROLE_GOOD, "exported %zu events to %s%s", res.events_written, res.first_path[0] ? res.first_path : path,
                 res.files_written > 1 ? " (one file per rank)" : "");
-#else
-    (void)path;
-    App_message(a, ROLE_ERROR, "export not available in this build");
-#endif
 }

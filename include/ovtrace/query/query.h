@@ -15,6 +15,7 @@
 
 #include "ovtrace/analysis/collectives.h"
 #include "ovtrace/model/trace.h"
+#include "ovtrace/read/collargs.h"
 
 typedef struct QueryDb QueryDb;
 
@@ -22,7 +23,12 @@ typedef struct {
     CollOptions coll; /* Coll_analyze's options for the collectives table */
 } QueryOptions;
 
-static inline QueryOptions QueryOptions_default(void) { return (QueryOptions){CollOptions_default()}; }
+/* Collectives matched as `stats` matches them: by the args the sources record. */
+static inline QueryOptions QueryOptions_default(void) {
+    QueryOptions o = {CollOptions_default()};
+    o.coll.args = CollArgs_fetch;
+    return o;
+}
 
 /* Opens a database over t (finished and classified; it must outlive the database).
  * NULL with a message when SQLite cannot open one. o NULL: defaults. */

@@ -16,6 +16,13 @@ typedef enum { COLOR_MODE_AUTO, COLOR_MODE_256, COLOR_MODE_16, COLOR_MODE_NONE }
 Caps Crt_detectCaps(ColorMode mode, bool force_ascii);
 /* Starts curses with caps from Crt_detectCaps, refined from the terminal's colour
  * count. False if the terminal cannot be opened (message printed). */
+/* The largest screen the viewer sizes itself for: ncurses allocates per cell. */
+#define CRT_MAX_ROWS 1000
+#define CRT_MAX_COLS 2000
+/* The size to force when $LINES/$COLUMNS (or, unset, the terminal's own size) exceed
+ * CRT_MAX_ROWS x CRT_MAX_COLS: true with *rows, *cols clamped; false when all is in
+ * bounds. Pure. */
+bool Crt_clampSize(const char *lines, const char *cols, int tty_rows, int tty_cols, int *rows, int *ncols);
 bool Crt_init(Caps *caps);
 /* True between Crt_init and Crt_done (App_runInteractive then reuses the terminal). */
 bool Crt_active(void);

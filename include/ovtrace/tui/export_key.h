@@ -1,6 +1,5 @@
 /* The `e` key: export the marked range (else the visible range), slices cut to it, with
- * the active search as the name filter, through Export_run (include/ovtrace/write/export.h). Builds
- * without the export library show "export not available in this build". */
+ * the active search as the name filter, through Export_run (include/ovtrace/write/export.h). */
 #ifndef OVTRACE_TUI_EXPORT_KEY_H
 #define OVTRACE_TUI_EXPORT_KEY_H
 #include <stddef.h>
@@ -15,7 +14,5 @@ void ExportKey_start(struct App *a);
 void ExportKey_label(struct App *a);
 /* Runs the export to path; the result goes to the status bar. */
 void ExportKey_submit(struct App *a, const char *path);
-/* The default file name, e.g. "trace-10.0ms-20.0ms.json.gz". */
-void ExportKey_defaultName(const struct App *a, char *buf, size_t n);
 
 #endif

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The ovtrace binary end to end: stats table/JSON, ranges, filters, errors, help.
+set -u
+BIN=$1; DEEPSEEK=$2; DATA=$3
+fails=0
+check() { # description, condition...
+    local d=$1; shift
+    if "$@"; then echo "ok   $d"; else echo "FAIL $d"; fails=$((fails + 1)); fi
+}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+for c in view stats export live record workload; do
+    check "help for $c" bash -c "'$BIN' $c --help | grep -q 'usage: ovtrace $c'"
+done
+check "top-level help lists commands" bash -c "'$BIN' --help | grep -q workload"
+"$BIN" >/dev/null 2>&1; check "no args exits 2" test $? -eq 2
+"$BIN" stats --bogus x 2>"$tmp/err"; rc=$?
+check "unknown option rejected" test $rc -eq 2
+check "unknown option named" grep -q -- "--bogus" "$tmp/err"
+
+# a rank beyond 32 bits is refused, not wrapped onto rank 1 (2^32 + 1) or read as "all"
+for r in 4294967297 2147483648 -1 x; do
+    "$BIN" stats --rank "$r" "$DATA/moe-ep/rank1.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    check "stats --rank $r rejected" test $rc -eq 2
+    check "stats --rank $r says the range" grep -q -- "--rank needs an integer in 0..2147483647, got '$r'" "$tmp/err"
+done
+
+"$BIN" stats "$DATA/nope.json" 2>"$tmp/err"; rc=$?
+check "missing file exits 1" test $rc -eq 1
+check "missing file message" grep -q "nope.json: No such file" "$tmp/err"
+printf '{"traceEvents":[{"ph":"X","ts":1,}]}' >"$tmp/bad.json"
+"$BIN" stats "$tmp/bad.json" 2>"$tmp/err"; rc=$?
+check "syntax error exits 1" test $rc -eq 1
+check "syntax error has offset" grep -q "bad.json: byte 33 (line 1, column 34): expected a string key" "$tmp/err"
+printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":1,"ts":1,"dur":2},{"ph":"X","na' >"$tmp/cut.json"
+"$BIN" stats "$tmp/cut.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "truncated trace exits 0" test $rc -eq 0
+check "truncated trace warns" grep -q "truncated at byte 83" "$tmp/err"
+check "truncated trace loads prefix" grep -q "^1 events" "$tmp/out"
+
+if [ -r "$DEEPSEEK" ]; then
+    "$BIN" stats "$DEEPSEEK" >"$tmp/table"
+    check "table has the reference figures" grep -Eq "129,012 +128,515 +497 +124,338 +113,030 +108,868 +4,162 +[0-9,]+ +0.9632" "$tmp/table"
+    check "table lists stream 27" grep -Eq " 27 stream 27 +40 " "$tmp/table"
+    "$BIN" stats --json "$DEEPSEEK" >"$tmp/s.json"
+    check "json is valid" python3 -m json.tool "$tmp/s.json" >/dev/null
+    check "json exact ns" python3 - "$tmp/s.json" <<'PY'
+import json,sys
+d=json.load(open(sys.argv[1]))['devices'][0]
+assert (d['comm_ns'],d['compute_ns'],d['overlap_ns'],d['exposed_comm_ns'],d['window_ns'],d['idle_ns'])==(113030000,124338000,108868000,4162000,129012000,497000), d
+assert round(d['overlap_ratio'],4)==0.9632
+assert [s['stream'] for s in d['streams']]==[7,23,27]
+PY
+    # a range split in two adds up to the whole
+    "$BIN" stats --json --range 0:60ms "$DEEPSEEK" >"$tmp/a.json"
+    "$BIN" stats --json --range 60ms: "$DEEPSEEK" >"$tmp/b.json"
+    check "ranges add up" python3 - "$tmp/a.json" "$tmp/b.json" <<'PY'
+import json,sys
+a=json.load(open(sys.argv[1]))['devices'][0]; b=json.load(open(sys.argv[2]))['devices'][0]
+assert a['comm_ns']+b['comm_ns']==113030000 and a['overlap_ns']+b['overlap_ns']==108868000, (a,b)
+PY
+    "$BIN" stats --json --stream 27 "$DEEPSEEK" >"$tmp/s27.json"
+    check "stream filter" python3 -c "import json,sys; d=json.load(open('$tmp/s27.json'))['devices'][0]; assert d['events']==40 and d['comm_ns']==113030000 and d['overlap_ns']==0, d"
+    "$BIN" stats --rank 5 "$DEEPSEEK" >"$tmp/r5"
+    check "rank filter with no match" grep -q "no GPU activity" "$tmp/r5"
+    "$BIN" stats --not-comm 'dpsk::ep' "$DEEPSEEK" >"$tmp/nc"
+    check "--not-comm reclassifies (like HTA would)" grep -q "no comm" "$tmp/nc"
+    "$BIN" stats --range 10ms:5ms "$DEEPSEEK" 2>"$tmp/err"; rc=$?
+    check "bad range rejected" test $rc -eq 2
+    check "bad range explained" grep -q "end is before start" "$tmp/err"
+    gzip -c "$DEEPSEEK" >"$tmp/d.json.gz"; zstd -q -c "$DEEPSEEK" >"$tmp/d.bin"
+    for f in "$tmp/d.json.gz" "$tmp/d.bin"; do
+        "$BIN" stats --json "$f" | python3 -c "import json,sys; d=json.load(sys.stdin)['devices'][0]; assert d['overlap_ns']==108868000" 
+        check "compressed $(basename "$f")" test $? -eq 0
+    done
+fi
+samples=$DATA/../../sample-traces
+"$BIN" view "$samples/sim-prefill.json.zst" --dump --frames 1 --size 120x30 >"$tmp/sim" 2>&1
+check "simulated recordings say so in the viewer" bash -c "head -1 '$tmp/sim' | grep -q SIMULATED"
+"$BIN" view "$samples/demo-moe.json.gz" --dump --frames 1 --size 120x30 >"$tmp/demo" 2>&1
+check "recorded traces are not marked simulated" bash -c "! head -1 '$tmp/demo' | grep -q SIMULATED"
+"$BIN" view x.json 2>"$tmp/err"; rc=$?
+if grep -q "not implemented" "$tmp/err"; then check "pending view says so" test $rc -eq 3; fi
+echo "$fails failure(s)"
+exit $((fails > 0))
