@@ -46,9 +46,12 @@ typedef struct {
     bool empty; /* contradictory equalities, or a name no event has */
     bool by_id; /* id bounds given: walk [id_lo, id_hi] and check everything per event */
     int64_t id_lo, id_hi, ts_lo, ts_hi, end_lo, end_hi, dur_lo, dur_hi;
-    /* equalities; has[col] says which are set */
+    /* equalities and IN lists: has[col] says which are set; set[col] holds the values
+     * admitted (sorted, distinct): integers, for EV_NAME string ids, for EV_CLASS and
+     * EV_KIND the enum */
     bool has[EV__N];
-    int64_t eq[EV__N]; /* integer columns; EV_NAME: a string id; EV_CLASS, EV_KIND: the enum */
+    int64_t *set[EV__N];
+    size_t n_set[EV__N];
 } EvFilter;
 
 typedef struct {
@@ -100,7 +103,8 @@ static int letter_op(char c) {
     case '>': return SQLITE_INDEX_CONSTRAINT_GT;
     case 'g': return SQLITE_INDEX_CONSTRAINT_GE;
     case '<': return SQLITE_INDEX_CONSTRAINT_LT;
-    default: return SQLITE_INDEX_CONSTRAINT_LE;
+    case 'l': return SQLITE_INDEX_CONSTRAINT_LE;
+    default: return SQLITE_INDEX_CONSTRAINT_EQ; /* 'I': an IN list */
     }
 }
 
@@ -109,6 +113,9 @@ static bool is_range_col(int col) {
 }
 
 static bool is_text_col(int col) { return col == EV_NAME || col == EV_CLASS || col == EV_KIND; }
+
+/* Columns whose equalities and IN lists the cursor keeps as sets of values. */
+static bool is_set_col(int col) { return col != EV_CAT && !is_range_col(col); }
 
 /* Which constraints the cursor can use, and a cost that lets the planner prefer the
  * plans that use them (an id lookup is one event; a window a small share of them). */
@@ -129,16 +136,22 @@ static int ev_bestIndex(sqlite3_vtab *vt, sqlite3_index_info *info) {
             const char *coll = sqlite3_vtab_collation(info, i);
             if (coll && sqlite3_stricmp(coll, "BINARY")) continue;
         }
+        /* an IN list on a set column comes in one call (a full scan per value would
+         * multiply the work); on id and times, one lookup per value is cheap */
+        if (op == '=' && sqlite3_vtab_in(info, i, -1)) {
+            in_list = true;
+            if (is_set_col(col) && sqlite3_vtab_in(info, i, 1)) op = 'I';
+        }
         plan[2 * n] = (char)('A' + col);
         plan[2 * n + 1] = op;
         info->aConstraintUsage[i].argvIndex = ++n;
         info->aConstraintUsage[i].omit = 0;
-        if (op == '=' && sqlite3_vtab_in(info, i, -1)) in_list = true;
-        bool lower = op == '>' || op == 'g' || op == '=', upper = op == '<' || op == 'l' || op == '=';
-        if (col == EV_ID && op == '=') id_eq = true;
+        bool eq = op == '=' || op == 'I';
+        bool lower = eq || op == '>' || op == 'g', upper = eq || op == '<' || op == 'l';
+        if (col == EV_ID && eq) id_eq = true;
         else if (col == EV_ID) cost /= 4;
-        else if (col == EV_LANE && op == '=') cost /= 64;
-        else if (op == '=' && (col == EV_RANK || col == EV_DEVICE || col == EV_STREAM || col == EV_PID ||
+        else if (col == EV_LANE && eq) cost /= 64;
+        else if (eq && (col == EV_RANK || col == EV_DEVICE || col == EV_STREAM || col == EV_PID ||
                                col == EV_TID || col == EV_DEPTH))
             cost /= 4;
         else if (col == EV_TS || col == EV_TS_ABS || col == EV_END) {
@@ -165,6 +178,11 @@ static int ev_bestIndex(sqlite3_vtab *vt, sqlite3_index_info *info) {
     return SQLITE_OK;
 }
 
+static void filter_free(EvFilter *f) {
+    for (int col = 0; col < EV__N; col++) free(f->set[col]);
+    memset(f, 0, sizeof *f);
+}
+
 static int ev_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
     EvCursor *c = xcalloc(1, sizeof *c);
     c->q = ((EvTab *)vt)->q;
@@ -175,36 +193,96 @@ static int ev_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
 
 static int ev_close(sqlite3_vtab_cursor *cur) {
     EvCursor *c = (EvCursor *)cur;
+    filter_free(&c->f);
     free(c->lane_ok);
     free(c->ranges);
     free(c);
     return SQLITE_OK;
 }
 
-static void set_eq(EvFilter *f, int col, int64_t v) {
-    if (f->has[col] && f->eq[col] != v) f->empty = true;
-    f->has[col] = true;
-    f->eq[col] = v;
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
 }
 
-/* An equality on a text column: the id or enum value it names; none: no event has it. */
-static void set_text_eq(EvFilter *f, const Trace *t, int col, sqlite3_value *v) {
+static bool in_set(const EvFilter *f, int col, int64_t v) {
+    if (!f->has[col]) return true;
+    const int64_t *s = f->set[col];
+    size_t lo = 0, hi = f->n_set[col];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < f->n_set[col] && s[lo] == v;
+}
+
+/* Another constraint on col admitting the n values v (any order, repeats allowed):
+ * the admitted set becomes the intersection. Takes v. */
+static void add_set(EvFilter *f, int col, int64_t *v, size_t n) {
+    qsort(v, n, sizeof *v, cmp_i64);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((!k || v[k - 1] != v[i]) && (!f->has[col] || in_set(f, col, v[i]))) v[k++] = v[i];
+    free(f->set[col]);
+    f->set[col] = v;
+    f->n_set[col] = k;
+    f->has[col] = true;
+    if (!k) f->empty = true;
+}
+
+/* The value a text column holds for v: a string id or enum value; -1 when no event
+ * holds it (NULL included: it equals nothing). */
+static int64_t text_value(const Trace *t, int col, sqlite3_value *v) {
     const char *s = (const char *)sqlite3_value_text(v);
-    if (!s) return; /* NULL: SQLite's own check rejects every row */
+    if (!s || sqlite3_value_type(v) == SQLITE_NULL) return -1;
     size_t len = (size_t)sqlite3_value_bytes(v);
-    int64_t id = -1;
+    if (strlen(s) != len) return -1; /* a NUL inside: no class or kind has one */
     if (col == EV_NAME) {
         uint32_t sid = StrTab_find(t->strings, s, len);
-        if (sid != STRTAB_NONE) id = sid;
-    } else if (col == EV_CLASS) {
-        for (int k = 0; k < CLASS__COUNT; k++)
-            if (!strcmp(s, EventClass_name((EventClass)k)) && strlen(s) == len) id = k;
-    } else {
-        for (int k = 0; k < KIND__COUNT; k++)
-            if (!strcmp(s, EventKind_name((EventKind)k)) && strlen(s) == len) id = k;
+        return sid == STRTAB_NONE ? -1 : (int64_t)sid;
     }
-    if (id < 0) f->empty = true;
-    else set_eq(f, col, id);
+    for (int k = 0; k < (col == EV_CLASS ? CLASS__COUNT : KIND__COUNT); k++)
+        if (!strcmp(s, col == EV_CLASS ? EventClass_name((EventClass)k) : EventKind_name((EventKind)k))) return k;
+    return -1;
+}
+
+/* Adds the value v admits to vals. False when v leaves the column to SQLite (text or
+ * a blob compared with an integer column: affinity may turn '3' into 3). */
+static bool collect(const Trace *t, int col, sqlite3_value *v, int64_t **vals, size_t *n, size_t *cap) {
+    int64_t x = -1;
+    if (is_text_col(col)) {
+        x = text_value(t, col, v);
+        if (x < 0) return true;
+    } else {
+        int type = sqlite3_value_type(v);
+        if (type == SQLITE_TEXT || type == SQLITE_BLOB) return false;
+        int64_t lo = INT64_MIN, hi = INT64_MAX;
+        if (!Query_bound(SQLITE_INDEX_CONSTRAINT_EQ, v, &lo, &hi) || lo != hi) return true; /* NULL, 2.5 */
+        x = lo;
+    }
+    GROW(*vals, *cap, *n + 1);
+    (*vals)[(*n)++] = x;
+    return true;
+}
+
+/* An equality (arg is the value) or an IN list processed all at once (arg holds the
+ * list) on a column held as a set. */
+static void add_values(EvFilter *f, const Trace *t, int col, sqlite3_value *arg, bool list) {
+    int64_t *vals = xmalloc(sizeof *vals);
+    size_t n = 0, cap = 1;
+    bool ok = true;
+    if (!list) {
+        ok = collect(t, col, arg, &vals, &n, &cap);
+    } else {
+        sqlite3_value *v;
+        int rc;
+        for (rc = sqlite3_vtab_in_first(arg, &v); ok && rc == SQLITE_OK && v; rc = sqlite3_vtab_in_next(arg, &v))
+            ok = collect(t, col, v, &vals, &n, &cap);
+        if (rc != SQLITE_OK && rc != SQLITE_DONE) ok = false;
+    }
+    if (ok) add_set(f, col, vals, n);
+    else free(vals);
 }
 
 static void narrow(int64_t *lo, int64_t *hi, int64_t l, int64_t h) {
@@ -213,14 +291,14 @@ static void narrow(int64_t *lo, int64_t *hi, int64_t l, int64_t h) {
 }
 
 static void filter_parse(EvFilter *f, QueryDb *q, const char *plan, int argc, sqlite3_value **argv) {
-    memset(f, 0, sizeof *f);
+    filter_free(f);
     f->id_lo = f->ts_lo = f->end_lo = f->dur_lo = INT64_MIN;
     f->id_hi = f->ts_hi = f->end_hi = f->dur_hi = INT64_MAX;
     for (int a = 0; a < argc && plan[2 * a]; a++) {
         int col = plan[2 * a] - 'A', op = letter_op(plan[2 * a + 1]);
         sqlite3_value *v = argv[a];
-        if (is_text_col(col)) {
-            set_text_eq(f, q->t, col, v);
+        if (plan[2 * a + 1] == 'I' || (op == SQLITE_INDEX_CONSTRAINT_EQ && is_set_col(col))) {
+            add_values(f, q->t, col, v, plan[2 * a + 1] == 'I');
             continue;
         }
         int64_t lo = INT64_MIN, hi = INT64_MAX;
@@ -234,9 +312,7 @@ static void filter_parse(EvFilter *f, QueryDb *q, const char *plan, int argc, sq
         case EV_TS: narrow(&f->ts_lo, &f->ts_hi, Query_abs(q, lo), Query_abs(q, hi)); break;
         case EV_TS_ABS: narrow(&f->ts_lo, &f->ts_hi, lo, hi); break;
         case EV_END: narrow(&f->end_lo, &f->end_hi, Query_abs(q, lo), Query_abs(q, hi)); break;
-        case EV_DUR: narrow(&f->dur_lo, &f->dur_hi, lo, hi); break;
-        default:
-            if (lo == hi) set_eq(f, col, lo);
+        default: narrow(&f->dur_lo, &f->dur_hi, lo, hi); break; /* EV_DUR */
         }
     }
     if (f->id_lo > f->id_hi || f->ts_lo > f->ts_hi || f->end_lo > f->end_hi || f->dur_lo > f->dur_hi)
@@ -244,24 +320,19 @@ static void filter_parse(EvFilter *f, QueryDb *q, const char *plan, int argc, sq
 }
 
 static bool lane_passes(const EvFilter *f, const Lane *l, uint32_t idx) {
-    if (f->has[EV_LANE] && f->eq[EV_LANE] != (int64_t)idx) return false;
-    if (f->has[EV_RANK] && f->eq[EV_RANK] != l->rank) return false;
+    if (!in_set(f, EV_LANE, idx) || !in_set(f, EV_RANK, l->rank)) return false;
     if ((f->has[EV_DEVICE] || f->has[EV_STREAM]) && !l->gpu) return false; /* NULL there */
-    if (f->has[EV_DEVICE] && f->eq[EV_DEVICE] != l->device) return false;
-    if (f->has[EV_STREAM] && f->eq[EV_STREAM] != l->stream) return false;
-    if (f->has[EV_PID] && (l->pid < 0 || f->eq[EV_PID] != l->pid)) return false;
-    if (f->has[EV_TID] && (l->tid < 0 || f->eq[EV_TID] != l->tid)) return false;
-    return true;
+    if (!in_set(f, EV_DEVICE, l->device) || !in_set(f, EV_STREAM, l->stream)) return false;
+    if ((f->has[EV_PID] && l->pid < 0) || (f->has[EV_TID] && l->tid < 0)) return false;
+    return in_set(f, EV_PID, l->pid) && in_set(f, EV_TID, l->tid);
 }
 
 static int64_t dur_of(const TraceEvent *e) { return e->kind == KIND_COUNTER ? 0 : e->dur; }
 
 /* The checks a row range does not settle. */
 static bool event_passes(const EvFilter *f, const TraceEvent *e) {
-    if (f->has[EV_NAME] && (int64_t)e->name != f->eq[EV_NAME]) return false;
-    if (f->has[EV_CLASS] && e->cls != f->eq[EV_CLASS]) return false;
-    if (f->has[EV_KIND] && e->kind != f->eq[EV_KIND]) return false;
-    if (f->has[EV_CORR] && (!e->corr || e->corr != f->eq[EV_CORR])) return false;
+    if (!in_set(f, EV_NAME, e->name) || !in_set(f, EV_CLASS, e->cls) || !in_set(f, EV_KIND, e->kind)) return false;
+    if (f->has[EV_CORR] && (!e->corr || !in_set(f, EV_CORR, e->corr))) return false;
     int64_t d = dur_of(e);
     return d >= f->dur_lo && d <= f->dur_hi;
 }
@@ -270,7 +341,7 @@ static bool event_passes(const EvFilter *f, const TraceEvent *e) {
 static bool event_passes_all(const EvCursor *c, size_t i) {
     const TraceEvent *e = &c->q->t->events[i];
     if (!c->lane_ok[e->lane]) return false;
-    if (c->f.has[EV_DEPTH] && c->f.eq[EV_DEPTH] != e->depth) return false;
+    if (!in_set(&c->f, EV_DEPTH, e->depth)) return false;
     int64_t end = TraceEvent_end(e);
     if (e->ts < c->f.ts_lo || e->ts > c->f.ts_hi || end < c->f.end_lo || end > c->f.end_hi) return false;
     return event_passes(&c->f, e);
@@ -305,7 +376,7 @@ static void plan_rows(EvCursor *c) {
     for (size_t k = 0; k < t->n_rows; k++) {
         const Row *r = &t->rows[k];
         if (!c->lane_ok[r->lane] || !r->count) continue;
-        if (c->f.has[EV_DEPTH] && c->f.eq[EV_DEPTH] != r->depth) continue;
+        if (!in_set(&c->f, EV_DEPTH, r->depth)) continue;
         size_t b = r->first, e = r->first + r->count;
         if (c->f.ts_lo != INT64_MIN) b = max_sz(b, row_first(t, r, false, c->f.ts_lo));
         if (c->f.end_lo != INT64_MIN) b = max_sz(b, row_first(t, r, true, c->f.end_lo));
