@@ -243,9 +243,15 @@ static int coll_open(QueryDb *q, sqlite3_value **p, void **state, size_t *n, cha
     return SQLITE_OK;
 }
 
+/* By event (the member holding it) or by instance (its members are contiguous). */
 static bool coll_seek(QueryDb *q, void *state, int col, int64_t v, Seek *out) {
-    (void)state, (void)col;
+    (void)state;
     const CollReport *r = Query_coll(q);
+    if (col == CL_INSTANCE) {
+        bool in = v >= 0 && (uint64_t)v < r->n_inst;
+        *out = (Seek){in ? r->inst[v].first : 0, in ? r->inst[v].n : 0, NULL};
+        return true;
+    }
     const CollMember *m = v >= 0 && (uint64_t)v < q->t->n_events ? Coll_memberOf(r, (size_t)v) : NULL;
     *out = (Seek){m ? (size_t)(m - r->members) : 0, m != NULL, NULL};
     return true;
@@ -379,7 +385,7 @@ static const TableDef TABLES[] = {
     {"collectives",
      "CREATE TABLE collectives(instance INTEGER, rank INTEGER, name TEXT, start INTEGER, \"end\" INTEGER, wait INTEGER,"
      " transfer INTEGER, arrived_last INTEGER, id INTEGER, channel INTEGER, seq INTEGER, skew INTEGER)",
-     CL__N, CL__N, {CL_ID, -1}, coll_open, NULL, coll_seek, coll_column},
+     CL__N, CL__N, {CL_ID, CL_INSTANCE}, coll_open, NULL, coll_seek, coll_column},
     {"devices",
      "CREATE TABLE devices(rank INTEGER, device INTEGER, window_start_ns INTEGER, " FIGURE_COLUMNS
      ", range_start HIDDEN, range_end HIDDEN)",

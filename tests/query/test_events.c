@@ -295,6 +295,52 @@ static void test_order_by_id(void **state) {
                      0);
 }
 
+/* The text of a one-row, one-column query (malloc'd). */
+static char *text(const char *sql) {
+    sqlite3_stmt *st;
+    size_t next;
+    QueryError e;
+    if (!QueryDb_prepare(Q, sql, 0, &st, &next, &e)) fail_msg("%s: %s", sql, e.msg);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    const char *v = (const char *)sqlite3_column_text(st, 0);
+    char *out = strdup(v ? v : "");
+    sqlite3_finalize(st);
+    return out;
+}
+
+/* GROUP BY name and ORDER BY name come from the table already grouped (no sorter):
+ * the groups, their order and the rows within them are those SQLite's sorter gives. */
+static void test_by_name(void **state) {
+    (void)state;
+    int64_t a = (T->t_max - T->t_min) / 3, b = a + 20000000;
+    const char *forms[] = {
+        "SELECT group_concat(name || ':' || n || ':' || d, ';') FROM (SELECT name, count(*) n, sum(dur) d FROM %s"
+        " GROUP BY name)",
+        "SELECT group_concat(name || ':' || n, ';') FROM (SELECT name, count(*) n, sum(dur) AS total FROM %s"
+        " GROUP BY name ORDER BY total DESC LIMIT 7)",
+        "SELECT group_concat(name || ':' || id, ';') FROM (SELECT name, id FROM %s ORDER BY name DESC, id)",
+        "SELECT group_concat(name, ';') FROM (SELECT DISTINCT name FROM %s ORDER BY name)",
+    };
+    char where[256], from[300], sql[1024];
+    const char *preds[] = {"1", "kind = 'kernel'", "lane IN (2, 5)", NULL};
+    for (size_t p = 0; p < 4; p++) {
+        if (preds[p]) snprintf(where, sizeof where, "%s", preds[p]);
+        else snprintf(where, sizeof where, "ts >= %lld AND ts < %lld", (long long)a, (long long)b);
+        for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
+            snprintf(from, sizeof from, "events WHERE %s", where);
+            snprintf(sql, sizeof sql, forms[f], from);
+            char *got = text(sql);
+            snprintf(from, sizeof from, "(SELECT * FROM events LIMIT -1) WHERE %s", where);
+            snprintf(sql, sizeof sql, forms[f], from);
+            char *want = text(sql);
+            if (strcmp(got, want)) fail_msg("form %zu, WHERE %s: the table's grouping differs from SQLite's", f, where);
+            assert_true(strlen(got) > 0);
+            free(got);
+            free(want);
+        }
+    }
+}
+
 /* Cells: relative and absolute times, NULLs where a lane has no device or a kernel no
  * correlation, the names the model gives kinds and classes. */
 static void test_cells(void **state) {
@@ -324,7 +370,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pushdown_agrees), cmocka_unit_test(test_window_visits_few),
         cmocka_unit_test(test_lane_and_id_visits), cmocka_unit_test(test_order_by_id),
-        cmocka_unit_test(test_cells),
+        cmocka_unit_test(test_by_name),          cmocka_unit_test(test_cells),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
