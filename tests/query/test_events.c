@@ -319,6 +319,10 @@ static void test_by_name(void **state) {
         "SELECT group_concat(name || ':' || n, ';') FROM (SELECT name, count(*) n, sum(dur) AS total FROM %s"
         " GROUP BY name ORDER BY total DESC LIMIT 7)",
         "SELECT group_concat(name || ':' || id, ';') FROM (SELECT name, id FROM %s ORDER BY name DESC, id)",
+        "SELECT group_concat(name || ':' || n, ';') FROM (SELECT name, count(*) n FROM %s GROUP BY name"
+        " ORDER BY name DESC)",
+        "SELECT group_concat(name, ';') FROM (SELECT name FROM %s ORDER BY name DESC)",
+        "SELECT group_concat(name, ';') FROM (SELECT name FROM %s ORDER BY name)",
         "SELECT group_concat(name, ';') FROM (SELECT DISTINCT name FROM %s ORDER BY name)",
     };
     char where[256], from[300], sql[1024];
