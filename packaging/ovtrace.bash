@@ -28,13 +28,13 @@ _ovtrace_opts() { # COMMAND: its options
     esac
 }
 
-# Trace files (*.json, *.json.gz, *.json.zst) and directories.
+# Trace files (*.json, *.json.gz, *.json.zst, Nsight Systems *.sqlite) and directories.
 _ovtrace_traces() {
     local IFS=$'\n' f
     compopt -o filenames 2>/dev/null
     for f in $(compgen -d -- "$1"); do COMPREPLY+=("$f"); done
     for f in $(compgen -f -- "$1"); do
-        case $f in *.json | *.json.gz | *.json.zst) [ -d "$f" ] || COMPREPLY+=("$f") ;; esac
+        case $f in *.json | *.json.gz | *.json.zst | *.sqlite) [ -d "$f" ] || COMPREPLY+=("$f") ;; esac
     done
 }
 
