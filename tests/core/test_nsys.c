@@ -178,6 +178,12 @@ static void test_schema_errors(void **state) {
     expect_error("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (x INT);", "not an Nsight Systems export",
                  "no table StringIds");
     expect_error("CREATE TABLE t (x INT);", "not an Nsight Systems export", "CUPTI_ACTIVITY_KIND_KERNEL");
+    /* a view named like a table never runs (this one would never end) */
+    expect_error("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                 "CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL"
+                 " SELECT x + 1 FROM c) SELECT x AS start, x AS end, 0 AS deviceId, 0 AS streamId,"
+                 " 0 AS correlationId, 0 AS demangledName, 0 AS shortName FROM c;",
+                 "not an Nsight Systems export", "CUPTI_ACTIVITY_KIND_KERNEL");
     expect_error("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
                  "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INT, end INT, deviceId INT, streamId INT,"
                  " correlationId INT);",
