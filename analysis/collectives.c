@@ -91,13 +91,24 @@ static int cmp_evname(const void *a, const void *b, void *ev) {
 
 /* ---- channels --------------------------------------------------------------------------- */
 
-static uint32_t channel_find(CollReport *R, size_t *cap, bool by_group, int64_t stream, uint32_t group) {
-    for (size_t c = 0; c < R->n_channels; c++) {
+/* A channel's key for CollCtx.ch_ids: a hash of what identifies it; equal keys are
+ * told apart by comparing the channels themselves. */
+static uint64_t channel_key(bool by_group, int64_t stream, uint32_t group) {
+    return by_group ? Hash_u64(((uint64_t)group << 1) | 1) : Hash_u64((uint64_t)stream << 1) ^ (uint64_t)stream;
+}
+
+/* The channel of a stream or a group, added when new. A map, not a scan: one NCCL
+ * kernel on each of 200k streams is 200k channels. */
+static uint32_t channel_find(CollReport *R, U64Map *ids, size_t *cap, bool by_group, int64_t stream, uint32_t group) {
+    uint64_t key = channel_key(by_group, stream, group);
+    size_t pos = U64Map_start(ids, key);
+    for (uint32_t c; (c = U64Map_next(ids, key, &pos)) != U64MAP_NONE;) {
         const CollChannel *C = &R->channels[c];
-        if (C->by_group == by_group && (by_group ? C->group == group : C->stream == stream)) return (uint32_t)c;
+        if (C->by_group == by_group && (by_group ? C->group == group : C->stream == stream)) return c;
     }
     GROW(R->channels, *cap, R->n_channels + 1);
     R->channels[R->n_channels] = (CollChannel){by_group, true, by_group ? -1 : stream, by_group ? group : 0};
+    U64Map_add(ids, key, (uint32_t)R->n_channels);
     return (uint32_t)R->n_channels++;
 }
 
@@ -250,6 +261,7 @@ typedef struct {
     uint32_t *chan;       /* per item (NULL: no group args, the segment's seg_chan) */
     uint32_t *seg_chan;   /* per segment: its stream channel, or COLL_NONE */
     size_t cap_ch;        /* R->channels' capacity */
+    U64Map ch_ids;        /* channel key -> index in R->channels (the names phase) */
     size_t *run_off, *run_len; /* run r: items [run_off[r], run_off[r] + run_len[r]) */
     uint32_t *mslot;      /* members: rank slot */
     int64_t *dev_of;      /* members: end - the instance's median end */
@@ -371,7 +383,7 @@ static void stream_channels(CollCtx *c, bool any_group) {
         const Seg *S = &c->seg[sg];
         bool need = !any_group;
         for (size_t i = S->a; i < S->b && !need; i++) need = c->args[i].group == COLLARGS_NONE;
-        c->seg_chan[sg] = need ? channel_find(c->R, &c->cap_ch, false, c->t->lanes[S->lane].stream, 0) : COLL_NONE;
+        c->seg_chan[sg] = need ? channel_find(c->R, &c->ch_ids, &c->cap_ch, false, c->t->lanes[S->lane].stream, 0) : COLL_NONE;
     }
 }
 
@@ -388,7 +400,7 @@ static void group_channels(CollCtx *c) {
             }
             if (args[i].group != last_group) {
                 last_group = args[i].group;
-                last_ch = channel_find(c->R, &c->cap_ch, true, 0, last_group);
+                last_ch = channel_find(c->R, &c->ch_ids, &c->cap_ch, true, 0, last_group);
             }
             c->chan[i] = last_ch;
         }
@@ -398,8 +410,10 @@ static void group_channels(CollCtx *c) {
  * args); a channel is keyed by Seq only when every kernel of it has one. */
 static void channels(CollCtx *c) {
     bool any_group = c->args && names_from_args(c);
+    U64Map_init(&c->ch_ids, c->n_seg);
     stream_channels(c, any_group);
     if (any_group) group_channels(c);
+    U64Map_free(&c->ch_ids);
     free(c->args);
     c->args = NULL;
     for (size_t sg = 0; sg < c->n_seg; sg++)
