@@ -4,6 +4,7 @@
  * trace or the SQL reaches the terminal escaped (base/termsafe). */
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -317,6 +318,16 @@ static int dot_command(const char *line, OutMode *mode) {
     return 0;
 }
 
+/* At the prompt, Ctrl-C stops the statement that runs (SQLite: "interrupted") or drops
+ * the input typed so far, and the prompt goes on; Ctrl-D or .quit ends the session. */
+static sqlite3 *g_running_db;
+static volatile sig_atomic_t g_interrupted;
+static void on_interrupt(int sig) {
+    (void)sig;
+    g_interrupted = 1;
+    if (g_running_db) sqlite3_interrupt(g_running_db); /* safe from a signal handler */
+}
+
 typedef char *(*ReadLineFn)(const char *prompt);
 
 /* The line without its newline, malloc'd; NULL at the end of input. */
@@ -340,8 +351,22 @@ static int repl(QueryDb *q, ReadLineFn rd, bool interactive, OutMode mode) {
     char *buf = NULL;
     size_t len = 0, cap = 0;
     int rc = 0;
+    struct sigaction old, sa;
+    if (interactive) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_interrupt;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old);
+        g_running_db = QueryDb_sqlite(q);
+    }
     for (;;) {
+        g_interrupted = 0;
         char *line = rd(len ? "   ...> " : "ovtrace> ");
+        if (!line && interactive && g_interrupted) { /* Ctrl-C at the prompt: drop the input */
+            fputc('\n', stdout);
+            len = 0;
+            continue;
+        }
         if (!line) break;
         if (!len && line[strspn(line, " \t")] == '.') {
             if (interactive) add_history(line);
@@ -376,6 +401,10 @@ static int repl(QueryDb *q, ReadLineFn rd, bool interactive, OutMode mode) {
         }
     }
     if (!rc && len && buf[strspn(buf, " \t\n")]) rc = run_sql(q, buf, mode, "") ? 0 : 1; /* no final ';' */
+    if (interactive) {
+        sigaction(SIGINT, &old, NULL);
+        g_running_db = NULL;
+    }
     free(buf);
     return rc;
 }

@@ -14,3 +14,7 @@ set_tests_properties(query.devices_stats.moe_ep query.devices_stats.deepseek PRO
 
 # -c in order, --csv, --json, errors with their place, SQL on standard input, hostile names.
 add_test(NAME query.cli COMMAND bash ${query_dir}/cli.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
+
+# the prompt in tmux: .tables, continuation lines, history, Ctrl-C, Ctrl-D.
+add_test(NAME query.prompt COMMAND bash ${query_dir}/prompt.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
+set_tests_properties(query.prompt PROPERTIES LABELS "tmux" SKIP_RETURN_CODE 77 TIMEOUT 120)
