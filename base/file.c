@@ -45,7 +45,7 @@ char *Path_dir(const char *path) {
 
 bool Path_isTrace(const char *name) {
     size_t l = strlen(name);
-    static const char *ext[] = {".json", ".json.gz", ".json.zst"};
+    static const char *ext[] = {".json", ".json.gz", ".json.zst", ".sqlite"}; /* .sqlite: Nsight Systems */
     for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
         size_t e = strlen(ext[i]);
         if (l > e && !strcmp(name + l - e, ext[i])) return true;

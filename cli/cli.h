@@ -23,7 +23,7 @@ typedef struct {
 
 /* Each command's option tables (NULL-terminated lists). */
 extern const OptSpec *const VIEW_TABLES[], *const STATS_TABLES[], *const DIFF_TABLES[], *const EXPORT_TABLES[],
-    *const LIVE_TABLES[], *const WORKLOAD_TABLES[];
+    *const LIVE_TABLES[], *const WORKLOAD_TABLES[], *const QUERY_TABLES[];
 
 /* Options every trace-reading command accepts. */
 typedef struct {
@@ -79,6 +79,7 @@ int cmd_live(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_workload(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_query(int argc, char **argv);
 void help_view(FILE *out);
 void help_stats(FILE *out);
 void help_export(FILE *out);
@@ -86,6 +87,7 @@ void help_live(FILE *out);
 void help_record(FILE *out);
 void help_workload(FILE *out);
 void help_diff(FILE *out);
+void help_query(FILE *out);
 
 /* The overlap figures of one device as JSON members (no braces): the same keys in
  * `stats --json` and `diff --json`. */

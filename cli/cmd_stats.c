@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "ovtrace/base/parse.h"
+#include "ovtrace/read/input.h"
 #include "stats_coll.h"
 #include "ovtrace/write/jsonout.h"
 #include "ovtrace/analysis/overlap.h"
@@ -45,7 +46,11 @@ static void print_table(FILE *out, const Trace *t, const OverlapReport *R, int64
         char safe[1024]; /* names from the trace and file names are escaped (termsafe.h) */
         fprintf(out, "file %s: rank %d", TermSafe_str(s->path, safe, sizeof safe), s->rank);
         if (s->world_size > 0) fprintf(out, " of %d", s->world_size);
-        fprintf(out, ", %s\n", s->compression == 1 ? "gzip" : s->compression == 2 ? "zstd" : "plain JSON");
+        fprintf(out, ", %s\n",
+                s->compression == COMP_GZIP   ? "gzip"
+                : s->compression == COMP_ZSTD ? "zstd"
+                : s->compression == COMP_SQLITE ? "Nsight Systems SQLite export"
+                                                : "plain JSON");
     }
     char a[32], b[32], span[32];
     Time_format(span, sizeof span, t->t_max - t->t_min);
@@ -118,7 +123,10 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
         fprintf(out, "%s\n    {\"path\": ", i ? "," : "");
         JsonOut_string(out, s->path);
         fprintf(out, ", \"rank\": %d, \"world_size\": %d, \"compression\": \"%s\"}", s->rank, s->world_size,
-                s->compression == 1 ? "gzip" : s->compression == 2 ? "zstd" : "none");
+                s->compression == COMP_GZIP     ? "gzip"
+                : s->compression == COMP_ZSTD   ? "zstd"
+                : s->compression == COMP_SQLITE ? "nsys-sqlite"
+                                                : "none");
     }
     fprintf(out,
             "\n  ],\n  \"events\": %zu,\n  \"trace_start_ns\": %" PRId64 ",\n  \"trace_end_ns\": %" PRId64

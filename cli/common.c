@@ -76,7 +76,8 @@ void InputOptions_help(FILE *out) {
             "  -v, --verbose         say whether the snapshot cache was used, and why not\n"
             "  --max-token SIZE      largest single event or top-level value a compressed or piped\n"
             "                        input may hold in memory (default 256M; K, M, G, T, e.g. 1.5GiB)\n"
-            "FILE may be plain JSON, .gz or .zst (detected by content), a directory of traces,\n"
+            "FILE may be plain JSON, .gz or .zst (detected by content), an Nsight Systems\n"
+            "export (nsys export --type sqlite), a directory of traces,\n"
             "or a pipe, FIFO or - (standard input; read once, not cached);\n"
             "several files become one model with lanes grouped by rank.\n");
     Cli_helpValues(out);

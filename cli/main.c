@@ -10,6 +10,8 @@ static const Command COMMANDS[] = {
     {"stats", "compute/communication overlap figures", cmd_stats, help_stats, STATS_TABLES},
     {"diff", "compare two runs: overlap, kernels and steps, with deltas", cmd_diff, help_diff, DIFF_TABLES},
     {"export", "write a filtered trace that Perfetto opens", cmd_export, help_export, EXPORT_TABLES},
+    {"query", "SQL over traces (SQLite): events, lanes, collectives, devices, steps", cmd_query, help_query,
+     QUERY_TABLES},
     {"live", "watch a running workload (CUPTI or simulator)", cmd_live, help_live, LIVE_TABLES},
     {"record", "record a workload headless to a trace file", cmd_record, help_record, LIVE_TABLES},
     {"workload", "run the built-in CUDA MoE overlap workload", cmd_workload, help_workload, WORKLOAD_TABLES},

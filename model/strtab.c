@@ -82,6 +82,16 @@ uint32_t StrTab_intern(StrTab *st, const char *s, size_t len) {
     return id;
 }
 
+uint32_t StrTab_find(const StrTab *st, const char *s, size_t len) {
+    size_t mask = st->n_slots - 1;
+    for (size_t i = Hash_bytes(s, len) & mask;; i = (i + 1) & mask) {
+        uint32_t v = st->slots[i];
+        if (!v) return STRTAB_NONE;
+        const StrRef *r = &st->refs[v - 1];
+        if (r->len == len && memcmp(st->arena + r->off, s, len) == 0) return v - 1;
+    }
+}
+
 const char *StrTab_get(const StrTab *st, uint32_t id) {
     return id < st->n ? st->arena + st->refs[id].off : "";
 }

@@ -16,6 +16,7 @@ _ovtrace_opts() { # COMMAND: its options
                 $_ovtrace_input_opts" ;;
     stats) echo "--json --range= --rank= --device= --stream= --top= $_ovtrace_input_opts" ;;
     diff) echo "--json --group-names --step= --top= --a= --b= $_ovtrace_input_opts" ;;
+    query) echo "-c= --command= --csv --json $_ovtrace_input_opts" ;;
     export) echo "-o= --output= --merge --range= --rank= --device= --stream= --name= --exclude=
                   --class= --min-dur= --with-launches --clip $_ovtrace_input_opts" ;;
     live) echo "--retention= -o= --headless --duration= --interval= --window= $_ovtrace_sim_opts" ;;
@@ -27,13 +28,13 @@ _ovtrace_opts() { # COMMAND: its options
     esac
 }
 
-# Trace files (*.json, *.json.gz, *.json.zst) and directories.
+# Trace files (*.json, *.json.gz, *.json.zst, Nsight Systems *.sqlite) and directories.
 _ovtrace_traces() {
     local IFS=$'\n' f
     compopt -o filenames 2>/dev/null
     for f in $(compgen -d -- "$1"); do COMPREPLY+=("$f"); done
     for f in $(compgen -f -- "$1"); do
-        case $f in *.json | *.json.gz | *.json.zst) [ -d "$f" ] || COMPREPLY+=("$f") ;; esac
+        case $f in *.json | *.json.gz | *.json.zst | *.sqlite) [ -d "$f" ] || COMPREPLY+=("$f") ;; esac
     done
 }
 
@@ -73,7 +74,7 @@ _ovtrace() {
     local cmd= i opts o
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-        view | stats | diff | export | live | record | workload | help) cmd=${words[i]}; break ;;
+        view | stats | diff | export | query | live | record | workload | help) cmd=${words[i]}; break ;;
         -*) ;;
         *) cmd=view; break ;; # ovtrace FILE... means view
         esac
@@ -82,13 +83,13 @@ _ovtrace() {
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W '--help --version' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'view stats diff export live record workload help' -- "$cur"))
+            COMPREPLY=($(compgen -W 'view stats diff export query live record workload help' -- "$cur"))
             _ovtrace_traces "$cur"
         fi
         return 0
     fi
     if [ "$cmd" = help ]; then
-        COMPREPLY=($(compgen -W 'view stats diff export live record workload' -- "$cur"))
+        COMPREPLY=($(compgen -W 'view stats diff export query live record workload' -- "$cur"))
         return 0
     fi
     # after '--' (live, record): a command and its arguments
@@ -129,7 +130,7 @@ _ovtrace() {
         return 0
     fi
     case $cmd in
-    view | stats | diff | export) _ovtrace_traces "$cur" ;;
+    view | stats | diff | export | query) _ovtrace_traces "$cur" ;;
     *) ;;
     esac
     return 0

@@ -55,7 +55,7 @@ static bool expand_dir(const char *dir, char ***out, size_t *n, size_t *cap, siz
     *n += kept;
     free(found);
     if (!kept) {
-        snprintf(err, errlen, "%s: no *.json, *.json.gz or *.json.zst files in directory%s", dir,
+        snprintf(err, errlen, "%s: no *.json, *.json.gz, *.json.zst or *.sqlite files in directory%s", dir,
                  k ? " that are regular files" : "");
         return false;
     }
@@ -150,8 +150,9 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         bool have = true;
         /* a pipe, FIFO or stdin is opened once, by the parser: peeking at it here would
          * take its first bytes (and a FIFO's writer) away; it has no identity to cache */
+        /* an Nsight Systems export is a database SQLite reads directly: nothing to cache */
         for (size_t i = 0; have && i < n_files; i++)
-            if ((have = Input_canReopen(files[i]) && Snapshot_fileId(files[i], &ids[i])))
+            if ((have = Input_canReopen(files[i]) && !Load_isSqlite(files[i]) && Snapshot_fileId(files[i], &ids[i])))
                 json += json_estimate(files[i], ids[i].size);
         if (!have) {
             cpath[0] = '\0'; /* the parser says what is wrong with the file */
@@ -177,7 +178,9 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
     }
     if (ok && !cached) {
         t = Trace_new();
-        for (size_t i = 0; ok && i < n_files; i++) ok = Load_chromeFile(t, files[i], opt, err, errlen);
+        for (size_t i = 0; ok && i < n_files; i++)
+            ok = Input_canReopen(files[i]) && Load_isSqlite(files[i]) ? Load_nsysFile(t, files[i], err, errlen)
+                                                                       : Load_chromeFile(t, files[i], opt, err, errlen);
         if (ok) Trace_finishWith(t, &(FinishOptions){.threads = threads, .timing = opt ? opt->finish_timing : NULL});
         /* nothing passed over (every event on a GPU lane): the model is complete */
         if (ok) t->gpu_only = opt && opt->gpu_only && t->deferred > 0;

@@ -45,3 +45,11 @@ ovtrace_unit_test(core.evsort SOURCES ${core_dir}/test_evsort.c)
 # the GPU-first load behind the lazy rank overview gives the full load's
 # figures (overlap, collectives, exposed-comm split) and GPU lanes, event for event.
 ovtrace_unit_test(core.lazy SOURCES ${core_dir}/test_lazy.c LIBS ovtrace_live ovtrace_schedule ovtrace_collector TIMEOUT 120)
+# Nsight Systems input: make.py writes the fixture (an export laid out by NVIDIA's
+# documented schema, and its Kineto twin) into the build tree; the loader reads it into
+# the model its twin gives, and names what a database it cannot read lacks.
+add_test(NAME core.nsys_fixture COMMAND python3 ${data_dir}/nsys/make.py ${CMAKE_CURRENT_BINARY_DIR}/nsys)
+set_tests_properties(core.nsys_fixture PROPERTIES FIXTURES_SETUP nsys)
+ovtrace_unit_test(core.nsys SOURCES ${core_dir}/test_nsys.c LIBS PkgConfig::SQLITE)
+target_compile_definitions(${test_exe} PRIVATE OVTRACE_NSYS_FIXTURE="${CMAKE_CURRENT_BINARY_DIR}/nsys")
+set_tests_properties(core.nsys PROPERTIES FIXTURES_REQUIRED nsys)

@@ -34,6 +34,7 @@ static void paths(void **state) {
         free(d);
     }
     assert_true(Path_isTrace("r.json") && Path_isTrace("r.json.gz") && Path_isTrace("r.json.zst"));
+    assert_true(Path_isTrace("r.sqlite")); /* an Nsight Systems export */
     assert_false(Path_isTrace(".json") || Path_isTrace("r.gz") || Path_isTrace("r.json.bak") || Path_isTrace("json"));
 }
 

@@ -23,7 +23,7 @@ sample() {
     case "$1" in
     --range) echo 0:1ms ;; --align) echo start ;; --lazy) echo off ;; --color|--colour) echo auto ;; --size) echo 80x20 ;;
     --keys) echo q ;; --mode) echo decode ;; --link) echo nvlink ;; --batching) echo fixed ;;
-    --workload) echo moe ;; --class) echo comm ;; --rules) echo "$tmp/rules" ;; --step|--comm|--not-comm|--comm-stream|--name|--exclude) echo x ;;
+    --workload) echo moe ;; --class) echo comm ;; --command) echo 'select 1' ;; --rules) echo "$tmp/rules" ;; --step|--comm|--not-comm|--comm-stream|--name|--exclude) echo x ;;
     --mem-cap) echo 1GiB ;; --jitter) echo 0.1 ;; --max-token) echo 1M ;; --a|--b) echo "$SAMPLE" ;;
     --output|--debug-frame-log) echo "$tmp/out.json" ;;
     --threads|--rank|--device|--stream|--top|--frames|--comm-sms|--tokens|--layers|--experts|--topk|--hidden|\
@@ -34,7 +34,7 @@ sample() {
     esac
 }
 
-for cmd in view stats diff export live record workload; do
+for cmd in view stats diff export query live record workload; do
     "$BIN" --list-options "$cmd" >"$tmp/opts" || { echo "FAIL --list-options $cmd"; fails=$((fails + 1)); continue; }
     check "$cmd: the table lists options" test -s "$tmp/opts"
     "$BIN" "$cmd" --help >"$tmp/help" 2>&1

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import sys
 
-COMMANDS = ["view", "stats", "diff", "export", "live", "record", "workload"]
+COMMANDS = ["view", "stats", "diff", "export", "query", "live", "record", "workload"]
 OPT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])")
 # an option followed by a metavariable: --top N, --range A:B, --output=FILE, -o OUT
 VALUED = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])[ =]([A-Z][A-Z0-9_:x,.]*)(?![\w])")

@@ -16,7 +16,8 @@ const char *Path_base(const char *path);
 /* The directory holding path, malloc'd: "." without a '/', "/" for "/x". NULL when out of memory. */
 char *Path_dir(const char *path);
 
-/* A name the loaders take from a directory: *.json, *.json.gz or *.json.zst. */
+/* A name the loaders take from a directory: *.json, *.json.gz, *.json.zst or *.sqlite
+ * (an Nsight Systems export). */
 bool Path_isTrace(const char *name);
 
 /* The trace files of dir (Path_isTrace, not hidden) as "dir/NAME", sorted by name in

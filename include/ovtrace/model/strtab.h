@@ -10,6 +10,10 @@ StrTab *StrTab_new(void);
 void StrTab_free(StrTab *st);
 /* Returns the id of s[0..len); id 0 is always the empty string. */
 uint32_t StrTab_intern(StrTab *st, const char *s, size_t len);
+/* The id of s[0..len) when it is interned, else STRTAB_NONE (the table is unchanged:
+ * a lookup on a finished, shared model). */
+#define STRTAB_NONE UINT32_MAX
+uint32_t StrTab_find(const StrTab *st, const char *s, size_t len);
 const char *StrTab_get(const StrTab *st, uint32_t id);
 size_t StrTab_len(const StrTab *st, uint32_t id);
 size_t StrTab_count(const StrTab *st);

@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-typedef enum { COMP_NONE, COMP_GZIP, COMP_ZSTD } InputCompression;
+/* COMP_SQLITE: not a compression but the format, an Nsight Systems SQLite export
+ * (TraceSource.compression; read/load_nsys.c reads it, never through Input) */
+typedef enum { COMP_NONE, COMP_GZIP, COMP_ZSTD, COMP_SQLITE } InputCompression;
 
 typedef struct Input Input;
 

@@ -65,8 +65,17 @@ typedef struct {
  * file holds no valid event. Truncation and skipped events are recorded in t->diag. */
 bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *err, size_t errlen);
 
-/* Loads every path (a directory contributes its *.json, *.json.gz, *.json.zst, in
- * name order), finishes and classifies the model. Ranks come from
+/* Whether path starts with SQLite's header ("SQLite format 3"): an Nsight Systems
+ * export, for Load_nsysFile. */
+bool Load_isSqlite(const char *path);
+/* Loads an Nsight Systems SQLite export (`nsys export --type sqlite`) into t as a new
+ * source: kernels, copies, sets, CUDA calls, NVTX ranges, device and thread names
+ * (read/load_nsys.c). False with "FILE: ..." when it is not one, or a table lacks a
+ * column this reader needs (the message names both). */
+bool Load_nsysFile(Trace *t, const char *path, char *err, size_t errlen);
+
+/* Loads every path (a directory contributes its *.json, *.json.gz, *.json.zst and
+ * *.sqlite, in name order; an SQLite file is read as an Nsight Systems export), finishes and classifies the model. Ranks come from
  * distributedInfo.rank, else file order. With the snapshot cache on (opt->cache and a
  * directory in opt->cache_opt), a
  * snapshot of exactly these files replaces parsing and finishing; after a parse, one
