@@ -12,6 +12,7 @@
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/details.h"
 #include "ovtrace/tui/lanes_render.h"
+#include "feature.h"
 
 /* Not a glyph of the band states (░ ▒ █ ▄, ASCII . = + ! m) nor of event fills. */
 uint32_t CollView_waitGlyph(bool unicode) { return unicode ? 0x259a : '-'; }
@@ -217,3 +218,9 @@ unsigned CollView_keyJump(App *a, const TuiKey *k, int arg) {
     else App_message(a, ROLE_GOOD, "rank %d: waited %s for rank %d", to->rank, w, I->last_rank);
     return REDRAW_VIEW;
 }
+
+static const KeyBinding COLL_KEYS[] = {
+    {{'x'}, "x", "collective: the same instance on the rank that arrived last", CollView_keyJump, 0},
+    {{'X'}, "X", "collective: the same instance on the next rank", CollView_keyJump, 1},
+};
+const Feature CollView_feature = {.name = "collectives", FEATURE_KEYS(COLL_KEYS)};

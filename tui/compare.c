@@ -11,6 +11,7 @@
 #include "ovtrace/model/timeunits.h"
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/details.h"
+#include "feature.h"
 
 CompareState *Compare_new(uint32_t *run_of_source, size_t n_runs, const char *const *names, const int64_t *offsets) {
     CompareState *c = xcalloc(1, sizeof *c);
@@ -258,3 +259,9 @@ bool Compare_renderPanel(App *a, Grid *g, Rect panel, bool at_right) {
                   ROLE_DIM, 0);
     return true;
 }
+
+static const KeyBinding COMPARE_KEYS[] = {
+    {{'V'}, "V", "runs compared (view A B --align): both / only A / only B", Compare_keyFocus, 0},
+    {{'C'}, "C", "runs compared: A vs B panel for the visible range", Compare_keyPanel, 0},
+};
+const Feature Compare_feature = {.name = "runs compared", FEATURE_KEYS(COMPARE_KEYS)};

@@ -8,6 +8,7 @@
 #include "ovtrace/tui/ruler.h"
 #ifdef OVTRACE_HAVE_EXPORT
 #include "ovtrace/write/export.h"
+#include "feature.h"
 #endif
 
 static void export_range(const App *a, int64_t *t0, int64_t *t1) {
@@ -78,3 +79,15 @@ void ExportKey_submit(App *a, const char *path) {
     App_message(a, ROLE_ERROR, "export not available in this build");
 #endif
 }
+
+static unsigned k_export(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    ExportKey_start(a);
+    return REDRAW_VIEW;
+}
+
+static const KeyBinding EXPORT_KEYS[] = {
+    {{'e'}, "e", "export the marked (or visible) range, clipped", k_export, 0},
+};
+const Feature ExportKey_feature = {.name = "export", FEATURE_KEYS(EXPORT_KEYS)};

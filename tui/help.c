@@ -32,14 +32,20 @@ static const char *const TAIL[] = {
 
 int Help_count(const App *a) {
     (void)a;
-    return N_HEAD + (int)KEY_TABLE_N + N_TAIL;
+    return N_HEAD + (int)Keys_count() + N_TAIL;
 }
 
 bool Help_line(const App *a, int i, char *buf, size_t n) {
     if (i < 0 || i >= Help_count(a)) return false;
-    if (i < N_HEAD) snprintf(buf, n, "%s", HEAD[i]);
-    else if ((i -= N_HEAD) < (int)KEY_TABLE_N) snprintf(buf, n, "  %-22s %s", KEY_TABLE[i].names, KEY_TABLE[i].help);
-    else snprintf(buf, n, "%s", TAIL[i - (int)KEY_TABLE_N]);
+    int keys = (int)Keys_count();
+    if (i < N_HEAD) {
+        snprintf(buf, n, "%s", HEAD[i]);
+    } else if ((i -= N_HEAD) < keys) {
+        const KeyBinding *b = Keys_at((size_t)i);
+        snprintf(buf, n, "  %-22s %s", b->names, b->help);
+    } else {
+        snprintf(buf, n, "%s", TAIL[i - keys]);
+    }
     return true;
 }
 

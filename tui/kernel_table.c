@@ -12,6 +12,7 @@
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/lanes_render.h"
+#include "feature.h"
 
 static bool counts(const TraceEvent *e, bool all) {
     return all ? e->kind != KIND_COUNTER : e->kind == KIND_KERNEL;
@@ -426,3 +427,9 @@ void KTable_renderApp(App *a, Grid *g, Rect r) {
     if (s->sel >= s->top + (size_t)body) s->top = s->sel - (size_t)body + 1;
     s->rows_shown = KTable_render(g, r, a->t, &s->kt, s->sel, s->top, !a->gl->unicode);
 }
+
+static const KeyBinding KTABLE_KEYS[] = {
+    {{'t'}, "t", "kernel table of the marked (or visible) range: 1-8 sort, Enter slowest (then n/N), a all events, y copy",
+     KTable_keyOpen, 0},
+};
+const Feature KTable_feature = {.name = "kernel table", FEATURE_KEYS(KTABLE_KEYS)};

@@ -17,6 +17,7 @@
 #include "ovtrace/tui/export_key.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/lanes_render.h"
+#include "feature.h"
 
 /* ---- time ---- */
 
@@ -465,14 +466,9 @@ static void save_submit(App *a, const char *path) {
     App_message(a, ok ? ROLE_GOOD : ROLE_ERROR, "%s", msg);
 }
 
-static unsigned k_export(App *a, const TuiKey *k, int arg) {
-    (void)k;
-    (void)arg;
-    ExportKey_start(a);
-    return REDRAW_VIEW;
-}
+/* ---- the engine's tables (the other features' are in their files) ---- */
 
-const KeyBinding KEY_TABLE[] = {
+static const KeyBinding NAV_KEYS[] = {
     {{TK_LEFT, 'h', 'a'}, "Left h a", "pan left", k_pan, -2},
     {{TK_RIGHT, 'l', 'd'}, "Right l d", "pan right", k_pan, 2},
     {{TK_SLEFT, 'H', 'A'}, "S-Left H A", "pan left, large step", k_pan, -8},
@@ -504,14 +500,23 @@ const KeyBinding KEY_TABLE[] = {
     {{'.'}, ".", "next event on the lane", k_event, 1},
     {{','}, ",", "previous event on the lane", k_event, -1},
     {{TK_CLICK}, "click", "select the event (or fold a group header)", k_click, 0},
+};
+const Feature Nav_feature = {.name = "navigation", FEATURE_KEYS(NAV_KEYS)};
+
+static const KeyBinding SEARCH_KEYS[] = {
     {{'/'}, "/", "search names (regex; smart case)", k_search_prompt, 0},
     {{'n'}, "n", "next match across lanes", k_search_next, 1},
     {{'N'}, "N", "previous match", k_search_next, -1},
     {{TK_ESC}, "Esc", "clear the search (then the range)", k_escape, 0},
+};
+const Feature Search_feature = {.name = "search", FEATURE_KEYS(SEARCH_KEYS)};
+
+static const KeyBinding PARTNER_KEYS[] = {
     {{'c'}, "c", "GPU op <-> the CPU runtime call that launched it", k_partner, 0},
-    {{'x'}, "x", "collective: the same instance on the rank that arrived last", CollView_keyJump, 0},
-    {{'X'}, "X", "collective: the same instance on the next rank", CollView_keyJump, 1},
-    {{'O'}, "O", "rank overview: one line per device (default from 8 ranks); Enter expands", Overview_keyToggle, 0},
+};
+const Feature Partner_feature = {.name = "launch partner", FEATURE_KEYS(PARTNER_KEYS)};
+
+static const KeyBinding PANEL_KEYS[] = {
     {{'['}, "[", "mark the range start at the cursor", k_mark, 0},
     {{']'}, "]", "mark the range end at the cursor", k_mark, 1},
     {{'m'}, "m", "mark start, then end (again: new range)", k_mark, 2},
@@ -519,25 +524,47 @@ const KeyBinding KEY_TABLE[] = {
     {{'i'}, "i", "hide / show the panel", k_panel, 0},
     {{'}'}, "}", "scroll the details panel down a page", k_panel_scroll, 1},
     {{'{'}, "{", "scroll the details panel up a page", k_panel_scroll, -1},
-    {{'e'}, "e", "export the marked (or visible) range, clipped", k_export, 0},
-    {{'V'}, "V", "runs compared (view A B --align): both / only A / only B", Compare_keyFocus, 0},
-    {{'C'}, "C", "runs compared: A vs B panel for the visible range", Compare_keyPanel, 0},
+};
+const Feature Panel_feature = {.name = "panel", FEATURE_KEYS(PANEL_KEYS)};
+
+static const KeyBinding LIVE_KEYS[] = {
     {{'F'}, "F", "live: follow the newest data", k_follow, 0},
     {{'p', 'Z'}, "p Z", "live: freeze / resume the display (collection goes on)", k_follow, 1},
     {{'E'}, "E", "live: save the whole buffer to a file", k_save, 0},
-    {{'t'}, "t", "kernel table of the marked (or visible) range: 1-8 sort, Enter slowest (then n/N), a all events, y copy",
-     KTable_keyOpen, 0},
+};
+const Feature Live_feature = {.name = "live", FEATURE_KEYS(LIVE_KEYS)};
+
+static const KeyBinding HELP_KEYS[] = {
     {{'?', TK_F1}, "? F1", "this help", k_help, 0},
+};
+const Feature Help_feature = {.name = "help", FEATURE_KEYS(HELP_KEYS)};
+
+static const KeyBinding SESSION_KEYS[] = {
     {{TK_CTRL_L}, "Ctrl-L", "redraw the screen", k_redraw, 0},
     {{TK_RESIZE}, "(resize)", "the layout follows the terminal (min 80x24)", k_resize, 0},
     {{'q', 'Q'}, "q", "quit", k_quit, 0},
 };
-const size_t KEY_TABLE_N = sizeof KEY_TABLE / sizeof KEY_TABLE[0];
+const Feature Session_feature = {.name = "session", FEATURE_KEYS(SESSION_KEYS)};
+
+size_t Keys_count(void) {
+    size_t n = 0;
+    for (size_t f = 0; f < N_FEATURES; f++) n += FEATURES[f]->n_keys;
+    return n;
+}
+
+const KeyBinding *Keys_at(size_t i) {
+    for (size_t f = 0; f < N_FEATURES; f++) {
+        if (i < FEATURES[f]->n_keys) return &FEATURES[f]->keys[i];
+        i -= FEATURES[f]->n_keys;
+    }
+    return NULL;
+}
 
 const KeyBinding *Keys_lookup(int code) {
-    for (size_t i = 0; i < KEY_TABLE_N; i++)
-        for (int j = 0; j < 6 && KEY_TABLE[i].keys[j]; j++)
-            if (KEY_TABLE[i].keys[j] == code) return &KEY_TABLE[i];
+    for (size_t f = 0; f < N_FEATURES; f++)
+        for (size_t i = 0; i < FEATURES[f]->n_keys; i++)
+            for (int j = 0; j < 6 && FEATURES[f]->keys[i].keys[j]; j++)
+                if (FEATURES[f]->keys[i].keys[j] == code) return &FEATURES[f]->keys[i];
     return NULL;
 }
 

@@ -12,6 +12,7 @@
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/collview.h"
 #include "ovtrace/tui/tindex.h"
+#include "feature.h"
 
 size_t Overview_ranks(const Trace *t) {
     size_t n = 0;
@@ -135,3 +136,8 @@ unsigned Overview_enter(App *a) {
     else App_message(a, ROLE_GOOD, "rank %d expanded (O: back to the rank overview)", a->t->groups[g].rank);
     return REDRAW_VIEW;
 }
+
+static const KeyBinding OVERVIEW_KEYS[] = {
+    {{'O'}, "O", "rank overview: one line per device (default from 8 ranks); Enter expands", Overview_keyToggle, 0},
+};
+const Feature Overview_feature = {.name = "rank overview", FEATURE_KEYS(OVERVIEW_KEYS)};

@@ -215,9 +215,9 @@ static void test_help_lists_every_binding(void **state) {
     App *a = make_app(&g);
     static char lines[128][160];
     int n = Help_lines(a, lines, 128);
-    for (size_t i = 0; i < KEY_TABLE_N; i++) {
+    for (size_t i = 0; i < Keys_count(); i++) {
         bool found = false;
-        for (int k = 0; k < n && !found; k++) found = strstr(lines[k], KEY_TABLE[i].names) != NULL;
+        for (int k = 0; k < n && !found; k++) found = strstr(lines[k], Keys_at(i)->names) != NULL;
         assert_true(found);
     }
     press(a, &g, "?");
@@ -302,7 +302,7 @@ static void test_help_count_is_rendered_lines(void **state) {
     static char lines[256][160];
     int n = Help_count(a);
     assert_int_equal(Help_lines(a, lines, 256), n);
-    assert_int_equal(n, 2 + (int)KEY_TABLE_N + 12);
+    assert_int_equal(n, 2 + (int)Keys_count() + 12);
     char buf[160];
     assert_false(Help_line(a, n, buf, sizeof buf));
     assert_false(Help_line(a, -1, buf, sizeof buf));

@@ -58,9 +58,9 @@ typedef struct {
     int arg;
 } KeyBinding;
 
-extern const KeyBinding KEY_TABLE[];
-extern const size_t KEY_TABLE_N;
-
+/* The key table: every feature's bindings in registry order (feature.h). */
+size_t Keys_count(void);
+const KeyBinding *Keys_at(size_t i);
 const KeyBinding *Keys_lookup(int code);
 /* Runs a binding's handler and applies its reaction to the status message; returns
  * the handler's result. */
