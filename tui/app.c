@@ -13,7 +13,6 @@
 #include "ovtrace/tui/counter_lane.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/help.h"
-#include "ovtrace/tui/kernel_table.h"
 #include "ovtrace/tui/lazyload.h"
 #include "ovtrace/tui/collview.h"
 #include "ovtrace/tui/lanes_render.h"
@@ -22,6 +21,7 @@
 #include "ovtrace/tui/rangepanel.h"
 #include "ovtrace/tui/ruler.h"
 #include "ovtrace/tui/statusbar.h"
+#include "feature.h"
 
 App *App_new(Trace *t, Caps caps, const char *title) {
     App *a = xcalloc(1, sizeof *a);
@@ -35,6 +35,7 @@ App *App_new(Trace *t, Caps caps, const char *title) {
     a->hidden = xcalloc(t->n_groups, sizeof *a->hidden);
     a->n_hidden = Lines_clutter(t, a->hidden);
     a->overview = Overview_ranks(t) >= OVERVIEW_MIN_RANKS;
+    Features_init(a);
     App_rebuildLines(a);
     View_init(&a->v, t->t_min, t->t_max);
     Details_init(&a->details);
@@ -53,7 +54,7 @@ void App_free(App *a) {
     Compare_free(a->cmp);
     TraceIndex_free(a->idx);
     CounterSet_free(a->counters);
-    KTable_appFree(a);
+    Features_free(a);
     free(a->collapsed);
     free(a->hidden);
     Lines_free(&a->lines);
@@ -105,7 +106,7 @@ void App_setTrace(App *a, Trace *t) {
     a->v.sel = SIZE_MAX; /* indexes change when a model is rebuilt */
     View_setExtent(&a->v, t->t_min, t->t_max);
     View_scrollToLine(&a->v, a->lines.n);
-    KTable_appRetrace(a, old_t); /* event indexes changed */
+    Features_retrace(a, old_t); /* event indexes changed */
 }
 
 void App_message(App *a, int role, const char *fmt, ...) {
@@ -224,7 +225,7 @@ void App_render(App *a, Grid *g) {
     Statusbar_title(a, g, L.title);
     Ruler_render(g, L.ruler, (Rect){L.labels.x, L.ruler.y, L.labels.w, 2}, &a->v, a->gl);
     Lanes_render(a, g, L.labels, L.plot);
-    KTable_renderApp(a, g, (Rect){L.labels.x, L.labels.y, L.plot.x + L.plot.w - L.labels.x, L.labels.h});
+    Features_render(a, g, &L);
     if (L.panel.w > 0 && L.panel.h > 0 && !Compare_renderPanel(a, g, L.panel, L.panel_right)) {
         if (a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && a->range_report) {
             Rect c = Panel_frame(g, L.panel, L.panel_right, "Range statistics (r: details, Esc: clear)", a->gl);

@@ -1,7 +1,6 @@
 /* The key table and its handlers. Handlers change the view state through the App
  * helpers and return what to redraw; nothing here draws or touches the terminal. */
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/kernel_table.h"
 #include "ovtrace/tui/keys.h"
 
 #include <limits.h>
@@ -675,7 +674,7 @@ unsigned Keys_dispatch(App *a, const TuiKey *k) {
     }
     if (a->prompt.kind != PROMPT_NONE && k->code != TK_RESIZE) return prompt_key(a, k);
     unsigned ktr;
-    if (!a->v.help && KTable_intercept(a, k, &ktr)) return ktr; /* kernel table open, or n/N walking */
+    if (!a->v.help && Features_key(a, k, &ktr)) return ktr; /* kernel table open, or n/N walking */
     if (a->v.help) {
         unsigned r = help_key(a, k);
         if (a->v.help) Help_clampScroll(a);

@@ -54,6 +54,7 @@ typedef struct {
 } Prompt;
 
 typedef struct App {
+    void **feat; /* per feature of the registry: its state (tui/feature.h) */
     Trace *t;
     TraceIndex *idx;
     Caps caps;
@@ -85,7 +86,6 @@ typedef struct App {
     int scratch_cols;
     struct CompareState *cmp; /* runs compared (view A B --align), or NULL; owned */
     struct CounterSet *counters; /* counter series of t (counter_lane.h) */
-    struct KTableState *ktable;  /* the kernel table (kernel_table.h), NULL until opened */
     /* collectives across ranks (tui/collview.c) */
     struct CollReport *coll;
     bool coll_done;

@@ -11,7 +11,6 @@
 
 #include "ovtrace/model/trace.h"
 #include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/keys.h"
 
 typedef enum { KT_COUNT, KT_TOTAL, KT_MEAN, KT_MIN, KT_MAX, KT_SHARE, KT_CLASS, KT_NAME, KT__COLS } KtCol;
 
@@ -50,18 +49,5 @@ int KTable_render(Grid *g, Rect r, const Trace *t, const KTable *kt, size_t sel,
 size_t KTable_osc52(const char *s, char *out, size_t n);
 /* Enables the y key's OSC 52 copy (view --osc52). Off by default. */
 void KTable_setOsc52(bool on);
-
-struct App;
-/* Key t: opens the table for the marked (else visible) range. */
-unsigned KTable_keyOpen(struct App *a, const TuiKey *k, int arg);
-/* Called first by Keys_dispatch: handles keys while the table is open, and n/N while
- * walking instances. Returns true when it handled the key (*redraw set). */
-bool KTable_intercept(struct App *a, const TuiKey *k, unsigned *redraw);
-/* Draws the open table over the lanes (r: the labels and plot area). */
-void KTable_renderApp(struct App *a, Grid *g, Rect r);
-void KTable_appFree(struct App *a);
-/* The App's model was replaced (live mode; old: the previous one, still valid): an open
- * table is rebuilt for the new model, keeping the selected name; a walk ends. */
-void KTable_appRetrace(struct App *a, const Trace *old);
 
 #endif
