@@ -9,7 +9,6 @@
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/model/timeunits.h"
 #include "ovtrace/tui/band.h"
-#include "ovtrace/tui/compare.h"
 #include "ovtrace/tui/counter_lane.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/help.h"
@@ -51,7 +50,6 @@ App *App_new(Trace *t, Caps caps, const char *title) {
 
 void App_free(App *a) {
     if (!a) return;
-    Compare_free(a->cmp);
     TraceIndex_free(a->idx);
     CounterSet_free(a->counters);
     Features_free(a);
@@ -198,7 +196,7 @@ void App_sync(App *a) {
             a->range_b = r1;
         }
     }
-    Compare_sync(a);
+    Features_sync(a);
     CollView_sync(a);
 }
 
@@ -226,7 +224,7 @@ void App_render(App *a, Grid *g) {
     Ruler_render(g, L.ruler, (Rect){L.labels.x, L.ruler.y, L.labels.w, 2}, &a->v, a->gl);
     Lanes_render(a, g, L.labels, L.plot);
     Features_render(a, g, &L);
-    if (L.panel.w > 0 && L.panel.h > 0 && !Compare_renderPanel(a, g, L.panel, L.panel_right)) {
+    if (L.panel.w > 0 && L.panel.h > 0 && !Features_panel(a, g, L.panel, L.panel_right)) {
         if (a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && a->range_report) {
             Rect c = Panel_frame(g, L.panel, L.panel_right, "Range statistics (r: details, Esc: clear)", a->gl);
             if (a->counters && a->counters->n && c.h >= 6) { /* counter figures at the bottom */

@@ -13,22 +13,49 @@
 #include "ovtrace/tui/details.h"
 #include "feature.h"
 
-CompareState *Compare_new(uint32_t *run_of_source, size_t n_runs, const char *const *names, const int64_t *offsets) {
+/* The runs of the model and the keys' state; n_runs 0: not comparing. */
+typedef struct {
+    size_t n_runs;
+    uint32_t *run_of_source;           /* per source */
+    char names[COMPARE_MAX_RUNS][96];  /* "A a.json" */
+    int64_t offsets[COMPARE_MAX_RUNS]; /* the origin each run was shifted by */
+    int focus;                         /* -1 both, else the run shown expanded */
+    bool panel;                        /* the diff panel replaces the details panel */
+    /* the panel's figures, for [fig_t0, fig_t1) */
+    int64_t fig_t0, fig_t1;
+    bool valid;
+    DeviceFigures fig[COMPARE_MAX_RUNS]; /* sums over the run's devices */
+    size_t n_devices[COMPARE_MAX_RUNS];
+    size_t n_changes;
+    CompareKernel changes[COMPARE_TOP_KERNELS]; /* biggest kernel changes in the range */
+} CompareState;
+
+extern const Feature Compare_feature;
+
+static void *cmp_init(App *a) {
+    (void)a;
     CompareState *c = xcalloc(1, sizeof *c);
+    c->focus = -1;
+    return c;
+}
+
+static void cmp_free(App *a, void *st) {
+    (void)a;
+    CompareState *c = st;
+    free(c->run_of_source);
+    free(c);
+}
+
+void Compare_setRuns(App *a, uint32_t *run_of_source, size_t n_runs, const char *const *names, const int64_t *offsets) {
+    CompareState *c = Feature_state(a, &Compare_feature);
+    free(c->run_of_source);
     c->n_runs = n_runs < COMPARE_MAX_RUNS ? n_runs : COMPARE_MAX_RUNS;
     c->run_of_source = run_of_source;
     for (size_t r = 0; r < c->n_runs; r++) {
         snprintf(c->names[r], sizeof c->names[r], "%s", names[r]);
         c->offsets[r] = offsets[r];
     }
-    c->focus = -1;
-    return c;
-}
-
-void Compare_free(CompareState *c) {
-    if (!c) return;
-    free(c->run_of_source);
-    free(c);
+    a->runs_labelled = true;
 }
 
 void Compare_figures(const Trace *t, const uint32_t *run_of_source, size_t n_runs, int64_t t0, int64_t t1,
@@ -115,8 +142,7 @@ size_t Compare_kernelChanges(const Trace *t, const uint32_t *run_of_source, int6
     return n;
 }
 
-static void apply_focus(App *a) {
-    CompareState *c = a->cmp;
+static void apply_focus(App *a, const CompareState *c) {
     Lines_defaultCollapsed(a->t, a->collapsed);
     for (size_t g = 0; g < a->t->n_groups; g++) {
         int r = (int)c->run_of_source[a->t->groups[g].source];
@@ -128,24 +154,26 @@ static void apply_focus(App *a) {
 
 /* The keys' state, or NULL with a message when no runs are compared. */
 static CompareState *comparing(App *a) {
-    if (!a->cmp) App_message(a, ROLE_ERROR, "not comparing runs (ovtrace view A B --align start)");
-    return a->cmp;
+    CompareState *c = Feature_state(a, &Compare_feature);
+    if (c->n_runs) return c;
+    App_message(a, ROLE_ERROR, "not comparing runs (ovtrace view A B --align start)");
+    return NULL;
 }
 
-unsigned Compare_keyFocus(App *a, const TuiKey *k, int arg) {
+static unsigned k_focus(App *a, const TuiKey *k, int arg) {
     (void)k;
     (void)arg;
     CompareState *c = comparing(a);
     if (!c) return REDRAW_VIEW;
     /* both -> first run -> second run -> both */
     c->focus = c->focus + 1 >= (int)c->n_runs ? -1 : c->focus + 1;
-    apply_focus(a);
+    apply_focus(a, c);
     if (c->focus < 0) App_message(a, ROLE_STATUS, "showing both runs (V: only %s)", c->names[0]);
     else App_message(a, ROLE_STATUS, "showing %s, other run folded (V: next)", c->names[c->focus]);
     return REDRAW_VIEW;
 }
 
-unsigned Compare_keyPanel(App *a, const TuiKey *k, int arg) {
+static unsigned k_panel(App *a, const TuiKey *k, int arg) {
     (void)k;
     (void)arg;
     CompareState *c = comparing(a);
@@ -155,9 +183,10 @@ unsigned Compare_keyPanel(App *a, const TuiKey *k, int arg) {
     return REDRAW_VIEW;
 }
 
-void Compare_sync(App *a) {
-    CompareState *c = a->cmp;
-    if (!c || !c->panel) return;
+/* The panel's figures follow the visible range. */
+static void cmp_sync(App *a, void *st) {
+    CompareState *c = st;
+    if (!c->panel) return;
     if (c->valid && c->fig_t0 == a->v.t0 && c->fig_t1 == a->v.t1) return;
     Compare_figures(a->t, c->run_of_source, c->n_runs, a->v.t0, a->v.t1, c->fig, c->n_devices);
     c->n_changes = c->n_runs == 2 ? Compare_kernelChanges(a->t, c->run_of_source, a->v.t0, a->v.t1, c->changes,
@@ -187,9 +216,10 @@ static void delta_cells(char cell[8][32], const DeviceFigures *x, const DeviceFi
     else snprintf(cell[6], 32, "-");
 }
 
-bool Compare_renderPanel(App *a, Grid *g, Rect panel, bool at_right) {
-    CompareState *c = a->cmp;
-    if (!c || !c->panel || !c->valid) return false;
+/* The diff panel, when it is on, instead of the side panel. */
+static bool cmp_panel(App *a, void *st, Grid *g, Rect panel, bool at_right) {
+    CompareState *c = st;
+    if (!c->panel || !c->valid) return false;
     Rect r = Panel_frame(g, panel, at_right, "Runs compared, visible range (C: details)", a->gl);
     if (r.w <= 0 || r.h <= 0) return true;
     int y = r.y;
@@ -261,7 +291,15 @@ bool Compare_renderPanel(App *a, Grid *g, Rect panel, bool at_right) {
 }
 
 static const KeyBinding COMPARE_KEYS[] = {
-    {{'V'}, "V", "runs compared (view A B --align): both / only A / only B", Compare_keyFocus, 0},
-    {{'C'}, "C", "runs compared: A vs B panel for the visible range", Compare_keyPanel, 0},
+    {{'V'}, "V", "runs compared (view A B --align): both / only A / only B", k_focus, 0},
+    {{'C'}, "C", "runs compared: A vs B panel for the visible range", k_panel, 0},
 };
-const Feature Compare_feature = {.name = "runs compared", FEATURE_KEYS(COMPARE_KEYS)};
+
+const Feature Compare_feature = {
+    .name = "runs compared",
+    FEATURE_KEYS(COMPARE_KEYS),
+    .init = cmp_init,
+    .free = cmp_free,
+    .sync = cmp_sync,
+    .panel = cmp_panel,
+};

@@ -24,11 +24,16 @@ typedef struct Feature {
     /* The model was replaced (old: the previous one, still valid during the call):
      * event indexes are stale. The view has its new extent already. */
     void (*retrace)(App *a, void *st, const Trace *old);
+    /* Brings its caches up to date with the view state before a frame (may do I/O). */
+    void (*sync)(App *a, void *st);
     /* Sees a key before the table, later features first (help, then the kernel table,
      * sit on top): true when it took the key, *redraw set to what to redraw. */
     bool (*key)(App *a, void *st, const TuiKey *k, unsigned *redraw);
     /* Draws over the timeline (labels and plot), after it. */
     void (*render)(App *a, void *st, Grid *g, const Layout *L);
+    /* Draws the side panel (frame and content) when it has one to show, later features
+     * first: true when it did (the runs compared cover the details and range panel). */
+    bool (*panel)(App *a, void *st, Grid *g, Rect panel, bool at_right);
 } Feature;
 
 /* Designated initialiser of a feature's key table. */
@@ -45,7 +50,9 @@ void *Feature_state(const App *a, const Feature *f);
 void Features_init(App *a);
 void Features_free(App *a);
 void Features_retrace(App *a, const Trace *old);
+void Features_sync(App *a);
 bool Features_key(App *a, const TuiKey *k, unsigned *redraw);
 void Features_render(App *a, Grid *g, const Layout *L);
+bool Features_panel(App *a, Grid *g, Rect panel, bool at_right);
 
 #endif

@@ -63,3 +63,14 @@ void Features_render(App *a, Grid *g, const Layout *L) {
     for (size_t i = 0; i < N_FEATURES; i++)
         if (FEATURES[i]->render) FEATURES[i]->render(a, a->feat[i], g, L);
 }
+
+void Features_sync(App *a) {
+    for (size_t i = 0; i < N_FEATURES; i++)
+        if (FEATURES[i]->sync) FEATURES[i]->sync(a, a->feat[i]);
+}
+
+bool Features_panel(App *a, Grid *g, Rect panel, bool at_right) {
+    for (size_t i = N_FEATURES; i-- > 0;)
+        if (FEATURES[i]->panel && FEATURES[i]->panel(a, a->feat[i], g, panel, at_right)) return true;
+    return false;
+}

@@ -11,7 +11,6 @@
 
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/collview.h"
-#include "ovtrace/tui/compare.h"
 #include "ovtrace/tui/overview.h"
 #include "ovtrace/tui/export_key.h"
 #include "ovtrace/tui/help.h"

@@ -66,7 +66,7 @@ static void group_label(const App *a, uint32_t gi, char *buf, size_t n) {
     const Group *G = &t->groups[gi];
     char rank[80];
     Lanes_rankLabel(t, G->source, rank, sizeof rank);
-    if (a->cmp && t->n_sources > 1) /* two runs: the group's label already names run and file */
+    if (a->runs_labelled && t->n_sources > 1) /* two runs: the group's label already names run and file */
         snprintf(rank, sizeof rank, "rank %d ", t->sources[G->source].rank);
     const char *pname = StrTab_get(t->strings, G->name);
     const char *label = StrTab_get(t->strings, G->label);

@@ -84,7 +84,7 @@ typedef struct App {
     ColumnInfo *colbuf;
     int64_t *bandbuf;
     int scratch_cols;
-    struct CompareState *cmp; /* runs compared (view A B --align), or NULL; owned */
+    bool runs_labelled;          /* the groups' labels name their run and file (runs compared, compare.c) */
     struct CounterSet *counters; /* counter series of t (counter_lane.h) */
     /* collectives across ranks (tui/collview.c) */
     struct CollReport *coll;

@@ -11,9 +11,6 @@
 
 #include "ovtrace/analysis/overlap.h"
 #include "ovtrace/model/trace.h"
-#include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/keys.h"
-#include "ovtrace/tui/layout.h"
 
 struct App;
 
@@ -27,25 +24,11 @@ typedef struct {
     int64_t total[2];
 } CompareKernel;
 
-typedef struct CompareState {
-    size_t n_runs;
-    uint32_t *run_of_source;                 /* per source */
-    char names[COMPARE_MAX_RUNS][96];        /* "A a.json" */
-    int64_t offsets[COMPARE_MAX_RUNS];       /* the origin each run was shifted by */
-    int focus;                               /* -1 both, else the run shown expanded */
-    bool panel;                              /* the diff panel replaces the details panel */
-    /* the panel's figures, for [fig_t0, fig_t1) */
-    int64_t fig_t0, fig_t1;
-    bool valid;
-    DeviceFigures fig[COMPARE_MAX_RUNS];     /* sums over the run's devices */
-    size_t n_devices[COMPARE_MAX_RUNS];
-    size_t n_changes;
-    CompareKernel changes[COMPARE_TOP_KERNELS]; /* biggest kernel changes in the range */
-} CompareState;
-
-/* Takes run_of_source (malloc'd, one entry per source of the trace). */
-CompareState *Compare_new(uint32_t *run_of_source, size_t n_runs, const char *const *names, const int64_t *offsets);
-void Compare_free(CompareState *c);
+/* The model holds runs to compare: takes run_of_source (malloc'd, one entry per source
+ * of the trace); names ("A a.json") and offsets (the origin each run was shifted by)
+ * per run. The groups' labels name their run (Align_runs). */
+void Compare_setRuns(struct App *a, uint32_t *run_of_source, size_t n_runs, const char *const *names,
+                     const int64_t *offsets);
 
 /* Per-run sums of Overlap_compute's devices over [t0, t1) (ratio from the sums). */
 void Compare_figures(const Trace *t, const uint32_t *run_of_source, size_t n_runs, int64_t t0, int64_t t1,
@@ -55,12 +38,5 @@ void Compare_figures(const Trace *t, const uint32_t *run_of_source, size_t n_run
  * |total[1] - total[0]|, then the larger total, then name id); up to max. Returns how many. */
 size_t Compare_kernelChanges(const Trace *t, const uint32_t *run_of_source, int64_t t0, int64_t t1,
                              CompareKernel *out, size_t max);
-
-unsigned Compare_keyFocus(struct App *a, const TuiKey *k, int arg);
-unsigned Compare_keyPanel(struct App *a, const TuiKey *k, int arg);
-/* Recomputes the panel's figures when the visible range changed (App_sync). */
-void Compare_sync(struct App *a);
-/* Draws the diff panel into the panel area when it is on; false otherwise. */
-bool Compare_renderPanel(struct App *a, Grid *g, Rect panel, bool at_right);
 
 #endif
