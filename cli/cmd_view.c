@@ -10,6 +10,7 @@
 #include "ovtrace/write/export.h"
 #include "ovtrace/model/timeunits.h"
 #include "ovtrace/tui/app.h"
+#include "ovtrace/tui/collview.h"
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/kernel_table.h"
 #include "ovtrace/tui/lazyload.h"
@@ -98,7 +99,7 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, int thrott
         rc = 1;
     } else {
         *out = job.app;
-        job.app->coll_opt = &in->coll;
+        CollView_setOptions(job.app, &in->coll);
         /* a GPU-only model that left nothing out (all events on GPU lanes) is complete */
         if (lazy && job.app->t->gpu_only) LazyLoad_start(job.app, (const char *const *)in->files, in->n_files, &lo, lazy_delay_ms);
         if (job.warnings && !in->quiet) {
@@ -263,7 +264,7 @@ int cmd_view(int argc, char **argv) {
             goto out;
         }
         t = a->t;
-        a->coll_opt = &inp->coll;
+        CollView_setOptions(a, &inp->coll);
     } else if (headless) {
         /* synchronous load: headless frames stay deterministic */
         t = InputOptions_load(inp);
@@ -272,7 +273,7 @@ int cmd_view(int argc, char **argv) {
             goto out;
         }
         a = App_new(t, caps, title);
-        a->coll_opt = &inp->coll;
+        CollView_setOptions(a, &inp->coll);
     } else {
         rc = view_load(inp, &caps, title, V.throttle_ms, V.lazy, V.lazy_delay_ms, &a);
         if (!a) goto out;

@@ -13,9 +13,7 @@
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/lazyload.h"
-#include "ovtrace/tui/collview.h"
 #include "ovtrace/tui/lanes_render.h"
-#include "ovtrace/tui/overview.h"
 #include "ovtrace/tui/loading.h"
 #include "ovtrace/tui/rangepanel.h"
 #include "ovtrace/tui/ruler.h"
@@ -33,14 +31,13 @@ App *App_new(Trace *t, Caps caps, const char *title) {
     Lines_defaultCollapsed(t, a->collapsed);
     a->hidden = xcalloc(t->n_groups, sizeof *a->hidden);
     a->n_hidden = Lines_clutter(t, a->hidden);
-    a->overview = Overview_ranks(t) >= OVERVIEW_MIN_RANKS;
     Features_init(a);
     App_rebuildLines(a);
     View_init(&a->v, t->t_min, t->t_max);
     Details_init(&a->details);
     snprintf(a->title, sizeof a->title, "%s", title ? title : "");
     /* start on the first lane row of the first group (the first rank in the overview) */
-    for (size_t i = 0; i < a->lines.n && !a->overview; i++)
+    for (size_t i = 0; i < a->lines.n; i++)
         if (a->lines.v[i].kind == LINE_ROW) {
             a->v.line = i;
             break;
@@ -59,7 +56,6 @@ void App_free(App *a) {
     Search_clear(&a->search);
     Details_free(&a->details);
     OverlapReport_free(a->range_report);
-    CollView_reset(a);
     free(a->colbuf);
     free(a->bandbuf);
     LazyLoad_free(a->lazy); /* last: it owns the model */
@@ -67,12 +63,9 @@ void App_free(App *a) {
 }
 
 void App_rebuildLines(App *a) {
-    if (a->overview) {
-        Overview_lines(&a->lines, a->t);
-        return;
-    }
     Lines_buildFiltered(&a->lines, a->t, a->collapsed, a->show_all ? NULL : a->hidden);
     CounterLane_addLines(&a->lines, a->t, a->counters, a->collapsed);
+    Features_lines(a, &a->lines);
 }
 
 void App_setTrace(App *a, Trace *t) {
@@ -100,7 +93,6 @@ void App_setTrace(App *a, Trace *t) {
     Details_free(&a->details);
     OverlapReport_free(a->range_report);
     a->range_report = NULL;
-    CollView_reset(a);
     a->v.sel = SIZE_MAX; /* indexes change when a model is rebuilt */
     View_setExtent(&a->v, t->t_min, t->t_max);
     View_scrollToLine(&a->v, a->lines.n);
@@ -197,7 +189,6 @@ void App_sync(App *a) {
         }
     }
     Features_sync(a);
-    CollView_sync(a);
 }
 
 void App_render(App *a, Grid *g) {
@@ -233,21 +224,16 @@ void App_render(App *a, Grid *g) {
                 CounterPanel_render(g, (Rect){c.x, c.y + c.h, c.w, ch}, a->t, a->counters, a->range_a, a->range_b,
                                     !a->gl->unicode);
             }
-            int cl = CollView_rangeLines(a);
-            if (cl > c.h / 2) cl = c.h / 2;
-            RangePanel_render(g, (Rect){c.x, c.y, c.w, c.h - cl}, a->t, a->range_report, a->range_a, a->range_b, a->gl);
-            CollView_renderRange(a, g, (Rect){c.x, c.y + c.h - cl, c.w, cl});
+            c.h -= Features_sections(a, PANEL_RANGE, g, c);
+            RangePanel_render(g, c, a->t, a->range_report, a->range_a, a->range_b, a->gl);
         } else {
             Rect c = Panel_frame(g, L.panel, L.panel_right, "Details (i hides)", a->gl);
-            int cl = CollView_detailsLines(a);
-            if (cl > c.h / 2) cl = c.h / 2;
-            Rect d = {c.x, c.y, c.w, c.h - cl};
-            int total = Details_renderScroll(g, d, &a->details, a->gl, !a->gl->unicode, a->v.panel_scroll);
-            if (a->v.panel_scroll > total - d.h) a->v.panel_scroll = total - d.h > 0 ? total - d.h : 0;
-            CollView_renderDetails(a, g, (Rect){c.x, c.y + c.h - cl, c.w, cl});
+            c.h -= Features_sections(a, PANEL_DETAILS, g, c);
+            int total = Details_renderScroll(g, c, &a->details, a->gl, !a->gl->unicode, a->v.panel_scroll);
+            if (a->v.panel_scroll > total - c.h) a->v.panel_scroll = total - c.h > 0 ? total - c.h : 0;
         }
     }
-    Band_legend(g, L.legend, a->caps, a->gl, CollView_legendGlyph(a));
+    Band_legend(g, L.legend, a->caps, a->gl, Features_legend(a));
     Statusbar_status(a, g, L.status);
 }
 

@@ -11,6 +11,14 @@
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/keys.h"
 
+/* One timeline line to draw: its screen row, the labels column and the plot. */
+typedef struct {
+    const Line *line;
+    int y;
+    Rect labels, plot;
+    bool selected;
+} LineSlot;
+
 typedef struct Feature {
     const char *name;
     /* Its bindings of the key table; ? lists them in registry order. */
@@ -29,11 +37,25 @@ typedef struct Feature {
     /* Sees a key before the table, later features first (help, then the kernel table,
      * sit on top): true when it took the key, *redraw set to what to redraw. */
     bool (*key)(App *a, void *st, const TuiKey *k, unsigned *redraw);
+    /* Enter or Space on the selected line (the engine folds a group otherwise), in
+     * registry order: true when it acted, *redraw set. */
+    bool (*activate)(App *a, void *st, const TuiKey *k, unsigned *redraw);
+    /* Edits the timeline's lines after the engine built them, in registry order. */
+    void (*lines)(App *a, void *st, Lines *L);
+    /* Draws a line it owns (label and plot): true when it did. */
+    bool (*draw_line)(App *a, void *st, Grid *g, const LineSlot *ls);
+    /* Marks a row of events after its names are drawn and before the selection. */
+    void (*mark_row)(App *a, void *st, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
+    /* A glyph the legend should name (0: none); the first feature with one wins. */
+    uint32_t (*legend)(const App *a, const void *st);
     /* Draws over the timeline (labels and plot), after it. */
     void (*render)(App *a, void *st, Grid *g, const Layout *L);
     /* Draws the side panel (frame and content) when it has one to show, later features
      * first: true when it did (the runs compared cover the details and range panel). */
     bool (*panel)(App *a, void *st, Grid *g, Rect panel, bool at_right);
+    /* A section at the bottom of the details or range panel (host) content rect c, in
+     * registry order, each above the ones before: returns the lines it drew. */
+    int (*section)(App *a, void *st, PanelMode host, Grid *g, Rect c);
 } Feature;
 
 /* Designated initialiser of a feature's key table. */
@@ -52,7 +74,14 @@ void Features_free(App *a);
 void Features_retrace(App *a, const Trace *old);
 void Features_sync(App *a);
 bool Features_key(App *a, const TuiKey *k, unsigned *redraw);
+bool Features_activate(App *a, const TuiKey *k, unsigned *redraw);
+void Features_lines(App *a, Lines *L);
+bool Features_drawLine(App *a, Grid *g, const LineSlot *ls);
+void Features_markRow(App *a, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
+uint32_t Features_legend(const App *a);
 void Features_render(App *a, Grid *g, const Layout *L);
 bool Features_panel(App *a, Grid *g, Rect panel, bool at_right);
+/* The sections of the host panel at the bottom of c; returns the lines they took. */
+int Features_sections(App *a, PanelMode host, Grid *g, Rect c);
 
 #endif

@@ -74,3 +74,42 @@ bool Features_panel(App *a, Grid *g, Rect panel, bool at_right) {
         if (FEATURES[i]->panel && FEATURES[i]->panel(a, a->feat[i], g, panel, at_right)) return true;
     return false;
 }
+
+bool Features_activate(App *a, const TuiKey *k, unsigned *redraw) {
+    for (size_t i = 0; i < N_FEATURES; i++)
+        if (FEATURES[i]->activate && FEATURES[i]->activate(a, a->feat[i], k, redraw)) return true;
+    return false;
+}
+
+void Features_lines(App *a, Lines *L) {
+    for (size_t i = 0; i < N_FEATURES; i++)
+        if (FEATURES[i]->lines) FEATURES[i]->lines(a, a->feat[i], L);
+}
+
+bool Features_drawLine(App *a, Grid *g, const LineSlot *ls) {
+    for (size_t i = 0; i < N_FEATURES; i++)
+        if (FEATURES[i]->draw_line && FEATURES[i]->draw_line(a, a->feat[i], g, ls)) return true;
+    return false;
+}
+
+void Features_markRow(App *a, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols) {
+    for (size_t i = 0; i < N_FEATURES; i++)
+        if (FEATURES[i]->mark_row) FEATURES[i]->mark_row(a, a->feat[i], g, y, plot, row, cols);
+}
+
+uint32_t Features_legend(const App *a) {
+    for (size_t i = 0; i < N_FEATURES; i++) {
+        uint32_t glyph = FEATURES[i]->legend ? FEATURES[i]->legend(a, a->feat[i]) : 0;
+        if (glyph) return glyph;
+    }
+    return 0;
+}
+
+int Features_sections(App *a, PanelMode host, Grid *g, Rect c) {
+    int used = 0;
+    for (size_t i = 0; i < N_FEATURES; i++) {
+        if (!FEATURES[i]->section) continue;
+        used += FEATURES[i]->section(a, a->feat[i], host, g, (Rect){c.x, c.y, c.w, c.h - used});
+    }
+    return used;
+}

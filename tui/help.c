@@ -6,7 +6,7 @@
 
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/band.h"
-#include "ovtrace/tui/collview.h"
+#include "feature.h"
 
 /* The lines above the key table and below it; the table gives one line per binding. */
 static const char *const HEAD[] = {
@@ -67,5 +67,5 @@ void Help_render(const App *a, Grid *g) {
     for (int i = a->v.help_scroll; y < g->h - 1 && Help_line(a, i, line, sizeof line); i++, y++)
         Grid_textAscii(g, 1, y, g->w - 2, line, i == 0 ? ROLE_PANEL_TITLE : ROLE_PANEL, i == 0 ? ATTR_BOLD : 0,
                        !a->gl->unicode);
-    Band_legend(g, (Rect){0, g->h - 1, g->w, 1}, a->caps, a->gl, CollView_legendGlyph(a));
+    Band_legend(g, (Rect){0, g->h - 1, g->w, 1}, a->caps, a->gl, Features_legend(a));
 }

@@ -10,8 +10,6 @@
 #include <time.h>
 
 #include "ovtrace/tui/app.h"
-#include "ovtrace/tui/collview.h"
-#include "ovtrace/tui/overview.h"
 #include "ovtrace/tui/export_key.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/lanes_render.h"
@@ -127,7 +125,8 @@ static unsigned k_follow(App *a, const TuiKey *k, int arg);
 static unsigned k_toggle(App *a, const TuiKey *k, int arg) {
     (void)arg;
     if (!a->lines.n) return REDRAW_NONE;
-    if (a->overview) return Overview_enter(a); /* a rank of the overview */
+    unsigned r;
+    if (Features_activate(a, k, &r)) return r;
     /* live mode: Space on a lane freezes the display; on a group header it
      * folds, as Enter always does */
     if (a->src && k->code == ' ' && a->lines.v[a->v.line].kind != LINE_GROUP) return k_follow(a, k, 1);

@@ -15,6 +15,7 @@
 #include "ovtrace/base/file.h"
 #include "ovtrace/analysis/collectives.h"
 #include "ovtrace/tui/app.h"
+#include "ovtrace/tui/collview.h"
 #include "ovtrace/tui/overview.h"
 
 #define LAZY_MIN_BYTES (64ull << 20)
@@ -127,7 +128,8 @@ void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOption
     l->opt.progress_ctx = l;
     l->opt.observe = NULL;
     l->opt.cancel = &l->cancel;
-    l->coll_opt = a->coll_opt ? *a->coll_opt : CollOptions_default();
+    const CollOptions *co = CollView_options(a);
+    l->coll_opt = co ? *co : CollOptions_default();
     count_inputs(paths, n, &l->total_bytes);
     l->owned = a->t;
     a->lazy = l;
@@ -194,22 +196,20 @@ bool LazyLoad_poll(App *a) {
     uint32_t ncur = cur != UINT32_MAX ? match_group(nt, old, cur) : UINT32_MAX;
     App_setTrace(a, nt);
     /* one rank expanded (Enter in the overview): its CPU lanes are what it waited for */
-    bool one = ranks_open == 1 && !a->overview;
+    bool one = ranks_open == 1 && !Overview_on(a);
     for (uint32_t i = 0; i < nt->n_groups; i++)
         a->collapsed[i] = one && !nt->groups[i].gpu && nt->groups[i].rank == open_rank ? false : keep[i];
     free(keep);
     App_rebuildLines(a);
     size_t line = ncur != UINT32_MAX ? Lines_findGroup(&a->lines, ncur) : SIZE_MAX;
-    if (a->overview && ncur != UINT32_MAX)
+    if (Overview_on(a) && ncur != UINT32_MAX)
         for (size_t i = 0; i < a->lines.n; i++)
             if (a->lines.v[i].group == ncur) line = i;
     a->v.line = line != SIZE_MAX ? line : 0;
     View_scrollToLine(&a->v, a->lines.n);
     /* collectives matched by the loading thread */
-    a->coll = l->coll;
-    a->coll_done = true;
-    a->ov_split = l->split;
-    a->n_ov_split = l->n_split;
+    CollView_adopt(a, l->coll);
+    Overview_adoptSplit(a, l->split, l->n_split);
     l->coll = NULL;
     l->split = NULL;
     Trace_free(old);

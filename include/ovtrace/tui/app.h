@@ -86,17 +86,6 @@ typedef struct App {
     int scratch_cols;
     bool runs_labelled;          /* the groups' labels name their run and file (runs compared, compare.c) */
     struct CounterSet *counters; /* counter series of t (counter_lane.h) */
-    /* collectives across ranks (tui/collview.c) */
-    struct CollReport *coll;
-    bool coll_done;
-    const struct CollOptions *coll_opt; /* Coll_analyze's options (NULL: defaults; the caller's) */
-    struct CollDeviceSplit *coll_split;
-    size_t n_coll_split;
-    int64_t coll_split_a, coll_split_b;
-    /* rank overview (tui/overview.c) */
-    bool overview;
-    struct CollDeviceSplit *ov_split; /* whole trace, per device */
-    size_t n_ov_split;
     struct LazyLoad *lazy; /* GPU lanes first, the rest loading (tui/lazyload.c); owns t */
 } App;
 

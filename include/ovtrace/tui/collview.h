@@ -1,43 +1,35 @@
-/* Collectives in the viewer: the wait part of each matched comm kernel drawn
- * apart from its transfer part, the matched instances of the selected comm kernel on all
- * ranks (details panel), wait vs transfer per device for the marked range (range panel),
- * and the x / X keys (the same collective on the rank that arrived last / the next rank).
+/* Collectives in the viewer: the wait part of each matched comm kernel drawn apart from
+ * its transfer part, the matched instances of the selected comm kernel on all ranks
+ * (details panel), wait vs transfer per device for the marked range (range panel), and
+ * the x / X keys (the same collective on the rank that arrived last / the next rank).
  * The matching (Coll_analyze) runs once per model, on the first frame, when it holds two
  * ranks or more. */
 #ifndef OVTRACE_TUI_COLLVIEW_H
 #define OVTRACE_TUI_COLLVIEW_H
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/keys.h"
-#include "ovtrace/tui/tindex.h"
+#include "ovtrace/analysis/collectives.h"
 
 struct App;
 
-/* Brings the report (and the range split) up to date; called from App_sync. */
-void CollView_sync(struct App *a);
-/* Frees what the app holds (model replaced or app freed). */
-void CollView_reset(struct App *a);
-/* Marks the wait parts in one timeline row (after names, before the selection). In a
- * cell that a single comm kernel fills, the part before the last rank arrived is drawn
- * with the wait glyph in the dim role: ▚ (Unicode) or '-' (ASCII), so it stays apart
- * from the transfer (█ / '=') and from the band glyphs without colour too. Cells holding a name are left. */
-void CollView_markRow(struct App *a, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
+/* Coll_analyze's options (the caller's, kept; NULL: defaults). */
+void CollView_setOptions(struct App *a, const CollOptions *opt);
+const CollOptions *CollView_options(const struct App *a);
+/* The matched collectives of the model (NULL: not matched yet, or fewer than two ranks). */
+const CollReport *CollView_report(const struct App *a);
+/* Wait vs transfer per device over the marked range (*n of them). */
+const CollDeviceSplit *CollView_rangeSplit(const struct App *a, size_t *n);
+/* Takes R as the model's matched collectives (matched by the lazy load's thread). */
+void CollView_adopt(struct App *a, CollReport *R);
 /* Lines the collective section of the details panel needs (0: the selection is not a
- * matched comm kernel) and its rendering into r. */
+ * matched comm kernel), and of the range panel. */
 int CollView_detailsLines(const struct App *a);
-void CollView_renderDetails(struct App *a, Grid *g, Rect r);
-/* The same for the range panel: wait vs transfer per device over the marked range. */
 int CollView_rangeLines(const struct App *a);
-void CollView_renderRange(struct App *a, Grid *g, Rect r);
-/* x: the selected comm kernel's instance on the rank that arrived last; X: on the next
- * rank (cycles). */
-unsigned CollView_keyJump(struct App *a, const TuiKey *k, int arg);
 
-/* The wait glyph (Unicode ▚, ASCII '-'). */
+/* The wait glyph (Unicode ▚, ASCII '-'): not a glyph of the band states nor of event
+ * fills, so the wait stays apart from the transfer (█ / '=') without colour too. */
 uint32_t CollView_waitGlyph(bool unicode);
-/* The wait glyph when the model has matched collectives with a wait (the legend names
- * it then), else 0. */
-uint32_t CollView_legendGlyph(const struct App *a);
 
 #endif
