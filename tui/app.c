@@ -26,7 +26,6 @@ App *App_new(Trace *t, Caps caps, const char *title) {
     a->caps = caps;
     a->gl = Glyphs_get(caps.unicode);
     a->idx = TraceIndex_build(t);
-    a->counters = CounterSet_build(t);
     a->collapsed = xcalloc(t->n_groups, sizeof *a->collapsed);
     Lines_defaultCollapsed(t, a->collapsed);
     a->hidden = xcalloc(t->n_groups, sizeof *a->hidden);
@@ -48,7 +47,6 @@ App *App_new(Trace *t, Caps caps, const char *title) {
 void App_free(App *a) {
     if (!a) return;
     TraceIndex_free(a->idx);
-    CounterSet_free(a->counters);
     Features_free(a);
     free(a->collapsed);
     free(a->hidden);
@@ -64,7 +62,6 @@ void App_free(App *a) {
 
 void App_rebuildLines(App *a) {
     Lines_buildFiltered(&a->lines, a->t, a->collapsed, a->show_all ? NULL : a->hidden);
-    CounterLane_addLines(&a->lines, a->t, a->counters, a->collapsed);
     Features_lines(a, &a->lines);
 }
 
@@ -74,8 +71,6 @@ void App_setTrace(App *a, Trace *t) {
     a->t = t;
     TraceIndex_free(a->idx);
     a->idx = TraceIndex_build(t);
-    CounterSet_free(a->counters);
-    a->counters = CounterSet_build(t);
     bool *c = xcalloc(t->n_groups, sizeof *c);
     Lines_defaultCollapsed(t, c);
     for (size_t g = 0; g < old_groups && g < t->n_groups; g++) c[g] = a->collapsed[g];
@@ -84,7 +79,6 @@ void App_setTrace(App *a, Trace *t) {
     free(a->hidden);
     a->hidden = xcalloc(t->n_groups, sizeof *a->hidden);
     a->n_hidden = Lines_clutter(t, a->hidden);
-    App_rebuildLines(a);
     if (a->search.active) {
         char pat[256], err[256];
         snprintf(pat, sizeof pat, "%s", a->search.pattern);
@@ -95,8 +89,9 @@ void App_setTrace(App *a, Trace *t) {
     a->range_report = NULL;
     a->v.sel = SIZE_MAX; /* indexes change when a model is rebuilt */
     View_setExtent(&a->v, t->t_min, t->t_max);
-    View_scrollToLine(&a->v, a->lines.n);
     Features_retrace(a, old_t); /* event indexes changed */
+    App_rebuildLines(a);
+    View_scrollToLine(&a->v, a->lines.n);
 }
 
 void App_message(App *a, int role, const char *fmt, ...) {
@@ -137,11 +132,9 @@ void App_selectLine(App *a, size_t line) {
     if (L->kind == LINE_ROW) {
         size_t e = App_eventAt(a, L->row, a->v.cursor, View_span(&a->v));
         if (e != SIZE_MAX) a->v.sel = e;
-    } else if (L->kind == LINE_COUNTER && a->counters && L->row < a->counters->n) {
-        /* the sample in effect at the cursor (else the first) */
-        const CounterSeries *s = &a->counters->s[L->row];
-        size_t j = Counter_lowerBound(a->t, s, a->v.cursor == INT64_MAX ? a->v.cursor : a->v.cursor + 1);
-        if (s->n) a->v.sel = s->ev[j ? j - 1 : 0];
+    } else {
+        size_t e = Features_pick(a, L);
+        if (e != SIZE_MAX) a->v.sel = e;
     }
 }
 
@@ -218,12 +211,6 @@ void App_render(App *a, Grid *g) {
     if (L.panel.w > 0 && L.panel.h > 0 && !Features_panel(a, g, L.panel, L.panel_right)) {
         if (a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && a->range_report) {
             Rect c = Panel_frame(g, L.panel, L.panel_right, "Range statistics (r: details, Esc: clear)", a->gl);
-            if (a->counters && a->counters->n && c.h >= 6) { /* counter figures at the bottom */
-                int ch = (int)a->counters->n + 1 < c.h / 2 ? (int)a->counters->n + 1 : c.h / 2;
-                c.h -= ch;
-                CounterPanel_render(g, (Rect){c.x, c.y + c.h, c.w, ch}, a->t, a->counters, a->range_a, a->range_b,
-                                    !a->gl->unicode);
-            }
             c.h -= Features_sections(a, PANEL_RANGE, g, c);
             RangePanel_render(g, c, a->t, a->range_report, a->range_a, a->range_b, a->gl);
         } else {

@@ -30,7 +30,8 @@ typedef struct Feature {
     /* Frees st (registry order, last first); the model may be gone already. */
     void (*free)(App *a, void *st);
     /* The model was replaced (old: the previous one, still valid during the call):
-     * event indexes are stale. The view has its new extent already. */
+     * event indexes are stale. The view has its new extent already; the lines are
+     * built again after every feature's retrace. */
     void (*retrace)(App *a, void *st, const Trace *old);
     /* Brings its caches up to date with the view state before a frame (may do I/O). */
     void (*sync)(App *a, void *st);
@@ -44,6 +45,8 @@ typedef struct Feature {
     void (*lines)(App *a, void *st, Lines *L);
     /* Draws a line it owns (label and plot): true when it did. */
     bool (*draw_line)(App *a, void *st, Grid *g, const LineSlot *ls);
+    /* The event to select on a line it owns, at the cursor (SIZE_MAX: none). */
+    size_t (*pick)(const App *a, const void *st, const Line *L);
     /* Marks a row of events after its names are drawn and before the selection. */
     void (*mark_row)(App *a, void *st, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
     /* A glyph the legend should name (0: none); the first feature with one wins. */
@@ -77,6 +80,7 @@ bool Features_key(App *a, const TuiKey *k, unsigned *redraw);
 bool Features_activate(App *a, const TuiKey *k, unsigned *redraw);
 void Features_lines(App *a, Lines *L);
 bool Features_drawLine(App *a, Grid *g, const LineSlot *ls);
+size_t Features_pick(const App *a, const Line *L);
 void Features_markRow(App *a, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
 uint32_t Features_legend(const App *a);
 void Features_render(App *a, Grid *g, const Layout *L);

@@ -7,9 +7,12 @@
 #include "ovtrace/base/alloc.h"
 
 /* One line per feature: F(X) stands for X_feature, defined in the feature's file.
- * Nav: time, lanes, events and the mouse (keys.c); Session: redraw, resize, quit. */
+ * Nav: time, lanes, events and the mouse (keys.c); Session: redraw, resize, quit.
+ * Before Overview: its lines replace the timeline's, counter lanes included. Before
+ * CollView: panel sections stack up from the bottom in registry order. */
 #define FEATURE_LIST(F)                                                                                                \
     F(Nav)                                                                                                             \
+    F(CounterLane)                                                                                                     \
     F(Search)                                                                                                          \
     F(Partner)                                                                                                         \
     F(CollView)                                                                                                        \
@@ -90,6 +93,14 @@ bool Features_drawLine(App *a, Grid *g, const LineSlot *ls) {
     for (size_t i = 0; i < N_FEATURES; i++)
         if (FEATURES[i]->draw_line && FEATURES[i]->draw_line(a, a->feat[i], g, ls)) return true;
     return false;
+}
+
+size_t Features_pick(const App *a, const Line *L) {
+    for (size_t i = 0; i < N_FEATURES; i++) {
+        size_t e = FEATURES[i]->pick ? FEATURES[i]->pick(a, a->feat[i], L) : SIZE_MAX;
+        if (e != SIZE_MAX) return e;
+    }
+    return SIZE_MAX;
 }
 
 void Features_markRow(App *a, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols) {

@@ -94,11 +94,6 @@ void Lanes_rowLabel(const App *a, size_t line, char *buf, size_t n) {
         snprintf(buf, n, " overlap");
         return;
     }
-    if (L->kind == LINE_COUNTER) {
-        if (a->counters && L->row < a->counters->n) CounterLane_label(t, &a->counters->s[L->row], buf, n);
-        else snprintf(buf, n, " counter");
-        return;
-    }
     const Row *r = &t->rows[L->row];
     const Lane *l = &t->lanes[L->lane];
     if (r->depth > 0) {
@@ -304,8 +299,6 @@ void Lanes_render(App *a, Grid *g, Rect labels, Rect plot) {
         Lanes_label(a, g, labels, y, label, selected);
         if (L->kind == LINE_BAND) {
             Lanes_band(a, g, L->group, y, plot);
-        } else if (L->kind == LINE_COUNTER) {
-            if (a->counters && L->row < a->counters->n) CounterLane_render(a, g, y, plot, &a->counters->s[L->row]);
         } else {
             render_row(a, g, y, plot, L->row);
         }

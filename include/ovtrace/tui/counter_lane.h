@@ -28,8 +28,8 @@ void CounterLane_label(const Trace *t, const CounterSeries *s, char *buf, size_t
 /* After Lines_build: the rows (and lanes) that hold only counter samples are dropped and
  * each expanded group gets one LINE_COUNTER line per series shown in it. */
 void CounterLane_addLines(Lines *L, const Trace *t, const CounterSet *cs, const bool *collapsed);
-/* Draws series s into row y of plot (the App's view, cursor and glyphs). */
-void CounterLane_render(struct App *a, Grid *g, int y, Rect plot, const CounterSeries *s);
+/* The model's series (the lines, the range panel's figures). */
+const CounterSet *CounterLane_set(const struct App *a);
 /* "counter  min  max  mean  samples" for [a, b) into r; returns the lines used. */
 int CounterPanel_render(Grid *g, Rect r, const Trace *t, const CounterSet *cs, int64_t a, int64_t b, bool ascii);
 
