@@ -33,7 +33,6 @@ App *App_new(Trace *t, Caps caps, const char *title) {
     Features_init(a);
     App_rebuildLines(a);
     View_init(&a->v, t->t_min, t->t_max);
-    Details_init(&a->details);
     snprintf(a->title, sizeof a->title, "%s", title ? title : "");
     /* start on the first lane row of the first group (the first rank in the overview) */
     for (size_t i = 0; i < a->lines.n; i++)
@@ -52,8 +51,6 @@ void App_free(App *a) {
     free(a->hidden);
     Lines_free(&a->lines);
     Search_clear(&a->search);
-    Details_free(&a->details);
-    OverlapReport_free(a->range_report);
     free(a->colbuf);
     free(a->bandbuf);
     LazyLoad_free(a->lazy); /* last: it owns the model */
@@ -84,9 +81,6 @@ void App_setTrace(App *a, Trace *t) {
         snprintf(pat, sizeof pat, "%s", a->search.pattern);
         if (!Search_set(&a->search, t, pat, err, sizeof err)) Search_clear(&a->search);
     }
-    Details_free(&a->details);
-    OverlapReport_free(a->range_report);
-    a->range_report = NULL;
     a->v.sel = SIZE_MAX; /* indexes change when a model is rebuilt */
     View_setExtent(&a->v, t->t_min, t->t_max);
     Features_retrace(a, old_t); /* event indexes changed */
@@ -166,29 +160,12 @@ void App_setRange(App *a, int64_t t0, int64_t t1) {
 
 void App_sync(App *a) {
     if (a->v.sel != SIZE_MAX && a->v.sel >= a->t->n_events) a->v.sel = SIZE_MAX;
-    if (a->details.idx != a->v.sel) a->v.panel_scroll = 0; /* a new event's fields start at the top */
-    Details_build(&a->details, a->t, a->v.sel);
-    if (View_rangeSet(&a->v)) {
-        int64_t r0, r1;
-        View_range(&a->v, &r0, &r1);
-        if (!a->range_report || r0 != a->range_a || r1 != a->range_b) {
-            OverlapReport_free(a->range_report);
-            OverlapFilter f = OverlapFilter_all();
-            f.t0 = r0;
-            f.t1 = r1;
-            a->range_report = Overlap_compute(a->t, &f);
-            a->range_a = r0;
-            a->range_b = r1;
-        }
-    }
     Features_sync(a);
 }
 
 void App_render(App *a, Grid *g) {
     Grid_clear(g);
-    bool range_panel = a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && a->range_report;
-    int need = range_panel ? RangePanel_width(a->t, a->range_report) : 0;
-    Layout L = Layout_computeFor(g->w, g->h, !a->v.panel_hidden, need);
+    Layout L = Layout_computeFor(g->w, g->h, !a->v.panel_hidden, Features_panelWidth(a));
     a->layout = L;
     if (L.too_small) {
         char buf[128];
@@ -208,18 +185,7 @@ void App_render(App *a, Grid *g) {
     Ruler_render(g, L.ruler, (Rect){L.labels.x, L.ruler.y, L.labels.w, 2}, &a->v, a->gl);
     Lanes_render(a, g, L.labels, L.plot);
     Features_render(a, g, &L);
-    if (L.panel.w > 0 && L.panel.h > 0 && !Features_panel(a, g, L.panel, L.panel_right)) {
-        if (a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && a->range_report) {
-            Rect c = Panel_frame(g, L.panel, L.panel_right, "Range statistics (r: details, Esc: clear)", a->gl);
-            c.h -= Features_sections(a, PANEL_RANGE, g, c);
-            RangePanel_render(g, c, a->t, a->range_report, a->range_a, a->range_b, a->gl);
-        } else {
-            Rect c = Panel_frame(g, L.panel, L.panel_right, "Details (i hides)", a->gl);
-            c.h -= Features_sections(a, PANEL_DETAILS, g, c);
-            int total = Details_renderScroll(g, c, &a->details, a->gl, !a->gl->unicode, a->v.panel_scroll);
-            if (a->v.panel_scroll > total - c.h) a->v.panel_scroll = total - c.h > 0 ? total - c.h : 0;
-        }
-    }
+    if (L.panel.w > 0 && L.panel.h > 0) Features_panel(a, g, L.panel, L.panel_right);
     Band_legend(g, L.legend, a->caps, a->gl, Features_legend(a));
     Statusbar_status(a, g, L.status);
 }

@@ -53,6 +53,8 @@ typedef struct Feature {
     uint32_t (*legend)(const App *a, const void *st);
     /* Draws over the timeline (labels and plot), after it. */
     void (*render)(App *a, void *st, Grid *g, const Layout *L);
+    /* Columns the side panel's content needs (0: any); the layout takes the widest. */
+    int (*panel_width)(const App *a, const void *st);
     /* Draws the side panel (frame and content) when it has one to show, later features
      * first: true when it did (the runs compared cover the details and range panel). */
     bool (*panel)(App *a, void *st, Grid *g, Rect panel, bool at_right);
@@ -84,6 +86,7 @@ size_t Features_pick(const App *a, const Line *L);
 void Features_markRow(App *a, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
 uint32_t Features_legend(const App *a);
 void Features_render(App *a, Grid *g, const Layout *L);
+int Features_panelWidth(const App *a);
 bool Features_panel(App *a, Grid *g, Rect panel, bool at_right);
 /* The sections of the host panel at the bottom of c; returns the lines they took. */
 int Features_sections(App *a, PanelMode host, Grid *g, Rect c);

@@ -72,6 +72,15 @@ void Features_sync(App *a) {
         if (FEATURES[i]->sync) FEATURES[i]->sync(a, a->feat[i]);
 }
 
+int Features_panelWidth(const App *a) {
+    int w = 0;
+    for (size_t i = 0; i < N_FEATURES; i++) {
+        int need = FEATURES[i]->panel_width ? FEATURES[i]->panel_width(a, a->feat[i]) : 0;
+        if (need > w) w = need;
+    }
+    return w;
+}
+
 bool Features_panel(App *a, Grid *g, Rect panel, bool at_right) {
     for (size_t i = N_FEATURES; i-- > 0;)
         if (FEATURES[i]->panel && FEATURES[i]->panel(a, a->feat[i], g, panel, at_right)) return true;

@@ -286,68 +286,6 @@ static unsigned k_escape(App *a, const TuiKey *k, int arg) {
     return REDRAW_VIEW;
 }
 
-/* ---- range ---- */
-
-static unsigned k_mark(App *a, const TuiKey *k, int arg) {
-    (void)k;
-    ViewState *v = &a->v;
-    int64_t c = v->cursor;
-    if (arg == 0) {
-        v->mark0 = c;
-    } else if (arg == 1) {
-        if (v->mark0 == VIEW_NO_MARK) v->mark0 = v->t0;
-        v->mark1 = c;
-    } else {
-        if (v->mark0 == VIEW_NO_MARK || v->mark1 != VIEW_NO_MARK) {
-            v->mark0 = c;
-            v->mark1 = VIEW_NO_MARK;
-        } else {
-            v->mark1 = c;
-        }
-    }
-    if (View_rangeSet(v)) {
-        if (v->mark0 == v->mark1) {
-            App_message(a, ROLE_ERROR, "empty range: move the cursor (select an event, click) before ]");
-            v->mark1 = VIEW_NO_MARK;
-            return REDRAW_VIEW | KEEP_MSG;
-        }
-        v->panel = PANEL_RANGE;
-        v->panel_hidden = false;
-        App_message(a, ROLE_GOOD, "range marked: statistics in the panel (r: details, Esc: clear)");
-    } else {
-        App_message(a, ROLE_DIM, "range start marked; select the end and press ] (or m)");
-    }
-    return REDRAW_VIEW | KEEP_MSG;
-}
-
-static unsigned k_panel(App *a, const TuiKey *k, int arg) {
-    (void)k;
-    if (arg == 0) {
-        a->v.panel_hidden = !a->v.panel_hidden;
-    } else {
-        if (!View_rangeSet(&a->v)) {
-            App_message(a, ROLE_ERROR, "no range: [ and ] (or m twice) mark one");
-            return REDRAW_VIEW;
-        }
-        a->v.panel = a->v.panel == PANEL_RANGE ? PANEL_DETAILS : PANEL_RANGE;
-        a->v.panel_hidden = false;
-    }
-    return REDRAW_VIEW;
-}
-
-/* { and }: scroll the details panel by a page (every field is reachable) */
-static unsigned k_panel_scroll(App *a, const TuiKey *k, int arg) {
-    (void)k;
-    int page = a->layout.panel.h > 4 ? a->layout.panel.h - 3 : 1;
-    if (a->v.panel_hidden || a->layout.panel.h <= 0) {
-        App_message(a, ROLE_ERROR, "the panel is hidden (i shows it)");
-        return REDRAW_VIEW;
-    }
-    a->v.panel_scroll += arg * page;
-    if (a->v.panel_scroll < 0) a->v.panel_scroll = 0;
-    return REDRAW_VIEW;
-}
-
 /* ---- other ---- */
 
 static unsigned k_help(App *a, const TuiKey *k, int arg) {
@@ -512,17 +450,6 @@ static const KeyBinding PARTNER_KEYS[] = {
     {{'c'}, "c", "GPU op <-> the CPU runtime call that launched it", k_partner, 0},
 };
 const Feature Partner_feature = {.name = "launch partner", FEATURE_KEYS(PARTNER_KEYS)};
-
-static const KeyBinding PANEL_KEYS[] = {
-    {{'['}, "[", "mark the range start at the cursor", k_mark, 0},
-    {{']'}, "]", "mark the range end at the cursor", k_mark, 1},
-    {{'m'}, "m", "mark start, then end (again: new range)", k_mark, 2},
-    {{'r'}, "r", "panel: range statistics / details", k_panel, 1},
-    {{'i'}, "i", "hide / show the panel", k_panel, 0},
-    {{'}'}, "}", "scroll the details panel down a page", k_panel_scroll, 1},
-    {{'{'}, "{", "scroll the details panel up a page", k_panel_scroll, -1},
-};
-const Feature Panel_feature = {.name = "panel", FEATURE_KEYS(PANEL_KEYS)};
 
 static const KeyBinding LIVE_KEYS[] = {
     {{'F'}, "F", "live: follow the newest data", k_follow, 0},

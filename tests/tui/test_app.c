@@ -2,6 +2,8 @@
  * partner, range statistics, help, quit, mouse, key scripts. */
 #include "tui_fixture.h"
 
+#include "panel.h"
+
 #include "ovtrace/analysis/overlap.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/keys.h"
@@ -195,10 +197,10 @@ static void test_range_matches_stats(void **state) {
     f.t0 = r0;
     f.t1 = r1;
     OverlapReport *R = Overlap_compute(a->t, &f);
-    assert_non_null(a->range_report);
-    assert_int_equal(a->range_report->devices[0].comm, R->devices[0].comm);
-    assert_int_equal(a->range_report->devices[0].overlap, R->devices[0].overlap);
-    assert_int_equal(a->range_report->devices[0].idle, R->devices[0].idle);
+    assert_non_null(Panel_rangeReport(a));
+    assert_int_equal(Panel_rangeReport(a)->devices[0].comm, R->devices[0].comm);
+    assert_int_equal(Panel_rangeReport(a)->devices[0].overlap, R->devices[0].overlap);
+    assert_int_equal(Panel_rangeReport(a)->devices[0].idle, R->devices[0].idle);
     char want[32];
     snprintf(want, sizeof want, "%.4f", R->devices[0].ratio);
     assert_true(Grid_findAny(&g, want, NULL) > 0);

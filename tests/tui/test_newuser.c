@@ -7,6 +7,8 @@
 
 #include "tui_fixture.h"
 
+#include "panel.h"
+
 #include "ovtrace/tui/details.h"
 #include "ovtrace/tui/keys.h"
 #include "ovtrace/tui/lanes_render.h"
@@ -309,7 +311,7 @@ static void test_range_panel_wide(void **state) {
         assert_non_null(strstr(h, "ratio"));
         /* the device row carries the ratio Overlap_compute gives */
         char ratio[16];
-        snprintf(ratio, sizeof ratio, "%.4f", a->range_report->devices[0].ratio);
+        snprintf(ratio, sizeof ratio, "%.4f", Panel_rangeReport(a)->devices[0].ratio);
         assert_true(find_row_from(&g, hy + 1, ratio) > hy);
         /* kernel names whole, not "cutl" */
         assert_true(find_row(&g, "dpsk::ep::internode::combine<") >= 0);

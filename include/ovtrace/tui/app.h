@@ -64,9 +64,6 @@ typedef struct App {
     Lines lines;
     Search search;
     Prompt prompt;
-    DetailsCache details;
-    OverlapReport *range_report;
-    int64_t range_a, range_b; /* what range_report was computed for */
     char msg[256];
     int msg_role;
     unsigned msg_seq; /* counts App_message calls: a key's handler said something (Keys_apply) */
