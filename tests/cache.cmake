@@ -2,13 +2,12 @@
 # invalidation, damaged snapshots, unwritable cache directories, the CLI end to end.
 # Every test points XDG_CACHE_HOME at a temp directory of its own.
 set(cache_dir ${CMAKE_CURRENT_SOURCE_DIR}/cache)
-ovtrace_unit_test(test_cache SOURCES ${cache_dir}/test_cache.c LABELS core)
-set_tests_properties(test_cache PROPERTIES TIMEOUT 300)
-add_test(NAME test_cache_cli
-  COMMAND bash ${cache_dir}/test_cache_cli.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK} ${CMAKE_CURRENT_SOURCE_DIR}/data
+ovtrace_unit_test(cache.snapshot SOURCES ${cache_dir}/test_snapshot.c TIMEOUT 300)
+add_test(NAME cache.cli
+  COMMAND bash ${cache_dir}/cli.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK} ${CMAKE_CURRENT_SOURCE_DIR}/data
           ${PROJECT_SOURCE_DIR}/sample-traces)
-set_tests_properties(test_cache_cli PROPERTIES LABELS core TIMEOUT 300)
+set_tests_properties(cache.cli PROPERTIES TIMEOUT 300)
 
 # the cache trusts only this user's snapshots: modes, owners, symlinks
-add_test(NAME cache.trust COMMAND bash ${cache_dir}/cache_trust.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
-set_tests_properties(cache.trust PROPERTIES LABELS core TIMEOUT 120)
+add_test(NAME cache.trust COMMAND bash ${cache_dir}/trust.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
+set_tests_properties(cache.trust PROPERTIES TIMEOUT 120)

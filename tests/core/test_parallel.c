@@ -129,7 +129,7 @@ static void slices_adopted_on_plain_events(void **state) {
 }
 
 /* Negative keys encode string pids/tids, so a numeric "pid": -166 must not be read as
- * string number 165 (it was: a heap overflow in Trace_absorb found by fuzz_load_parallel).
+ * string number 165 (a heap overflow in Trace_absorb, input found by fuzz_load_parallel).
  * It is keyed by its text, stays apart from pid 166 and from a string pid "x", and the
  * parallel load agrees. */
 static void negative_numeric_ids(void **state) {

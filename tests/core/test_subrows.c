@@ -1,12 +1,12 @@
 /* Sub-row assignment: Trace_finish gives each event the lowest
  * sub-row whose last event ended at or before its start, in (ts, longer first, append
- * order) order per lane. Checked against a brute-force greedy written here (the
- * quadratic scan trace.c used to do) on identical, nested, staircase and random
+ * order) order per lane. Checked against a brute-force greedy written here (a
+ * quadratic scan) on identical, nested, staircase and random
  * intervals, several lanes, zero durations and counters; plus big lanes whose answer
  * is known in closed form (1.1M identical intervals: event k on row k, capped at the
- * last row; 600k nested: depth k), which took minutes with the quadratic scan (the
- * ctest TIMEOUT in core.cmake, far above the ~1 s they take now, catches a return of
- * it; the time itself is measured by bench/subrows_bench). */
+ * last row; 600k nested: depth k), which take minutes with a quadratic scan (the
+ * ctest TIMEOUT in core.cmake, far above the ~1 s they take, catches one; the time
+ * itself is measured by bench/subrows_bench). */
 #include "testutil.h"
 
 #define MAX_DEPTH 0xfffffu /* TraceEvent.depth is 20 bits: deeper events share the last row */

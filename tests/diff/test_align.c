@@ -1,6 +1,6 @@
 /* Align_assignRuns / Align_runs / Compare_figures on the shipped pair (tests/data/diff):
  * run A's files start at 1000 us on their clock, run B's at 5,001,000 us; the first
- * ProfilerStep#1 starts there too. Figures as worked out in diff_cli.sh. */
+ * ProfilerStep#1 starts there too. Figures as worked out in tests/diff/cli.sh. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,32 +1,25 @@
 #!/usr/bin/env bash
 # `ovtrace view A B --align start|step` in tmux at 120x40 on the shipped pair
-# (tests/data/diff; figures worked out in diff_cli.sh): each run on its own zero, groups
+# (tests/data/diff; figures worked out in cli.sh): each run on its own zero, groups
 # labelled with run and file, A above B rank by rank; C opens the A-vs-B panel for the
 # visible range, V folds to one run and back. Exit 77 (skipped) without tmux.
 set -u
 BIN=$1 DATA=$2
 D=$DATA/diff
 A="$D/a-r0.json,$D/a-r1.json" B="$D/b-r0.json,$D/b-r1.json"
-command -v tmux >/dev/null || { echo "tmux not installed: skipped"; exit 77; }
-TMP=$(mktemp -d)
-SOCK0="ovt-cmp-$$" SOCK="ovt-cmp-$$-0" NSTART=0
 W=120 H=40
 . "$(dirname "$0")/../lib/tmux.sh"
-cleanup() { for i in $(seq 0 "$NSTART"); do tmux -L "$SOCK0-$i" kill-server 2>/dev/null; done; rm -rf "$TMP"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; [ -f "$TMP/screen" ] && cat "$TMP/screen"; exit 1; }
-start() { # ALIGN
-  NSTART=$((NSTART + 1)); SOCK="$SOCK0-$NSTART"
-  tmux -L "$SOCK" -f /dev/null new-session -d -x $W -y $H \
-    "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 \"$BIN\" view --align $1 \"$A\" \"$B\"; echo \$? > $TMP/rc; sleep 600" \
-    || fail "tmux did not start"
+tmux_require
+tmux_init view_compare
+
+# view ALIGN: both runs in a fresh tmux server, drawn
+view() {
+  tmux_run $W $H "$BIN" view --align "$1" "$A" "$B"
   wait_for_text "band:" 60 || fail "viewer did not draw"
 }
-keys() { tmux -L "$SOCK" send-keys "$@"; }
-expect() { wait_until "$1" || fail "$2"; }
 nth_header() { grep -E '^[▼▶] rank' "$TMP/screen" | sed -n "${1}p"; }
 
-start start
+view start
 expect 'grep -q "A a-r0.json +1 vs B b-r0.json +1 (aligned at start)" "$TMP/screen"' "title does not name both runs"
 # both runs start at 0 (B's file is 5,000 s later on its own clock); the ruler spans 200 us
 expect 'grep -q "view 0us..200us (200us)" "$TMP/screen"' "runs not on their own zero"
@@ -61,7 +54,7 @@ wait_for_file "$TMP/rc" || fail "viewer did not quit"
 
 # --align step: 0 at each run's ProfilerStep#1 (1000 us on A's clock, 5001000 us on B's),
 # the same stretch as start here; the title says so
-start step
+view step
 expect 'grep -q "(aligned at first step)" "$TMP/screen"' "title does not say step"
 expect 'grep -q "view 0us..200us" "$TMP/screen"' "step alignment"
 keys q

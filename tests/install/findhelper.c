@@ -1,5 +1,5 @@
 /* Prints where Launch_findHelper finds NAME from this binary's directory, or exits 1:
- * tests/install/install_prefix.sh copies it into an installed bin/ to check that the
+ * tests/install/prefix.sh copies it into an installed bin/ to check that the
  * installed ovtrace finds the CUDA helpers where the install put them. */
 #include <stdio.h>
 

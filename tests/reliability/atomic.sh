@@ -101,7 +101,7 @@ for sig in KILL TERM INT HUP; do
         kill_export "$sig" "$name" 0
     done
 done
-# (rel.stale_temps covers them on a small input without ../shared)
+# (reliability.stale_temps covers them on a small input without ../shared)
 kill_export USR1 out.json.zst 1
 kill_export ALRM out.json.gz 0
 # plain JSON writes fast: try, and count it only when the kill landed mid-write

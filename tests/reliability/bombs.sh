@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Decompression bombs: 300 MB of whitespace in a few hundred KB of zstd or
 # gzip, between events, after a comma, in the top-level object, and inside one event.
-# Whitespace between values must stream through in bounded memory (the window used to
-# keep it, rescanning it after every refill: minutes and gigabytes); a single value over
+# Whitespace between values must stream through in bounded memory (a window that kept
+# it, rescanning it after every refill, takes minutes and gigabytes); a single value over
 # --max-token (default 256 MB) is an error with its byte offset, in bounded memory.
 # Every run has a timeout and a ceiling on its peak RSS.
 #   bombs.sh OVTRACE_BIN

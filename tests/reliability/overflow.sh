@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # int64 overflow of spans. Timestamps at +-9.2e15 us (9.2e18 ns)
-# parse into int64, but a span between two of them does not fit: stats printed negative
-# windows and UBSan fired in overlap.c, cmd_stats.c, tindex.c, ruler.c, viewstate.c.
-# Now the model holds |t| < 2^62 ns (timeunits.h): events beyond are skipped and counted
+# parse into int64, but a span between two of them does not fit (negative windows in
+# stats, UBSan in overlap.c, cmd_stats.c, tindex.c, ruler.c, viewstate.c). The model
+# holds |t| < 2^62 ns (timeunits.h): events beyond are skipped and counted
 # with a warning, sums saturate, the view places its window in 128-bit arithmetic.
 #  1. events beyond the limit (ts, or ts + dur) are skipped with the warning, and the
 #     figures of the rest are exact;

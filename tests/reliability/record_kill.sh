@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# A fast `record` killed with -9 in its first second. The first
-# checkpoint used to come after a second and hold that whole second: at a high event
-# rate it took seconds, and a kill -9 inside it left only OUT.tmp.PID. Now the file is
-# renamed into place at the start (complete, no events yet), the drain thread writes the
-# first few thousand events as soon as it has them, and a checkpoint drops the old
-# trailer only once its first frame (small while the file holds no event) is compressed. Whatever the rate, a kill from ~0.5 s on
+# A fast `record` killed with -9 in its first second. The file is renamed into place at
+# the start (complete, no events yet), the drain thread writes the first few thousand
+# events as soon as it has them, and a checkpoint drops the previous trailer only once
+# its first frame (small while the file holds no event) is compressed: a first
+# checkpoint that holds a whole second of events at a high rate would take seconds, and
+# a kill -9 inside it would leave only OUT.tmp.PID. Whatever the rate, a kill from ~0.5 s on
 # (0.5, 1 and 1.5 s: before and inside the first full checkpoint) leaves OUT, which
 # `stats` loads (truncated inside a later checkpoint: with a warning), holding events,
 # and no temporary file.

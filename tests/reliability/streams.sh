@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Inputs that can be read only once: process substitution <(...), a pipe on
 # standard input ("-"), a FIFO; plain, gzip and zstd. Each must load exactly as the
-# regular file does, under a timeout (the loader used to open a FIFO twice and wait
-# forever). Commands that read a source again (export) must refuse it with a message.
+# regular file does, under a timeout (a loader that opens a FIFO twice waits forever).
+# Commands that read a source again (export) must refuse it with a message.
 #   streams.sh OVTRACE_BIN
 set -u
 bin=$1

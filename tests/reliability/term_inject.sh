@@ -12,12 +12,11 @@
 #   term_inject.sh OVTRACE_BIN
 set -u
 BIN=$1
-TMP=$(mktemp -d /tmp/ovtrace-inject-XXXXXX)
-SOCK="ovt-inject-$$"
-cleanup() { tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"; }
-trap cleanup EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+# $TMP, fail and the tmux helpers; every check runs: fail counts ($OVT_FAILS) and the
+# script goes on
+. "$(dirname "$0")/../lib/tmux.sh"
+OVT_KEEP_GOING=1
+tmux_init term_inject
 T=${OVTRACE_TEST_TIMEOUT:-60}
 export LC_ALL=C.UTF-8
 
@@ -104,25 +103,22 @@ echo "errors, warnings, export, view --dump: checked"
 
 # ---- the TUI in tmux
 if command -v tmux >/dev/null; then
-    . "$(dirname "$0")/../lib/tmux.sh"
-    tmux -L "$SOCK" -f /dev/null new-session -d -s s -x 160 -y 40 \
-        "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 \"$BIN\" view \"$TMP/$EVIL.json\"; sleep 30" ||
-        fail "tmux did not start"
-    tmux -L "$SOCK" set -g allow-rename on 2>/dev/null
+    tmux_run 160 40 "$BIN" view "$TMP/$EVIL.json"
+    tmux_cmd set -g allow-rename on 2>/dev/null
     wait_for_text "band:" 30 || fail "view did not draw"
     # select the OSC 0 kernel so the details panel shows its name too
-    tmux -L "$SOCK" send-keys -t s '/' 'k_osc0' Enter
+    keys '/' 'k_osc0' Enter
     wait_for_text 'k_osc0?]0;PWNED-TITLE?end' 10 || fail "view: the OSC 0 name is not drawn with '?': $(grep -a k_osc0 "$TMP/screen" | head -2)"
     screen >/dev/null
     grep -qF 'evil?]0;PWNED??.json' "$TMP/screen" || fail "view: the file name is not drawn with '?' in the title: $(head -1 "$TMP/screen")"
-    title=$(tmux -L "$SOCK" display-message -p -t s '#{pane_title}')
+    title=$(tmux_cmd display-message -p -t s '#{pane_title}')
     case $title in *PWNED*) fail "view: a name set the pane title to '$title'" ;; esac
-    tmux -L "$SOCK" capture-pane -p -e -t s >"$TMP/screen-e"
+    tmux_cmd capture-pane -p -e -t s >"$TMP/screen-e"
     LC_ALL=C grep -qaP '\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]|\xc2[\x80-\x9f]' "$TMP/screen-e" && fail "view: bidi or C1 characters on the screen"
     echo "view in tmux: checked (pane title '$title')"
 else
     echo "tmux not installed: TUI part skipped"
 fi
 
-echo "term_inject.sh: $fails failures"
-[ "$fails" -eq 0 ]
+echo "term_inject.sh: $OVT_FAILS failures"
+[ "$OVT_FAILS" -eq 0 ]

@@ -136,8 +136,8 @@ static size_t mappings_of(const char *path) {
     return n;
 }
 
-/* An event whose object is over 4 KB takes the fetch's retry path; it used to leak an
- * fd and a mapping of the whole file on every fetch. */
+/* An event whose object is over 4 KB takes the fetch's retry path, which must not leak
+ * an fd or a mapping of the whole file on any fetch. */
 static void args_fetch_no_leak(void **state) {
     (void)state;
     char big[12000];

@@ -1,5 +1,5 @@
 /* Regression tests for the bugs the fuzzers found (docs/reliability.md, "Findings").
- * The crashing inputs themselves are replayed by fuzz_replay_* (under UBSan in
+ * The crashing inputs themselves are replayed by reliability.replay.* (under UBSan in
  * tests/sanitize.sh); these tests pin the intended behaviour in any build. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,8 +17,8 @@
 #include "ovtrace/read/load.h"
 #include "ovtrace/model/timeunits.h"
 
-/* fuzz_time-formatus-overflow: Time_formatUs(ns) computed ns - 500 (and ns + 500),
- * signed overflow near INT64_MIN/INT64_MAX. */
+/* fuzz_time-formatus-overflow: Time_formatUs(ns) rounds without computing ns - 500 (or
+ * ns + 500), a signed overflow near INT64_MIN/INT64_MAX. */
 static void formatus_limits(void **state) {
     (void)state;
     char buf[64];
@@ -41,8 +41,8 @@ static void formatus_limits(void **state) {
     assert_string_equal(buf, "113,030");
 }
 
-/* fuzz_time-range-origin-overflow: a relative bound was added to the origin without
- * an overflow check ("9000000s:" against an epoch-scale origin). */
+/* fuzz_time-range-origin-overflow: a relative bound added to the origin is checked for
+ * overflow ("9000000s:" against an epoch-scale origin). */
 static void range_relative_overflow(void **state) {
     (void)state;
     int64_t t0, t1;
@@ -62,8 +62,8 @@ static void range_relative_overflow(void **state) {
     assert_int_equal(t1, INT64_MAX);
 }
 
-/* fuzz_export-qsort-null: an export whose filter keeps no event called
- * qsort(NULL, 0, ...) while writing metadata (UB). It must write a valid empty trace. */
+/* fuzz_export-qsort-null: an export whose filter keeps no event must not call
+ * qsort(NULL, 0, ...) while writing metadata (UB); it writes a valid empty trace. */
 static void export_nothing_kept(void **state) {
     (void)state;
     const char *paths[] = {OVTRACE_TESTDATA "/kineto-2node.json"};
@@ -151,8 +151,8 @@ static void regex_exponential_refused(void **state) {
     Trace_free(t);
 }
 
-/* rel.malformed under UBSan: loading an empty directory called qsort(NULL + 0, 0).
- * It must fail with "no *.json ... files in directory". */
+/* reliability.malformed under UBSan: loading an empty directory must not call
+ * qsort(NULL + 0, 0); it fails with "no *.json ... files in directory". */
 static void load_empty_directory(void **state) {
     (void)state;
     char dir[] = "/tmp/ovtrace-rel-empty-XXXXXX", err[512] = "";
@@ -164,8 +164,8 @@ static void load_empty_directory(void **state) {
     rmdir(dir);
 }
 
-/* fuzz_export-basetime-cast: "baseTimeNanoseconds": 1.7e19 was cast to int64 (UB,
- * float-cast-overflow). Out-of-range values are ignored now. */
+/* fuzz_export-basetime-cast: "baseTimeNanoseconds": 1.7e19 does not fit int64 (a cast
+ * would be UB, float-cast-overflow): out-of-range values are ignored. */
 static void basetime_out_of_range(void **state) {
     (void)state;
     char path[] = "/tmp/ovtrace-rel-bt-XXXXXX.json", err[512];

@@ -50,6 +50,18 @@ static void done(App *a, Grid *g) {
     Grid_free(g);
 }
 
+/* The events whose name holds NEEDLE, in time order (at most cap); their count. */
+static size_t events_in_time_order(const Trace *t, const char *needle, size_t *out, size_t cap) {
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_events && n < cap; i++) {
+        if (!strstr(Trace_name(t, &t->events[i]), needle)) continue;
+        size_t j = n++;
+        for (; j > 0 && t->events[out[j - 1]].ts > t->events[i].ts; j--) out[j] = out[j - 1];
+        out[j] = i;
+    }
+    return n;
+}
+
 static void test_script_parse(void **state) {
     (void)state;
     TuiKey *k;
@@ -82,11 +94,16 @@ static void test_zoom_pan_fit(void **state) {
     assert_string_not_equal(row_text(&g, 1), before); /* the ruler changed */
     press(a, &g, "W");
     assert_int_equal(View_span(&a->v), full / 16);
-    int64_t t0 = a->v.t0;
+    /* l pans an eighth of the window, S-Right half of it, h back an eighth: each
+     * step is exact, so keys that pan the wrong way or by the other step fail */
+    int64_t t0 = a->v.t0, span = View_span(&a->v);
     press(a, &g, "l");
-    assert_true(a->v.t0 > t0);
+    assert_int_equal(a->v.t0, t0 + span * 2 / 16);
     press(a, &g, "<S-Right>");
-    assert_true(a->v.t0 > t0 + View_span(&a->v) / 2);
+    assert_int_equal(a->v.t0, t0 + span * 2 / 16 + span * 8 / 16);
+    press(a, &g, "h");
+    assert_int_equal(a->v.t0, t0 + span * 8 / 16);
+    assert_int_equal(View_span(&a->v), span);
     press(a, &g, "<End>");
     assert_int_equal(a->v.t1, a->t->t_max);
     press(a, &g, "<Home>");
@@ -123,8 +140,15 @@ static void test_lanes_and_events(void **state) {
     assert_true(a->lines.n > n);
     press(a, &g, "<Enter>");
     assert_int_equal(a->lines.n, n);
-    press(a, &g, "g<Tab>");
+    /* g: the first line, the GPU group's header; Tab: the next group's header (the CPU
+     * group), not the same line */
+    press(a, &g, "g");
+    assert_int_equal(a->v.line, 0);
+    uint32_t first_group = a->lines.v[0].group;
+    press(a, &g, "<Tab>");
     assert_int_equal(a->lines.v[a->v.line].kind, LINE_GROUP);
+    assert_int_not_equal(a->lines.v[a->v.line].group, first_group);
+    assert_true(a->v.line > 0);
     done(a, &g);
 }
 
@@ -135,14 +159,30 @@ static void test_search_and_partner(void **state) {
     press(a, &g, "/combine<Enter>");
     assert_true(a->search.active);
     assert_int_equal(a->search.total, 10);
+    size_t m[10];
+    assert_int_equal(events_in_time_order(a->t, "combine", m, 10), 10);
+    /* the search starts at the first match after the cursor (the trace's start) */
     size_t m1 = a->v.sel;
-    assert_non_null(strstr(Trace_name(a->t, &a->t->events[m1]), "combine"));
+    assert_int_equal(m1, m[0]);
     assert_true(Grid_findAny(&g, "duration", NULL) > 0);
+    /* n: the next match in time, N: the previous one; between the first and the third
+     * match neither wraps, so n and N swapped land elsewhere */
     press(a, &g, "n");
-    size_t m2 = a->v.sel;
-    assert_true(a->t->events[m2].ts > a->t->events[m1].ts);
+    assert_int_equal(a->v.sel, m[1]);
+    press(a, &g, "n");
+    assert_int_equal(a->v.sel, m[2]);
     press(a, &g, "N");
-    assert_int_equal(a->v.sel, m1);
+    assert_int_equal(a->v.sel, m[1]);
+    press(a, &g, "N");
+    assert_int_equal(a->v.sel, m[0]);
+    assert_null(strstr(a->msg, "wrapped"));
+    /* past either end the search wraps, and says so */
+    press(a, &g, "N");
+    assert_int_equal(a->v.sel, m[9]);
+    assert_non_null(strstr(a->msg, "search wrapped"));
+    press(a, &g, "n");
+    assert_int_equal(a->v.sel, m[0]);
+    assert_non_null(strstr(a->msg, "search wrapped"));
     /* c: to the launching runtime call and back */
     press(a, &g, "c");
     const TraceEvent *l = &a->t->events[a->v.sel];
@@ -191,13 +231,19 @@ static void test_range_matches_stats(void **state) {
     press(a, &g, "/gemm<Enter>[nnn]");
     assert_true(View_rangeSet(&a->v));
     assert_int_equal(a->v.panel, PANEL_RANGE);
+    /* from the first gemm to the fourth: the range is the one the keys marked */
+    size_t gemm[4];
+    assert_int_equal(events_in_time_order(a->t, "gemm", gemm, 4), 4);
     int64_t r0, r1;
     View_range(&a->v, &r0, &r1);
+    assert_int_equal(r0, a->t->events[gemm[0]].ts);
+    assert_int_equal(r1, a->t->events[gemm[3]].ts);
     OverlapFilter f = OverlapFilter_all();
     f.t0 = r0;
     f.t1 = r1;
     OverlapReport *R = Overlap_compute(a->t, &f);
     assert_non_null(Panel_rangeReport(a));
+    assert_true(R->devices[0].comm > 0 && R->devices[0].overlap > 0); /* figures, not zeros */
     assert_int_equal(Panel_rangeReport(a)->devices[0].comm, R->devices[0].comm);
     assert_int_equal(Panel_rangeReport(a)->devices[0].overlap, R->devices[0].overlap);
     assert_int_equal(Panel_rangeReport(a)->devices[0].idle, R->devices[0].idle);

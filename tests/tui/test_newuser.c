@@ -1,4 +1,4 @@
-/* in pure functions and the headless app: the live title
+/* The viewer a new user meets, in pure functions and the headless app: the live title
  * keeps its meter at 80 columns and freezing loads the whole buffer, no "-0.0s", the
  * details panel shows whole keys, exact integers and scrolls, the range panel uses the
  * width of wide screens, clutter groups are hidden and ranks that repeat are named by
@@ -40,7 +40,7 @@ static int find_row_from(const Grid *g, int y0, const char *s) {
 
 static int find_row(const Grid *g, const char *s) { return find_row_from(g, 0, s); }
 
-/* ---- item 5: live ---- */
+/* ---- live ---- */
 
 static void test_ruler_no_negative_zero(void **state) {
     (void)state;
@@ -163,7 +163,7 @@ static void test_live_freeze_loads_all(void **state) {
     Grid_free(&g);
 }
 
-/* ---- item 6: details ---- */
+/* ---- details ---- */
 
 static const char *field(const DetailsCache *d, const char *key) {
     for (size_t i = 0; i < d->n; i++)
@@ -254,7 +254,7 @@ static void test_details_keys_and_scroll(void **state) {
     Grid_free(&g);
 }
 
-/* ---- item 7: wide screens ---- */
+/* ---- wide screens ---- */
 
 static void test_layout_panel_need(void **state) {
     (void)state;
@@ -320,7 +320,7 @@ static void test_range_panel_wide(void **state) {
     }
 }
 
-/* ---- item 8: lane clutter ---- */
+/* ---- lane clutter ---- */
 
 static Trace *clutter_trace(void) {
     Trace *t = Trace_new();
@@ -428,7 +428,7 @@ static void test_title_inputs(void **state) {
     assert_string_equal(b, "/");
 }
 
-/* ---- item 10 ---- */
+/* ---- cursor: Home, stepping, full zoom ---- */
 
 static void test_home_then_next(void **state) {
     (void)state;

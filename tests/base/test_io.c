@@ -47,7 +47,7 @@ static void touch(const char *dir, const char *name) {
 
 static void dir_list(void **state) {
     (void)state;
-    char dir[] = "/tmp/ovtrace-baseio-XXXXXX";
+    char dir[] = "/tmp/ovtrace-base-io-XXXXXX";
     assert_non_null(mkdtemp(dir));
     size_t n = 99;
     char **l = Dir_traceFiles(dir, &n);
@@ -79,7 +79,7 @@ static void dir_list(void **state) {
 
 static void write_all(void **state) {
     (void)state;
-    char path[] = "/tmp/ovtrace-baseio-w-XXXXXX";
+    char path[] = "/tmp/ovtrace-base-io-w-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     assert_true(File_writeAll(fd, "hello world", 11, -1));

@@ -3,7 +3,7 @@
 # help printed everything into stdio's buffer, whose final flush failed unseen, and
 # exited 0 to /dev/full. Each must exit 1 and say why (ENOSPC); to a good stdout, 0.
 # A closed stdout (>&-) is an error too.
-#   test_write_errors.sh OVTRACE_BIN TRACE
+#   write_errors.sh OVTRACE_BIN TRACE
 set -u
 bin=$1
 trace=$2
@@ -31,5 +31,5 @@ rc=$?
 [ "$rc" -eq 1 ] && grep -q 'cannot write to standard output' "$tmp/err" ||
     fail "stats >&-: exit $rc: $(head -3 "$tmp/err")"
 
-echo "test_write_errors.sh: $fails failures"
+echo "write_errors.sh: $fails failures"
 [ "$fails" -eq 0 ]

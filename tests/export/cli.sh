@@ -8,7 +8,7 @@
 # (tests/data/moe-ep/rank0.json); the expected counts are read from the input with python3
 # (model events: X and instant objects; stream 27: X objects with args.stream 27) and the
 # ratio is DeepSeek's reference 0.9632 or the one moe-ep's generator computed.
-# usage: export_cli.sh OVTRACE DEEPSEEK_TRACE     (exit 77 = skipped: no python3/gzip/zstd)
+# usage: cli.sh OVTRACE DEEPSEEK_TRACE     (exit 77 = skipped: no python3/gzip/zstd)
 set -u
 BIN=$1
 DS=$2

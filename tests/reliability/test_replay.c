@@ -1,7 +1,7 @@
 /* Runs a fuzz target's LLVMFuzzerTestOneInput, compiled without libFuzzer, over
  * stored inputs: every crash the fuzzers found (tests/reliability/crashes/TARGET-*)
  * stays a regression test in the normal build and, through tests/sanitize.sh, under
- * ASan+UBSan. Usage: fuzz_replay_TARGET DIR... (files named TARGET-* in each DIR, or
+ * ASan+UBSan. Usage: test_reliability_replay_TARGET DIR... (files named TARGET-* in each DIR, or
  * every file when the directory is named after the target). */
 #include <dirent.h>
 #include <stdbool.h>

@@ -4,7 +4,7 @@
 # tests/data (the moe-ep pair included), the sample traces, the malformed corpus,
 # DeepSeek's trace (else the shipped moe-ep rank 0) plain, gzip and zstd, and cuts of it. Parallel loading is forced on these small files (plain: slices
 # from 1 byte on; compressed: 4 kB slabs), with 2 and 3 threads.
-# usage: test_stats_threads.sh OVTRACE SOURCE_DIR DEEPSEEK
+# usage: stats_threads.sh OVTRACE SOURCE_DIR DEEPSEEK
 BIN=$1 SRC=$2 DEEPSEEK=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -3,23 +3,19 @@
 # DeepSeek trace loads (slowed by view --debug-load-throttle-ms), the loading screen
 # shows the progress bar and, under it, the preview: ruler, GPU group, stream labels
 # and density glyphs; then the timeline replaces it.
-# usage: e2e_preview.sh OVTRACE GEN_TRACE DEEPSEEK_TRACE     (exit 77 = skipped)
+# usage: load_preview.sh OVTRACE GEN_TRACE DEEPSEEK_TRACE     (exit 77 = skipped)
 set -u
 BIN=$1 GEN=$2 DS=$3
-command -v tmux >/dev/null || { echo "tmux not installed: skipped"; exit 77; }
+. "$(dirname "$0")/../lib/tmux.sh"
+tmux_require
 # a plain clone: the shipped DeepSeek-like trace stands in for DeepSeek's
 [ -f "$DS" ] || DS=$(dirname "$0")/../data/moe-ep/rank0.json
 [ -f "$DS" ] || { echo "$DS missing: skipped"; exit 77; }
-TMP=$(mktemp -d)
-SOCK="ovt-e2e-preview-$$"
-trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
-fail() { echo "FAIL (preview): $*"; [ -f "$TMP/screen" ] && cat "$TMP/screen"; exit 1; }
-. "$(dirname "$0")/../lib/tmux.sh"
+tmux_init load_preview
 
 "$GEN" "$DS" "$TMP/big.json" --mb 80 >/dev/null 2>&1 || fail "gen_trace failed"
-tmux -L "$SOCK" -f /dev/null new-session -d -x 120 -y 40 \
-  "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 \"$BIN\" view --debug-frame-log=$TMP/frames --debug-load-throttle-ms=300 \"$TMP/big.json\" 2> $TMP/err; echo \$? > $TMP/rc; stty -a > $TMP/stty 2>&1; sleep 60" \
-  || fail "tmux did not start"
+OVT_STDERR=$TMP/err tmux_run 120 40 \
+  "$BIN" view --debug-frame-log="$TMP/frames" --debug-load-throttle-ms=300 "$TMP/big.json"
 
 wait_for_text "q:cancel" 10 || fail "no loading screen"
 # the preview: everything asserted on one capture taken while the loading screen is up
@@ -46,7 +42,7 @@ grep -q "Preview:" "$TMP/screen" && fail "preview left on the timeline"
 wait_until 'grep -q "stream 7" "$TMP/screen"' || fail "timeline without its lanes"
 pv=$(awk '$1=="preview"{print $2}' "$TMP/frames"); tl=$(awk '$1=="timeline"{print $2}' "$TMP/frames")
 [ -n "$pv" ] && [ -n "$tl" ] && awk -v a="$pv" -v b="$tl" 'BEGIN{exit !(a < b)}' || fail "frame log: $(cat "$TMP/frames")"
-tmux -L "$SOCK" send-keys q
+keys q
 wait_for_exit 20 || fail "q did not exit"
 [ "$(cat "$TMP/rc")" = 0 ] || fail "exit status $(cat "$TMP/rc")"
 [ -s "$TMP/err" ] && fail "unexpected stderr: $(cat "$TMP/err")"

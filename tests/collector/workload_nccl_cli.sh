@@ -3,7 +3,7 @@
 # missing or unusable libnccl.so.2 is explained (status 3) before any GPU is touched; bad
 # --gpus values are usage errors (2); the toolkit's real NCCL loads (every call the
 # workload makes resolves, version >= 2.17), after which the missing driver is what is
-# reported. usage: test_workload_nccl.sh OVTRACE-WORKLOAD [LIBNCCL]
+# reported. usage: workload_nccl_cli.sh OVTRACE-WORKLOAD [LIBNCCL]
 set -u
 wl=$1
 nccl=${2:-}

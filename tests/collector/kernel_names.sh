@@ -1,7 +1,7 @@
 #!/bin/sh
 # The workload binary's kernels have the names the simulator uses (demangled, as CUPTI
 # reports them): moe::<phase>(moe::GemmArgs) and the DeepEP-style comm signatures.
-# usage: test_kernel_names.sh OVTRACE-WORKLOAD
+# usage: kernel_names.sh OVTRACE-WORKLOAD
 set -u
 bin=$1
 fail() { echo "FAIL: $*"; exit 1; }

@@ -3,50 +3,34 @@
 # from the DeepSeek trace shows the loading screen (progress bar, bytes, events, ETA)
 # before the timeline; q and Ctrl-C during the load exit cleanly with a sane
 # terminal; a syntax error is printed after the terminal is restored, like stats.
-# usage: e2e_load.sh OVTRACE GEN_TRACE DEEPSEEK_TRACE     (exit 77 = skipped)
+# usage: progressive_load.sh OVTRACE GEN_TRACE DEEPSEEK_TRACE     (exit 77 = skipped)
 set -u
 BIN=$1 GEN=$2 DS=$3
-command -v tmux >/dev/null || { echo "tmux not installed: skipped"; exit 77; }
+. "$(dirname "$0")/../lib/tmux.sh"
+tmux_require
 # a plain clone: the shipped DeepSeek-like trace stands in for DeepSeek's (same streams)
 [ -f "$DS" ] || DS=$(dirname "$0")/../data/moe-ep/rank0.json
 [ -f "$DS" ] || { echo "$DS missing: skipped"; exit 77; }
-TMP=$(mktemp -d)
-RUNS=0 SOCK=none
-# a tmux server per run: a server being killed cannot take a new session at once
-cleanup() { for i in $(seq 1 $RUNS); do tmux -L "ovt-e2e-load-$$-$i" kill-server 2>/dev/null; done; rm -rf "$TMP"; }
-trap cleanup EXIT
-fail() { echo "FAIL (load): $*"; [ -f "$TMP/screen" ] && cat "$TMP/screen"; exit 1; }
+tmux_init progressive_load
 log() { echo "[$SECONDS s] $*"; }
 
 "$GEN" "$DS" "$TMP/big.json" --mb 150 >/dev/null 2>&1 || fail "gen_trace failed"
 log "generated"
 SIZE=$(stat -c %s "$TMP/big.json")
 
-# run FILE [ENV...]: the viewer in a fresh tmux server, 120x40; the pane then records
+# run FILE [FLAGS...]: the viewer in a fresh tmux server, 120x40; the pane then records
 # the exit status and the terminal settings. Each report of the loader (every 8 MB)
 # is slowed by view --debug-load-throttle-ms so that the screen can be watched.
 run() {
   local f=$1; shift
-  rm -f "$TMP/rc" "$TMP/stty" "$TMP/err" "$TMP/frames"
-  [ $RUNS -gt 0 ] && tmux -L "$SOCK" kill-server 2>/dev/null
-  RUNS=$((RUNS + 1))
-  SOCK="ovt-e2e-load-$$-$RUNS"
-  tmux -L "$SOCK" -f /dev/null new-session -d -x 120 -y 40 \
-    "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 sh -c 'echo \$\$ > $TMP/pid; exec \"$BIN\" view --debug-frame-log=$TMP/frames $* \"$f\" 2> $TMP/err'; echo \$? > $TMP/rc; stty -a > $TMP/stty 2>&1; sleep 60" \
-    || fail "tmux did not start"
+  rm -f "$TMP/err" "$TMP/frames"
+  OVT_STDERR=$TMP/err tmux_run 120 40 "$BIN" view --debug-frame-log="$TMP/frames" "$@" "$f"
 }
-# shared polling helpers (screen, wait_for_text, wait_for_exit, scaled): deadlines in
-# seconds, generous, and multiplied by OVTRACE_TEST_TIMEOUT_SCALE (3 under ASan,
-# tests/sanitize.sh): the 2-core box is often shared with fuzzers.
-. "$(dirname "$0")/../lib/tmux.sh"
-wait_for() { wait_for_text "$@"; } # TEXT [seconds]
-wait_exit() { wait_for_exit 20; }
-sane_tty() { grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)' "$TMP/stty"; }
 pct() { grep -oE '[0-9]+%' "$TMP/screen" | head -1 | tr -d %; }
 
 # 1. the loading screen comes first and updates, then the timeline replaces it
 run "$TMP/big.json" --debug-load-throttle-ms=100
-wait_for "q:cancel" 10 || fail "no loading screen within $(scaled 10) s"
+wait_for_text "q:cancel" 10 || fail "no loading screen within $(scaled 10) s"
 log "loading screen"
 grep -q "band:" "$TMP/screen" && fail "timeline before the loading screen"
 wait_until 'grep -qF "Loading big.json  (" "$TMP/screen"' || fail "no file name and size"
@@ -63,24 +47,24 @@ while [ $SECONDS -lt $end ]; do
 done
 echo "percentages seen:$seen"
 [ "$(echo $seen | wc -w)" -ge 2 ] || fail "the progress did not advance on screen ($seen)"
-wait_for "band:" 120 || fail "the timeline did not open"
+wait_for_text "band:" 120 || fail "the timeline did not open"
 log "timeline"
 grep -q "q:cancel" "$TMP/screen" && fail "loading screen left on the timeline"
 wait_until 'grep -q "stream 27" "$TMP/screen"' || fail "timeline without its lanes"
 first=$(awk '$1=="first-frame"{print $2}' "$TMP/frames"); tl=$(awk '$1=="timeline"{print $2}' "$TMP/frames")
 echo "first frame $first, timeline $tl"
 [ -n "$first" ] && [ -n "$tl" ] && awk -v a="$first" -v b="$tl" 'BEGIN{exit !(a < b)}' || fail "frame log: $(cat "$TMP/frames")"
-tmux -L "$SOCK" send-keys q
-wait_exit || fail "q did not exit"
+keys q
+wait_for_exit || fail "q did not exit"
 [ "$(cat "$TMP/rc")" = 0 ] || fail "exit status $(cat "$TMP/rc")"
 
 log "step 1 done"
 
 # 2. q during the load cancels: exit 0, terminal restored, no timeline
 run "$TMP/big.json" --debug-load-throttle-ms=200
-wait_for "events   " 10 || fail "no loading screen"
-tmux -L "$SOCK" send-keys q
-wait_exit || fail "q did not cancel the load"
+wait_for_text "events   " 10 || fail "no loading screen"
+keys q
+wait_for_exit || fail "q did not cancel the load"
 [ "$(cat "$TMP/rc")" = 0 ] || fail "cancel exit status $(cat "$TMP/rc")"
 sane_tty || fail "terminal not restored after q: $(cat "$TMP/stty")"
 grep -q timeline "$TMP/frames" && fail "the timeline was drawn after q"
@@ -88,9 +72,9 @@ grep -q timeline "$TMP/frames" && fail "the timeline was drawn after q"
 
 # 3. Ctrl-C during the load: 128+SIGINT, terminal restored
 run "$TMP/big.json" --debug-load-throttle-ms=200
-wait_for "events   " 10 || fail "no loading screen"
-tmux -L "$SOCK" send-keys C-c
-wait_exit || fail "Ctrl-C did not stop the load"
+wait_for_text "events   " 10 || fail "no loading screen"
+keys C-c
+wait_for_exit || fail "Ctrl-C did not stop the load"
 [ "$(cat "$TMP/rc")" = 130 ] || fail "Ctrl-C exit status $(cat "$TMP/rc")"
 sane_tty || fail "terminal not restored after Ctrl-C"
 
@@ -99,7 +83,7 @@ log "cancel steps done"
 # 4. a syntax error is reported after the terminal is restored, as stats does
 printf '{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1}, {"ph": x}]}' > "$TMP/bad.json"
 run "$TMP/bad.json"
-wait_exit || fail "no exit on a syntax error"
+wait_for_exit || fail "no exit on a syntax error"
 [ "$(cat "$TMP/rc")" = 1 ] || fail "syntax error exit status $(cat "$TMP/rc")"
 sane_tty || fail "terminal not restored after an error"
 want=$("$BIN" stats "$TMP/bad.json" 2>&1 >/dev/null)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Without a CUDA driver every GPU command exits non-zero, without crashing, with a
 # message naming the missing driver and the hint --simulate. Skipped (77) where a
-# driver is installed. usage: test_nogpu_cli.sh OVTRACE [OVTRACE-WORKLOAD]
+# driver is installed. usage: nogpu_cli.sh OVTRACE [OVTRACE-WORKLOAD]
 set -u
 ov=$1
 wl=${2:-}

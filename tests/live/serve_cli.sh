@@ -3,7 +3,7 @@
 # MoE kernels, [serve] counter tracks and serve::request ranges; stats reports the
 # serving figures from the recording (text and --json); the viewer shows the counters
 # under GPU 0; bad serving options are refused by the recorder and the workload.
-# usage: test_live_serve_cli.sh OVTRACE
+# usage: serve_cli.sh OVTRACE
 set -u
 BIN=$1
 WL=$(dirname "$BIN")/ovtrace-workload

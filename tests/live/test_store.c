@@ -228,7 +228,7 @@ static void test_session(void **st) {
     assert_true(m[0].has_comm);
     Trace_free(last);
     /* (loadability of the file mid-session is checked end to end with SIGKILL in
-     * test_live_cli.sh: loading here would run Trace_finish concurrently with the
+     * tests/live/cli.sh: loading here would run Trace_finish concurrently with the
      * session's snapshot thread, and Trace_finish is not reentrant yet) */
     assert_true(LiveSession_stop(s, err, sizeof err));
     LiveStats stt = LiveStore_stats(LiveSession_store(s));

@@ -4,7 +4,7 @@
 # as the CUPTI collector would. The CUDA driver check is bypassed with the TEST-ONLY
 # --debug-assume-driver; the injection library is a dummy file (the stand-in does
 # not load it), found through OVTRACE_LIBDIR.
-# usage: test_live_program.sh OVTRACE LIVE_FAKE_PROGRAM
+# usage: program.sh OVTRACE LIVE_FAKE_PROGRAM
 set -u
 BIN=$1
 FAKE=$2

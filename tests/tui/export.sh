@@ -1,27 +1,19 @@
 #!/usr/bin/env bash
-# in tmux: `e` on a marked range names what it will export (the marked
-# range, clipped, and the active search as a name filter), Tab switches to whole slices,
-# the exported file's figures are the range panel's (`stats --range` of the input), and
-# the file reopens on its range. DeepSeek's trace when ../shared has it, else the shipped
-# DeepSeek-like trace.
-# usage: e2e_export.sh OVTRACE DEEPSEEK_TRACE DATA_DIR     (exit 77 = skipped: no tmux)
+# Exporting from the viewer, in tmux: `e` on a marked range names what it will export
+# (the marked range, clipped, and the active search as a name filter), Tab switches to
+# whole slices, the exported file's figures are the range panel's (`stats --range` of
+# the input), and the file reopens on its range. DeepSeek's trace when ../shared has
+# it, else the shipped DeepSeek-like trace.
+# usage: export.sh OVTRACE DEEPSEEK_TRACE DATA_DIR     (exit 77 = skipped: no tmux)
 set -u
 BIN=$1 DS=$2 DATA=$3
 [ -f "$DS" ] || DS=$DATA/moe-ep/rank0.json
-TMP=$(mktemp -d)
-SOCK="ovt-e2e-export-$$"
 W=140 H=40
 . "$(dirname "$0")/../lib/tmux.sh"
-cleanup() { tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"; }
-trap cleanup EXIT
-fail() { echo "FAIL (export): $*"; [ -f "$TMP/screen" ] && cat "$TMP/screen"; exit 1; }
-command -v tmux >/dev/null || { echo "tmux not installed: skipped"; exit 77; }
-keys() { tmux -L "$SOCK" send-keys "$@"; }
-line_of() { grep -F -- "$1" "$TMP/screen" | head -1; }
-expect() { wait_until "$1" || fail "$2"; }
+tmux_require
+tmux_init export
 
-tmux -L "$SOCK" -f /dev/null new-session -d -x $W -y $H \
-  "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 \"$BIN\" view \"$DS\"; sleep 600" || fail "tmux did not start"
+tmux_run $W $H "$BIN" view "$DS"
 wait_for_text "band:" 60 || fail "viewer did not draw its legend"
 
 # a search filters names: the prompt says so, and that the range is clipped

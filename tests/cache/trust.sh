@@ -4,7 +4,7 @@
 # a snapshot that is writable by group or others, owned by another user (when the test
 # runs as root, so it can chown), a symlink, or in a directory that others can write or
 # another user owns is ignored (the JSON is parsed) and `-v` says why.
-#   cache_trust.sh OVTRACE_BIN DATA_DIR
+#   trust.sh OVTRACE_BIN DATA_DIR
 set -u
 BIN=$1 DATA=$2
 fails=0
@@ -77,5 +77,5 @@ else
     echo "skip ownership cases: not root (cannot chown)"
 fi
 
-echo "cache_trust.sh: $fails failures"
+echo "trust.sh: $fails failures"
 [ "$fails" -eq 0 ]

@@ -580,7 +580,7 @@ static void other_inputs_miss(void **state) {
 
 /* Automatic mode: small inputs are not cached; the option decides; no options or no
  * cache directory: no cache (the library reads no environment: $OVTRACE_CACHE,
- * $XDG_CACHE_HOME and $HOME are the CLI's, test_cache_cli.sh). */
+ * $XDG_CACHE_HOME and $HOME are the CLI's, tests/cache/cli.sh). */
 static void modes(void **state) {
     (void)state;
     const char *p[] = {OVTRACE_TESTDATA "/kineto-2node.json"};

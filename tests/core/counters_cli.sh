@@ -3,7 +3,7 @@
 # min/max/mean (text and --json), a range selects the samples in it, export keeps
 # every series (stats of the export equal those of the input), and series names from
 # the trace reach the terminal without control characters.
-# usage: test_counters_cli.sh OVTRACE DATA_DIR
+# usage: counters_cli.sh OVTRACE DATA_DIR
 set -u
 BIN=$1 DATA=$2
 FIX=$DATA/kineto-memory.json

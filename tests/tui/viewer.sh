@@ -1,21 +1,16 @@
 #!/usr/bin/env bash
 # End-to-end tests of `ovtrace view` in tmux at a fixed size.
-# usage: e2e.sh CASE OVTRACE DEEPSEEK_TRACE SAMPLES_DIR     (exit 77 = skipped)
+# usage: viewer.sh CASE OVTRACE DEEPSEEK_TRACE SAMPLES_DIR     (exit 77 = skipped)
 set -u
 CASE=$1 BIN=$2 DS=$3 SAMPLES=$4
 DEMO=$SAMPLES/demo-moe.json.gz
-TMP=$(mktemp -d)
-SOCK0="ovt-e2e-$CASE-$$"
-SOCK=$SOCK0 NSTART=0
 W=120 H=40
-# shared polling helpers (screen, wait_for_text, wait_until, wait_for_change, ...):
-# deadlines scale with OVTRACE_TEST_TIMEOUT_SCALE (3 under ASan, tests/sanitize.sh)
+# tmux servers, keys, polling waits and fail: deadlines scale with
+# OVTRACE_TEST_TIMEOUT_SCALE (3 under ASan, tests/sanitize.sh)
 . "$(dirname "$0")/../lib/tmux.sh"
-cleanup() { for i in $(seq 0 "$NSTART"); do tmux -L "$SOCK0-$i" kill-server 2>/dev/null; done; rm -rf "$TMP"; }
-trap cleanup EXIT
-fail() { echo "FAIL ($CASE): $*"; [ -f "$TMP/screen" ] && cat "$TMP/screen"; exit 1; }
+[ "$CASE" = headless ] || tmux_require
+tmux_init "viewer-$CASE"
 
-need_tmux() { command -v tmux >/dev/null || { echo "tmux not installed: skipped"; exit 77; }; }
 # Without DeepSeek's trace (a plain clone) the cases run on the shipped DeepSeek-like
 # trace (tests/data/moe-ep, same streams and DeepEP kernel names); its expected ratio is
 # the one its generator computed from the generated intervals.
@@ -28,31 +23,17 @@ if [ ! -f "$DS" ]; then
 fi
 need_ds() { [ -f "$DS" ] && [ -n "$RATIO" ] || { echo "$DS missing: skipped"; exit 77; }; }
 
-# start FILE: runs the viewer in a fresh tmux server (reusing a socket races the old
-# server's shutdown); afterwards the pane records the exit status and the terminal
-# settings. Loading the DeepSeek trace takes seconds under ASan: 60 s (scaled).
-start() {
-  rm -f "$TMP/pid" "$TMP/rc" "$TMP/stty"
-  NSTART=$((NSTART + 1))
-  SOCK="$SOCK0-$NSTART"
-  tmux -L "$SOCK" -f /dev/null new-session -d -x $W -y $H \
-    "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 sh -c 'echo \$\$ > $TMP/pid; exec \"$BIN\" view \"$1\"'; echo \$? > $TMP/rc; stty -a > $TMP/stty 2>&1; sleep 600" \
-    || fail "tmux did not start"
+# view FILE: the viewer in a fresh tmux server, drawn (loading the DeepSeek trace takes
+# seconds under ASan: 60 s, scaled)
+view() {
+  tmux_run $W $H "$BIN" view "$1"
   wait_for_text "band:" 60 || fail "viewer did not draw its legend"
   wait_for_file "$TMP/pid" || fail "no pid recorded"
 }
-# keys are queued by tmux and read in order: no pause is needed between them; what a
-# key does is then awaited with wait_for_text / expect
-keys() { tmux -L "$SOCK" send-keys "$@"; }
-line_of() { grep -F -- "$1" "$TMP/screen" | head -1; }
-# expect 'CONDITION' MESSAGE: CONDITION (on $TMP/screen, re-captured) must hold within
-# the deadline; a frame may be caught half drawn, so positive checks are polled
-expect() { wait_until "$1" || fail "$2"; }
-sane_stty() { grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)' "$TMP/stty"; }
 
 case $CASE in
 open)
-  need_tmux; need_ds; start "$DS"
+  need_ds; view "$DS"
   for s in "stream 7" "stream 23" "stream 27"; do expect "line_of '$s' | grep -q ." "no lane '$s'"; done
   expect 'line_of "GPU 0" | grep -q "ratio $RATIO"' "device header without the overlap ratio $RATIO"
   expect 'grep -E "^ +overlap +│" "$TMP/screen" | grep -q "█"' "no overlap band"
@@ -61,7 +42,7 @@ open)
   expect 'line_of "?:help" | grep -q "q:quit"' "no status bar"
   ;;
 search)
-  need_tmux; need_ds; start "$DS"
+  need_ds; view "$DS"
   keys / c o m b i n e Enter
   wait_for_text "matches" || fail "search did not report matches"
   expect 'line_of " name " | grep -q "dpsk::ep::internode::combine"' "selection is not a combine kernel"
@@ -69,7 +50,7 @@ search)
   expect 'line_of " lane " | grep -q "GPU 0 stream"' "the match is not a GPU kernel"
   ;;
 zoom)
-  need_tmux; need_ds; start "$DS"
+  need_ds; view "$DS"
   expect 'line_of "?:help" | grep -q "q:quit"' "no status bar"
   before=$(screen | sed -n 2p)
   keys + + +
@@ -79,7 +60,7 @@ zoom)
   keys 0; wait_for_text "zoom 1.0x" || fail "0 did not fit all"
   ;;
 launch)
-  need_tmux; need_ds; start "$DS"
+  need_ds; view "$DS"
   keys / c o m b i n e Enter
   wait_for_text "matches" || fail "search failed"
   expect 'line_of " name " | grep -q "combine"' "search did not select a combine kernel"
@@ -93,7 +74,7 @@ launch)
   expect 'line_of " name " | grep -q "combine"' "did not come back to the kernel"
   ;;
 range)
-  need_tmux; need_ds; start "$DS"
+  need_ds; view "$DS"
   keys / c o m b i n e Enter; wait_for_text "matches" || fail "search failed"
   keys "["; keys n; keys n; keys n; keys "]"
   wait_for_text "ovtrace stats --range" || fail "no range panel"
@@ -113,17 +94,17 @@ range)
   [ -n "$cli" ] && [ "$tui" = "$cli" ] || fail "range figures differ: tui [$tui] stats [$cli]"
   ;;
 quit)
-  need_tmux; need_ds; start "$DS"
+  need_ds; view "$DS"
   keys q
   wait_for_exit || fail "q did not exit (no tty settings recorded)"
   [ "$(cat "$TMP/rc" 2>/dev/null)" = 0 ] || fail "exit status $(cat "$TMP/rc" 2>/dev/null)"
-  sane_stty || fail "terminal not restored: $(cat "$TMP/stty")"
-  # a termination signal also restores the terminal (a fresh server: start)
-  start "$DS"
+  sane_tty || fail "terminal not restored: $(cat "$TMP/stty")"
+  # a termination signal also restores the terminal (a fresh server)
+  view "$DS"
   kill -TERM "$(cat "$TMP/pid")"
   wait_for_exit || fail "SIGTERM did not end the viewer (no tty settings recorded)"
   [ "$(cat "$TMP/rc" 2>/dev/null)" = 143 ] || fail "SIGTERM exit status $(cat "$TMP/rc" 2>/dev/null)"
-  sane_stty || fail "terminal not restored after SIGTERM"
+  sane_tty || fail "terminal not restored after SIGTERM"
   ;;
 headless)
   [ -f "$DEMO" ] || { echo "$DEMO missing: skipped"; exit 77; }

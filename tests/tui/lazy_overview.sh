@@ -4,19 +4,13 @@
 # CPU lanes load (held back by view --debug-lazy-delay-ms), Enter expands a rank with its
 # GPU lanes and says the CPU lanes are loading, then they appear without a key press;
 # the details panel says "loading" instead of "none" for a kernel's launch partner.
-# usage: e2e_lazy.sh OVTRACE DATA_DIR   (77 = skipped)
+# usage: lazy_overview.sh OVTRACE DATA_DIR   (77 = skipped)
 set -u
 BIN=$1 DATA=$2
-command -v tmux >/dev/null || { echo "tmux not installed: skipped"; exit 77; }
-TMP=$(mktemp -d)
-SOCK="ovt-e2e-lazy-$$"
 W=150 H=44
 . "$(dirname "$0")/../lib/tmux.sh"
-cleanup() { tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; [ -f "$TMP/screen" ] && cat "$TMP/screen"; exit 1; }
-expect() { wait_until "$1" || fail "$2"; }
-keys() { tmux -L "$SOCK" send-keys "$@"; }
+tmux_require
+tmux_init lazy_overview
 
 mkdir "$TMP/ranks"
 for r in 0 1 2 3 4 5 6 7; do
@@ -25,9 +19,7 @@ for r in 0 1 2 3 4 5 6 7; do
     grep -q "\"rank\": $r," "$TMP/ranks/rank$r.json" || fail "could not make rank $r"
 done
 delay=$(scaled 10)000
-tmux -L "$SOCK" -f /dev/null new-session -d -x $W -y $H \
-    "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 $BIN view --lazy on --debug-lazy-delay-ms $delay $TMP/ranks; sleep 600" \
-    || fail "tmux did not start"
+tmux_run $W $H "$BIN" view --lazy on --debug-lazy-delay-ms "$delay" "$TMP/ranks"
 wait_for_text "band:" 60 || fail "viewer did not draw"
 expect '[ "$(grep -Ec "^[> ] r[0-7] [0-9.]+(us|ms|s) L[0-9]+ \*" "$TMP/screen")" -eq 8 ]' \
     "the lazy overview does not show 8 rank rows marked as loading"
@@ -58,11 +50,7 @@ j = s.index('"ts": ', i)
 k = s.index(',', j)
 open(p, 'w').write(s[:j] + '"ts": "soon"' + s[k:])
 PY
-tmux -L "$SOCK" kill-server 2>/dev/null
-SOCK="$SOCK-2"
-tmux -L "$SOCK" -f /dev/null new-session -d -x $W -y $H \
-    "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 $BIN view --lazy=on $TMP/ranks; sleep 600" \
-    || fail "tmux did not start"
+tmux_run $W $H "$BIN" view --lazy=on "$TMP/ranks"
 expect 'grep -q "all events loaded; warning: skipped 1 event with bad values; first in .*rank3.json" "$TMP/screen"' \
     "the full load's warning is not shown after the swap"
 keys q q

@@ -249,7 +249,7 @@ static void attach_rejects_garbage(void **state) {
         assert_null(RingSet_attach(spec));
         ((uint32_t *)copy)[2] = 1;
         assert_int_equal(pwrite(fd, copy, sz, 0), (ssize_t)sz);
-        RingSet *again = RingSet_attach(spec); /* fixed version: accepted */
+        RingSet *again = RingSet_attach(spec); /* the right version: accepted */
         assert_non_null(again);
         RingSet_free(again);
         assert_int_equal(ftruncate(fd, (off_t)(sz / 2)), 0);

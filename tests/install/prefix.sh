@@ -2,7 +2,7 @@
 # `cmake --install` into a temporary prefix: the installed ovtrace runs (--help,
 # --version, stats on the demo trace), the man page renders, the completions, docs
 # and LICENSE are in place, and the CUDA helpers sit where launch.c looks for them.
-# usage: install_prefix.sh BUILD_DIR SOURCE_DIR FINDHELPER
+# usage: prefix.sh BUILD_DIR SOURCE_DIR FINDHELPER
 # env (from tests/install.cmake): BINDIR PKGLIBDIR PKGLIBEXECDIR MANDIR DATADIR DOCDIR
 #   HAVE_WORKLOAD HAVE_INJECT (1 when this build has them)
 set -euo pipefail

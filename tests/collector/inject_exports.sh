@@ -1,7 +1,7 @@
 #!/bin/sh
 # libovtrace_inject.so exports InitializeInjection (what CUDA_INJECTION64_PATH needs),
 # nothing else of ours, and does not link the CUDA runtime (NVIDIA's injection pattern).
-# usage: test_inject_exports.sh LIB
+# usage: inject_exports.sh LIB
 set -u
 lib=$1
 fail() { echo "FAIL: $*"; exit 1; }

@@ -3,7 +3,7 @@
 # device figure of `stats --json` equals the one make.py computed from the generated
 # intervals (exact ns), the DeepEP and SymmMem kernels count as communication, and the
 # files are what make.py writes today (regenerating gives the same bytes).
-# usage: test_moe_ep.sh OVTRACE DATA_DIR
+# usage: moe_ep.sh OVTRACE DATA_DIR
 BIN=$1 DIR=$2/moe-ep
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
