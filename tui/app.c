@@ -76,11 +76,6 @@ void App_setTrace(App *a, Trace *t) {
     free(a->hidden);
     a->hidden = xcalloc(t->n_groups, sizeof *a->hidden);
     a->n_hidden = Lines_clutter(t, a->hidden);
-    if (a->search.active) {
-        char pat[256], err[256];
-        snprintf(pat, sizeof pat, "%s", a->search.pattern);
-        if (!Search_set(&a->search, t, pat, err, sizeof err)) Search_clear(&a->search);
-    }
     a->v.sel = SIZE_MAX; /* indexes change when a model is rebuilt */
     View_setExtent(&a->v, t->t_min, t->t_max);
     Features_retrace(a, old_t); /* event indexes changed */

@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "ovtrace/tui/app.h"
-#include "ovtrace/tui/export_key.h"
 #include "ovtrace/tui/help.h"
 #include "ovtrace/tui/lanes_render.h"
 #include "feature.h"
@@ -216,76 +215,6 @@ static unsigned k_partner(App *a, const TuiKey *k, int arg) {
     return REDRAW_VIEW | KEEP_MSG;
 }
 
-/* ---- search ---- */
-
-static unsigned k_search_prompt(App *a, const TuiKey *k, int arg) {
-    (void)k;
-    (void)arg;
-    a->prompt.kind = PROMPT_SEARCH;
-    snprintf(a->prompt.label, sizeof a->prompt.label, "/");
-    a->prompt.buf[0] = '\0';
-    a->prompt.len = 0;
-    return REDRAW_VIEW;
-}
-
-static void search_jump(App *a, int dir, bool from_cursor) {
-    if (!a->search.active) {
-        App_message(a, ROLE_ERROR, "no search (/ starts one)");
-        return;
-    }
-    int64_t ts;
-    uint32_t row;
-    if (!from_cursor && a->v.sel != SIZE_MAX) {
-        ts = a->t->events[a->v.sel].ts;
-        row = Lines_rowOfEvent(a->t, a->v.sel);
-    } else {
-        ts = dir > 0 ? a->v.cursor - 1 : a->v.cursor;
-        row = dir > 0 ? UINT32_MAX : 0;
-    }
-    bool wrapped;
-    size_t m = SIZE_MAX;
-    if (from_cursor) {
-        /* a new search starts with what is on screen: rows of expanded groups */
-        bool *shown = xcalloc(a->t->n_rows ? a->t->n_rows : 1, 1);
-        for (size_t i = 0; i < a->lines.n; i++)
-            if (a->lines.v[i].kind == LINE_ROW) shown[a->lines.v[i].row] = true;
-        m = Search_nextIn(&a->search, a->t, ts, row, dir, shown, &wrapped);
-        free(shown);
-    }
-    if (m == SIZE_MAX) m = Search_next(&a->search, a->t, ts, row, dir, &wrapped);
-    if (m == SIZE_MAX) {
-        App_message(a, ROLE_ERROR, "no match for /%s", a->search.pattern);
-        return;
-    }
-    App_selectEvent(a, m);
-    char name[120];
-    Lanes_shortName(Trace_name(a->t, &a->t->events[m]), name, sizeof name, a->gl->unicode);
-    App_message(a, ROLE_GOOD, "%s%s  (%zu match%s, n/N: next/previous, Esc clears)", wrapped ? "search wrapped: " : "",
-                name, a->search.total, a->search.total == 1 ? "" : "es");
-}
-
-static unsigned k_search_next(App *a, const TuiKey *k, int arg) {
-    (void)k;
-    search_jump(a, arg, false);
-    return REDRAW_VIEW | KEEP_MSG;
-}
-
-static unsigned k_escape(App *a, const TuiKey *k, int arg) {
-    (void)k;
-    (void)arg;
-    if (a->search.active) {
-        Search_clear(&a->search);
-        App_message(a, ROLE_DIM, "search cleared");
-    } else if (a->v.mark0 != VIEW_NO_MARK) {
-        a->v.mark0 = a->v.mark1 = VIEW_NO_MARK;
-        a->v.panel = PANEL_DETAILS;
-        App_message(a, ROLE_DIM, "range cleared");
-    } else {
-        a->msg[0] = '\0';
-    }
-    return REDRAW_VIEW;
-}
-
 /* ---- other ---- */
 
 static unsigned k_help(App *a, const TuiKey *k, int arg) {
@@ -372,24 +301,6 @@ static unsigned k_follow(App *a, const TuiKey *k, int arg) {
 
 /* ---- live: save the buffer ---- */
 
-static unsigned k_save(App *a, const TuiKey *k, int arg) {
-    (void)k;
-    (void)arg;
-    if (!a->src || !a->src->save) {
-        App_message(a, ROLE_ERROR, "not a live session (E saves the live buffer; e exports a range)");
-        return REDRAW_VIEW;
-    }
-    a->prompt.kind = PROMPT_SAVE;
-    snprintf(a->prompt.label, sizeof a->prompt.label, "save buffer to: ");
-    time_t now = time(NULL);
-    struct tm tm;
-    char stamp[32] = "now";
-    if (localtime_r(&now, &tm)) strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    snprintf(a->prompt.buf, sizeof a->prompt.buf, "live-%s.json.zst", stamp);
-    a->prompt.len = strlen(a->prompt.buf);
-    return REDRAW_VIEW;
-}
-
 static void save_submit(App *a, const char *path) {
     if (!path[0]) {
         App_message(a, ROLE_ERROR, "save cancelled: no file name");
@@ -399,6 +310,22 @@ static void save_submit(App *a, const char *path) {
     bool ok = a->src && a->src->save && a->src->save(a->src->ctx, path, msg, sizeof msg);
     if (!a->src || !a->src->save) snprintf(msg, sizeof msg, "not a live session");
     App_message(a, ok ? ROLE_GOOD : ROLE_ERROR, "%s", msg);
+}
+
+static unsigned k_save(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    if (!a->src || !a->src->save) {
+        App_message(a, ROLE_ERROR, "not a live session (E saves the live buffer; e exports a range)");
+        return REDRAW_VIEW;
+    }
+    time_t now = time(NULL);
+    struct tm tm;
+    char stamp[32] = "now", name[64];
+    if (localtime_r(&now, &tm)) strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    snprintf(name, sizeof name, "live-%s.json.zst", stamp);
+    Prompt_open(&a->prompt, "save buffer to: ", name, save_submit, NULL);
+    return REDRAW_VIEW;
 }
 
 /* ---- the engine's tables (the other features' are in their files) ---- */
@@ -437,14 +364,6 @@ static const KeyBinding NAV_KEYS[] = {
     {{TK_CLICK}, "click", "select the event (or fold a group header)", k_click, 0},
 };
 const Feature Nav_feature = {.name = "navigation", FEATURE_KEYS(NAV_KEYS)};
-
-static const KeyBinding SEARCH_KEYS[] = {
-    {{'/'}, "/", "search names (regex; smart case)", k_search_prompt, 0},
-    {{'n'}, "n", "next match across lanes", k_search_next, 1},
-    {{'N'}, "N", "previous match", k_search_next, -1},
-    {{TK_ESC}, "Esc", "clear the search (then the range)", k_escape, 0},
-};
-const Feature Search_feature = {.name = "search", FEATURE_KEYS(SEARCH_KEYS)};
 
 static const KeyBinding PARTNER_KEYS[] = {
     {{'c'}, "c", "GPU op <-> the CPU runtime call that launched it", k_partner, 0},
@@ -492,71 +411,6 @@ const KeyBinding *Keys_lookup(int code) {
     return NULL;
 }
 
-/* ---- prompt ---- */
-
-static unsigned prompt_key(App *a, const TuiKey *k) {
-    Prompt *p = &a->prompt;
-    switch (k->code) {
-    case TK_ESC:
-        p->kind = PROMPT_NONE;
-        return REDRAW_VIEW;
-    case TK_BACKSPACE:
-        while (p->len > 0) { /* one UTF-8 character */
-            unsigned char c = (unsigned char)p->buf[--p->len];
-            if ((c & 0xc0) != 0x80) break;
-        }
-        p->buf[p->len] = '\0';
-        return REDRAW_VIEW;
-    case TK_CTRL_U:
-        p->len = 0;
-        p->buf[0] = '\0';
-        return REDRAW_VIEW;
-    case TK_TAB:
-        if (p->kind != PROMPT_EXPORT) return REDRAW_NONE;
-        p->clip = !p->clip;
-        ExportKey_label(a);
-        return REDRAW_VIEW;
-    case TK_ENTER: {
-        PromptKind kind = p->kind;
-        p->kind = PROMPT_NONE;
-        if (kind == PROMPT_SEARCH) {
-            if (!p->buf[0]) {
-                Search_clear(&a->search);
-                return REDRAW_VIEW;
-            }
-            char err[256];
-            if (!Search_set(&a->search, a->t, p->buf, err, sizeof err)) {
-                App_message(a, ROLE_ERROR, "%s", err);
-                return REDRAW_VIEW;
-            }
-            search_jump(a, 1, true);
-            if (a->t->gpu_only) { /* a lazy load: CPU ops are not searchable yet */
-                char m[sizeof a->msg];
-                snprintf(m, sizeof m, "%s", a->msg);
-                App_message(a, ROLE_DIM, "%.180s (GPU lanes only: CPU lanes still loading)", m);
-            }
-        } else if (kind == PROMPT_EXPORT) {
-            ExportKey_submit(a, p->buf);
-        } else if (kind == PROMPT_SAVE) {
-            save_submit(a, p->buf);
-        }
-        return REDRAW_VIEW;
-    }
-    default:
-        if (k->code >= 0x20 && k->code < TK_BASE && k->code != 0x7f) {
-            char u[4];
-            int n = Utf8_encode((uint32_t)k->code, u);
-            if (p->len + (size_t)n < sizeof p->buf) {
-                memcpy(p->buf + p->len, u, (size_t)n);
-                p->len += (size_t)n;
-                p->buf[p->len] = '\0';
-            }
-            return REDRAW_VIEW;
-        }
-        return REDRAW_NONE;
-    }
-}
-
 static unsigned help_key(App *a, const TuiKey *k) {
     switch (k->code) {
     case TK_ESC:
@@ -597,7 +451,7 @@ unsigned Keys_dispatch(App *a, const TuiKey *k) {
         a->quit = true;
         return REDRAW_NONE;
     }
-    if (a->prompt.kind != PROMPT_NONE && k->code != TK_RESIZE) return prompt_key(a, k);
+    if (a->prompt.open && k->code != TK_RESIZE) return Prompt_key(a, &a->prompt, k);
     unsigned ktr;
     if (!a->v.help && Features_key(a, k, &ktr)) return ktr; /* kernel table open, or n/N walking */
     if (a->v.help) {

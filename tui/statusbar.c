@@ -66,7 +66,7 @@ void Statusbar_title(const App *a, Grid *g, Rect r) {
 void Statusbar_status(const App *a, Grid *g, Rect r) {
     Grid_fill(g, r, ' ', ROLE_STATUS, 0);
     bool ascii = !a->gl->unicode;
-    if (a->prompt.kind != PROMPT_NONE) {
+    if (a->prompt.open) {
         int x = r.x;
         x += Grid_textAscii(g, x, r.y, r.w, a->prompt.label, ROLE_PROMPT, ATTR_BOLD, ascii);
         /* show the end of long input */

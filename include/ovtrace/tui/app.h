@@ -17,6 +17,7 @@
 #include "ovtrace/tui/keys.h"
 #include "ovtrace/tui/layout.h"
 #include "ovtrace/tui/lines.h"
+#include "ovtrace/tui/prompt.h"
 #include "ovtrace/tui/search.h"
 #include "ovtrace/tui/tindex.h"
 #include "ovtrace/tui/theme.h"
@@ -42,16 +43,6 @@ typedef struct {
      * ownership as poll. Optional. */
     bool (*snapshot_all)(void *ctx, Trace **t);
 } TuiSource;
-
-typedef enum { PROMPT_NONE, PROMPT_SEARCH, PROMPT_EXPORT, PROMPT_SAVE } PromptKind;
-
-typedef struct {
-    PromptKind kind;
-    char label[352]; /* the export prompt names its filter (a search pattern) */
-    char buf[512];
-    size_t len;
-    bool clip; /* PROMPT_EXPORT: cut slices to the range (Tab toggles) */
-} Prompt;
 
 typedef struct App {
     void **feat; /* per feature of the registry: its state (tui/feature.h) */
