@@ -184,22 +184,3 @@ void App_render(App *a, Grid *g) {
     Band_legend(g, L.legend, a->caps, a->gl, Features_legend(a));
     Statusbar_status(a, g, L.status);
 }
-
-void App_pollAll(App *a) {
-    const TuiSource *src = a->src;
-    if (!src || !src->snapshot_all || !a->v.frozen) {
-        a->all_pending = false;
-        return;
-    }
-    Trace *all = a->t;
-    if (!src->snapshot_all(src->ctx, &all) || !all) {
-        a->all_pending = true;
-        return;
-    }
-    a->all_pending = false;
-    App_setTrace(a, all); /* everything retained, not only the followed span */
-    char span[48];
-    Time_format(span, sizeof span, all->t_max - all->t_min);
-    App_message(a, ROLE_DIM, "display frozen: the whole buffer (%s) can be browsed, 0 fits it; collection goes on "
-                             "(p or Z resumes)", span);
-}

@@ -33,6 +33,9 @@ typedef struct Feature {
      * event indexes are stale. The view has its new extent already; the lines are
      * built again after every feature's retrace. */
     void (*retrace)(App *a, void *st, const Trace *old);
+    /* Between frames, before sync: may replace the model (App_setTrace); returns
+     * POLL_* bits. */
+    unsigned (*poll)(App *a, void *st);
     /* Brings its caches up to date with the view state before a frame (may do I/O). */
     void (*sync)(App *a, void *st);
     /* Sees a key before the table, later features first (help, then the kernel table,
@@ -63,6 +66,10 @@ typedef struct Feature {
     int (*section)(App *a, void *st, PanelMode host, Grid *g, Rect c);
 } Feature;
 
+/* What a poll says: the whole screen changed (repaint every cell); more data is on its
+ * way (the loop comes back sooner). */
+enum { POLL_REPAINT = 1, POLL_AGAIN = 2 };
+
 /* Designated initialiser of a feature's key table. */
 #define FEATURE_KEYS(table) .keys = (table), .n_keys = sizeof(table) / sizeof((table)[0])
 
@@ -77,6 +84,8 @@ void *Feature_state(const App *a, const Feature *f);
 void Features_init(App *a);
 void Features_free(App *a);
 void Features_retrace(App *a, const Trace *old);
+/* POLL_* bits of all the features' polls. */
+unsigned Features_poll(App *a);
 void Features_sync(App *a);
 bool Features_key(App *a, const TuiKey *k, unsigned *redraw);
 bool Features_activate(App *a, const TuiKey *k, unsigned *redraw);

@@ -67,6 +67,13 @@ void Features_render(App *a, Grid *g, const Layout *L) {
         if (FEATURES[i]->render) FEATURES[i]->render(a, a->feat[i], g, L);
 }
 
+unsigned Features_poll(App *a) {
+    unsigned r = 0;
+    for (size_t i = 0; i < N_FEATURES; i++)
+        if (FEATURES[i]->poll) r |= FEATURES[i]->poll(a, a->feat[i]);
+    return r;
+}
+
 void Features_sync(App *a) {
     for (size_t i = 0; i < N_FEATURES; i++)
         if (FEATURES[i]->sync) FEATURES[i]->sync(a, a->feat[i]);

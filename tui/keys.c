@@ -119,16 +119,11 @@ static unsigned k_group(App *a, const TuiKey *k, int arg) {
     return REDRAW_VIEW;
 }
 
-static unsigned k_follow(App *a, const TuiKey *k, int arg);
-
 static unsigned k_toggle(App *a, const TuiKey *k, int arg) {
     (void)arg;
     if (!a->lines.n) return REDRAW_NONE;
     unsigned r;
-    if (Features_activate(a, k, &r)) return r;
-    /* live mode: Space on a lane freezes the display; on a group header it
-     * folds, as Enter always does */
-    if (a->src && k->code == ' ' && a->lines.v[a->v.line].kind != LINE_GROUP) return k_follow(a, k, 1);
+    if (Features_activate(a, k, &r)) return r; /* a rank of the overview; live: Space freezes */
     uint32_t g = a->lines.v[a->v.line].group;
     a->collapsed[g] = !a->collapsed[g];
     App_rebuildLines(a);
@@ -277,57 +272,6 @@ static unsigned k_resize(App *a, const TuiKey *k, int arg) {
     return REDRAW_FULL;
 }
 
-static unsigned k_follow(App *a, const TuiKey *k, int arg) {
-    (void)k;
-    if (!a->src) {
-        App_message(a, ROLE_ERROR, "not a live session (follow and freeze need 'ovtrace live')");
-        return REDRAW_VIEW;
-    }
-    if (arg == 0) {
-        a->v.follow = !a->v.follow;
-        if (a->v.follow) View_setExtent(&a->v, a->v.min_t, a->v.max_t);
-        App_message(a, ROLE_DIM, "follow %s", a->v.follow ? "on" : "off");
-    } else {
-        a->v.frozen = !a->v.frozen;
-        if (a->src->set_frozen) a->src->set_frozen(a->src->ctx, a->v.frozen);
-        App_message(a, ROLE_DIM, "%s",
-                    !a->v.frozen                ? "display live"
-                    : a->src->snapshot_all ? "display frozen, loading the whole buffer; collection goes on (p or Z resumes)"
-                                                : "display frozen, collection goes on (p or Z resumes)");
-        App_pollAll(a); /* takes the whole buffer at once when the source has it ready */
-    }
-    return REDRAW_VIEW;
-}
-
-/* ---- live: save the buffer ---- */
-
-static void save_submit(App *a, const char *path) {
-    if (!path[0]) {
-        App_message(a, ROLE_ERROR, "save cancelled: no file name");
-        return;
-    }
-    char msg[256];
-    bool ok = a->src && a->src->save && a->src->save(a->src->ctx, path, msg, sizeof msg);
-    if (!a->src || !a->src->save) snprintf(msg, sizeof msg, "not a live session");
-    App_message(a, ok ? ROLE_GOOD : ROLE_ERROR, "%s", msg);
-}
-
-static unsigned k_save(App *a, const TuiKey *k, int arg) {
-    (void)k;
-    (void)arg;
-    if (!a->src || !a->src->save) {
-        App_message(a, ROLE_ERROR, "not a live session (E saves the live buffer; e exports a range)");
-        return REDRAW_VIEW;
-    }
-    time_t now = time(NULL);
-    struct tm tm;
-    char stamp[32] = "now", name[64];
-    if (localtime_r(&now, &tm)) strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    snprintf(name, sizeof name, "live-%s.json.zst", stamp);
-    Prompt_open(&a->prompt, "save buffer to: ", name, save_submit, NULL);
-    return REDRAW_VIEW;
-}
-
 /* ---- the engine's tables (the other features' are in their files) ---- */
 
 static const KeyBinding NAV_KEYS[] = {
@@ -369,13 +313,6 @@ static const KeyBinding PARTNER_KEYS[] = {
     {{'c'}, "c", "GPU op <-> the CPU runtime call that launched it", k_partner, 0},
 };
 const Feature Partner_feature = {.name = "launch partner", FEATURE_KEYS(PARTNER_KEYS)};
-
-static const KeyBinding LIVE_KEYS[] = {
-    {{'F'}, "F", "live: follow the newest data", k_follow, 0},
-    {{'p', 'Z'}, "p Z", "live: freeze / resume the display (collection goes on)", k_follow, 1},
-    {{'E'}, "E", "live: save the whole buffer to a file", k_save, 0},
-};
-const Feature Live_feature = {.name = "live", FEATURE_KEYS(LIVE_KEYS)};
 
 static const KeyBinding HELP_KEYS[] = {
     {{'?', TK_F1}, "? F1", "this help", k_help, 0},

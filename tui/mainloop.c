@@ -8,6 +8,7 @@
 #include "ovtrace/tui/crt.h"
 #include "ovtrace/tui/lazyload.h"
 #include "ovtrace/tui/loading.h"
+#include "feature.h"
 
 void Mainloop_run(const Mainloop *m) {
     Grid g;
@@ -44,18 +45,11 @@ void Mainloop_run(const Mainloop *m) {
 
 /* ---- the timeline (view, live) ---- */
 
-static void poll_source(App *a, const TuiSource *src) {
-    if (src && a->v.frozen && a->all_pending) App_pollAll(a);
-    if (!src || !src->poll || a->v.frozen) return;
-    Trace *t = a->t;
-    if (src->poll(src->ctx, &t) && t) App_setTrace(a, t);
-}
-
 static bool app_done(void *ctx) { return ((App *)ctx)->quit; }
 
 static bool app_frame(void *ctx, Grid *g) {
     App *a = ctx;
-    poll_source(a, a->src);
+    Features_poll(a);
     bool swapped = LazyLoad_poll(a); /* the lazy overview's full model arrived */
     App_sync(a);
     App_render(a, g);
@@ -101,7 +95,7 @@ int App_runHeadless(App *a, const TuiSource *src, const TuiKey *keys, size_t nke
     size_t total = (size_t)(frames > 0 ? frames : 1);
     if (total < nkeys + 1) total = nkeys + 1;
     for (size_t f = 0; f < total; f++) {
-        poll_source(a, src);
+        Features_poll(a);
         LazyLoad_poll(a);
         if (f > 0 && f - 1 < nkeys) {
             const TuiKey *k = &keys[f - 1];

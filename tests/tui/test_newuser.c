@@ -7,6 +7,7 @@
 
 #include "tui_fixture.h"
 
+#include "live.h"
 #include "panel.h"
 
 #include "ovtrace/tui/details.h"
@@ -115,11 +116,11 @@ static void test_live_freeze_async(void **state) {
     App_runHeadless(a, &src, &k, 1, 2, 80, 24, false, NULL); /* frame 2: p */
     assert_int_equal(fl.all_calls, 1);
     assert_ptr_equal(a->t, fl.followed); /* not ready yet: still the followed model */
-    assert_true(a->all_pending);
+    assert_true(Live_allPending(a));
     App_runHeadless(a, &src, NULL, 0, 3, 80, 24, false, NULL);
     assert_int_equal(fl.all_calls, 3);
     assert_ptr_equal(a->t, fl.all);
-    assert_false(a->all_pending);
+    assert_false(Live_allPending(a));
     assert_int_equal(a->t->t_max - a->t->t_min, fl.all->t_max - fl.all->t_min);
     assert_true(strstr(a->msg, "whole buffer (59.50s)") != NULL);
     App_free(a);

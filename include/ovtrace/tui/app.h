@@ -67,7 +67,6 @@ typedef struct App {
     bool *hidden;
     size_t n_hidden;
     bool show_all;
-    bool all_pending; /* frozen, waiting for src->snapshot_all */
     /* scratch for rendering */
     ColumnInfo *colbuf;
     int64_t *bandbuf;
@@ -93,8 +92,6 @@ void App_selectLine(App *a, size_t line);      /* picks the event at the cursor 
 void App_rebuildLines(App *a);
 size_t App_eventAt(const App *a, uint32_t row, int64_t ts, int64_t slack); /* nearest event, SIZE_MAX */
 void App_setRange(App *a, int64_t t0, int64_t t1);
-/* Frozen live display: asks the source for the whole buffer; takes it when ready. */
-void App_pollAll(App *a);
 
 /* Runs on the terminal until q; returns the exit status. */
 int App_runInteractive(App *a, const TuiSource *src);
