@@ -314,7 +314,7 @@ int cmd_view(int argc, char **argv) {
     if (headless) rc = App_runHeadless(a, NULL, kv, nk, frames, w, h, dump, stdout);
     else rc = App_runInteractive(a, NULL);
 out:
-    if (a && a->lazy) t = NULL; /* the lazy loader owns the model */
+    if (a && LazyLoad_ownsModel(a)) t = NULL;
     App_free(a);
     Trace_free(t);
     free(kv);

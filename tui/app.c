@@ -53,7 +53,6 @@ void App_free(App *a) {
     Search_clear(&a->search);
     free(a->colbuf);
     free(a->bandbuf);
-    LazyLoad_free(a->lazy); /* last: it owns the model */
     free(a);
 }
 

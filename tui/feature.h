@@ -54,6 +54,8 @@ typedef struct Feature {
     void (*mark_row)(App *a, void *st, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
     /* A glyph the legend should name (0: none); the first feature with one wins. */
     uint32_t (*legend)(const App *a, const void *st);
+    /* A note for the title bar (NULL: none); the first feature with one wins. */
+    const char *(*title)(const App *a, const void *st, char *buf, size_t n);
     /* Draws over the timeline (labels and plot), after it. */
     void (*render)(App *a, void *st, Grid *g, const Layout *L);
     /* Columns the side panel's content needs (0: any); the layout takes the widest. */
@@ -94,6 +96,7 @@ bool Features_drawLine(App *a, Grid *g, const LineSlot *ls);
 size_t Features_pick(const App *a, const Line *L);
 void Features_markRow(App *a, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
 uint32_t Features_legend(const App *a);
+const char *Features_title(const App *a, char *buf, size_t n);
 void Features_render(App *a, Grid *g, const Layout *L);
 int Features_panelWidth(const App *a);
 bool Features_panel(App *a, Grid *g, Rect panel, bool at_right);

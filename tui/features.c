@@ -22,6 +22,7 @@
     F(Compare)                                                                                                         \
     F(Live)                                                                                                            \
     F(KTable)                                                                                                          \
+    F(LazyLoad)                                                                                                        \
     F(Help)                                                                                                            \
     F(Session)
 
@@ -130,6 +131,14 @@ uint32_t Features_legend(const App *a) {
         if (glyph) return glyph;
     }
     return 0;
+}
+
+const char *Features_title(const App *a, char *buf, size_t n) {
+    for (size_t i = 0; i < N_FEATURES; i++) {
+        const char *note = FEATURES[i]->title ? FEATURES[i]->title(a, a->feat[i], buf, n) : NULL;
+        if (note) return note;
+    }
+    return NULL;
 }
 
 int Features_sections(App *a, PanelMode host, Grid *g, Rect c) {

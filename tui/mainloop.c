@@ -6,7 +6,6 @@
 
 #include "ovtrace/tui/app.h"
 #include "ovtrace/tui/crt.h"
-#include "ovtrace/tui/lazyload.h"
 #include "ovtrace/tui/loading.h"
 #include "feature.h"
 
@@ -45,15 +44,20 @@ void Mainloop_run(const Mainloop *m) {
 
 /* ---- the timeline (view, live) ---- */
 
-static bool app_done(void *ctx) { return ((App *)ctx)->quit; }
+/* The timeline's turn: what the features' polls said last. */
+typedef struct {
+    App *a;
+    unsigned polled; /* POLL_* */
+} Timeline;
+
+static bool app_done(void *ctx) { return ((Timeline *)ctx)->a->quit; }
 
 static bool app_frame(void *ctx, Grid *g) {
-    App *a = ctx;
-    Features_poll(a);
-    bool swapped = LazyLoad_poll(a); /* the lazy overview's full model arrived */
-    App_sync(a);
-    App_render(a, g);
-    return swapped;
+    Timeline *tl = ctx;
+    tl->polled = Features_poll(tl->a);
+    App_sync(tl->a);
+    App_render(tl->a, g);
+    return tl->polled & POLL_REPAINT; /* e.g. the lazy overview's full model arrived */
 }
 
 static void app_painted(void *ctx, bool full) {
@@ -61,9 +65,10 @@ static void app_painted(void *ctx, bool full) {
     if (full) Loading_markFrame("timeline");
 }
 
-static unsigned app_key(void *ctx, const TuiKey *k) { return App_key(ctx, k); }
+static unsigned app_key(void *ctx, const TuiKey *k) { return App_key(((Timeline *)ctx)->a, k); }
 
-static int app_wait(void *ctx) { return ((App *)ctx)->src || LazyLoad_pending(ctx) ? 250 : 1000; }
+/* more data on its way (a live source, the lazy load): come back sooner */
+static int app_wait(void *ctx) { return ((Timeline *)ctx)->polled & POLL_AGAIN ? 250 : 1000; }
 
 int App_runInteractive(App *a, const TuiSource *src) {
     a->src = src;
@@ -74,8 +79,14 @@ int App_runInteractive(App *a, const TuiSource *src) {
         a->caps = caps;
         a->gl = Glyphs_get(caps.unicode);
     }
-    Mainloop_run(&(Mainloop){.ctx = a, .done = app_done, .frame = app_frame, .painted = app_painted,
-                             .key = app_key, .wait_ms = app_wait, .batch = 64});
+    Timeline tl = {a, 0};
+    Mainloop_run(&(Mainloop){.ctx = &tl,
+                             .done = app_done,
+                             .frame = app_frame,
+                             .painted = app_painted,
+                             .key = app_key,
+                             .wait_ms = app_wait,
+                             .batch = 64});
     int sig = Crt_signal();
     Crt_done();
     if (sig) return 128 + sig;
@@ -96,7 +107,6 @@ int App_runHeadless(App *a, const TuiSource *src, const TuiKey *keys, size_t nke
     if (total < nkeys + 1) total = nkeys + 1;
     for (size_t f = 0; f < total; f++) {
         Features_poll(a);
-        LazyLoad_poll(a);
         if (f > 0 && f - 1 < nkeys) {
             const TuiKey *k = &keys[f - 1];
             if (k->code == TK_RESIZE && k->x > 0 && k->y > 0) Grid_resize(&g, k->x, k->y);

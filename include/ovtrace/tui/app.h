@@ -71,8 +71,7 @@ typedef struct App {
     ColumnInfo *colbuf;
     int64_t *bandbuf;
     int scratch_cols;
-    bool runs_labelled;    /* the groups' labels name their run and file (runs compared, compare.c) */
-    struct LazyLoad *lazy; /* GPU lanes first, the rest loading (tui/lazyload.c); owns t */
+    bool runs_labelled; /* the groups' labels name their run and file (runs compared, compare.c) */
 } App;
 
 App *App_new(Trace *t, Caps caps, const char *title);

@@ -12,7 +12,6 @@
 #include "ovtrace/read/load.h"
 
 struct App;
-typedef struct LazyLoad LazyLoad;
 
 /* Whether `view` should open these inputs lazily: at least OVERVIEW_MIN_RANKS trace files
  * (a directory counts its files) and 64 MB or more. mode (view --lazy): -1 auto, 0 off,
@@ -20,16 +19,11 @@ typedef struct LazyLoad LazyLoad;
 bool LazyLoad_wanted(const char *const *paths, size_t n, int mode);
 /* a->t is a GPU-only model of paths: takes ownership of it (and of the full model later;
  * App_free frees both) and starts the full load with opt (copied; its progress, cancel and
- * observe fields are replaced). delay_ms holds the full load back (tests). */
+ * observe fields are replaced). delay_ms holds the full load back (tests). Between frames
+ * the full model is swapped in when it is ready; until then the title says how far the
+ * load is. */
 void LazyLoad_start(struct App *a, const char *const *paths, size_t n, const LoadOptions *opt, int delay_ms);
-/* Between frames: swaps the full model in when it is ready. True when the model changed. */
-bool LazyLoad_poll(struct App *a);
-/* The full model is still on its way (a->t is GPU-only). */
-bool LazyLoad_pending(const struct App *a);
-/* Short state for the title bar, "CPU lanes loading 34%" or "CPU lanes not loaded: why";
- * NULL once the full model is in. */
-const char *LazyLoad_describe(const struct App *a, char *buf, size_t n);
-/* Cancels and joins the background load; frees the models it owns. */
-void LazyLoad_free(LazyLoad *l);
+/* The App's model belongs to the lazy load (App_free frees it). */
+bool LazyLoad_ownsModel(const struct App *a);
 
 #endif
