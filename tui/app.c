@@ -11,7 +11,6 @@
 #include "ovtrace/tui/band.h"
 #include "ovtrace/tui/counter_lane.h"
 #include "ovtrace/tui/crt.h"
-#include "ovtrace/tui/help.h"
 #include "ovtrace/tui/lazyload.h"
 #include "ovtrace/tui/lanes_render.h"
 #include "ovtrace/tui/loading.h"
@@ -171,10 +170,7 @@ void App_render(App *a, Grid *g) {
     a->v.cols = L.plot.w;
     a->v.rows = L.plot.h;
     View_scrollToLine(&a->v, a->lines.n);
-    if (a->v.help) {
-        Help_render(a, g);
-        return;
-    }
+    if (Features_cover(a, g)) return; /* e.g. the help screen */
     Statusbar_title(a, g, L.title);
     Ruler_render(g, L.ruler, (Rect){L.labels.x, L.ruler.y, L.labels.w, 2}, &a->v, a->gl);
     Lanes_render(a, g, L.labels, L.plot);

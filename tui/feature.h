@@ -54,6 +54,8 @@ typedef struct Feature {
     void (*mark_row)(App *a, void *st, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
     /* A glyph the legend should name (0: none); the first feature with one wins. */
     uint32_t (*legend)(const App *a, const void *st);
+    /* Takes the whole screen (after the layout is known): true when it drew it. */
+    bool (*cover)(App *a, void *st, Grid *g);
     /* A note for the title bar (NULL: none); the first feature with one wins. */
     const char *(*title)(const App *a, const void *st, char *buf, size_t n);
     /* Draws over the timeline (labels and plot), after it. */
@@ -97,6 +99,7 @@ size_t Features_pick(const App *a, const Line *L);
 void Features_markRow(App *a, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
 uint32_t Features_legend(const App *a);
 const char *Features_title(const App *a, char *buf, size_t n);
+bool Features_cover(App *a, Grid *g);
 void Features_render(App *a, Grid *g, const Layout *L);
 int Features_panelWidth(const App *a);
 bool Features_panel(App *a, Grid *g, Rect panel, bool at_right);

@@ -63,6 +63,12 @@ bool Features_key(App *a, const TuiKey *k, unsigned *redraw) {
     return false;
 }
 
+bool Features_cover(App *a, Grid *g) {
+    for (size_t i = N_FEATURES; i-- > 0;)
+        if (FEATURES[i]->cover && FEATURES[i]->cover(a, a->feat[i], g)) return true;
+    return false;
+}
+
 void Features_render(App *a, Grid *g, const Layout *L) {
     for (size_t i = 0; i < N_FEATURES; i++)
         if (FEATURES[i]->render) FEATURES[i]->render(a, a->feat[i], g, L);

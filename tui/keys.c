@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "ovtrace/tui/app.h"
-#include "ovtrace/tui/help.h"
 #include "ovtrace/tui/lanes_render.h"
 #include "feature.h"
 
@@ -212,14 +211,6 @@ static unsigned k_partner(App *a, const TuiKey *k, int arg) {
 
 /* ---- other ---- */
 
-static unsigned k_help(App *a, const TuiKey *k, int arg) {
-    (void)k;
-    (void)arg;
-    a->v.help = !a->v.help;
-    a->v.help_scroll = 0;
-    return REDRAW_VIEW;
-}
-
 static unsigned k_quit(App *a, const TuiKey *k, int arg) {
     (void)k;
     (void)arg;
@@ -314,11 +305,6 @@ static const KeyBinding PARTNER_KEYS[] = {
 };
 const Feature Partner_feature = {.name = "launch partner", FEATURE_KEYS(PARTNER_KEYS)};
 
-static const KeyBinding HELP_KEYS[] = {
-    {{'?', TK_F1}, "? F1", "this help", k_help, 0},
-};
-const Feature Help_feature = {.name = "help", FEATURE_KEYS(HELP_KEYS)};
-
 static const KeyBinding SESSION_KEYS[] = {
     {{TK_CTRL_L}, "Ctrl-L", "redraw the screen", k_redraw, 0},
     {{TK_RESIZE}, "(resize)", "the layout follows the terminal (min 80x24)", k_resize, 0},
@@ -348,54 +334,14 @@ const KeyBinding *Keys_lookup(int code) {
     return NULL;
 }
 
-static unsigned help_key(App *a, const TuiKey *k) {
-    switch (k->code) {
-    case TK_ESC:
-    case 'q':
-    case '?':
-    case TK_F1:
-        a->v.help = false;
-        return REDRAW_VIEW;
-    case 'j':
-    case TK_DOWN:
-        a->v.help_scroll++;
-        return REDRAW_VIEW;
-    case 'k':
-    case TK_UP:
-        if (a->v.help_scroll > 0) a->v.help_scroll--;
-        return REDRAW_VIEW;
-    case TK_PGDN:
-    case ' ':
-        a->v.help_scroll += 10;
-        return REDRAW_VIEW;
-    case TK_PGUP:
-        a->v.help_scroll = a->v.help_scroll > 10 ? a->v.help_scroll - 10 : 0;
-        return REDRAW_VIEW;
-    case 'g':
-    case TK_HOME:
-        a->v.help_scroll = 0;
-        return REDRAW_VIEW;
-    case TK_CTRL_L:
-    case TK_RESIZE:
-        return REDRAW_FULL;
-    default:
-        return REDRAW_NONE;
-    }
-}
-
 unsigned Keys_dispatch(App *a, const TuiKey *k) {
     if (k->code == TK_INTERRUPT) {
         a->quit = true;
         return REDRAW_NONE;
     }
     if (a->prompt.open && k->code != TK_RESIZE) return Prompt_key(a, &a->prompt, k);
-    unsigned ktr;
-    if (!a->v.help && Features_key(a, k, &ktr)) return ktr; /* kernel table open, or n/N walking */
-    if (a->v.help) {
-        unsigned r = help_key(a, k);
-        if (a->v.help) Help_clampScroll(a);
-        return r;
-    }
+    unsigned r;
+    if (Features_key(a, k, &r)) return r; /* the help screen, the kernel table open, ... */
     const KeyBinding *b = Keys_lookup(k->code);
     if (!b) {
         char nm[16];

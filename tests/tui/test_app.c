@@ -269,10 +269,10 @@ static void test_help_lists_every_binding(void **state) {
         assert_true(found);
     }
     press(a, &g, "?");
-    assert_true(a->v.help);
+    assert_true(Help_shown(a));
     assert_true(Grid_findAny(&g, "ovtrace view: keys", NULL) == 0);
     press(a, &g, "?");
-    assert_false(a->v.help);
+    assert_false(Help_shown(a));
     press(a, &g, "q");
     assert_true(a->quit);
     done(a, &g);
@@ -370,12 +370,12 @@ static void test_help_count_is_rendered_lines(void **state) {
     Grid_free(&tall);
     /* PgDn past the end: the last line is at the top */
     for (int i = 0; i < n; i++) press(a, &g, "<PgDn>");
-    assert_int_equal(a->v.help_scroll, n - 1);
+    assert_int_equal(Help_scroll(a), n - 1);
     assert_true(Grid_find(&g, 0, "Range panel figures") == 1);
     press(a, &g, "j");
-    assert_int_equal(a->v.help_scroll, n - 1);
+    assert_int_equal(Help_scroll(a), n - 1);
     press(a, &g, "k");
-    assert_int_equal(a->v.help_scroll, n - 2);
+    assert_int_equal(Help_scroll(a), n - 2);
     done(a, &g);
 }
 

@@ -22,8 +22,6 @@ typedef struct {
     int64_t mark0, mark1;   /* range marks (VIEW_NO_MARK) */
     PanelMode panel;
     bool panel_hidden;
-    bool help;
-    int help_scroll;
     bool follow, frozen; /* live mode: keep the newest data in view / stop updating */
     int panel_scroll;    /* first content line of the details panel ({ and }) */
 } ViewState;
