@@ -8,7 +8,7 @@
 
 #include "ovtrace/analysis/align.h"
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/compare.h"
+#include "ovtrace/tui/viewer.h"
 
 App *ViewCompare_open(InputOptions *in, const char *align, const char *step, Caps caps) {
     if (in->n_files != 2) {

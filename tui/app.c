@@ -1,5 +1,5 @@
-/* The application: state, caches and frame composition (the loops: mainloop.c). */
-#include "ovtrace/tui/app.h"
+/* The view engine: the shared state, the model swap and a frame (app.h). */
+#include "app.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,15 +8,10 @@
 
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/model/timeunits.h"
-#include "ovtrace/tui/band.h"
-#include "ovtrace/tui/counter_lane.h"
-#include "ovtrace/tui/crt.h"
-#include "ovtrace/tui/lazyload.h"
-#include "ovtrace/tui/lanes_render.h"
-#include "ovtrace/tui/loading.h"
-#include "ovtrace/tui/rangepanel.h"
-#include "ovtrace/tui/ruler.h"
-#include "ovtrace/tui/statusbar.h"
+#include "band.h"
+#include "lanes_render.h"
+#include "ruler.h"
+#include "statusbar.h"
 #include "feature.h"
 
 App *App_new(Trace *t, Caps caps, const char *title) {
@@ -81,13 +76,34 @@ void App_setTrace(App *a, Trace *t) {
     View_scrollToLine(&a->v, a->lines.n);
 }
 
+Trace *App_trace(const App *a) { return a->t; }
+
+int App_clampRange(const App *a, int64_t *t0, int64_t *t1) { return View_clampRange(a->t->t_min, a->t->t_max, t0, t1); }
+
+void App_setWindow(App *a, int64_t t0, int64_t t1) {
+    a->v.t0 = t0;
+    a->v.t1 = t1 > t0 ? t1 : t0 + 1;
+    a->v.cursor = t0;
+}
+
+static void say(App *a, int role, const char *fmt, va_list ap) {
+    vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+    a->msg_role = role;
+    a->msg_seq++;
+}
+
 void App_message(App *a, int role, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+    say(a, role, fmt, ap);
     va_end(ap);
-    a->msg_role = role;
-    a->msg_seq++;
+}
+
+void App_notice(App *a, bool error, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    say(a, error ? ROLE_ERROR : ROLE_STATUS, fmt, ap);
+    va_end(ap);
 }
 
 unsigned App_key(App *a, const TuiKey *k) { return Keys_dispatch(a, k); }

@@ -1,6 +1,6 @@
-/* Collectives in the viewer (include/ovtrace/tui/collview.h). */
+/* Collectives in the viewer (collview.h). */
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/collview.h"
+#include "collview.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,9 +9,9 @@
 
 #include "ovtrace/analysis/collectives.h"
 #include "ovtrace/model/timeunits.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/details.h"
-#include "ovtrace/tui/lanes_render.h"
+#include "app.h"
+#include "details.h"
+#include "lanes_render.h"
 #include "feature.h"
 
 /* Not a glyph of the band states (░ ▒ █ ▄, ASCII . = + ! m) nor of event fills. */

@@ -1,6 +1,6 @@
 /* The viewer's run comparison: fold to one run (V), and the diff panel for the visible
  * range (X), from the same Overlap_compute as `stats` and the range panel. */
-#include "ovtrace/tui/compare.h"
+#include "compare.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,8 +9,8 @@
 
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/model/timeunits.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/details.h"
+#include "app.h"
+#include "details.h"
 #include "feature.h"
 
 /* The runs of the model and the keys' state; n_runs 0: not comparing. */

@@ -1,14 +1,14 @@
 /* Counter lanes: sparklines of counter series, their lines and their range figures. */
-#include "ovtrace/tui/counter_lane.h"
+#include "counter_lane.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/lanes_render.h"
-#include "ovtrace/tui/tindex.h"
+#include "app.h"
+#include "lanes_render.h"
+#include "tindex.h"
 #include "feature.h"
 
 void CounterLane_columns(const Trace *t, const CounterSeries *s, int64_t t0, int64_t t1, int W, double *val,

@@ -1,13 +1,13 @@
-/* The e key: export from the viewer (include/ovtrace/tui/export_key.h). */
-#include "ovtrace/tui/export_key.h"
+/* The e key: export from the viewer (export_key.h). */
+#include "export_key.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/ruler.h"
+#include "app.h"
+#include "ruler.h"
 #include "ovtrace/write/export.h"
 #include "feature.h"
 

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/keys.h"
+#include "app.h"
+#include "keys.h"
 
 /* One timeline line to draw: its screen row, the labels column and the plot. */
 typedef struct {

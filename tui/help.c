@@ -1,13 +1,13 @@
 /* Help screen, generated from the key table. */
-#include "ovtrace/tui/help.h"
+#include "help.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/band.h"
+#include "app.h"
+#include "band.h"
 #include "feature.h"
 
 typedef struct {

@@ -1,5 +1,5 @@
 /* The kernel table: aggregation per name, sorting, layout, and its keys. */
-#include "ovtrace/tui/kernel_table.h"
+#include "kernel_table.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,9 +9,9 @@
 
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/model/timeunits.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/crt.h"
-#include "ovtrace/tui/lanes_render.h"
+#include "app.h"
+#include "crt.h"
+#include "lanes_render.h"
 #include "feature.h"
 
 static bool counts(const TraceEvent *e, bool all) {

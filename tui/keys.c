@@ -2,14 +2,14 @@
  * (later ones first), then the key table: every feature's bindings in registry order.
  * Also the engine's own keys (redraw, resize, quit), key names and key scripts. Nothing
  * here draws or touches the terminal. */
-#include "ovtrace/tui/keys.h"
+#include "keys.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/app.h"
+#include "app.h"
 #include "feature.h"
 
 /* ---- the engine's own keys: redraw, resize, quit (listed last by ?) ---- */

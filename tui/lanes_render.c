@@ -1,6 +1,6 @@
 /* Timeline rendering: one pass per visible line, O(columns x log n) per row thanks to
  * the per-row index (tindex.c). */
-#include "ovtrace/tui/lanes_render.h"
+#include "lanes_render.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,9 +8,8 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/band.h"
-#include "ovtrace/tui/counter_lane.h"
+#include "app.h"
+#include "band.h"
 #include "feature.h"
 
 void Lanes_shortName(const char *name, char *out, size_t n, bool unicode) {

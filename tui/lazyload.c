@@ -1,6 +1,9 @@
-/* Lazy rank overview: the background full load and the swap (lazyload.h). */
-#include "ovtrace/tui/lazyload.h"
-
+/* Lazy rank overview. With many rank files the viewer first loads only their GPU lanes
+ * (LoadOptions.gpu_only: everything the overview draws and counts), shows the overview,
+ * and loads the full model (CPU ops, runtime calls, flows, counters) on a background
+ * thread at low priority. Between frames the full model is swapped in, with its
+ * collectives already matched, keeping the overview or the expanded rank. Until then
+ * whatever needs CPU events says "loading" instead of showing partial data. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,9 +17,9 @@
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/file.h"
 #include "ovtrace/analysis/collectives.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/collview.h"
-#include "ovtrace/tui/overview.h"
+#include "app.h"
+#include "collview.h"
+#include "overview.h"
 #include "feature.h"
 
 #define LAZY_MIN_BYTES (64ull << 20)

@@ -8,7 +8,7 @@
 
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/model/timeunits.h"
-#include "ovtrace/tui/app.h"
+#include "app.h"
 #include "live.h"
 #include "feature.h"
 

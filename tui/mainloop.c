@@ -1,12 +1,12 @@
-/* The terminal loop engine and its users (include/ovtrace/tui/mainloop.h). */
-#include "ovtrace/tui/mainloop.h"
+/* The terminal loop engine and its users (mainloop.h). */
+#include "mainloop.h"
 
 #include <stdio.h>
 #include <time.h>
 
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/crt.h"
-#include "ovtrace/tui/loading.h"
+#include "app.h"
+#include "crt.h"
+#include "loading.h"
 #include "feature.h"
 
 void Mainloop_run(const Mainloop *m) {
@@ -171,8 +171,8 @@ static unsigned load_key(void *ctx, const TuiKey *k) {
     return REDRAW_NONE;
 }
 
-int LoadJob_runScreen(LoadJob *j, const Glyphs *gl) {
-    LoadingLoop l = {.j = j, .gl = gl, .first = true};
+int LoadJob_runScreen(LoadJob *j) {
+    LoadingLoop l = {.j = j, .gl = Glyphs_get(j->caps.unicode), .first = true};
     Mainloop_run(&(Mainloop){.ctx = &l, .done = load_done, .frame = load_frame, .painted = load_painted,
                              .key = load_key, .wait_ms = load_wait, .batch = 1});
     LoadJob_join(j);

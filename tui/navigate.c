@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ovtrace/tui/app.h"
+#include "app.h"
 #include "feature.h"
 
 /* ---- time ---- */

@@ -1,6 +1,6 @@
-/* Rank overview (include/ovtrace/tui/overview.h). */
+/* Rank overview (overview.h). */
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/overview.h"
+#include "overview.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,10 +9,10 @@
 
 #include "ovtrace/analysis/collectives.h"
 #include "ovtrace/analysis/overlap.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/collview.h"
-#include "ovtrace/tui/lanes_render.h"
-#include "ovtrace/tui/tindex.h"
+#include "app.h"
+#include "collview.h"
+#include "lanes_render.h"
+#include "tindex.h"
 #include "feature.h"
 
 typedef struct {

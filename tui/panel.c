@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/details.h"
-#include "ovtrace/tui/rangepanel.h"
+#include "details.h"
+#include "rangepanel.h"
 #include "feature.h"
 
 typedef struct {

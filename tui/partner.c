@@ -1,7 +1,7 @@
 /* c: from a GPU op to the CPU runtime call that launched it and back (the ac2g flow or
  * the correlation id, Trace_partner). */
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/lanes_render.h"
+#include "app.h"
+#include "lanes_render.h"
 #include "feature.h"
 
 static unsigned k_partner(App *a, const TuiKey *k, int arg) {

@@ -1,10 +1,10 @@
-/* The status line's prompt (include/ovtrace/tui/prompt.h). */
-#include "ovtrace/tui/prompt.h"
+/* The status line's prompt (prompt.h). */
+#include "prompt.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "ovtrace/tui/grid.h"
+#include "grid.h"
 
 void Prompt_open(Prompt *p, const char *label, const char *text, PromptFn submit, void (*tab)(struct App *a)) {
     p->open = true;

@@ -1,13 +1,13 @@
 /* Range statistics panel. */
-#include "ovtrace/tui/rangepanel.h"
+#include "rangepanel.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ovtrace/model/timeunits.h"
-#include "ovtrace/tui/lanes_render.h"
-#include "ovtrace/tui/ruler.h"
+#include "lanes_render.h"
+#include "ruler.h"
 
 void RangePanel_rangeArg(const Trace *t, int64_t a, int64_t b, char *buf, size_t n) {
     snprintf(buf, n, "%" PRId64 "ns:%" PRId64 "ns", a - t->t_min, b - t->t_min);

@@ -1,5 +1,5 @@
 /* Name search. */
-#include "ovtrace/tui/search.h"
+#include "search.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -8,8 +8,8 @@
 
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/regex.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/lanes_render.h"
+#include "app.h"
+#include "lanes_render.h"
 #include "feature.h"
 
 void Search_clear(Search *s) {

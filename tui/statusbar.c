@@ -1,11 +1,11 @@
 /* Title and status lines. */
-#include "ovtrace/tui/statusbar.h"
+#include "statusbar.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/ruler.h"
+#include "app.h"
+#include "ruler.h"
 #include "feature.h"
 
 /* Joins " " + the non-empty parts with sep, leaving out the later ones (the less

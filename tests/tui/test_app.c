@@ -5,8 +5,8 @@
 #include "panel.h"
 
 #include "ovtrace/analysis/overlap.h"
-#include "ovtrace/tui/help.h"
-#include "ovtrace/tui/keys.h"
+#include "help.h"
+#include "keys.h"
 
 static App *make_app(Grid *g) {
     Fix f = Fix_new();

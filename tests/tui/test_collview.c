@@ -4,8 +4,8 @@
 
 #include "ovtrace/model/classify.h"
 #include "ovtrace/analysis/collectives.h"
-#include "ovtrace/tui/collview.h"
-#include "ovtrace/tui/overview.h"
+#include "collview.h"
+#include "overview.h"
 
 #define COMBINE "void dpsk::ep::internode::combine<1>(int)"
 

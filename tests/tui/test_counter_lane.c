@@ -3,7 +3,7 @@
  * series whose answers are worked out in the comments. */
 #include "tui_fixture.h"
 #include "ovtrace/analysis/counters.h"
-#include "ovtrace/tui/counter_lane.h"
+#include "counter_lane.h"
 
 static size_t add_sample(Fix *f, uint32_t lane, int64_t ts, double v, const char *name) {
     size_t i = Fix_add(f, lane, ts, 0, name, KIND_COUNTER, CLASS_OTHER);

@@ -10,13 +10,13 @@
 #include "live.h"
 #include "panel.h"
 
-#include "ovtrace/tui/details.h"
-#include "ovtrace/tui/keys.h"
-#include "ovtrace/tui/lanes_render.h"
-#include "ovtrace/tui/layout.h"
-#include "ovtrace/tui/rangepanel.h"
-#include "ovtrace/tui/ruler.h"
-#include "ovtrace/tui/statusbar.h"
+#include "details.h"
+#include "keys.h"
+#include "lanes_render.h"
+#include "layout.h"
+#include "rangepanel.h"
+#include "ruler.h"
+#include "statusbar.h"
 #include "ovtrace/tui/title.h"
 
 static void press(App *a, Grid *g, const char *script) {

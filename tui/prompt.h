@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ovtrace/tui/keys.h"
+#include "keys.h"
 
 struct App;
 typedef void (*PromptFn)(struct App *a, const char *text);

@@ -14,7 +14,7 @@
 
 struct App;
 
-#define COMPARE_MAX_RUNS 2
+#define COMPARE_MAX_RUNS    2
 #define COMPARE_TOP_KERNELS 8
 
 /* One kernel name's time in the range in each of two runs (clipped to the range). */
@@ -24,19 +24,13 @@ typedef struct {
     int64_t total[2];
 } CompareKernel;
 
-/* The model holds runs to compare: takes run_of_source (malloc'd, one entry per source
- * of the trace); names ("A a.json") and offsets (the origin each run was shifted by)
- * per run. The groups' labels name their run (Align_runs). */
-void Compare_setRuns(struct App *a, uint32_t *run_of_source, size_t n_runs, const char *const *names,
-                     const int64_t *offsets);
-
 /* Per-run sums of Overlap_compute's devices over [t0, t1) (ratio from the sums). */
 void Compare_figures(const Trace *t, const uint32_t *run_of_source, size_t n_runs, int64_t t0, int64_t t1,
                      DeviceFigures *out, size_t *n_devices);
 
 /* The kernels of runs 0 and 1 over [t0, t1) whose total time changed most (by
  * |total[1] - total[0]|, then the larger total, then name id); up to max. Returns how many. */
-size_t Compare_kernelChanges(const Trace *t, const uint32_t *run_of_source, int64_t t0, int64_t t1,
-                             CompareKernel *out, size_t max);
+size_t Compare_kernelChanges(const Trace *t, const uint32_t *run_of_source, int64_t t0, int64_t t1, CompareKernel *out,
+                             size_t max);
 
 #endif

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "ovtrace/model/trace.h"
-#include "ovtrace/tui/grid.h"
+#include "grid.h"
 
 typedef enum { KT_COUNT, KT_TOTAL, KT_MEAN, KT_MIN, KT_MAX, KT_SHARE, KT_CLASS, KT_NAME, KT__COLS } KtCol;
 
@@ -26,7 +26,7 @@ typedef struct {
     size_t n;
     int64_t sum; /* total over all rows: share = total / sum */
     int64_t t0, t1;
-    bool all;     /* every event name (not counters), else GPU kernels only */
+    bool all; /* every event name (not counters), else GPU kernels only */
     KtCol sort;
     bool asc;
 } KTable;
@@ -47,7 +47,5 @@ int KTable_render(Grid *g, Rect r, const Trace *t, const KTable *kt, size_t sel,
 /* OSC 52 "copy to clipboard" sequence for s (ESC ] 52 ; c ; base64 BEL) into out;
  * returns its length, or 0 when it does not fit. */
 size_t KTable_osc52(const char *s, char *out, size_t n);
-/* Enables the y key's OSC 52 copy (view --osc52). Off by default. */
-void KTable_setOsc52(bool on);
 
 #endif

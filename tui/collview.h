@@ -14,8 +14,7 @@
 
 struct App;
 
-/* Coll_analyze's options (the caller's, kept; NULL: defaults). */
-void CollView_setOptions(struct App *a, const CollOptions *opt);
+/* Coll_analyze's options (CollView_setOptions, ovtrace/tui/viewer.h). */
 const CollOptions *CollView_options(const struct App *a);
 /* The matched collectives of the model (NULL: not matched yet, or fewer than two ranks). */
 const CollReport *CollView_report(const struct App *a);

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "ovtrace/model/trace.h"
-#include "ovtrace/tui/grid.h"
+#include "grid.h"
 
 struct App;
 

@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 #include "ovtrace/analysis/overlap.h"
-#include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/theme.h"
+#include "grid.h"
+#include "theme.h"
 
 /* State shown for a column from its ns per state. */
 BandState Band_pick(const int64_t ns[BAND__COUNT]);

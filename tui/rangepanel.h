@@ -7,15 +7,14 @@
 
 #include "ovtrace/analysis/overlap.h"
 #include "ovtrace/model/trace.h"
-#include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/theme.h"
+#include "grid.h"
+#include "theme.h"
 
 /* The range as `ovtrace stats --range` takes it (exact ns, relative to the trace start). */
 void RangePanel_rangeArg(const Trace *t, int64_t a, int64_t b, char *buf, size_t n);
 /* Columns the device table needs (0: no devices): the layout widens the side panel to
  * it on wide screens. */
 int RangePanel_width(const Trace *t, const OverlapReport *R);
-void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, int64_t a, int64_t b,
-                       const Glyphs *gl);
+void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, int64_t a, int64_t b, const Glyphs *gl);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ovtrace/tui/grid.h"
+#include "grid.h"
 
 struct App;
 

@@ -10,7 +10,7 @@
 
 #include "ovtrace/analysis/collectives.h"
 #include "ovtrace/model/trace.h"
-#include "ovtrace/tui/lines.h"
+#include "lines.h"
 
 struct App;
 

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ovtrace/tui/viewer.h"
+
 enum {
     TK_NONE = 0,
     TK_TAB = 9,
@@ -37,10 +39,10 @@ enum {
     TK_INTERRUPT,  /* SIGINT/SIGTERM/SIGHUP arrived */
 };
 
-typedef struct {
+struct TuiKey {
     int code;
     int x, y; /* mouse position; TK_RESIZE: new size */
-} TuiKey;
+};
 
 /* What a handler asks for: what to redraw, plus reaction bits. A key of the table
  * clears the status message unless its handler wrote one (App_message) or returns
@@ -51,8 +53,8 @@ struct App;
 typedef unsigned (*KeyFn)(struct App *a, const TuiKey *k, int arg);
 
 typedef struct {
-    int keys[6];         /* codes, 0-terminated */
-    const char *names;   /* as shown in help, e.g. "←/h/a" */
+    int keys[6];       /* codes, 0-terminated */
+    const char *names; /* as shown in help, e.g. "←/h/a" */
     const char *help;
     KeyFn fn;
     int arg;
@@ -68,11 +70,7 @@ unsigned Keys_apply(struct App *a, const KeyBinding *b, const TuiKey *k);
 /* Routes a key: an open prompt or help screen first, else the table. */
 unsigned Keys_dispatch(struct App *a, const TuiKey *k);
 
-/* Parses a key script: literal characters, and <Name> for special keys: Left Right
- * Up Down S-Left S-Right S-Up S-Down PgUp PgDn Home End Tab S-Tab Enter Esc Space BS
- * Del F1 lt gt C-x (Ctrl+letter) Click:X,Y WheelUp:X,Y WheelDown:X,Y Resize:WxH.
- * Returns false with a message. *out is malloc'd. */
-bool Keys_parseScript(const char *s, TuiKey **out, size_t *n, char *err, size_t errlen);
+/* Keys_parseScript: ovtrace/tui/viewer.h */
 /* Short name of a code for messages ("Left", "q"). */
 const char *Keys_name(int code, char buf[16]);
 
