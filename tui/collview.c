@@ -159,28 +159,10 @@ int CollView_detailsLines(const App *a) {
 
 static void fmt(char *b, size_t n, int64_t ns) { Details_formatPrecise(b, n, ns); }
 
-static void render_details(const App *a, Grid *g, Rect r) {
-    const CollMember *m = sel_member(a);
-    if (!m || r.h <= 0) return;
-    const CollReport *R = state(a)->report;
-    const CollInstance *I = &R->inst[m->inst];
-    int y = r.y;
-    char name[160], w[32], tr[32], sk[32];
-    Lanes_shortName(Coll_nameStr(a->t, R, I->name), name, sizeof name, a->gl->unicode);
-    fmt(sk, sizeof sk, I->skew);
-    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "collective #%" PRIu64 " on %u ranks: %s", I->seq, I->n,
-                name);
-    if (y >= r.y + r.h) return;
-    fmt(w, sizeof w, m->wait);
-    fmt(tr, sizeof tr, m->transfer);
-    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "this rank waited %s, transferred %s; rank %d arrived last (skew %s)", w,
-                tr, I->last_rank, sk);
-    if (y >= r.y + r.h) return;
-    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, 0, "arrival  rank  start after first        wait    (x: last, X: next rank)");
-    /* arrival order: members are stored by rank; sort a small index by start */
-    uint32_t n = I->n, *ord = xmalloc((n ? n : 1) * sizeof *ord);
+/* The instance's members in arrival order (members are stored by rank): an index. */
+static uint32_t *arrival_order(const CollMember *mb, uint32_t n) {
+    uint32_t *ord = xmalloc((n ? n : 1) * sizeof *ord);
     for (uint32_t i = 0; i < n; i++) ord[i] = i;
-    const CollMember *mb = &R->members[I->first];
     for (uint32_t i = 1; i < n; i++) { /* insertion: n is the rank count */
         uint32_t x = ord[i], j = i;
         while (j > 0 && (mb[ord[j - 1]].start > mb[x].start ||
@@ -190,9 +172,18 @@ static void render_details(const App *a, Grid *g, Rect r) {
         }
         ord[j] = x;
     }
+    return ord;
+}
+
+/* One line per rank from y on, in arrival order; short of room, the last arrival still
+ * shows on the last line. */
+static void render_arrivals(Grid *g, Rect r, int y, const CollReport *R, const CollMember *m) {
+    const CollInstance *I = &R->inst[m->inst];
+    const CollMember *mb = &R->members[I->first];
+    uint32_t n = I->n, *ord = arrival_order(mb, n);
     int room = r.y + r.h - y;
     for (uint32_t i = 0; i < n && y < r.y + r.h; i++, y++) {
-        if ((int)n > room && y == r.y + r.h - 1) i = n - 1; /* short of room: the last arrival still shows */
+        if ((int)n > room && y == r.y + r.h - 1) i = n - 1;
         const CollMember *x = &mb[ord[i]];
         char st[32], wt[32];
         fmt(st, sizeof st, x->start - I->first_start);
@@ -204,15 +195,37 @@ static void render_details(const App *a, Grid *g, Rect r) {
     free(ord);
 }
 
+/* The collective of member m (the selection): its name and skew, this rank's wait and
+ * transfer, then every rank in arrival order. */
+static void render_details(Grid *g, Rect r, const Trace *t, const CollReport *R, const CollMember *m, bool unicode) {
+    if (!m || r.h <= 0) return;
+    const CollInstance *I = &R->inst[m->inst];
+    int y = r.y;
+    char name[160], w[32], tr[32], sk[32];
+    Lanes_shortName(Coll_nameStr(t, R, I->name), name, sizeof name, unicode);
+    fmt(sk, sizeof sk, I->skew);
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "collective #%" PRIu64 " on %u ranks: %s", I->seq, I->n,
+                name);
+    if (y >= r.y + r.h) return;
+    fmt(w, sizeof w, m->wait);
+    fmt(tr, sizeof tr, m->transfer);
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "this rank waited %s, transferred %s; rank %d arrived last (skew %s)",
+                w, tr, I->last_rank, sk);
+    if (y >= r.y + r.h) return;
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, 0,
+                "arrival  rank  start after first        wait    (x: last, X: next rank)");
+    render_arrivals(g, r, y, R, m);
+}
+
 int CollView_rangeLines(const App *a) {
     const CollViewState *s = state(a);
     if (!s->report || !s->split || !View_rangeSet(&a->v)) return 0;
     return 2 + (int)(s->n_split < 8 ? s->n_split : 8);
 }
 
-static void render_range(const App *a, Grid *g, Rect r) {
-    const CollViewState *s = state(a);
-    if (!CollView_rangeLines(a) || r.h <= 0) return;
+/* Wait vs transfer per device over the range (8 devices at most). */
+static void render_range(Grid *g, Rect r, const CollViewState *s) {
+    if (r.h <= 0) return;
     int y = r.y;
     Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "%-8s %10s %10s %10s %10s %10s  (us; wait: before the last rank arrived)",
                 "dev", "comm", "wait", "transfer", "exp.wait", "exp.xfer");
@@ -234,12 +247,12 @@ static void render_range(const App *a, Grid *g, Rect r) {
 /* At the bottom of the details panel: the selected collective on every rank; of the
  * range panel: wait vs transfer per device. At most half the panel. */
 static int cv_section(App *a, void *st, PanelMode host, Grid *g, Rect c) {
-    (void)st;
+    const CollViewState *s = st;
     int n = host == PANEL_RANGE ? CollView_rangeLines(a) : CollView_detailsLines(a);
     if (n > c.h / 2) n = c.h / 2;
     Rect r = {c.x, c.y + c.h - n, c.w, n};
-    if (host == PANEL_RANGE) render_range(a, g, r);
-    else render_details(a, g, r);
+    if (host == PANEL_RANGE) render_range(g, r, s);
+    else render_details(g, r, a->t, s->report, sel_member(a), a->gl->unicode);
     return n;
 }
 
