@@ -90,8 +90,6 @@ void Compare_figures(const Trace *t, const uint32_t *run_of_source, size_t n_run
     OverlapReport_free(R);
 }
 
-/* The focused run's groups as they open by default (CPU processes folded), the other
- * run's all folded; both runs: the defaults. */
 static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
 /* true when x ranks before y */
@@ -142,6 +140,8 @@ size_t Compare_kernelChanges(const Trace *t, const uint32_t *run_of_source, int6
     return n;
 }
 
+/* The focused run's groups as they open by default (CPU processes folded), the other
+ * run's all folded; both runs: the defaults. */
 static void apply_focus(App *a, const CompareState *c) {
     Lines_defaultCollapsed(a->t, a->collapsed);
     for (size_t g = 0; g < a->t->n_groups; g++) {
@@ -216,32 +216,28 @@ static void delta_cells(char cell[8][32], const DeviceFigures *x, const DeviceFi
     else snprintf(cell[6], 32, "-");
 }
 
-/* The diff panel, when it is on, instead of the side panel. */
-static bool cmp_panel(App *a, void *st, Grid *g, Rect panel, bool at_right) {
-    CompareState *c = st;
-    if (!c->panel || !c->valid) return false;
-    Rect r = Panel_frame(g, panel, at_right, "Runs compared, visible range (C: details)", a->gl);
-    if (r.w <= 0 || r.h <= 0) return true;
-    int y = r.y;
-    char s0[32], s1[32];
-    Time_format(s0, sizeof s0, c->fig_t0);
-    Time_format(s1, sizeof s1, c->fig_t1);
-    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "%s..%s of each run (aligned clocks), all devices summed", s0, s1);
-    static const char *H[] = {"window", "busy", "compute", "comm", "overlap", "exposed", "ratio"};
-    int name_w = 8;
+/* Width of the run-name column: the longest name, 8 to 28 columns. */
+static int name_width(const CompareState *c) {
+    int w = 8;
     for (size_t k = 0; k < c->n_runs; k++)
-        if ((int)strlen(c->names[k]) > name_w) name_w = (int)strlen(c->names[k]);
-    if (name_w > 28) name_w = 28;
-    if (y < r.y + r.h) {
-        int x = r.x + name_w + 1;
-        for (int k = 0; k < 7; k++) {
-            char h[16];
-            snprintf(h, sizeof h, "%10s", H[k]);
-            x += Grid_text(g, x, y, r.x + r.w - x, h, ROLE_PANEL_KEY, ATTR_BOLD) + 1;
-        }
-        Grid_text(g, x, y, r.x + r.w - x, "(us)", ROLE_DIM, 0);
-        y++;
+        if ((int)strlen(c->names[k]) > w) w = (int)strlen(c->names[k]);
+    return w > 28 ? 28 : w;
+}
+
+static void figures_header(Grid *g, Rect r, int y, int name_w) {
+    static const char *H[] = {"window", "busy", "compute", "comm", "overlap", "exposed", "ratio"};
+    int x = r.x + name_w + 1;
+    for (int k = 0; k < 7; k++) {
+        char h[16];
+        snprintf(h, sizeof h, "%10s", H[k]);
+        x += Grid_text(g, x, y, r.x + r.w - x, h, ROLE_PANEL_KEY, ATTR_BOLD) + 1;
     }
+    Grid_text(g, x, y, r.x + r.w - x, "(us)", ROLE_DIM, 0);
+}
+
+/* One line per run, then B - A (green when less communication is exposed); returns
+ * the next free line. */
+static int figures_rows(Grid *g, Rect r, int y, const CompareState *c, int name_w) {
     char cell[8][32];
     for (size_t k = 0; k <= c->n_runs && y < r.y + r.h; k++, y++) {
         bool delta = k == c->n_runs;
@@ -249,7 +245,6 @@ static bool cmp_panel(App *a, void *st, Grid *g, Rect panel, bool at_right) {
         int role = ROLE_PANEL;
         if (delta) {
             delta_cells(cell, &c->fig[0], &c->fig[1]);
-            /* better = less exposed communication */
             int64_t d = c->fig[1].exposed - c->fig[0].exposed;
             role = d < 0 ? ROLE_GOOD : d > 0 ? ROLE_BAD : ROLE_PANEL;
         } else if (!c->n_devices[k]) {
@@ -267,23 +262,45 @@ static bool cmp_panel(App *a, void *st, Grid *g, Rect panel, bool at_right) {
             x += Grid_text(g, x, y, r.x + r.w - x, v, role, 0) + 1;
         }
     }
-    if (c->n_changes && y + 1 < r.y + r.h) {
-        Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "%8s %8s %10s %10s %10s  %s", "count A", "count B",
-                    "total A", "total B", "B - A", "kernels changed most in the range (us)");
-        for (size_t i = 0; i < c->n_changes && y < r.y + r.h - 1; i++, y++) {
-            const CompareKernel *k = &c->changes[i];
-            char ta[32], tb[32], dd[8][32];
-            Time_formatUs(ta, sizeof ta, k->total[0]);
-            Time_formatUs(tb, sizeof tb, k->total[1]);
-            DeviceFigures x = {0}, z = {0};
-            x.window = k->total[0];
-            z.window = k->total[1];
-            delta_cells(dd, &x, &z);
-            int x0 = r.x + Grid_printf(g, r.x, y, r.w, ROLE_PANEL, 0, "%8zu %8zu %10s %10s %10s  ", k->count[0],
-                                       k->count[1], ta, tb, dd[0]);
-            Grid_text(g, x0, y, r.x + r.w - x0, StrTab_get(a->t->strings, k->name), ROLE_PANEL, 0);
-        }
+    return y;
+}
+
+/* The kernels that changed most, leaving the last line free; returns the next line. */
+static int kernel_rows(Grid *g, Rect r, int y, const CompareState *c, const Trace *t) {
+    if (!c->n_changes || y + 1 >= r.y + r.h) return y;
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "%8s %8s %10s %10s %10s  %s", "count A", "count B",
+                "total A", "total B", "B - A", "kernels changed most in the range (us)");
+    for (size_t i = 0; i < c->n_changes && y < r.y + r.h - 1; i++, y++) {
+        const CompareKernel *k = &c->changes[i];
+        char ta[32], tb[32], dd[8][32];
+        Time_formatUs(ta, sizeof ta, k->total[0]);
+        Time_formatUs(tb, sizeof tb, k->total[1]);
+        DeviceFigures x = {0}, z = {0};
+        x.window = k->total[0];
+        z.window = k->total[1];
+        delta_cells(dd, &x, &z);
+        int x0 = r.x + Grid_printf(g, r.x, y, r.w, ROLE_PANEL, 0, "%8zu %8zu %10s %10s %10s  ", k->count[0],
+                                   k->count[1], ta, tb, dd[0]);
+        Grid_text(g, x0, y, r.x + r.w - x0, StrTab_get(t->strings, k->name), ROLE_PANEL, 0);
     }
+    return y;
+}
+
+/* The diff panel, when it is on, instead of the side panel. */
+static bool cmp_panel(App *a, void *st, Grid *g, Rect panel, bool at_right) {
+    CompareState *c = st;
+    if (!c->panel || !c->valid) return false;
+    Rect r = Panel_frame(g, panel, at_right, "Runs compared, visible range (C: details)", a->gl);
+    if (r.w <= 0 || r.h <= 0) return true;
+    int y = r.y;
+    char s0[32], s1[32];
+    Time_format(s0, sizeof s0, c->fig_t0);
+    Time_format(s1, sizeof s1, c->fig_t1);
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "%s..%s of each run (aligned clocks), all devices summed", s0, s1);
+    int name_w = name_width(c);
+    if (y < r.y + r.h) figures_header(g, r, y++, name_w);
+    y = figures_rows(g, r, y, c, name_w);
+    y = kernel_rows(g, r, y, c, a->t);
     if (y < r.y + r.h)
         Grid_text(g, r.x, y, r.w, "V: show both runs / only A / only B    ovtrace diff A B: every figure, per kernel",
                   ROLE_DIM, 0);
