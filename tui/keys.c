@@ -111,53 +111,52 @@ const char *Keys_name(int code, char buf[16]) {
     return buf;
 }
 
+/* The code of a key name: C-x (Ctrl+letter) or one of NAMES; 0 if none. */
+static int code_of(const char *name) {
+    if (!strncmp(name, "C-", 2) && strlen(name) == 3 && name[2] >= 'a' && name[2] <= 'z') return name[2] - 'a' + 1;
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+        if (!strcmp(name, NAMES[i].name)) return NAMES[i].code;
+    return 0;
+}
+
+/* <Name> or <Name:X,Y> (text: what is between < and >) into *k; false with a message. */
+static bool parse_named(const char *text, size_t len, TuiKey *k, char *err, size_t errlen) {
+    char name[64];
+    memcpy(name, text, len);
+    name[len] = '\0';
+    char *colon = strchr(name, ':');
+    if (colon) *colon = '\0';
+    *k = (TuiKey){code_of(name), 0, 0};
+    if (!k->code) {
+        snprintf(err, errlen, "unknown key <%s> (see 'ovtrace view --help')", name);
+        return false;
+    }
+    bool positioned = k->code == TK_CLICK || k->code == TK_WHEEL_UP || k->code == TK_WHEEL_DOWN || k->code == TK_RESIZE;
+    if (!colon && positioned) {
+        snprintf(err, errlen, "key <%s> needs a position: <%s:X,Y>", name, name);
+        return false;
+    }
+    char sep;
+    if (colon && (sscanf(colon + 1, "%d%c%d", &k->x, &sep, &k->y) != 3 || (sep != ',' && sep != 'x'))) {
+        snprintf(err, errlen, "bad key <%s:%s>: expected <%s:X,Y>", name, colon + 1, name);
+        return false;
+    }
+    return true;
+}
+
 bool Keys_parseScript(const char *s, TuiKey **out, size_t *n, char *err, size_t errlen) {
-    size_t cap = strlen(s) + 1, cnt = 0;
-    TuiKey *v = xcalloc(cap, sizeof *v);
+    size_t cnt = 0;
+    TuiKey *v = xcalloc(strlen(s) + 1, sizeof *v);
     while (*s) {
-        if (*s == '<') {
-            const char *e = strchr(s, '>');
-            if (e && e > s + 1) {
-                char name[64];
-                size_t len = (size_t)(e - s - 1);
-                if (len < sizeof name) {
-                    memcpy(name, s + 1, len);
-                    name[len] = '\0';
-                    TuiKey k = {0, 0, 0};
-                    char *colon = strchr(name, ':');
-                    if (colon) *colon = '\0';
-                    if (!strncmp(name, "C-", 2) && strlen(name) == 3 && name[2] >= 'a' && name[2] <= 'z') {
-                        k.code = name[2] - 'a' + 1;
-                    } else {
-                        for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
-                            if (!strcmp(name, NAMES[i].name)) k.code = NAMES[i].code;
-                    }
-                    if (k.code) {
-                        if (colon) {
-                            int x, y;
-                            char sep;
-                            if (sscanf(colon + 1, "%d%c%d", &x, &sep, &y) != 3 || (sep != ',' && sep != 'x')) {
-                                snprintf(err, errlen, "bad key <%s:%s>: expected <%s:X,Y>", name, colon + 1, name);
-                                free(v);
-                                return false;
-                            }
-                            k.x = x;
-                            k.y = y;
-                        } else if (k.code == TK_CLICK || k.code == TK_WHEEL_UP || k.code == TK_WHEEL_DOWN ||
-                                   k.code == TK_RESIZE) {
-                            snprintf(err, errlen, "key <%s> needs a position: <%s:X,Y>", name, name);
-                            free(v);
-                            return false;
-                        }
-                        v[cnt++] = k;
-                        s = e + 1;
-                        continue;
-                    }
-                    snprintf(err, errlen, "unknown key <%s> (see 'ovtrace view --help')", name);
-                    free(v);
-                    return false;
-                }
+        const char *e = *s == '<' ? strchr(s, '>') : NULL;
+        size_t len = e ? (size_t)(e - s - 1) : 0;
+        if (len > 0 && len < 64) { /* else a literal '<' */
+            if (!parse_named(s + 1, len, &v[cnt++], err, errlen)) {
+                free(v);
+                return false;
             }
+            s = e + 1;
+            continue;
         }
         uint32_t cp = Utf8_decode(&s);
         v[cnt++] = (TuiKey){(int)(cp == '\n' ? TK_ENTER : cp), 0, 0};
