@@ -1,8 +1,13 @@
-/* The viewer's features. The engine (app.c, keys.c, mainloop.c) knows no feature by
- * name: it walks the registry (features.c) and calls each feature's operations, as
- * uftrace drives its windows through one table of operations. A feature lives in one
- * file: its state, its keys and its operations; adding one is that file plus one line
- * of the registry. Every operation is optional (NULL: nothing to do). */
+/* The viewer's features. The engine (app.c, keys.c, mainloop.c, lanes_render.c) knows
+ * no feature by name: it walks the registry (features.c) and calls each feature's
+ * operations, as uftrace drives its windows through one table of operations. A feature
+ * lives in one file: its state, its key table and its operations; adding one is that
+ * file plus one line of the registry. Every operation is optional (NULL: nothing to do).
+ *
+ * Order: the registry's order is the ? screen's, and the order of poll, sync, activate,
+ * lines (a later feature edits the lines after an earlier one) and section (each above
+ * the ones before). Later features come first where one sits on top of another: key
+ * (help, then the kernel table, take keys before the rest), cover and panel. */
 #ifndef OVTRACE_TUI_FEATURE_H
 #define OVTRACE_TUI_FEATURE_H
 #include <stdbool.h>
@@ -24,10 +29,12 @@ typedef struct Feature {
     /* Its bindings of the key table; ? lists them in registry order. */
     const KeyBinding *keys;
     size_t n_keys;
+
+    /* ---- life ---- */
     /* Its state, made by App_new once the model is in (NULL: none); every operation
      * gets it back as st, a key handler through Feature_state. */
     void *(*init)(App *a);
-    /* Frees st (registry order, last first); the model may be gone already. */
+    /* Frees st (last feature first); the model may be gone already. */
     void (*free)(App *a, void *st);
     /* The model was replaced (old: the previous one, still valid during the call):
      * event indexes are stale. The view has its new extent already; the lines are
@@ -38,13 +45,17 @@ typedef struct Feature {
     unsigned (*poll)(App *a, void *st);
     /* Brings its caches up to date with the view state before a frame (may do I/O). */
     void (*sync)(App *a, void *st);
-    /* Sees a key before the table, later features first (help, then the kernel table,
-     * sit on top): true when it took the key, *redraw set to what to redraw. */
+
+    /* ---- keys ---- */
+    /* Sees a key before the table: true when it took the key, *redraw set to what to
+     * redraw (REDRAW_*). */
     bool (*key)(App *a, void *st, const TuiKey *k, unsigned *redraw);
-    /* Enter or Space on the selected line (the engine folds a group otherwise), in
-     * registry order: true when it acted, *redraw set. */
+    /* Enter or Space on the selected line (the engine folds a group otherwise): true
+     * when it acted, *redraw set. */
     bool (*activate)(App *a, void *st, const TuiKey *k, unsigned *redraw);
-    /* Edits the timeline's lines after the engine built them, in registry order. */
+
+    /* ---- the timeline ---- */
+    /* Edits the timeline's lines after the engine built them. */
     void (*lines)(App *a, void *st, Lines *L);
     /* Draws a line it owns (label and plot): true when it did. */
     bool (*draw_line)(App *a, void *st, Grid *g, const LineSlot *ls);
@@ -54,19 +65,21 @@ typedef struct Feature {
     void (*mark_row)(App *a, void *st, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
     /* A glyph the legend should name (0: none); the first feature with one wins. */
     uint32_t (*legend)(const App *a, const void *st);
-    /* Takes the whole screen (after the layout is known): true when it drew it. */
-    bool (*cover)(App *a, void *st, Grid *g);
+
+    /* ---- the screen ---- */
     /* A note for the title bar (NULL: none); the first feature with one wins. */
     const char *(*title)(const App *a, const void *st, char *buf, size_t n);
+    /* Takes the whole screen (after the layout is known): true when it drew it. */
+    bool (*cover)(App *a, void *st, Grid *g);
     /* Draws over the timeline (labels and plot), after it. */
     void (*render)(App *a, void *st, Grid *g, const Layout *L);
     /* Columns the side panel's content needs (0: any); the layout takes the widest. */
     int (*panel_width)(const App *a, const void *st);
-    /* Draws the side panel (frame and content) when it has one to show, later features
-     * first: true when it did (the runs compared cover the details and range panel). */
+    /* Draws the side panel (frame and content) when it has one to show: true when it
+     * did (the runs compared cover the details and range panel). */
     bool (*panel)(App *a, void *st, Grid *g, Rect panel, bool at_right);
-    /* A section at the bottom of the details or range panel (host) content rect c, in
-     * registry order, each above the ones before: returns the lines it drew. */
+    /* A section at the bottom of the details or range panel (host) content rect c:
+     * returns the lines it drew. */
     int (*section)(App *a, void *st, PanelMode host, Grid *g, Rect c);
 } Feature;
 

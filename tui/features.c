@@ -1,15 +1,15 @@
-/* The registry of the viewer's features (feature.h). Its order is the order of the ?
- * screen; the operations say where else it matters. */
+/* The registry of the viewer's features (feature.h) and the engine's walks over it. */
 #include "feature.h"
 
 #include <stdlib.h>
 
 #include "ovtrace/base/alloc.h"
 
-/* One line per feature: F(X) stands for X_feature, defined in the feature's file.
- * Nav: time, lanes, events and the mouse (keys.c); Session: redraw, resize, quit.
- * Before Overview: its lines replace the timeline's, counter lanes included. Before
- * CollView: panel sections stack up from the bottom in registry order. */
+/* One line per feature: F(X) stands for X_feature, defined in the feature's file. The
+ * order is the ? screen's (feature.h says where else it matters). Nav: time, lanes,
+ * events and the mouse (navigate.c); CounterLane before Overview, whose lines replace
+ * the timeline's, and before CollView, whose panel sections go above its figures;
+ * Session: redraw, resize, quit (keys.c). */
 #define FEATURE_LIST(F)                                                                                                \
     F(Nav)                                                                                                             \
     F(CounterLane)                                                                                                     \
