@@ -278,6 +278,18 @@ static void test_help_lists_every_binding(void **state) {
     done(a, &g);
 }
 
+/* Every feature brings its own key table: a code bound by two features would reach only
+ * the first one's handler. */
+static void test_no_key_bound_twice(void **state) {
+    (void)state;
+    for (size_t i = 0; i < Keys_count(); i++)
+        for (int a = 0; a < 6 && Keys_at(i)->keys[a]; a++) {
+            int code = Keys_at(i)->keys[a];
+            assert_ptr_equal(Keys_lookup(code), Keys_at(i));
+            for (int b = a + 1; b < 6 && Keys_at(i)->keys[b]; b++) assert_int_not_equal(Keys_at(i)->keys[b], code);
+        }
+}
+
 static void test_mouse(void **state) {
     (void)state;
     Grid g;
@@ -381,10 +393,15 @@ static void test_help_count_is_rendered_lines(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_script_parse),     cmocka_unit_test(test_zoom_pan_fit),
-        cmocka_unit_test(test_lanes_and_events), cmocka_unit_test(test_search_and_partner),
-        cmocka_unit_test(test_range_matches_stats), cmocka_unit_test(test_help_lists_every_binding),
-        cmocka_unit_test(test_mouse),               cmocka_unit_test(test_search_refuses_exponential_regex),
+        cmocka_unit_test(test_script_parse),
+        cmocka_unit_test(test_zoom_pan_fit),
+        cmocka_unit_test(test_lanes_and_events),
+        cmocka_unit_test(test_search_and_partner),
+        cmocka_unit_test(test_range_matches_stats),
+        cmocka_unit_test(test_help_lists_every_binding),
+        cmocka_unit_test(test_no_key_bound_twice),
+        cmocka_unit_test(test_mouse),
+        cmocka_unit_test(test_search_refuses_exponential_regex),
         cmocka_unit_test(test_reaction_keeps_or_clears_message),
         cmocka_unit_test(test_help_count_is_rendered_lines),
     };
