@@ -1,6 +1,6 @@
 /* Keys: terminal-independent key codes (crt.c maps curses codes onto them, the
- * headless mode parses them from a script), and the table of bindings. Every
- * binding is a handler returning what must be redrawn; `?` lists the table. */
+ * headless mode parses them from a script), and the key table: every feature's
+ * bindings (feature.h), each a handler returning what must be redrawn; `?` lists them. */
 #ifndef OVTRACE_TUI_KEYS_H
 #define OVTRACE_TUI_KEYS_H
 #include <stdbool.h>
@@ -67,11 +67,11 @@ const KeyBinding *Keys_lookup(int code);
 /* Runs a binding's handler and applies its reaction to the status message; returns
  * the handler's result. */
 unsigned Keys_apply(struct App *a, const KeyBinding *b, const TuiKey *k);
-/* Routes a key: an open prompt or help screen first, else the table. */
+/* Routes a key: an open prompt first, then the features' key operations (the help
+ * screen, the open kernel table), else the table. */
 unsigned Keys_dispatch(struct App *a, const TuiKey *k);
 
-/* Keys_parseScript: ovtrace/tui/viewer.h */
-/* Short name of a code for messages ("Left", "q"). */
+/* Keys_parseScript: ovtrace/tui/viewer.h. Short name of a code for messages ("Left", "q"). */
 const char *Keys_name(int code, char buf[16]);
 
 #endif
