@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ovtrace/read/collargs.h"
 #include "edges.h"
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/map.h"
@@ -92,13 +91,24 @@ static int cmp_evname(const void *a, const void *b, void *ev) {
 
 /* ---- channels --------------------------------------------------------------------------- */
 
-static uint32_t channel_find(CollReport *R, size_t *cap, bool by_group, int64_t stream, uint32_t group) {
-    for (size_t c = 0; c < R->n_channels; c++) {
+/* A channel's key for CollCtx.ch_ids: a hash of what identifies it; equal keys are
+ * told apart by comparing the channels themselves. */
+static uint64_t channel_key(bool by_group, int64_t stream, uint32_t group) {
+    return by_group ? Hash_u64(((uint64_t)group << 1) | 1) : Hash_u64((uint64_t)stream << 1) ^ (uint64_t)stream;
+}
+
+/* The channel of a stream or a group, added when new. A map, not a scan: one NCCL
+ * kernel on each of 200k streams is 200k channels. */
+static uint32_t channel_find(CollReport *R, U64Map *ids, size_t *cap, bool by_group, int64_t stream, uint32_t group) {
+    uint64_t key = channel_key(by_group, stream, group);
+    size_t pos = U64Map_start(ids, key);
+    for (uint32_t c; (c = U64Map_next(ids, key, &pos)) != U64MAP_NONE;) {
         const CollChannel *C = &R->channels[c];
-        if (C->by_group == by_group && (by_group ? C->group == group : C->stream == stream)) return (uint32_t)c;
+        if (C->by_group == by_group && (by_group ? C->group == group : C->stream == stream)) return c;
     }
     GROW(R->channels, *cap, R->n_channels + 1);
     R->channels[R->n_channels] = (CollChannel){by_group, true, by_group ? -1 : stream, by_group ? group : 0};
+    U64Map_add(ids, key, (uint32_t)R->n_channels);
     return (uint32_t)R->n_channels++;
 }
 
@@ -221,34 +231,54 @@ static void build_index(CollReport *R) {
     R->by_event = idx;
 }
 
-static double mono_s(void) { /* CPU time: the step costs, not the machine's load */
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+/* ---- the analysis, phase by phase -------------------------------------------------------
+ * Items are the comm kernels, held in arrays indexed alike (event, name, start, end,
+ * Seq); runs are the items of one (channel, rank slot), run r = channel * nr + slot.
+ * Each phase frees what no later phase reads. */
+
+/* A lane's comm kernels: items [a, b), on rank slot `slot`. */
+typedef struct {
+    uint32_t lane, slot;
+    size_t a, b;
+} Seg;
+
+/* What the phases of one Coll_analyze share. */
+typedef struct {
+    const Trace *t;
+    const CollOptions *o;
+    CollReport *R;
+    int32_t *ranks;       /* rank slot -> rank: the GPU lanes' ranks, sorted, distinct */
+    size_t nr;
+    size_t n;             /* items */
+    uint32_t *ev, *name;  /* event index, collective name (COLL_ARGNAME) */
+    int64_t *ts, *end;
+    int64_t *seq;         /* the Seq arg or -1 (NULL: no args) */
+    bool any_src;         /* some item's args can be read from a source */
+    bool ev_sorted;       /* items in event-index order: the member index comes for free */
+    Seg *seg;             /* one per lane with comm kernels, in item order */
+    size_t n_seg;
+    CollArgs *args;       /* per item (NULL: none fetched) */
+    uint32_t *chan;       /* per item (NULL: no group args, the segment's seg_chan) */
+    uint32_t *seg_chan;   /* per segment: its stream channel, or COLL_NONE */
+    size_t cap_ch;        /* R->channels' capacity */
+    U64Map ch_ids;        /* channel key -> index in R->channels (the names phase) */
+    size_t *run_off, *run_len; /* run r: items [run_off[r], run_off[r] + run_len[r]) */
+    uint32_t *mslot;      /* members: rank slot */
+    int64_t *dev_of;      /* members: end - the instance's median end */
+    int64_t *spreads;     /* instances: end spread */
+} CollCtx;
+
+/* start: the report, with the device split's worker count resolved. */
+static void start(CollCtx *c) {
+    c->R = xcalloc(1, sizeof *c->R);
+    c->R->strings = StrTab_new();
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    c->R->threads = c->o->threads > 0 ? c->o->threads : cores > 0 ? (int)cores : 1;
 }
 
-/* CollOptions.timing: each step's CPU time (like FinishOptions.timing). */
-#define TIMING(what)                                                                                                   \
-    do {                                                                                                               \
-        if (timing) {                                                                                                  \
-            double now_ = mono_s();                                                                                    \
-            fprintf(timing, "coll %-8s %.3f s\n", what, now_ - t_last);                                                 \
-            t_last = now_;                                                                                             \
-        }                                                                                                              \
-    } while (0)
-
-CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
-    CollOptions opt = o ? *o : CollOptions_default();
-    FILE *timing = opt.timing;
-    double t_last = timing ? mono_s() : 0;
-    int64_t limit = opt.offset_limit > 0 ? opt.offset_limit : DEFAULT_OFFSET_LIMIT;
-    CollReport *R = xcalloc(1, sizeof *R);
-    R->strings = StrTab_new();
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    R->threads = opt.threads > 0 ? opt.threads : cores > 0 ? (int)cores : 1;
-
-    TIMING("start");
-    /* ranks of GPU lanes */
+/* The rank slots: the distinct ranks of GPU lanes, sorted. */
+static void rank_slots(CollCtx *c) {
+    const Trace *t = c->t;
     int32_t *ranks = xmalloc((t->n_lanes + 1) * sizeof *ranks);
     size_t nr = 0;
     for (size_t l = 0; l < t->n_lanes; l++)
@@ -257,324 +287,442 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
     size_t u = 0;
     for (size_t i = 0; i < nr; i++)
         if (!u || ranks[u - 1] != ranks[i]) ranks[u++] = ranks[i];
-    nr = u;
-    R->n_ranks = nr;
-    R->ranks = xcalloc(nr, sizeof *R->ranks);
-    for (size_t i = 0; i < nr; i++) R->ranks[i].rank = ranks[i];
+    c->ranks = ranks;
+    c->nr = u;
+    c->R->n_ranks = u;
+    c->R->ranks = xcalloc(u, sizeof *c->R->ranks);
+    for (size_t i = 0; i < u; i++) c->R->ranks[i].rank = ranks[i];
+}
 
-    /* comm kernels, lane by lane in start order, into compact item arrays (the events are
-     * read once, in memory order) */
-    size_t n = 0, upper = 0;
+/* Items [a, b) of a lane whose rows overlap, put in start order. */
+static void sort_items(CollCtx *c, size_t a, size_t b) {
+    TraceEvent *events = c->t->events;
+    qsort_r(c->ev + a, b - a, sizeof *c->ev, cmp_ev_start, events);
+    for (size_t i = a; i < b; i++) {
+        const TraceEvent *e = &events[c->ev[i]];
+        c->name[i] = e->name;
+        c->ts[i] = e->ts;
+        c->end[i] = e->ts + e->dur;
+    }
+    c->ev_sorted = false;
+}
+
+/* Appends GPU lane l's comm kernels to the items, in start order, as one segment. */
+static void lane_items(CollCtx *c, uint32_t l) {
+    const Trace *t = c->t;
+    const Lane *L = &t->lanes[l];
+    uint32_t *ev = c->ev, *name = c->name;
+    int64_t *ts = c->ts, *end = c->end;
+    size_t k0 = c->n, n = k0;
+    bool any_src = c->any_src, ev_sorted = c->ev_sorted;
+    for (size_t i = L->first; i < L->first + L->count; i++) {
+        const TraceEvent *e = &t->events[i];
+        if (e->kind != KIND_KERNEL || e->cls != CLASS_COMM) continue;
+        any_src |= e->src != TRACE_NO_SRC;
+        if (n && ev[n - 1] > i) ev_sorted = false;
+        ev[n] = (uint32_t)i;
+        name[n] = e->name;
+        ts[n] = e->ts;
+        end[n++] = e->ts + e->dur;
+    }
+    c->n = n;
+    c->any_src = any_src;
+    c->ev_sorted = ev_sorted;
+    if (n == k0) return;
+    if (L->n_rows > 1 && n - k0 > 1) sort_items(c, k0, n);
+    uint32_t slot = (uint32_t)rank_index(c->ranks, c->nr, L->rank);
+    c->R->ranks[slot].kernels += n - k0;
+    c->seg[c->n_seg++] = (Seg){l, slot, k0, n};
+}
+
+/* gather: the rank slots, then the comm kernels, lane by lane, into the item arrays (the
+ * events are read once, in memory order). */
+static void gather(CollCtx *c) {
+    const Trace *t = c->t;
+    rank_slots(c);
+    size_t upper = 0;
     for (size_t l = 0; l < t->n_lanes; l++)
         if (t->lanes[l].gpu) upper += t->lanes[l].count;
     /* sized for every GPU event: pages past the comm kernels are never touched */
-    uint32_t *ev = xmalloc((upper + 1) * sizeof *ev), *name = xmalloc((upper + 1) * sizeof *name);
-    int64_t *ts = xmalloc((upper + 1) * sizeof *ts), *end = xmalloc((upper + 1) * sizeof *end);
-    bool any_src = false;
-    typedef struct {
-        uint32_t lane, slot;
-        size_t a, b; /* items [a, b) */
-    } Seg;
-    Seg *seg = xmalloc((t->n_lanes + 1) * sizeof *seg);
-    size_t n_seg = 0;
-    bool ev_sorted = true; /* items in event-index order: the member index comes for free */
-    for (size_t l = 0; l < t->n_lanes; l++) {
-        const Lane *L = &t->lanes[l];
-        if (!L->gpu) continue;
-        size_t k0 = n;
-        for (size_t i = L->first; i < L->first + L->count; i++) {
-            const TraceEvent *e = &t->events[i];
-            if (e->kind != KIND_KERNEL || e->cls != CLASS_COMM) continue;
-            any_src |= e->src != TRACE_NO_SRC;
-            if (n && ev[n - 1] > i) ev_sorted = false;
-            ev[n] = (uint32_t)i;
-            name[n] = e->name;
-            ts[n] = e->ts;
-            end[n++] = e->ts + e->dur;
-        }
-        if (n == k0) continue;
-        if (L->n_rows > 1 && n - k0 > 1) { /* rows overlap: put the lane's kernels in start order */
-            qsort_r(ev + k0, n - k0, sizeof *ev, cmp_ev_start, t->events);
-            for (size_t i = k0; i < n; i++) {
-                const TraceEvent *e = &t->events[ev[i]];
-                name[i] = e->name;
-                ts[i] = e->ts;
-                end[i] = e->ts + e->dur;
-            }
-            ev_sorted = false;
-        }
-        uint32_t slot = (uint32_t)rank_index(ranks, nr, L->rank);
-        R->ranks[slot].kernels += n - k0;
-        seg[n_seg++] = (Seg){(uint32_t)l, slot, k0, n};
-    }
-    R->comm_kernels = n;
+    c->ev = xmalloc((upper + 1) * sizeof *c->ev);
+    c->name = xmalloc((upper + 1) * sizeof *c->name);
+    c->ts = xmalloc((upper + 1) * sizeof *c->ts);
+    c->end = xmalloc((upper + 1) * sizeof *c->end);
+    c->seg = xmalloc((t->n_lanes + 1) * sizeof *c->seg);
+    c->ev_sorted = true;
+    for (size_t l = 0; l < t->n_lanes; l++)
+        if (t->lanes[l].gpu) lane_items(c, (uint32_t)l);
+    c->R->comm_kernels = c->n;
+}
 
-    TIMING("gather");
-    CollArgs *args = NULL;
-    if (opt.use_args && n && nr > 1 && any_src) {
-        args = xmalloc(n * sizeof *args);
-        R->args_read = CollArgs_fetch(t, ev, n, args, R->strings);
-    }
+/* args: the items' group, name and Seq args, from the caller's CollArgsFn; only with two
+ * ranks or more (one has nothing to match) and items that have a source. */
+static void fetch_args(CollCtx *c) {
+    if (!c->o->args || !c->n || c->nr <= 1 || !c->any_src) return;
+    c->args = xmalloc(c->n * sizeof *c->args);
+    c->R->args_read = c->o->args(c->o->args_ctx, c->t, c->ev, c->n, c->args, c->R->strings);
+}
 
-    TIMING("args");
-    /* channel per item (per lane without group args), names from args, Seq */
-    size_t cap_ch = 0;
-    uint32_t *chan = NULL;
-    int64_t *seq = NULL;
+/* The items' names and Seq from their args; true if some item has a group arg. */
+static bool names_from_args(CollCtx *c) {
+    const CollArgs *args = c->args;
     bool any_group = false;
-    if (args) {
-        seq = xmalloc((n + 1) * sizeof *seq);
-        for (size_t i = 0; i < n; i++) {
-            any_group |= args[i].group != COLLARGS_NONE;
-            if (args[i].coll != COLLARGS_NONE) name[i] = COLL_ARGNAME | args[i].coll;
-            seq[i] = args[i].seq;
-        }
+    c->seq = xmalloc((c->n + 1) * sizeof *c->seq);
+    for (size_t i = 0; i < c->n; i++) {
+        any_group |= args[i].group != COLLARGS_NONE;
+        if (args[i].coll != COLLARGS_NONE) c->name[i] = COLL_ARGNAME | args[i].coll;
+        c->seq[i] = args[i].seq;
     }
-    /* a lane's stream channel exists only if one of its kernels has no group arg */
-    uint32_t *seg_chan = xmalloc((n_seg + 1) * sizeof *seg_chan);
-    for (size_t sg = 0; sg < n_seg; sg++) {
+    return any_group;
+}
+
+/* A segment's stream channel, which exists only if one of its kernels has no group arg. */
+static void stream_channels(CollCtx *c, bool any_group) {
+    c->seg_chan = xmalloc((c->n_seg + 1) * sizeof *c->seg_chan);
+    for (size_t sg = 0; sg < c->n_seg; sg++) {
+        const Seg *S = &c->seg[sg];
         bool need = !any_group;
-        for (size_t i = seg[sg].a; i < seg[sg].b && !need; i++) need = args[i].group == COLLARGS_NONE;
-        seg_chan[sg] = need ? channel_find(R, &cap_ch, false, t->lanes[seg[sg].lane].stream, 0) : COLL_NONE;
+        for (size_t i = S->a; i < S->b && !need; i++) need = c->args[i].group == COLLARGS_NONE;
+        c->seg_chan[sg] = need ? channel_find(c->R, &c->ch_ids, &c->cap_ch, false, c->t->lanes[S->lane].stream, 0) : COLL_NONE;
     }
-    if (any_group) {
-        chan = xmalloc((n + 1) * sizeof *chan);
-        uint32_t last_group = COLLARGS_NONE, last_ch = 0;
-        for (size_t sg = 0; sg < n_seg; sg++)
-            for (size_t i = seg[sg].a; i < seg[sg].b; i++) {
-                if (args[i].group == COLLARGS_NONE) {
-                    chan[i] = seg_chan[sg];
-                } else {
-                    if (args[i].group != last_group) {
-                        last_group = args[i].group;
-                        last_ch = channel_find(R, &cap_ch, true, 0, last_group);
-                    }
-                    chan[i] = last_ch;
-                }
-            }
-    }
-    free(args);
-    for (size_t sg = 0; sg < n_seg; sg++)
-        for (size_t i = seg[sg].a; i < seg[sg].b; i++)
-            if (!seq || seq[i] < 0) R->channels[chan ? chan[i] : seg_chan[sg]].by_seq = false;
+}
 
-    TIMING("names");
-    /* runs (channel, rank slot): where every run is one lane's whole segment (the usual
-     * case: no group args, one lane per rank and stream) they are used in place;
-     * otherwise a stable counting sort permutes the items into runs, and a run fed by
-     * two lanes is put in start order */
-    size_t nc = R->n_channels, n_runs = nc * nr;
-    size_t *run_off = xcalloc(n_runs + 1, sizeof *run_off), *run_len = xcalloc(n_runs + 1, sizeof *run_len);
-    bool in_place = !chan;
-    for (size_t sg = 0; sg < n_seg && in_place; sg++) {
-        size_t r = seg_chan[sg] * nr + seg[sg].slot;
-        if (run_len[r]) in_place = false;
-        run_off[r] = seg[sg].a;
-        run_len[r] = seg[sg].b - seg[sg].a;
+/* Each item's channel: its group's, else its segment's stream channel. */
+static void group_channels(CollCtx *c) {
+    const CollArgs *args = c->args;
+    c->chan = xmalloc((c->n + 1) * sizeof *c->chan);
+    uint32_t last_group = COLLARGS_NONE, last_ch = 0;
+    for (size_t sg = 0; sg < c->n_seg; sg++)
+        for (size_t i = c->seg[sg].a; i < c->seg[sg].b; i++) {
+            if (args[i].group == COLLARGS_NONE) {
+                c->chan[i] = c->seg_chan[sg];
+                continue;
+            }
+            if (args[i].group != last_group) {
+                last_group = args[i].group;
+                last_ch = channel_find(c->R, &c->ch_ids, &c->cap_ch, true, 0, last_group);
+            }
+            c->chan[i] = last_ch;
+        }
+}
+
+/* names: names and Seq from the args, and a channel per item (per lane without group
+ * args); a channel is keyed by Seq only when every kernel of it has one. */
+static void channels(CollCtx *c) {
+    bool any_group = c->args && names_from_args(c);
+    U64Map_init(&c->ch_ids, c->n_seg);
+    stream_channels(c, any_group);
+    if (any_group) group_channels(c);
+    U64Map_free(&c->ch_ids);
+    free(c->args);
+    c->args = NULL;
+    for (size_t sg = 0; sg < c->n_seg; sg++)
+        for (size_t i = c->seg[sg].a; i < c->seg[sg].b; i++)
+            if (!c->seq || c->seq[i] < 0) c->R->channels[c->chan ? c->chan[i] : c->seg_chan[sg]].by_seq = false;
+}
+
+/* Where every run is one lane's whole segment (the usual case: no group args, one lane
+ * per rank and stream), the segments are the runs, in place; false otherwise. */
+static bool runs_in_place(CollCtx *c) {
+    if (c->chan) return false;
+    for (size_t sg = 0; sg < c->n_seg; sg++) {
+        size_t r = c->seg_chan[sg] * c->nr + c->seg[sg].slot;
+        if (c->run_len[r]) return false;
+        c->run_off[r] = c->seg[sg].a;
+        c->run_len[r] = c->seg[sg].b - c->seg[sg].a;
     }
-    if (!in_place) {
-        ev_sorted = false;
-        uint32_t *run = xmalloc((n + 1) * sizeof *run);
-        uint32_t *run_lane = xmalloc((n_runs + 1) * sizeof *run_lane);
-        bool *run_mixed = xcalloc(n_runs + 1, sizeof *run_mixed);
-        for (size_t r = 0; r < n_runs; r++) run_lane[r] = UINT32_MAX;
-        memset(run_len, 0, (n_runs + 1) * sizeof *run_len);
-        for (size_t sg = 0; sg < n_seg; sg++)
-            for (size_t i = seg[sg].a; i < seg[sg].b; i++) {
-                uint32_t r = (uint32_t)((chan ? chan[i] : seg_chan[sg]) * nr + seg[sg].slot);
-                run[i] = r;
-                run_len[r]++;
-                if (run_lane[r] == UINT32_MAX) run_lane[r] = seg[sg].lane;
-                else if (run_lane[r] != seg[sg].lane) run_mixed[r] = true;
-            }
-        size_t sum = 0;
-        for (size_t r = 0; r < n_runs; r++) {
-            run_off[r] = sum;
-            sum += run_len[r];
+    return true;
+}
+
+/* Moves the items, in every item array, into their runs (item i into run[i]), each run
+ * filled in item order from its run_off. */
+static void permute_items(CollCtx *c, const uint32_t *run) {
+    size_t n = c->n, n_runs = c->R->n_channels * c->nr;
+    size_t *fill = xmalloc((n_runs + 1) * sizeof *fill);
+    memcpy(fill, c->run_off, (n_runs + 1) * sizeof *fill);
+    uint32_t *pev = xmalloc((n + 1) * sizeof *pev), *pname = xmalloc((n + 1) * sizeof *pname);
+    int64_t *pts = xmalloc((n + 1) * sizeof *pts), *pend = xmalloc((n + 1) * sizeof *pend);
+    int64_t *pseq = c->seq ? xmalloc((n + 1) * sizeof *pseq) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = fill[run[i]]++;
+        pev[j] = c->ev[i];
+        pname[j] = c->name[i];
+        pts[j] = c->ts[i];
+        pend[j] = c->end[i];
+        if (pseq) pseq[j] = c->seq[i];
+    }
+    free(fill);
+    free(c->ev);
+    free(c->name);
+    free(c->ts);
+    free(c->end);
+    free(c->seq);
+    c->ev = pev;
+    c->name = pname;
+    c->ts = pts;
+    c->end = pend;
+    c->seq = pseq;
+}
+
+/* A stable counting sort of the items into their runs. Returns, per run, whether two
+ * lanes feed it. */
+static bool *runs_permute(CollCtx *c) {
+    size_t n = c->n, nr = c->nr, n_runs = c->R->n_channels * nr;
+    size_t *run_off = c->run_off, *run_len = c->run_len;
+    uint32_t *run = xmalloc((n + 1) * sizeof *run);
+    uint32_t *run_lane = xmalloc((n_runs + 1) * sizeof *run_lane);
+    bool *run_mixed = xcalloc(n_runs + 1, sizeof *run_mixed);
+    for (size_t r = 0; r < n_runs; r++) run_lane[r] = UINT32_MAX;
+    memset(run_len, 0, (n_runs + 1) * sizeof *run_len);
+    for (size_t sg = 0; sg < c->n_seg; sg++)
+        for (size_t i = c->seg[sg].a; i < c->seg[sg].b; i++) {
+            uint32_t r = (uint32_t)((c->chan ? c->chan[i] : c->seg_chan[sg]) * nr + c->seg[sg].slot);
+            run[i] = r;
+            run_len[r]++;
+            if (run_lane[r] == UINT32_MAX) run_lane[r] = c->seg[sg].lane;
+            else if (run_lane[r] != c->seg[sg].lane) run_mixed[r] = true;
         }
-        size_t *fill = xmalloc((n_runs + 1) * sizeof *fill);
-        memcpy(fill, run_off, (n_runs + 1) * sizeof *fill);
-        uint32_t *pev = xmalloc((n + 1) * sizeof *pev), *pname = xmalloc((n + 1) * sizeof *pname);
-        int64_t *pts = xmalloc((n + 1) * sizeof *pts), *pend = xmalloc((n + 1) * sizeof *pend);
-        int64_t *pseq = seq ? xmalloc((n + 1) * sizeof *pseq) : NULL;
-        for (size_t i = 0; i < n; i++) {
-            size_t j = fill[run[i]]++;
-            pev[j] = ev[i];
-            pname[j] = name[i];
-            pts[j] = ts[i];
-            pend[j] = end[i];
-            if (pseq) pseq[j] = seq[i];
+    free(run_lane);
+    size_t sum = 0;
+    for (size_t r = 0; r < n_runs; r++) {
+        run_off[r] = sum;
+        sum += run_len[r];
+    }
+    permute_items(c, run);
+    free(run);
+    return run_mixed;
+}
+
+/* A run that two lanes feed, matched by position, is put in start order. */
+static void sort_mixed_runs(CollCtx *c, const bool *run_mixed) {
+    TraceEvent *events = c->t->events;
+    size_t nr = c->nr, n_runs = c->R->n_channels * nr;
+    for (size_t r = 0; r < n_runs; r++) {
+        if (!run_mixed[r] || c->R->channels[r / nr].by_seq) continue;
+        size_t a = c->run_off[r], b = a + c->run_len[r];
+        EvName *pr = xmalloc((b - a) * sizeof *pr);
+        for (size_t i = a; i < b; i++) pr[i - a] = (EvName){c->ev[i], c->name[i]};
+        qsort_r(pr, b - a, sizeof *pr, cmp_evname, events);
+        for (size_t i = a; i < b; i++) {
+            c->ev[i] = pr[i - a].ev;
+            c->name[i] = pr[i - a].name;
+            c->ts[i] = events[c->ev[i]].ts;
+            c->end[i] = c->ts[i] + events[c->ev[i]].dur;
         }
-        free(fill);
-        free(run);
-        free(ev);
-        free(name);
-        free(ts);
-        free(end);
-        free(seq);
-        ev = pev;
-        name = pname;
-        ts = pts;
-        end = pend;
-        seq = pseq;
-        for (size_t r = 0; r < n_runs; r++)
-            if (run_mixed[r] && !R->channels[r / nr].by_seq) {
-                size_t a = run_off[r], b = a + run_len[r];
-                EvName *pr = xmalloc((b - a) * sizeof *pr);
-                for (size_t i = a; i < b; i++) pr[i - a] = (EvName){ev[i], name[i]};
-                qsort_r(pr, b - a, sizeof *pr, cmp_evname, t->events);
-                for (size_t i = a; i < b; i++) {
-                    ev[i] = pr[i - a].ev;
-                    name[i] = pr[i - a].name;
-                    ts[i] = t->events[ev[i]].ts;
-                    end[i] = ts[i] + t->events[ev[i]].dur;
-                }
-                free(pr);
-            }
+        free(pr);
+    }
+}
+
+/* runs: the items of each (channel, rank slot), in place where the segments are the
+ * runs, else permuted into runs by a stable counting sort. */
+static void runs(CollCtx *c) {
+    size_t n_runs = c->R->n_channels * c->nr;
+    c->run_off = xcalloc(n_runs + 1, sizeof *c->run_off);
+    c->run_len = xcalloc(n_runs + 1, sizeof *c->run_len);
+    if (!runs_in_place(c)) {
+        c->ev_sorted = false;
+        bool *run_mixed = runs_permute(c);
+        sort_mixed_runs(c, run_mixed);
         free(run_mixed);
-        free(run_lane);
     }
-    free(chan);
-    free(seg_chan);
-    free(seg);
+    free(c->chan);
+    free(c->seg_chan);
+    free(c->seg);
+    c->chan = c->seg_chan = NULL;
+    c->seg = NULL;
+}
 
-    TIMING("runs");
-    Matcher M = {R, 0, 0, 0, ranks, ev, ts, end, name, NULL, NULL};
+/* Channel ch without Seq: the k-th items of its runs form instance k. idx/sl: room for
+ * one item per rank slot. */
+static void match_by_position(const CollCtx *c, Matcher *M, size_t ch, uint32_t *idx, uint32_t *sl) {
+    size_t n = c->n, nr = c->nr;
+    const size_t *run_off = c->run_off + ch * nr, *run_len = c->run_len + ch * nr;
+    const uint32_t *ev = c->ev, *name = c->name;
+    const int64_t *ts = c->ts, *end = c->end;
+    size_t K = 0;
+    for (size_t ri = 0; ri < nr; ri++)
+        if (run_len[ri] > K) K = run_len[ri];
+    for (size_t kk = 0; kk < K; kk++) {
+        size_t m = 0;
+        for (size_t ri = 0; ri < nr; ri++)
+            if (kk < run_len[ri]) {
+                size_t it = run_off[ri] + kk;
+                idx[m] = (uint32_t)it;
+                sl[m++] = (uint32_t)ri;
+                /* one stream per rank is more than the hardware prefetcher follows */
+                if (it + 32 < n) {
+                    __builtin_prefetch(&ts[it + 16]);
+                    __builtin_prefetch(&end[it + 16]);
+                    __builtin_prefetch(&ev[it + 32]);
+                    __builtin_prefetch(&name[it + 32]);
+                }
+            }
+        consider(M, (uint32_t)ch, kk, idx, sl, m, false);
+    }
+}
+
+/* Channel ch keyed by Seq: the items with one Seq form an instance (a Seq twice on one
+ * rank makes it a mismatch). */
+static void match_by_seq(const CollCtx *c, Matcher *M, size_t ch, uint32_t *idx, uint32_t *sl) {
+    size_t nr = c->nr;
+    const size_t *run_off = c->run_off + ch * nr, *run_len = c->run_len + ch * nr;
+    size_t cnt = 0;
+    for (size_t ri = 0; ri < nr; ri++) cnt += run_len[ri];
+    SeqItem *S = xmalloc((cnt + 1) * sizeof *S);
+    size_t m0 = 0;
+    for (size_t ri = 0; ri < nr; ri++)
+        for (size_t i = run_off[ri]; i < run_off[ri] + run_len[ri]; i++)
+            S[m0++] = (SeqItem){c->seq[i], (uint32_t)ri, (uint32_t)i, c->ts[i]};
+    qsort(S, cnt, sizeof *S, cmp_seq);
+    for (size_t i = 0; i < cnt;) {
+        size_t j = i, m = 0;
+        bool dup = false;
+        while (j < cnt && S[j].seq == S[i].seq) {
+            if (m && sl[m - 1] == S[j].slot) dup = true;
+            idx[m] = S[j].item;
+            sl[m++] = S[j].slot;
+            j++;
+        }
+        consider(M, (uint32_t)ch, (uint64_t)S[i].seq, idx, sl, m, dup);
+        i = j;
+    }
+    free(S);
+}
+
+/* The item arrays and runs, once matched. */
+static void free_items(CollCtx *c) {
+    free(c->run_off);
+    free(c->run_len);
+    free(c->ev);
+    free(c->name);
+    free(c->ts);
+    free(c->end);
+    free(c->seq);
+    c->run_off = c->run_len = NULL;
+    c->ev = c->name = NULL;
+    c->ts = c->end = c->seq = NULL;
+}
+
+/* The member index from each item's member (COLL_NONE: unmatched) when the items were
+ * in event order: their members then are too. */
+static void members_by_event(CollReport *R, const uint32_t *item_member, size_t n) {
+    R->by_event = xmalloc((R->n_members + 1) * sizeof *R->by_event);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (item_member[i] != COLL_NONE) R->by_event[k++] = item_member[i];
+}
+
+/* match: the instances, channel by channel; the items are then no longer needed. */
+static void match(CollCtx *c) {
+    CollReport *R = c->R;
+    size_t n = c->n, nr = c->nr;
+    Matcher M = {R, 0, 0, 0, c->ranks, c->ev, c->ts, c->end, c->name, NULL, NULL};
     /* sized once: every member is an item and an instance has two or more */
     GROW(R->members, M.cap_mem, n + 1);
     GROW(M.mslot, M.cap_slot, n + 1);
     GROW(R->inst, M.cap_inst, n / 2 + 1);
-    if (ev_sorted) {
+    if (c->ev_sorted) {
         M.item_member = xmalloc((n + 1) * sizeof *M.item_member);
         memset(M.item_member, 0xff, (n + 1) * sizeof *M.item_member);
     }
     uint32_t *idx = xmalloc((n + nr + 1) * sizeof *idx);
     uint32_t *sl = xmalloc((n + nr + 1) * sizeof *sl);
-    for (size_t c = 0; c < nc; c++) {
-        if (!R->channels[c].by_seq) {
-            size_t K = 0;
-            for (size_t ri = 0; ri < nr; ri++)
-                if (run_len[c * nr + ri] > K) K = run_len[c * nr + ri];
-            for (size_t kk = 0; kk < K; kk++) {
-                size_t m = 0;
-                for (size_t ri = 0; ri < nr; ri++)
-                    if (kk < run_len[c * nr + ri]) {
-                        size_t it = run_off[c * nr + ri] + kk;
-                        idx[m] = (uint32_t)it;
-                        sl[m++] = (uint32_t)ri;
-                        /* one stream per rank is more than the hardware prefetcher follows */
-                        if (it + 32 < n) {
-                            __builtin_prefetch(&ts[it + 16]);
-                            __builtin_prefetch(&end[it + 16]);
-                            __builtin_prefetch(&ev[it + 32]);
-                            __builtin_prefetch(&name[it + 32]);
-                        }
-                    }
-                consider(&M, (uint32_t)c, kk, idx, sl, m, false);
-            }
-        } else {
-            size_t cnt = 0;
-            for (size_t ri = 0; ri < nr; ri++) cnt += run_len[c * nr + ri];
-            SeqItem *S = xmalloc((cnt + 1) * sizeof *S);
-            size_t m0 = 0;
-            for (size_t ri = 0; ri < nr; ri++)
-                for (size_t i = run_off[c * nr + ri]; i < run_off[c * nr + ri] + run_len[c * nr + ri]; i++)
-                    S[m0++] = (SeqItem){seq[i], (uint32_t)ri, (uint32_t)i, ts[i]};
-            qsort(S, cnt, sizeof *S, cmp_seq);
-            for (size_t i = 0; i < cnt;) {
-                size_t j = i, m = 0;
-                bool dup = false;
-                while (j < cnt && S[j].seq == S[i].seq) {
-                    if (m && sl[m - 1] == S[j].slot) dup = true;
-                    idx[m] = S[j].item;
-                    sl[m++] = S[j].slot;
-                    j++;
-                }
-                consider(&M, (uint32_t)c, (uint64_t)S[i].seq, idx, sl, m, dup);
-                i = j;
-            }
-            free(S);
-        }
+    for (size_t ch = 0; ch < R->n_channels; ch++) {
+        if (R->channels[ch].by_seq) match_by_seq(c, &M, ch, idx, sl);
+        else match_by_position(c, &M, ch, idx, sl);
     }
     free(idx);
     free(sl);
-    free(run_off);
-    free(run_len);
-    free(ev);
-    free(name);
-    free(ts);
-    free(end);
-    free(seq);
-    uint32_t *mslot = M.mslot;
-    if (M.item_member) { /* items were in event order: so are their members */
-        R->by_event = xmalloc((R->n_members + 1) * sizeof *R->by_event);
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            if (M.item_member[i] != COLL_NONE) R->by_event[k++] = M.item_member[i];
-        free(M.item_member);
-    }
+    free_items(c);
+    c->mslot = M.mslot;
+    if (M.item_member) members_by_event(R, M.item_member, n);
+    free(M.item_member);
+}
 
-    TIMING("match");
-    /* per rank: sums, last arrivals; clock offsets from ends */
-    int64_t *ends = NULL, *dev_of = xmalloc((R->n_members + 1) * sizeof *dev_of);
+/* Instance i's part of the rank sums (rank_sums); ends: room for its members' ends. */
+static void instance_sums(CollCtx *c, size_t i, int64_t *ends) {
+    CollReport *R = c->R;
+    const CollInstance *I = &R->inst[i];
+    const CollMember *mb = &R->members[I->first];
+    const uint32_t *mslot = c->mslot + I->first;
+    for (size_t j = 0; j < I->n; j++) ends[j] = mb[j].end;
+    int64_t med = median_i64(ends, I->n);
+    int64_t others = 0;
+    for (size_t j = 0; j < I->n; j++) {
+        CollRank *cr = &R->ranks[mslot[j]];
+        int64_t dur = mb[j].end - mb[j].start;
+        int64_t w = mb[j].wait < dur ? mb[j].wait : dur;
+        cr->matched++;
+        cr->comm += dur;
+        cr->wait += w;
+        cr->transfer += dur - w;
+        others += mb[j].wait;
+        c->dev_of[I->first + j] = mb[j].end - med;
+    }
+    if (I->skew > 0) { /* all at once: nobody arrived last */
+        CollRank *lr = &R->ranks[mslot[I->last]];
+        lr->arrived_last++;
+        lr->waited_for += others;
+    }
+    c->spreads[i] = I->end_spread;
+}
+
+/* sums: per rank, the matched kernels' comm, wait and transfer, the instances it
+ * arrived last in and the waits that cost the others; per member its end's distance
+ * from the instance's median end, per instance its end spread. */
+static void rank_sums(CollCtx *c) {
+    CollReport *R = c->R;
+    c->dev_of = xmalloc((R->n_members + 1) * sizeof *c->dev_of);
+    c->spreads = xmalloc((R->n_inst + 1) * sizeof *c->spreads);
+    int64_t *ends = NULL;
     size_t cap_ends = 0;
-    int64_t *spreads = xmalloc((R->n_inst + 1) * sizeof *spreads);
     for (size_t i = 0; i < R->n_inst; i++) {
-        const CollInstance *I = &R->inst[i];
-        CollMember *mb = &R->members[I->first];
-        GROW(ends, cap_ends, I->n);
-        for (size_t j = 0; j < I->n; j++) ends[j] = mb[j].end;
-        int64_t med = median_i64(ends, I->n);
-        int64_t others = 0;
-        for (size_t j = 0; j < I->n; j++) {
-            CollRank *cr = &R->ranks[mslot[I->first + j]];
-            int64_t dur = mb[j].end - mb[j].start;
-            int64_t w = mb[j].wait < dur ? mb[j].wait : dur;
-            cr->matched++;
-            cr->comm += dur;
-            cr->wait += w;
-            cr->transfer += dur - w;
-            others += mb[j].wait;
-            dev_of[I->first + j] = mb[j].end - med;
-        }
-        if (I->skew > 0) { /* all at once: nobody arrived last */
-            CollRank *lr = &R->ranks[mslot[I->first + I->last]];
-            lr->arrived_last++;
-            lr->waited_for += others;
-        }
-        spreads[i] = I->end_spread;
+        GROW(ends, cap_ends, R->inst[i].n);
+        instance_sums(c, i, ends);
     }
     free(ends);
-    TIMING("sums");
-    /* offsets: each rank's deviations gathered into one segment, then a median */
-    {
-        size_t *rseg = xcalloc(nr + 1, sizeof *rseg);
-        for (size_t i = 0; i < R->n_members; i++) rseg[mslot[i] + 1]++;
-        for (size_t r = 0; r < nr; r++) rseg[r + 1] += rseg[r];
-        int64_t *dv = xmalloc((R->n_members + 1) * sizeof *dv);
-        size_t *fill = xmalloc((nr + 1) * sizeof *fill);
-        memcpy(fill, rseg, (nr + 1) * sizeof *fill);
-        for (size_t i = 0; i < R->n_members; i++) dv[fill[mslot[i]]++] = dev_of[i];
-        for (size_t r = 0; r < nr; r++) {
-            R->ranks[r].clock_offset = median_i64(dv + rseg[r], rseg[r + 1] - rseg[r]);
-            int64_t a = R->ranks[r].clock_offset < 0 ? -R->ranks[r].clock_offset : R->ranks[r].clock_offset;
-            if (a > R->max_clock_offset) R->max_clock_offset = a;
-        }
-        free(fill);
-        free(dv);
-        free(rseg);
+}
+
+/* Each rank's clock offset: the median of its members' deviations, gathered into one
+ * segment per rank. */
+static void rank_offsets(CollCtx *c) {
+    CollReport *R = c->R;
+    size_t nr = c->nr;
+    const uint32_t *mslot = c->mslot;
+    size_t *rseg = xcalloc(nr + 1, sizeof *rseg);
+    for (size_t i = 0; i < R->n_members; i++) rseg[mslot[i] + 1]++;
+    for (size_t r = 0; r < nr; r++) rseg[r + 1] += rseg[r];
+    int64_t *dv = xmalloc((R->n_members + 1) * sizeof *dv);
+    size_t *fill = xmalloc((nr + 1) * sizeof *fill);
+    memcpy(fill, rseg, (nr + 1) * sizeof *fill);
+    for (size_t i = 0; i < R->n_members; i++) dv[fill[mslot[i]]++] = c->dev_of[i];
+    for (size_t r = 0; r < nr; r++) {
+        R->ranks[r].clock_offset = median_i64(dv + rseg[r], rseg[r + 1] - rseg[r]);
+        int64_t a = R->ranks[r].clock_offset < 0 ? -R->ranks[r].clock_offset : R->ranks[r].clock_offset;
+        if (a > R->max_clock_offset) R->max_clock_offset = a;
     }
-    free(dev_of);
-    free(mslot);
-    if (R->n_inst) {
-        R->median_end_spread = median_i64(spreads, R->n_inst);
-        for (size_t i = 0; i < R->n_inst; i++)
-            if (spreads[i] > R->max_end_spread) R->max_end_spread = spreads[i];
-    }
-    free(spreads);
+    free(fill);
+    free(dv);
+    free(rseg);
+}
+
+/* The median and largest end spread of the instances. */
+static void end_spreads(CollCtx *c) {
+    CollReport *R = c->R;
+    if (!R->n_inst) return;
+    R->median_end_spread = median_i64(c->spreads, R->n_inst);
+    for (size_t i = 0; i < R->n_inst; i++)
+        if (c->spreads[i] > R->max_end_spread) R->max_end_spread = c->spreads[i];
+}
+
+/* Flags waits as unreliable when a clock offset passes the limit, or when more than one
+ * kernel in 20 ends before the last rank arrived. */
+static void judge_clocks(CollCtx *c) {
+    CollReport *R = c->R;
+    int64_t limit = c->o->offset_limit > 0 ? c->o->offset_limit : DEFAULT_OFFSET_LIMIT;
     if (R->max_clock_offset > limit) {
         const CollRank *worst = NULL;
-        for (size_t r = 0; r < nr; r++) {
+        for (size_t r = 0; r < c->nr; r++) {
             int64_t a = R->ranks[r].clock_offset < 0 ? -R->ranks[r].clock_offset : R->ranks[r].clock_offset;
             if (a == R->max_clock_offset && !worst) worst = &R->ranks[r];
         }
@@ -588,52 +736,111 @@ CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
                  "%zu of %zu kernels end before the last rank arrived; clocks disagree, waits are not reliable",
                  R->negative_transfers, R->n_members);
     }
+}
 
-    TIMING("offsets");
-    /* per collective name: count, median and max skew (names by a map, then each
-     * name's skews in one segment) */
-    {
-        U64Map by_name; /* name -> index in R->names */
-        U64Map_init(&by_name, 64);
-        uint32_t *bucket = xmalloc((R->n_inst + 1) * sizeof *bucket);
-        size_t cap_names = 0;
-        for (size_t i = 0; i < R->n_inst; i++) {
-            uint32_t nm = R->inst[i].name;
-            uint32_t k = U64Map_get(&by_name, nm);
-            if (k == U64MAP_NONE) {
-                k = (uint32_t)R->n_names;
-                U64Map_add(&by_name, nm, k);
-                GROW(R->names, cap_names, R->n_names + 1);
-                R->names[R->n_names++] = (CollName){nm, 0, 0, 0};
-            }
-            bucket[i] = k;
-            R->names[k].count++;
+/* offsets: clock offsets per rank, end spreads, and whether the waits can be trusted. */
+static void clock_offsets(CollCtx *c) {
+    rank_offsets(c);
+    free(c->dev_of);
+    free(c->mslot);
+    c->dev_of = NULL;
+    c->mslot = NULL;
+    end_spreads(c);
+    free(c->spreads);
+    c->spreads = NULL;
+    judge_clocks(c);
+}
+
+/* The distinct names of the instances, in order of first appearance, with their counts;
+ * returns each instance's index in R->names. */
+static uint32_t *name_buckets(CollReport *R) {
+    U64Map by_name; /* name -> index in R->names */
+    U64Map_init(&by_name, 64);
+    uint32_t *bucket = xmalloc((R->n_inst + 1) * sizeof *bucket);
+    size_t cap_names = 0;
+    for (size_t i = 0; i < R->n_inst; i++) {
+        uint32_t nm = R->inst[i].name;
+        uint32_t k = U64Map_get(&by_name, nm);
+        if (k == U64MAP_NONE) {
+            k = (uint32_t)R->n_names;
+            U64Map_add(&by_name, nm, k);
+            GROW(R->names, cap_names, R->n_names + 1);
+            R->names[R->n_names++] = (CollName){nm, 0, 0, 0};
         }
-        size_t *off = xcalloc(R->n_names + 1, sizeof *off);
-        for (size_t k = 0; k < R->n_names; k++) off[k + 1] = off[k] + R->names[k].count;
-        int64_t *sk = xmalloc((R->n_inst + 1) * sizeof *sk);
-        size_t *fill = xmalloc((R->n_names + 1) * sizeof *fill);
-        memcpy(fill, off, (R->n_names + 1) * sizeof *fill);
-        for (size_t i = 0; i < R->n_inst; i++) sk[fill[bucket[i]]++] = R->inst[i].skew;
-        for (size_t k = 0; k < R->n_names; k++) {
-            int64_t *x = sk + off[k], mx = INT64_MIN;
-            for (size_t j = 0; j < R->names[k].count; j++)
-                if (x[j] > mx) mx = x[j];
-            R->names[k].max_skew = mx;
-            R->names[k].median_skew = median_i64(x, R->names[k].count);
-        }
-        free(fill);
-        free(sk);
-        free(off);
-        free(bucket);
-        U64Map_free(&by_name);
+        bucket[i] = k;
+        R->names[k].count++;
     }
+    U64Map_free(&by_name);
+    return bucket;
+}
+
+/* names (the second): per collective name, its count and median and max skew (each
+ * name's skews gathered into one segment), by count descending. */
+static void name_skews(CollCtx *c) {
+    CollReport *R = c->R;
+    uint32_t *bucket = name_buckets(R);
+    size_t *off = xcalloc(R->n_names + 1, sizeof *off);
+    for (size_t k = 0; k < R->n_names; k++) off[k + 1] = off[k] + R->names[k].count;
+    int64_t *sk = xmalloc((R->n_inst + 1) * sizeof *sk);
+    size_t *fill = xmalloc((R->n_names + 1) * sizeof *fill);
+    memcpy(fill, off, (R->n_names + 1) * sizeof *fill);
+    for (size_t i = 0; i < R->n_inst; i++) sk[fill[bucket[i]]++] = R->inst[i].skew;
+    for (size_t k = 0; k < R->n_names; k++) {
+        int64_t *x = sk + off[k], mx = INT64_MIN;
+        for (size_t j = 0; j < R->names[k].count; j++)
+            if (x[j] > mx) mx = x[j];
+        R->names[k].max_skew = mx;
+        R->names[k].median_skew = median_i64(x, R->names[k].count);
+    }
+    free(fill);
+    free(sk);
+    free(off);
+    free(bucket);
     if (R->n_names > 1) qsort(R->names, R->n_names, sizeof *R->names, cmp_name_count);
-    free(ranks);
-    TIMING("names");
-    if (!R->by_event) build_index(R);
-    TIMING("index");
-    return R;
+}
+
+/* index: the member index by event, unless the matching kept it. */
+static void member_index(CollCtx *c) {
+    if (!c->R->by_event) build_index(c->R);
+}
+
+static double mono_s(void) { /* CPU time: the step costs, not the machine's load */
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The phases in order, with the names CollOptions.timing reports their CPU time by. */
+static const struct {
+    const char *name;
+    void (*run)(CollCtx *c);
+} PHASES[] = {
+    {"start", start},
+    {"gather", gather},
+    {"args", fetch_args},
+    {"names", channels},
+    {"runs", runs},
+    {"match", match},
+    {"sums", rank_sums},
+    {"offsets", clock_offsets},
+    {"names", name_skews},
+    {"index", member_index},
+};
+
+CollReport *Coll_analyze(const Trace *t, const CollOptions *o) {
+    CollOptions opt = o ? *o : CollOptions_default();
+    CollCtx c = {.t = t, .o = &opt};
+    double t_last = opt.timing ? mono_s() : 0;
+    for (size_t i = 0; i < sizeof PHASES / sizeof PHASES[0]; i++) {
+        PHASES[i].run(&c);
+        if (opt.timing) {
+            double now = mono_s();
+            fprintf(opt.timing, "coll %-8s %.3f s\n", PHASES[i].name, now - t_last);
+            t_last = now;
+        }
+    }
+    free(c.ranks);
+    return c.R;
 }
 
 void CollReport_free(CollReport *r) {

@@ -76,10 +76,10 @@ static int cmp_coll(const void *a, const void *b) {
 }
 
 /* Wait/transfer per (rank, device), computed as `stats` does (cli/stats_coll.c:
- * Coll_analyze with the defaults, Coll_deviceSplit over the range, every rank), so the
- * figures equal those of `ovtrace stats` on the run. Nothing to split with one rank. */
+ * Coll_analyze, Coll_deviceSplit over the range, every rank), so the figures equal those
+ * of `ovtrace stats` on the run. Nothing to split with one rank. */
 static void summarize_coll(const Trace *t, const DiffOptions *o, DiffRun *r) {
-    CollReport *R = Coll_analyze(t, NULL);
+    CollReport *R = Coll_analyze(t, &o->coll);
     r->coll_ranks = R->n_ranks;
     r->coll_total = (DiffColl){-1, -1, 0, 0, 0, 0, 0, 0};
     if (R->n_ranks >= 2) {

@@ -22,7 +22,9 @@ static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > RE_MAX_COST * 
 static const char STACKED[] = "stacked repetition operators (like 'a+*' or 'x++') are undefined in POSIX "
                               "extended regexes; use one operator";
 
-const char *Regex_refuse(const char *pat) {
+/* A reason to refuse pat before compiling it, or NULL when its estimated size is
+ * reasonable. */
+static const char *Regex_refuse(const char *pat) {
     uint64_t stack[RE_MAX_DEPTH], cur = 0, last = 0;
     int depth = 0;
     bool quant = false; /* the previous token was a repetition operator */

@@ -14,6 +14,7 @@
 #include "ovtrace/model/classify.h"
 #include "ovtrace/analysis/collectives.h"
 #include "ovtrace/analysis/overlap.h"
+#include "ovtrace/read/collargs.h"
 
 static double now_s(void) {
     struct timespec ts;
@@ -38,6 +39,7 @@ static uint64_t next(void) {
 int main(int argc, char **argv) {
     bool split = true;
     CollOptions co = CollOptions_default();
+    co.args = CollArgs_fetch; /* as `ovtrace stats` and the viewer run it */
     for (; argc > 1 && !strncmp(argv[1], "--", 2); argc--, argv++) {
         if (!strcmp(argv[1], "--no-split")) split = false;
         else if (!strcmp(argv[1], "--timing")) co.timing = stderr;

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "ovtrace/analysis/diff.h"
+#include "ovtrace/read/collargs.h"
 #include "ovtrace/read/load.h"
 
 static double now(void) {
@@ -47,6 +48,7 @@ int main(int argc, char **argv) {
     }
     int repeat = 3;
     DiffOptions o = DiffOptions_default();
+    o.coll.args = CollArgs_fetch; /* as `ovtrace diff` runs it */
     for (int i = 3; i < argc; i++) {
         if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--step") && i + 1 < argc) o.step_regex = argv[++i];

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "ovtrace/analysis/collectives.h"
+#include "ovtrace/read/collargs.h"
 #include "ovtrace/read/load.h"
 
 static double now_s(void) {
@@ -34,7 +35,9 @@ int main(int argc, char **argv) {
         return 1;
     }
     double t1 = now_s();
-    CollReport *R = Coll_analyze(t, NULL);
+    CollOptions co = CollOptions_default();
+    co.args = CollArgs_fetch; /* as the viewer runs it */
+    CollReport *R = Coll_analyze(t, &co);
     double t2 = now_s();
     size_t n = 0;
     CollDeviceSplit *s = R ? Coll_deviceSplit(t, R, INT64_MIN, INT64_MAX, INT32_MIN, &n) : NULL;

@@ -65,6 +65,9 @@ Trace *InputOptions_load(InputOptions *o);
 
 /* "error: ..." on stderr */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A filter value of option `opt` (--rank, --device, --stream, --top): an integer in
+ * 0..max, else a usage error naming the option and the range (false). */
+bool cli_filterValue(const char *opt, const char *v, int64_t max, int64_t *out);
 /* Flushes stdout; if that or any earlier write to it failed (ENOSPC, EIO, EBADF), says
  * so and returns 1 (rc when already non-zero), else rc. Every command's exit goes through it. */
 int cli_finishStdout(int rc);

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/analysis/diff.h"
+#include "ovtrace/read/collargs.h"
 #include "ovtrace/write/jsonout.h"
 #include "ovtrace/base/termsafe.h"
 #include "ovtrace/model/timeunits.h"
@@ -519,6 +520,7 @@ int cmd_diff(int argc, char **argv) {
     DiffArgs D;
     memset(&D, 0, sizeof D);
     D.o = DiffOptions_default();
+    D.o.coll.args = CollArgs_fetch; /* the group, name and Seq args, as `stats` matches by */
     D.top = 20;
     InputOptions_init(&D.in);
     char *specs[2] = {NULL, NULL};

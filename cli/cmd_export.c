@@ -124,10 +124,7 @@ static int export_opt(void *ctx, const OptSpec *s, const char *v) {
     case EX_RANK:
     case EX_DEVICE:
     case EX_STREAM:
-        if (!Parse_i64(v, &n) || n < 0 || (s->id == EX_RANK && n > INT32_MAX)) {
-            cli_error("%s needs a non-negative integer, got '%s'", s->name, v);
-            return 2;
-        }
+        if (!cli_filterValue(s->name, v, s->id == EX_RANK ? INT32_MAX : INT64_MAX, &n)) return 2;
         if (s->id == EX_RANK) f->rank = (int32_t)n;
         else if (s->id == EX_DEVICE) f->device = n;
         else f->stream = n;

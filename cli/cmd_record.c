@@ -206,7 +206,7 @@ int cmd_record(int argc, char **argv) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     /* any other request to end (hangup, kill -USR1, an alarm) stops cleanly too: a
-     * complete file rather than NAME.tmp.PID; signals ignored at start stay ignored */
+     * complete file rather than a temporary one; signals ignored at start stay ignored */
     const int stops[] = {SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF};
     for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) {
         struct sigaction old;

@@ -188,10 +188,8 @@ static int stats_opt(void *ctx, const OptSpec *s, const char *v) {
     if (s->id == ST_JSON) A->json = true;
     else if (s->id == ST_RANGE) A->range = v;
     else {
-        if (!Parse_i64(v, &n) || n < 0) {
-            cli_error("%s needs a non-negative integer, got '%s'", s->name, v);
-            return 2;
-        }
+        /* a rank is 32 bits in the model: a larger value must not wrap onto another */
+        if (!cli_filterValue(s->name, v, s->id == ST_RANK ? INT32_MAX : INT64_MAX, &n)) return 2;
         if (s->id == ST_RANK) A->f.rank = (int32_t)n;
         else if (s->id == ST_DEVICE) A->f.device = n;
         else if (s->id == ST_STREAM) A->f.stream = n;

@@ -10,6 +10,7 @@
 #include "ovtrace/base/clock.h"
 #include "ovtrace/base/parse.h"
 #include "ovtrace/base/termsafe.h"
+#include "ovtrace/read/collargs.h"
 
 void cli_error(const char *fmt, ...) {
     va_list ap;
@@ -20,6 +21,15 @@ void cli_error(const char *fmt, ...) {
     va_end(ap);
 }
 
+bool cli_filterValue(const char *opt, const char *v, int64_t max, int64_t *out) {
+    if (Parse_i64(v, out) && *out >= 0 && *out <= max) return true;
+    cli_error("%s needs an integer in 0..%" PRId64 ", got '%s'", opt, max, v);
+    return false;
+}
+
+/* The largest OVTRACE_CACHE_MAX_MB whose byte count fits 64 bits. */
+#define CACHE_MAX_MB (INT64_MAX >> 20)
+
 void InputOptions_init(InputOptions *o) {
     memset(o, 0, sizeof *o);
     o->rules = CommRules_default();
@@ -29,6 +39,7 @@ void InputOptions_init(InputOptions *o) {
                                   sizeof err))
         TermSafe_fprintf(stderr, "ovtrace: warning: %s\n", err);
     o->coll = CollOptions_default();
+    o->coll.args = CollArgs_fetch; /* match by the group, name and Seq args the sources record */
     /* the snapshot cache (docs/cache.md): OVTRACE_CACHE=0 / 1 when no --cache/--no-cache */
     const char *c = getenv("OVTRACE_CACHE");
     o->env_cache = c && !strcmp(c, "0") ? -1 : c && !strcmp(c, "1") ? 1 : 0;
@@ -36,10 +47,12 @@ void InputOptions_init(InputOptions *o) {
         o->cache_dir[0] = '\0';
     /* 0 MB keeps only the snapshot just written: a 1-byte cap (0 is the default cap) */
     const char *m = getenv("OVTRACE_CACHE_MAX_MB");
-    if (m && *m) {
-        uint64_t mb = strtoull(m, NULL, 10);
-        o->cache_max_bytes = mb ? mb << 20 : 1;
-    }
+    int64_t mb;
+    if (m && *m && Parse_i64(m, &mb) && mb >= 0 && mb <= CACHE_MAX_MB)
+        o->cache_max_bytes = mb ? (uint64_t)mb << 20 : 1;
+    else if (m && *m) /* "abc" or "2G" must not quietly become a 1-byte or 2 MB cap */
+        TermSafe_fprintf(stderr, "ovtrace: warning: OVTRACE_CACHE_MAX_MB needs a whole number of MB in 0..%" PRId64
+                         ", got '%s': the default cap applies\n", (int64_t)CACHE_MAX_MB, m);
 }
 
 void InputOptions_free(InputOptions *o) { CommRules_free(o->rules); }

@@ -1,5 +1,4 @@
 /* Option parsing shared by `ovtrace record` and `ovtrace live`. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,8 @@
 #include "live_opts.h"
 #include "ovtrace/live/simranks.h"
 #include "ovtrace/model/timeunits.h"
+
+#define CLOCK_SKEW_MAX_NS (INT64_C(3600) * 1000000000)
 
 void LiveCli_init(LiveCliOptions *o) {
     memset(o, 0, sizeof *o);
@@ -197,6 +198,9 @@ bool LiveCli_apply(LiveCliOptions *o, const OptSpec *s, const char *v, char *err
     } else if (!strcmp(a, "--clock-skew")) {
         if (!Time_parseDuration(v, 1000, &n, terr, sizeof terr))
             BAD("--clock-skew needs a duration (e.g. 200us, 1ms; bare numbers are us): %s", terr);
+        /* at most an hour per node: 31 nodes of 256 ranks stay far inside the model's
+         * 2^62 ns, where a larger skew would overflow the rank files' timestamps */
+        if (n < 0 || n > CLOCK_SKEW_MAX_NS) BAD("--clock-skew needs a duration of at most 1h (3600s) per node, got '%s'", v);
         o->clock_skew_ns = n;
     } else if (!strcmp(a, "--duration") || !strcmp(a, "--retention") || !strcmp(a, "--interval") ||
                !strcmp(a, "--window")) {
@@ -354,17 +358,6 @@ void LiveCli_helpSources(FILE *out) {
             "  -- CMD ARGS       any CUDA program, with ovtrace's CUPTI injection library\n"
             "                    (CUDA_INJECTION64_PATH); the session ends when it exits\n"
             "The last two need an NVIDIA GPU and driver; without one they say so and exit non-zero.\n\n");
-}
-
-bool LiveCli_haveCudaDriver(char *why, size_t n) {
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        const char *e = dlerror();
-        snprintf(why, n, "%s", e ? e : "libcuda.so.1 not found");
-        return false;
-    }
-    dlclose(h);
-    return true;
 }
 
 bool LiveCli_ranksConfig(const LiveCliOptions *o, SimRanksConfig *c, char *err, size_t errlen) {

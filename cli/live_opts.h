@@ -77,7 +77,5 @@ int LiveCli_launchConfig(const LiveCliOptions *o, char **argv, LaunchConfig *lc,
 /* The multi-rank simulation the options ask for (--ranks N > 1). False (err) if bad. */
 struct SimRanksConfig;
 bool LiveCli_ranksConfig(const LiveCliOptions *o, struct SimRanksConfig *c, char *err, size_t errlen);
-/* Whether a CUDA driver can be loaded (dlopen libcuda.so.1). */
-bool LiveCli_haveCudaDriver(char *why, size_t n);
 
 #endif

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ovtrace/cli/signals.h"
 
 static const Command COMMANDS[] = {
     {"view", "open traces in the terminal timeline", cmd_view, help_view, VIEW_TABLES},
@@ -19,7 +20,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "ovtrace %s: terminal trace viewer and live GPU profiler\n\n"
             "usage: ovtrace COMMAND [OPTIONS] ...\n"
-            "       ovtrace FILE...            (same as: ovtrace view FILE...)\n\ncommands:\n",
+            "       ovtrace [VIEW OPTIONS] FILE...   (same as: ovtrace view [OPTIONS] FILE...)\n\ncommands:\n",
             OVTRACE_VERSION);
     for (size_t i = 0; i < N_COMMANDS; i++) fprintf(out, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fprintf(out, "\n'ovtrace COMMAND --help' describes a command. ");
@@ -27,6 +28,7 @@ static void usage(FILE *out) {
 }
 
 int main(int argc, char **argv) {
+    Signals_cleanTempsOnExit();
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -67,10 +69,10 @@ int main(int argc, char **argv) {
         }
         return cli_finishStdout(COMMANDS[i].run(argc - 1, argv + 1));
     }
-    if (a[0] == '-') {
+    if (a[0] == '-' && strcmp(a, "-") && !Cli_isOption(VIEW_TABLES, a)) {
         cli_error("unknown option '%s' (try 'ovtrace --help')", a);
         return 2;
     }
-    /* ovtrace FILE... */
+    /* ovtrace [VIEW OPTIONS] FILE...: options and files in any order, as after `view` */
     return cli_finishStdout(cmd_view(argc, argv));
 }

@@ -128,3 +128,14 @@ void Cli_listOptions(FILE *out, const OptSpec *const *tables) {
 }
 
 void Cli_helpValues(FILE *out) { fputs("Options take their value as --opt VALUE or --opt=VALUE.\n", out); }
+
+bool Cli_isOption(const OptSpec *const *tables, const char *arg) {
+    if (arg[0] != '-' || !arg[1]) return false;
+    size_t n = arg[1] == '-' ? strcspn(arg, "=") : 0;
+    for (const OptSpec *const *t = tables; *t; t++)
+        for (const OptSpec *s = *t; s->name || s->short_name; s++) {
+            if (n ? s->name && strlen(s->name) == n && !strncmp(s->name, arg, n) : s->short_name == arg[1])
+                return true;
+        }
+    return false;
+}

@@ -22,6 +22,10 @@ typedef int (*CliOptFn)(void *ctx, const OptSpec *s, const char *value);
 int Cli_parseOptions(const char *cmd, int argc, char **argv, const OptSpec *const *tables, CliOptFn fn, void *ctx,
                      int *rest);
 
+/* Whether arg ("--name", "--name=VALUE", "-c", "-cVALUE", "-qv") starts with an option
+ * of the tables: `ovtrace --color none T.json` is view's option, so the command is view. */
+bool Cli_isOption(const OptSpec *const *tables, const char *arg);
+
 /* One line per option: "--name\tvalue|flag\t-c|" ("hidden" appended for hooks). */
 void Cli_listOptions(FILE *out, const OptSpec *const *tables);
 

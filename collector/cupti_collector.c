@@ -67,7 +67,8 @@ void CuptiConfig_default(CuptiConfig *c) {
     c->demangle = true;
 }
 
-const char *Cupti_explain(int res, char *buf, size_t n) {
+/* Message for a CUptiResult (with hints for the common failures). */
+static const char *Cupti_explain(int res, char *buf, size_t n) {
     const char *s = NULL;
     cuptiGetResultString((CUptiResult)res, &s);
     const char *hint = "";
@@ -322,10 +323,6 @@ fail:
     C.tr = NULL;
     pthread_mutex_unlock(&C.tr_mu);
     return false;
-}
-
-void Cupti_flush(void) {
-    if (atomic_load(&C.running)) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
 void Cupti_stop(void) {

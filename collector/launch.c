@@ -287,7 +287,6 @@ int Launch_exitCode(const Launch *l) {
     return 1;
 }
 
-pid_t Launch_pid(const Launch *l) { return l->pid; }
 
 const char *Launch_describe(const Launch *l, char *buf, size_t n) {
     if (!l->exited) snprintf(buf, n, "still running (pid %d)", (int)l->pid);

@@ -18,9 +18,10 @@
  * brings, leaves a file that loads.
  * "-", a character device or a FIFO cannot be truncated or renamed over: the frames are
  * streamed to it in order and the trailer is written once, at the end. A symlink is
- * followed: its target is the file written (outpath.h). */
+ * followed: its target is the file written (outpath.h). The temporary file and its
+ * rename are base/atomicfile.h's; the events are written by the Chrome-JSON writer
+ * (chromejson.h, spaced layout). */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,17 +29,20 @@
 #include <unistd.h>
 
 #include "live_internal.h"
+#include "ovtrace/base/atomicfile.h"
 #include "ovtrace/base/file.h"
 #include "ovtrace/base/zwriter.h"
-#include "ovtrace/write/jsonout.h"
+#include "ovtrace/write/chromejson.h"
 #include "ovtrace/write/outpath.h"
 
 struct LiveRecorder {
-    char *path, *tmp;
-    int fd;
-    ZWriter zw; /* one frame at a time into zbuf */
+    char *path;
+    AtomicFile file; /* a regular file: its temporary file until the first checkpoint */
+    int fd;          /* file.fd, or the stream's */
+    ChromeJson json; /* the text of the frame being made */
+    ZWriter zw;      /* one frame at a time into zbuf */
     ZBuf zbuf;
-    bool renamed, began, any_event;
+    bool renamed, began;
     bool stream; /* written in order, never truncated or renamed */
     off_t body_end;
     uint64_t cursor, lost, events, checkpoints;
@@ -61,6 +65,7 @@ LiveRecorder *LiveRecorder_open(const char *path, char *err, size_t errlen) {
     if (!OutPath_resolve(path, &op, err, errlen)) return NULL;
     LiveRecorder *r = xcalloc(1, sizeof *r);
     r->path = op.path;
+    r->file = (AtomicFile)ATOMICFILE_NONE;
     if (!ZWriter_open(&r->zw, ZComp_forPath(path), ZSink_buf, &r->zbuf, err, errlen)) {
         ZWriter_free(&r->zw);
         free(r->path);
@@ -71,20 +76,15 @@ LiveRecorder *LiveRecorder_open(const char *path, char *err, size_t errlen) {
         r->stream = r->renamed = true; /* nothing to rename, nothing to remove */
         r->fd = OutPath_openStream(&op, err, errlen);
     } else {
-        OutPath_cleanStale(r->path); /* temporary files of recordings killed by SIGKILL */
-        size_t n = strlen(r->path) + 32;
-        r->tmp = xmalloc(n);
-        snprintf(r->tmp, n, "%s.tmp.%ld", r->path, (long)getpid());
-        r->fd = open(r->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (r->fd < 0) snprintf(err, errlen, "%s: %s", r->tmp, strerror(errno));
+        r->fd = AtomicFile_open(&r->file, r->path, 0644, true, err, errlen) ? r->file.fd : -1;
     }
     if (r->fd < 0) {
         ZWriter_free(&r->zw);
-        free(r->tmp);
         free(r->path);
         free(r);
         return NULL;
     }
+    ChromeJson_init(&r->json, CHROMEJSON_SPACED, NULL, NULL);
     r->batch = xmalloc(65536 * sizeof *r->batch);
     return r;
 }
@@ -99,29 +99,26 @@ static void rec_free(LiveRecorder *r) {
     free(r->batch);
     ZWriter_free(&r->zw);
     free(r->zbuf.p);
-    free(r->tmp);
+    ChromeJson_free(&r->json);
+    AtomicFile_free(&r->file); /* removes the temporary file unless it was renamed */
     free(r->path);
     free(r);
 }
 
+/* False with errno when close reports a failed write. */
+static bool close_fd(LiveRecorder *r) {
+    bool ok = r->stream ? close(r->fd) == 0 : AtomicFile_closeFd(&r->file);
+    r->fd = -1;
+    return ok;
+}
+
 void LiveRecorder_abort(LiveRecorder *r) {
     if (!r) return;
-    if (r->fd >= 0) close(r->fd);
-    if (!r->renamed) unlink(r->tmp);
+    if (r->fd >= 0) close_fd(r);
     rec_free(r);
 }
 
-/* ---- frames ----------------------------------------------------------------------------- */
-
 /* ---- JSON ------------------------------------------------------------------------------- */
-
-static void put_us(FILE *f, int64_t ns) {
-    if (ns < 0) {
-        fputc('-', f);
-        ns = -ns;
-    }
-    fprintf(f, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
-}
 
 static const char *name_of(LiveRecorder *r, LiveStore *s, uint32_t id) {
     if (id >= r->cap_names) {
@@ -136,19 +133,20 @@ static const char *name_of(LiveRecorder *r, LiveStore *s, uint32_t id) {
     return r->names[id];
 }
 
-static void sep(LiveRecorder *r, FILE *f) {
-    fputs(r->any_event ? ",\n" : "\n", f);
-    r->any_event = true;
-}
-
-static void meta_event(LiveRecorder *r, FILE *f, const char *what, int64_t pid, int64_t tid, const char *key,
-                       const char *str, int64_t num) {
-    sep(r, f);
-    fprintf(f, "{\"ph\": \"M\", \"name\": \"%s\", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"args\": {\"%s\": ",
-            what, pid, tid, key);
-    if (str) JsonOut_string(f, str);
-    else fprintf(f, "%" PRId64, num);
-    fputs("}}", f);
+/* {"ph": "M", "name": what, "pid": .., "tid": .., "args": {key: str or num}} */
+static void meta_event(LiveRecorder *r, const char *what, int64_t pid, int64_t tid, const char *key, const char *str,
+                       int64_t num) {
+    ChromeJson *w = &r->json;
+    ChromeJson_beginEvent(w);
+    ChromeJson_strField(w, "ph", "M");
+    ChromeJson_strField(w, "name", what);
+    ChromeJson_intField(w, "pid", pid);
+    ChromeJson_intField(w, "tid", tid);
+    ChromeJson_beginObject(w, "args");
+    if (str) ChromeJson_strField(w, key, str);
+    else ChromeJson_intField(w, key, num);
+    ChromeJson_end(w);
+    ChromeJson_end(w);
 }
 
 static bool pid_written(LiveRecorder *r, int64_t pid) {
@@ -159,7 +157,7 @@ static bool pid_written(LiveRecorder *r, int64_t pid) {
     return false;
 }
 
-static void new_lanes(LiveRecorder *r, LiveStore *s, FILE *f) {
+static void new_lanes(LiveRecorder *r, LiveStore *s) {
     size_t n = LiveStore_laneCount(s);
     bool sim = LiveStore_isSimulated(s);
     char buf[160];
@@ -173,75 +171,87 @@ static void new_lanes(LiveRecorder *r, LiveStore *s, FILE *f) {
         if (!pid_written(r, l.pid)) {
             if (l.gpu) snprintf(buf, sizeof buf, "GPU %" PRId64 "%s", l.device, sim ? " (SIMULATED)" : "");
             else snprintf(buf, sizeof buf, "host %" PRId64 "%s", l.pid, sim ? " (SIMULATED)" : "");
-            meta_event(r, f, "process_name", l.pid, 0, "name", buf, 0);
-            meta_event(r, f, "process_sort_index", l.pid, 0, "sort_index", NULL, l.gpu ? l.device : 1000000 + l.pid);
+            meta_event(r, "process_name", l.pid, 0, "name", buf, 0);
+            meta_event(r, "process_sort_index", l.pid, 0, "sort_index", NULL, l.gpu ? l.device : 1000000 + l.pid);
         }
         if (nm) {
             if (l.gpu) snprintf(buf, sizeof buf, "stream %" PRId64 " %s", l.stream, nm);
             else snprintf(buf, sizeof buf, "%s", nm);
-            meta_event(r, f, "thread_name", l.pid, l.tid, "name", buf, 0);
+            meta_event(r, "thread_name", l.pid, l.tid, "name", buf, 0);
         }
         free(nm);
     }
 }
 
-static void write_event(LiveRecorder *r, LiveStore *s, FILE *f, const TraceEvent *e) {
-    if (e->lane >= r->n_lanes) new_lanes(r, s, f);
+/* "pid", "tid" and "ts" of an event on lane l */
+static void where(ChromeJson *w, const LiveLane *l, int64_t ts) {
+    ChromeJson_intField(w, "pid", l->pid);
+    ChromeJson_intField(w, "tid", l->tid);
+    ChromeJson_usField(w, "ts", ts);
+}
+
+static void write_counter(ChromeJson *w, const LiveLane *l, const TraceEvent *e, const char *name) {
+    ChromeJson_beginEvent(w);
+    ChromeJson_strField(w, "ph", "C");
+    ChromeJson_strField(w, "name", name);
+    where(w, l, e->ts);
+    ChromeJson_beginObject(w, "args");
+    ChromeJson_stringKey(w, name);
+    ChromeJson_printf(w, "%.3f", e->value);
+    ChromeJson_end(w);
+    ChromeJson_end(w);
+}
+
+static void write_slice(ChromeJson *w, const LiveLane *l, const TraceEvent *e, const char *name) {
+    EventKind k = (EventKind)e->kind;
+    ChromeJson_beginEvent(w);
+    if (k == KIND_INSTANT) {
+        ChromeJson_strField(w, "ph", "i");
+        ChromeJson_strField(w, "s", "t");
+        ChromeJson_strField(w, "cat", "instant");
+    } else { /* KIND_OTHER: the collector's own overhead (RING_KIND_OVERHEAD) */
+        ChromeJson_strField(w, "ph", "X");
+        ChromeJson_strField(w, "cat", k == KIND_OTHER ? "overhead" : EventKind_category(k));
+    }
+    ChromeJson_strField(w, "name", name);
+    where(w, l, e->ts);
+    if (k != KIND_INSTANT) ChromeJson_usField(w, "dur", e->dur);
+    ChromeJson_beginObject(w, "args");
+    if (EventKind_isGpu(k)) {
+        ChromeJson_intField(w, "device", l->device);
+        ChromeJson_intField(w, "stream", l->stream);
+    }
+    if (e->corr) ChromeJson_intField(w, "correlation", e->corr);
+    ChromeJson_end(w);
+    ChromeJson_end(w);
+}
+
+/* The ac2g flow end of a launch (s) or of the GPU work it launched (f). */
+static void write_flow(ChromeJson *w, const LiveLane *l, const TraceEvent *e, bool start) {
+    ChromeJson_beginEvent(w);
+    ChromeJson_strField(w, "ph", start ? "s" : "f");
+    ChromeJson_intField(w, "id", e->corr);
+    where(w, l, e->ts);
+    ChromeJson_strField(w, "cat", "ac2g");
+    ChromeJson_strField(w, "name", "ac2g");
+    if (!start) ChromeJson_strField(w, "bp", "e");
+    ChromeJson_end(w);
+}
+
+static void write_event(LiveRecorder *r, LiveStore *s, const TraceEvent *e) {
+    if (e->lane >= r->n_lanes) new_lanes(r, s);
     if (e->lane >= r->n_lanes) return; /* cannot happen: lanes are never removed */
     const LiveLane *l = &r->lanes[e->lane];
     EventKind k = (EventKind)e->kind;
-    bool gpu = EventKind_isGpu(k);
     const char *name = name_of(r, s, e->name);
-    sep(r, f);
     if (k == KIND_COUNTER) {
-        fputs("{\"ph\": \"C\", \"name\": ", f);
-        JsonOut_string(f, name);
-        fprintf(f, ", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"ts\": ", l->pid, l->tid);
-        put_us(f, e->ts);
-        fputs(", \"args\": {", f);
-        JsonOut_string(f, name);
-        fprintf(f, ": %.3f}}", e->value);
+        write_counter(&r->json, l, e, name);
         return;
     }
-    if (k == KIND_INSTANT) fputs("{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"instant\", \"name\": ", f);
-    else /* KIND_OTHER: the collector's own overhead (RING_KIND_OVERHEAD) */
-        fprintf(f, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", k == KIND_OTHER ? "overhead" : EventKind_category(k));
-    JsonOut_string(f, name);
-    fprintf(f, ", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"ts\": ", l->pid, l->tid);
-    put_us(f, e->ts);
-    if (k != KIND_INSTANT) {
-        fputs(", \"dur\": ", f);
-        put_us(f, e->dur);
-    }
-    fputs(", \"args\": {", f);
-    bool comma = false;
-    if (gpu) {
-        fprintf(f, "\"device\": %" PRId64 ", \"stream\": %" PRId64, l->device, l->stream);
-        comma = true;
-    }
-    if (e->corr) {
-        fprintf(f, "%s\"correlation\": %" PRIu32, comma ? ", " : "", e->corr);
-        comma = true;
-    }
-    fputs("}}", f);
+    write_slice(&r->json, l, e, name);
     if (!e->corr) return;
-    if (EventKind_isLaunch((EventKind)k)) {
-        sep(r, f);
-        fprintf(f,
-                "{\"ph\": \"s\", \"id\": %" PRIu32 ", \"pid\": %" PRId64 ", \"tid\": %" PRId64
-                ", \"ts\": ",
-                e->corr, l->pid, l->tid);
-        put_us(f, e->ts);
-        fputs(", \"cat\": \"ac2g\", \"name\": \"ac2g\"}", f);
-    } else if (EventKind_isGpuWork(k)) {
-        sep(r, f);
-        fprintf(f,
-                "{\"ph\": \"f\", \"id\": %" PRIu32 ", \"pid\": %" PRId64 ", \"tid\": %" PRId64
-                ", \"ts\": ",
-                e->corr, l->pid, l->tid);
-        put_us(f, e->ts);
-        fputs(", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}", f);
-    }
+    if (EventKind_isLaunch(k)) write_flow(&r->json, l, e, true);
+    else if (EventKind_isGpuWork(k)) write_flow(&r->json, l, e, false);
 }
 
 /* Compresses text and writes it at `at`. The first write of a checkpoint (*cut false)
@@ -261,46 +271,44 @@ static bool put_frame(LiveRecorder *r, const char *text, size_t n, off_t at, boo
     *cut = true;
     size_t flen = r->zbuf.len;
     if (!File_writeAll(r->fd, r->zbuf.p, flen, r->stream ? -1 : (int64_t)at)) {
-        snprintf(err, errlen, "%s: %s", r->renamed ? r->path : r->tmp, strerror(errno));
+        snprintf(err, errlen, "%s: %s", r->renamed ? r->path : r->file.tmp, strerror(errno));
         return false;
     }
     *written = flen;
     return true;
 }
 
+/* The text made so far as one frame at the body's end; the text is then emptied. */
+static bool put_body(LiveRecorder *r, bool *cut, char *err, size_t errlen) {
+    ChromeJson *w = &r->json;
+    if (!w->len) return true;
+    size_t n;
+    bool ok = put_frame(r, w->buf, w->len, r->body_end, cut, &n, err, errlen);
+    if (ok) r->body_end += (off_t)n;
+    ChromeJson_clear(w);
+    return ok;
+}
+
 /* max_events: write at most that many of the new events (0: all). */
 static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, size_t max_events, char *err, size_t errlen) {
     /* 1. body: header (first time), new lanes, new events */
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = xopen_memstream(&buf, &len);
+    ChromeJson *w = &r->json;
     if (!r->began) {
-        fputs("{\"traceEvents\": [", f);
+        ChromeJson_puts(w, "{\"traceEvents\": [");
         r->began = true;
     }
-    new_lanes(r, s, f);
+    new_lanes(r, s);
     bool cut = false; /* the old trailer is dropped (by the first put_frame) */
     size_t left = max_events ? max_events : SIZE_MAX;
-    for (;;) {
+    for (;;) { /* big bodies go out as several frames to bound memory */
         /* until the file holds events, a small first frame: it is on disk in ~1 ms */
         size_t batch = r->events ? 65536 : 4096, want = left < batch ? left : batch;
         size_t n = LiveStore_read(s, &r->cursor, r->batch, want, &r->lost);
         left -= n;
-        for (size_t i = 0; i < n; i++) write_event(r, s, f, &r->batch[i]);
+        for (size_t i = 0; i < n; i++) write_event(r, s, &r->batch[i]);
         r->events += n;
-        fclose(f);
-        if (len) {
-            size_t w;
-            bool ok = put_frame(r, buf, len, r->body_end, &cut, &w, err, errlen);
-            if (ok) r->body_end += (off_t)w;
-            free(buf);
-            if (!ok) return false;
-        } else {
-            free(buf);
-        }
+        if (!put_body(r, &cut, err, errlen)) return false;
         if (n < want || left == 0) break;
-        /* big bodies go out as several frames to bound memory */
-        f = xopen_memstream(&buf, &len);
     }
     /* 2. trailer (a stream gets it once, at the end) */
     r->checkpoints++;
@@ -311,22 +319,22 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, size_t max_
              ", \"checkpoints\": %" PRIu64 ", \"complete\": %s}",
              r->events, r->lost, r->checkpoints, complete ? "true" : "false");
     char *meta = LiveStore_metaJson(s, extra);
-    f = xopen_memstream(&buf, &len);
-    fprintf(f, "\n],\n\"displayTimeUnit\": \"ms\",\n\"traceName\": \"%s\",\n\"ovtrace\": %s\n}\n",
-            LiveStore_isSimulated(s) ? "ovtrace record (SIMULATED)" : "ovtrace record", meta);
-    fclose(f);
+    ChromeJson_printf(w, "\n],\n\"displayTimeUnit\": \"ms\",\n\"traceName\": \"%s\",\n\"ovtrace\": ",
+                      LiveStore_isSimulated(s) ? "ovtrace record (SIMULATED)" : "ovtrace record");
+    ChromeJson_puts(w, meta);
+    ChromeJson_puts(w, "\n}\n");
     free(meta);
-    size_t w;
-    bool ok = put_frame(r, buf, len, r->body_end, &cut, &w, err, errlen);
-    free(buf);
+    size_t n;
+    bool ok = put_frame(r, w->buf, w->len, r->body_end, &cut, &n, err, errlen);
+    ChromeJson_clear(w);
     if (!ok) return false;
-    if (!r->stream && ftruncate(r->fd, r->body_end + (off_t)w) != 0) {
+    if (!r->stream && ftruncate(r->fd, r->body_end + (off_t)n) != 0) {
         snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
         return false;
     }
     if (!r->renamed) {
-        if (rename(r->tmp, r->path) != 0) {
-            snprintf(err, errlen, "cannot rename %s to %s: %s", r->tmp, r->path, strerror(errno));
+        if (!AtomicFile_rename(&r->file)) {
+            snprintf(err, errlen, "cannot rename %s to %s: %s", r->file.tmp, r->path, strerror(errno));
             return false;
         }
         r->renamed = true;
@@ -348,13 +356,11 @@ bool LiveRecorder_close(LiveRecorder *r, LiveStore *s, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
         ok = false;
     }
-    if (close(r->fd) != 0 && ok) {
+    if (!close_fd(r) && ok) {
         snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
         ok = false;
     }
-    r->fd = -1;
-    if (!r->renamed) unlink(r->tmp);
-    rec_free(r);
+    rec_free(r); /* a temporary file not renamed is removed */
     return ok;
 }
 

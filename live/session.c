@@ -31,7 +31,6 @@ struct LiveSession {
     bool threads;
     atomic_bool stop_drain, stop_bg;
     _Atomic(Trace *) mailbox;
-    atomic_uint_fast64_t gen;
     atomic_uint_fast64_t recorded;
     pthread_mutex_t rec_mu;
     char rec_err[512];
@@ -84,7 +83,6 @@ static void publish(LiveSession *s) {
     Trace *t = LiveStore_snapshot(s->store, 0, from);
     Trace *old = atomic_exchange(&s->mailbox, t);
     Trace_free(old); /* the UI never took it: it was already stale */
-    atomic_fetch_add(&s->gen, 1);
 }
 
 static void checkpoint(LiveSession *s) {
@@ -184,7 +182,6 @@ LiveSession *LiveSession_start(const LiveSessionConfig *cfg, char *err, size_t e
     if (s->cfg.checkpoint_ms <= 0) s->cfg.checkpoint_ms = 1000;
     pthread_mutex_init(&s->rec_mu, NULL);
     atomic_init(&s->mailbox, NULL);
-    atomic_init(&s->gen, 0);
     atomic_init(&s->recorded, 0);
     atomic_init(&s->stop_drain, false);
     atomic_init(&s->stop_bg, false);
@@ -310,7 +307,6 @@ void LiveSession_free(LiveSession *s) {
 }
 
 LiveStore *LiveSession_store(LiveSession *s) { return s->store; }
-RingSet *LiveSession_rings(LiveSession *s) { return s->rings; }
 Simulator *LiveSession_simulator(LiveSession *s) { return s->sim; }
 bool LiveSession_sourceDone(LiveSession *s) {
     if (s->launch) {
@@ -322,14 +318,10 @@ bool LiveSession_sourceDone(LiveSession *s) {
     return s->sim && Simulator_finished(s->sim);
 }
 
-Launch *LiveSession_launch(LiveSession *s) { return s->launch; }
-
 int LiveSession_programExit(LiveSession *s, char *desc, size_t n) {
     if (s->launch && s->prog_exit < 0 && Launch_poll(s->launch)) note_exit(s);
     if (n) snprintf(desc, n, "%s", s->prog_exit >= 0 ? s->prog_desc : s->launch ? "running" : "");
     return s->prog_exit;
 }
 Trace *LiveSession_takeSnapshot(LiveSession *s) { return atomic_exchange(&s->mailbox, NULL); }
-uint64_t LiveSession_snapshotGen(LiveSession *s) { return atomic_load(&s->gen); }
-uint64_t LiveSession_recorded(LiveSession *s) { return atomic_load(&s->recorded); }
 const char *LiveSession_recordError(LiveSession *s) { return s->rec_err; }

@@ -79,11 +79,10 @@ typedef struct {
     /* pending emissions, min-heap on key */
     Pending *heap;
     size_t n_heap, cap_heap;
-    uint64_t events;
     /* pacing */
     int64_t wall0;
     atomic_bool *stop;
-    atomic_uint_fast64_t *steps_out, *events_out; /* progress for other threads */
+    atomic_uint_fast64_t *steps_out; /* progress for other threads */
 } Sim;
 
 static uint64_t rng_next(Sim *S) { return Rng_next(&S->rng); }
@@ -138,8 +137,6 @@ static bool pace(Sim *S, int64_t t) {
 }
 
 static void emit(Sim *S, const Pending *p) {
-    S->events++;
-    if (S->events_out) atomic_store_explicit(S->events_out, S->events, memory_order_relaxed);
     if (S->fn) S->fn(&p->rec, p->name, S->ctx);
     else RingSet_push(S->set, &p->rec);
 }
@@ -403,7 +400,7 @@ struct Simulator {
     bool running;
     atomic_bool stop;
     atomic_bool finished;
-    atomic_uint_fast64_t steps, events;
+    atomic_uint_fast64_t steps;
 };
 
 static void *sim_thread(void *arg) {
@@ -432,10 +429,8 @@ Simulator *Simulator_start(const SimConfig *cfg, RingSet *set, char *err, size_t
     S->copy_name_id = NameTable_intern_cstr(nt, "cudaMemcpyAsync");
     S->stop = &sim->stop;
     S->steps_out = &sim->steps;
-    S->events_out = &sim->events;
     atomic_init(&sim->stop, false);
     atomic_init(&sim->steps, 0);
-    atomic_init(&sim->events, 0);
     atomic_init(&sim->finished, false);
     int rc = pthread_create(&sim->thread, NULL, sim_thread, sim);
     if (rc != 0) {
@@ -464,8 +459,6 @@ void Simulator_free(Simulator *sim) {
 
 bool Simulator_finished(const Simulator *sim) { return atomic_load(&((Simulator *)sim)->finished); }
 uint64_t Simulator_steps(const Simulator *sim) { return atomic_load(&((Simulator *)sim)->steps); }
-uint64_t Simulator_events(const Simulator *sim) { return atomic_load(&((Simulator *)sim)->events); }
-const Schedule *Simulator_schedule(const Simulator *sim) { return sim->S.sch; }
 
 void Simulator_describe(const SimConfig *cfg, LiveStore *store) {
     char pj[1024], sj[256];

@@ -6,13 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/atomicfile.h"
 #include "ovtrace/base/file.h"
 #include "ovtrace/base/zwriter.h"
+#include "ovtrace/write/chromejson.h"
 #include "ovtrace/write/export.h"
+#include "ovtrace/write/outpath.h"
 #include "ovtrace/kernels/rng.h"
 
 
@@ -75,7 +76,9 @@ void SimRanks_loads(const SimRanksConfig *c, double *out) {
 
 char *SimRanks_path(const char *path, int rank) { return Export_rankPath(path, rank); }
 
-/* Writes text (n bytes) to path, compressed by extension, via a temp file and rename. */
+/* Writes text (n bytes) to path, compressed by extension, through a temporary file
+ * renamed over it. A symlink is followed (its target is replaced); a device or FIFO is
+ * refused, as export refuses one for a rank's file. */
 static bool write_file(const char *path, const char *text, size_t n, char *err, size_t errlen) {
     ZComp comp = ZComp_forPath(path);
     ZBuf out = {0};
@@ -88,36 +91,72 @@ static bool write_file(const char *path, const char *text, size_t n, char *err, 
             free(out.p);
             return false;
         }
+        text = out.p, n = out.len;
     }
-    size_t tl = strlen(path) + 16;
-    char *tmp = xmalloc(tl);
-    snprintf(tmp, tl, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
+    OutPath op;
+    AtomicFile f = ATOMICFILE_NONE;
+    bool ok = OutPath_resolve(path, &op, err, errlen);
+    if (ok && op.stream) {
+        snprintf(err, errlen, "%s is not a regular file (one output per rank needs files)", path);
+        ok = false;
+    }
+    ok = ok && AtomicFile_open(&f, op.path, 0644, true, err, errlen);
+    if (ok && (!File_writeAll(f.fd, text, n, -1) || !AtomicFile_closeFd(&f) || !AtomicFile_rename(&f))) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        free(tmp);
-        free(out.p);
-        return false;
+        ok = false;
     }
-    fchmod(fd, 0644); /* mkstemp's 0600 is not what a recording should have */
-    bool ok = comp == ZCOMP_PLAIN ? File_writeAll(fd, text, n, -1) : File_writeAll(fd, out.p, out.len, -1);
-    if (close(fd) != 0) ok = false;
-    if (ok && rename(tmp, path) != 0) ok = false;
-    if (!ok) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        unlink(tmp);
-    }
-    free(tmp);
+    AtomicFile_free(&f); /* removes the temporary file unless it was renamed */
+    OutPath_free(&op);
     free(out.p);
     return ok;
 }
 
-static void put_us(FILE *f, int64_t ns) { /* exact: integer us and three decimals */
-    if (ns < 0) {
-        fputc('-', f);
-        ns = -ns;
+/* The metadata of one rank's GPU: its process, its streams. */
+static void rank_metadata(ChromeJson *w, const Schedule *sch, int rank, int dev) {
+    char pname[64];
+    snprintf(pname, sizeof pname, "rank %d GPU %d (SIMULATED)", rank, dev);
+    ChromeJson_beginEvent(w);
+    ChromeJson_strField(w, "ph", "M");
+    ChromeJson_strField(w, "name", "process_name");
+    ChromeJson_intField(w, "pid", dev);
+    ChromeJson_intField(w, "tid", 0);
+    ChromeJson_beginObject(w, "args");
+    ChromeJson_strField(w, "name", pname);
+    ChromeJson_end(w);
+    ChromeJson_end(w);
+    for (int s = 0; s < sch->n_streams; s++) {
+        ChromeJson_beginEvent(w);
+        ChromeJson_strField(w, "ph", "M");
+        ChromeJson_strField(w, "name", "thread_name");
+        ChromeJson_intField(w, "pid", dev);
+        ChromeJson_intField(w, "tid", sch->streams[s].id);
+        ChromeJson_beginObject(w, "args");
+        ChromeJson_strField(w, "name", sch->streams[s].name);
+        ChromeJson_end(w);
+        ChromeJson_end(w);
     }
-    fprintf(f, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+}
+
+/* One op instance on one rank's GPU: an X slice with its step, layer and micro-batch. */
+static void op_event(ChromeJson *w, const Schedule *sch, const SchedOp *op, int dev, int64_t ts, int64_t dur,
+                     uint64_t step) {
+    int64_t stream = sch->streams[op->stream].id;
+    ChromeJson_beginEvent(w);
+    ChromeJson_strField(w, "ph", "X");
+    ChromeJson_strField(w, "cat", op->kind == SCHED_OP_COPY ? "gpu_memcpy" : "kernel");
+    ChromeJson_strField(w, "name", op->name);
+    ChromeJson_intField(w, "pid", dev);
+    ChromeJson_intField(w, "tid", stream);
+    ChromeJson_usField(w, "ts", ts);
+    ChromeJson_usField(w, "dur", dur);
+    ChromeJson_beginObject(w, "args");
+    ChromeJson_intField(w, "device", dev);
+    ChromeJson_intField(w, "stream", stream);
+    ChromeJson_intField(w, "step", (int64_t)step);
+    ChromeJson_intField(w, "layer", op->layer);
+    ChromeJson_intField(w, "mb", op->mb);
+    ChromeJson_end(w);
+    ChromeJson_end(w);
 }
 
 bool SimRanks_write(const SimRanksConfig *c, const char *out_path, uint64_t *events_out, char *err, size_t errlen) {
@@ -140,28 +179,22 @@ bool SimRanks_write(const SimRanksConfig *c, const char *out_path, uint64_t *eve
     Rng *rr = xmalloc((size_t)N * sizeof *rr);
     for (int r = 0; r < N; r++) rr[r] = rng_seed(c->seed, (uint64_t)r + 1);
     Rng shared = rng_seed(c->seed, 0xC0);
-    char **text = xcalloc((size_t)N, sizeof *text);
-    size_t *text_n = xcalloc((size_t)N, sizeof *text_n);
-    FILE **f = xcalloc((size_t)N, sizeof *f);
+    ChromeJson *json = xcalloc((size_t)N, sizeof *json); /* each rank's file, in memory */
     bool ok = true;
     uint64_t events = 0;
     int gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 8;
     for (int r = 0; r < N && ok; r++) {
-        f[r] = xopen_memstream(&text[r], &text_n[r]);
+        ChromeJson *w = &json[r];
+        ChromeJson_init(w, CHROMEJSON_SPACED, NULL, NULL);
         char pj[1024];
         ScheduleParams_json(&c->params, pj, sizeof pj);
-        fprintf(f[r],
+        ChromeJson_printf(w,
                 "{\n\"schemaVersion\": 1,\n\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d},\n"
                 "\"ovtrace\": {\"simulated\": true, \"source\": \"simulator (ranks)\", \"params\": %s,\n"
                 " \"ranks\": {\"ranks\": %d, \"imbalance\": %g, \"jitter\": %g, \"seed\": %llu, \"clock_skew_ns\": %lld,"
-                " \"load\": %.6f}},\n\"traceEvents\": [\n",
+                " \"load\": %.6f}},\n\"traceEvents\": [",
                 r, N, pj, N, c->imbalance, c->jitter, (unsigned long long)c->seed, (long long)c->clock_skew_ns, load[r]);
-        int dev = r % gpn;
-        fprintf(f[r], "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"tid\": 0, \"args\": {\"name\": \"rank %d GPU %d (SIMULATED)\"}}",
-                dev, r, dev);
-        for (int s = 0; s < sch->n_streams; s++)
-            fprintf(f[r], ",\n{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %lld, \"args\": {\"name\": \"%s\"}}",
-                    dev, (long long)sch->streams[s].id, sch->streams[s].name);
+        rank_metadata(w, sch, r, r % gpn);
     }
     int64_t *ready = xmalloc((size_t)N * sizeof *ready);
     for (uint64_t k = 0; k < steps && ok; k++) {
@@ -197,14 +230,7 @@ bool SimRanks_write(const SimRanksConfig *c, const char *out_path, uint64_t *eve
                 }
                 free_at[(size_t)r * SCHED_MAX_STREAMS + (size_t)op->stream] = end[at];
                 int64_t off = c->start_ns + (int64_t)(r / gpn) * c->clock_skew_ns;
-                bool copy = op->kind == SCHED_OP_COPY;
-                fprintf(f[r], ",\n{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %d, \"tid\": %lld, \"ts\": ",
-                        copy ? "gpu_memcpy" : "kernel", op->name, r % gpn, (long long)sch->streams[op->stream].id);
-                put_us(f[r], off + start[at]);
-                fputs(", \"dur\": ", f[r]);
-                put_us(f[r], end[at] - start[at]);
-                fprintf(f[r], ", \"args\": {\"device\": %d, \"stream\": %lld, \"step\": %llu, \"layer\": %d, \"mb\": %d}}",
-                        r % gpn, (long long)sch->streams[op->stream].id, (unsigned long long)k, op->layer, op->mb);
+                op_event(&json[r], sch, op, r % gpn, off + start[at], end[at] - start[at], k);
                 events++;
             }
         }
@@ -212,20 +238,14 @@ bool SimRanks_write(const SimRanksConfig *c, const char *out_path, uint64_t *eve
         prev_end = end;
         end = x;
     }
-    for (int r = 0; r < N; r++) {
-        if (!f[r]) continue;
-        fputs("\n]\n}\n", f[r]);
-        if (fclose(f[r]) != 0) ok = false;
-    }
     for (int r = 0; r < N && ok; r++) {
+        ChromeJson_puts(&json[r], "\n]\n}\n");
         char *p = SimRanks_path(out_path, r);
-        ok = write_file(p, text[r], text_n[r], err, errlen);
+        ok = write_file(p, json[r].buf, json[r].len, err, errlen);
         free(p);
     }
-    for (int r = 0; r < N; r++) free(text[r]);
-    free(text);
-    free(text_n);
-    free(f);
+    for (int r = 0; r < N; r++) ChromeJson_free(&json[r]);
+    free(json);
     free(ready);
     free(rr);
     free(free_at);

@@ -4,9 +4,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <regex.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/regex.h"
@@ -98,23 +101,60 @@ bool CommRules_addLine(CommRules *r, const char *line, char *err, size_t errlen)
     return false;
 }
 
-bool CommRules_loadFile(CommRules *r, const char *path, char *err, size_t errlen) {
-    FILE *f = fopen(path, "r");
-    if (!f) {
+/* Opens a rules file for reading: a regular file of at most RULES_MAX bytes. The
+ * open does not wait (O_NONBLOCK: a FIFO there would hang every command) and
+ * anything but a regular file is refused: /dev/zero never ends, a directory reads as
+ * nothing. NULL with err set; *missing when the file does not exist. */
+#define RULES_MAX (1u << 20)
+static FILE *rules_open(const char *path, bool *missing, char *err, size_t errlen) {
+    *missing = false;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        *missing = errno == ENOENT;
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return false;
+        return NULL;
     }
+    struct stat st;
+    const char *why = fstat(fd, &st) != 0      ? strerror(errno)
+                      : !S_ISREG(st.st_mode)   ? "not a regular file (a rules file is a text file)"
+                      : st.st_size > RULES_MAX ? "larger than 1 MB (a rules file is a few lines)"
+                                               : NULL;
+    FILE *f = why ? NULL : fdopen(fd, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, why ? why : strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+static bool rules_read(CommRules *r, FILE *f, const char *path, char *err, size_t errlen) {
     char line[4096], msg[300];
     int ln = 0;
-    bool ok = true;
-    while (ok && fgets(line, sizeof line, f)) {
+    while (fgets(line, sizeof line, f)) {
         ln++;
-        line[strcspn(line, "\r\n")] = '\0';
+        size_t n = strcspn(line, "\r\n");
+        if (!line[n] && !feof(f)) {
+            snprintf(err, errlen, "%s:%d: line longer than %zu bytes", path, ln, sizeof line - 2);
+            return false;
+        }
+        line[n] = '\0';
         if (!CommRules_addLine(r, line, msg, sizeof msg)) {
             snprintf(err, errlen, "%s:%d: %s", path, ln, msg);
-            ok = false;
+            return false;
         }
     }
+    if (ferror(f)) {
+        snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+bool CommRules_loadFile(CommRules *r, const char *path, char *err, size_t errlen) {
+    bool missing;
+    FILE *f = rules_open(path, &missing, err, errlen);
+    if (!f) return false;
+    bool ok = rules_read(r, f, path, err, errlen);
     fclose(f);
     return ok;
 }
@@ -126,10 +166,12 @@ bool CommRules_loadUserConfig(CommRules *r, const char *rules_file, const char *
     if (xdg && *xdg) snprintf(path, sizeof path, "%s/ovtrace/rules", xdg);
     else if (home && *home) snprintf(path, sizeof path, "%s/.config/ovtrace/rules", home);
     else return true;
-    FILE *f = fopen(path, "r");
-    if (!f) return true; /* optional */
+    bool missing;
+    FILE *f = rules_open(path, &missing, err, errlen);
+    if (!f) return missing; /* optional: only a file that is there but unusable is an error */
+    bool ok = rules_read(r, f, path, err, errlen);
     fclose(f);
-    return CommRules_loadFile(r, path, err, errlen);
+    return ok;
 }
 
 bool CommRules_nameIsComm(const CommRules *r, const char *name) {

@@ -89,6 +89,7 @@ void Trace_free(Trace *t) {
     free(t->diag.first_skip_path);
     free(t->diag.truncated_path);
     free(t->input_warning);
+    free(t->dir_warning);
     free(t);
 }
 

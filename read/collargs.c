@@ -139,7 +139,8 @@ static size_t read_sorted(Input *in, const Req *q, size_t m, CollArgs *out, StrT
     return read;
 }
 
-size_t CollArgs_fetch(const Trace *t, const uint32_t *events, size_t n, CollArgs *out, StrTab *st) {
+size_t CollArgs_fetch(void *ctx, const Trace *t, const uint32_t *events, size_t n, CollArgs *out, StrTab *st) {
+    (void)ctx;
     /* requests grouped by source (counting sort), in the callers' order within one */
     size_t ns = t->n_sources;
     size_t *cnt = xcalloc(ns + 1, sizeof *cnt);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "ovtrace/base/alloc.h"
 
@@ -63,6 +65,8 @@ struct Input {
     bool failed;      /* err is set: reported once the bytes decoded before it are read */
     char warn[160];   /* e.g. trailing garbage after the last gzip member */
     uint64_t frame_start; /* zstd: compressed offset of the frame being decoded */
+    const volatile int *cancel; /* Input_openCancellable: the caller's cancel request */
+    int window_log;             /* zstd: the largest window accepted, log2 */
 };
 
 void (*Input_mappedHook)(const char *path);
@@ -72,11 +76,33 @@ const char *Input_compressionName(InputCompression c) {
     return c == COMP_GZIP ? "gzip" : c == COMP_ZSTD ? "zstd" : "plain";
 }
 
+/* read(2) of the input's fd. A stream is polled first, in 100 ms steps when a cancel
+ * request can come, so a FIFO whose writer never comes or goes quiet never holds up a
+ * cancelled load (-1, ECANCELED); without a writer yet, poll waits for one where a
+ * read would return end of file. */
+static ssize_t fd_read(Input *in, void *buf, size_t n) {
+    for (;;) {
+        if (in->stream) {
+            if (in->cancel && *in->cancel) {
+                errno = ECANCELED;
+                return -1;
+            }
+            struct pollfd p = {.fd = in->fd, .events = POLLIN};
+            int k = poll(&p, 1, in->cancel ? 100 : -1);
+            if (k < 0 && errno != EINTR) return -1;
+            if (k <= 0) continue;
+        }
+        ssize_t r = read(in->fd, buf, n);
+        if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        return r;
+    }
+}
+
 /* Reads up to n bytes (a pipe may return them a few at a time); -1 on error. */
-static ssize_t read_full(int fd, unsigned char *buf, size_t n) {
+static ssize_t read_full(Input *in, unsigned char *buf, size_t n) {
     size_t got = 0;
     while (got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
+        ssize_t r = fd_read(in, buf + got, n - got);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) return got ? (ssize_t)got : -1;
         if (r == 0) break;
@@ -97,10 +123,21 @@ bool Input_canReopen(const char *path) {
     return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-Input *Input_open(const char *path, char *err, size_t errlen) {
-    /* "-" is standard input; a FIFO is opened once (a second open would wait for a
-     * writer that is gone) */
-    int fd = !strcmp(path, "-") ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) : open(path, O_RDONLY | O_CLOEXEC);
+/* "-" is standard input; a FIFO is opened once (a second open would wait for a writer
+ * that is gone), without waiting for its writer (O_NONBLOCK, cleared at once: the
+ * reads wait instead, where a cancel request reaches them). */
+static int open_fd(const char *path) {
+    if (!strcmp(path, "-")) return fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+Input *Input_open(const char *path, char *err, size_t errlen) { return Input_openCancellable(path, NULL, err, errlen); }
+
+Input *Input_openCancellable(const char *path, const volatile int *cancel, char *err, size_t errlen) {
+    int fd = open_fd(path);
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
@@ -113,6 +150,7 @@ Input *Input_open(const char *path, char *err, size_t errlen) {
     }
     Input *in = xcalloc(1, sizeof *in);
     in->fd = fd;
+    in->cancel = cancel;
     /* only regular files are mapped: anything else is read as a stream, once */
     in->stream = !S_ISREG(st.st_mode);
     in->size = in->stream ? 0 : (uint64_t)st.st_size;
@@ -120,9 +158,9 @@ Input *Input_open(const char *path, char *err, size_t errlen) {
     ssize_t m;
     if (in->stream) { /* the magic stays in inbuf: the stream cannot be read again */
         in->inbuf = xmalloc(IN_CHUNK);
-        m = read_full(fd, in->inbuf, sizeof magic);
+        m = read_full(in, in->inbuf, sizeof magic);
         if (m < 0) {
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            snprintf(err, errlen, "%s: %s", path, errno == ECANCELED ? "cancelled" : strerror(errno));
             Input_close(in);
             return NULL;
         }
@@ -144,10 +182,9 @@ Input *Input_open(const char *path, char *err, size_t errlen) {
         in->comp = COMP_ZSTD;
         in->zs = ZSTD_createDStream();
         ZSTD_initDStream(in->zs);
-        /* frames written with --long (up to 2 GB windows) load too; the decoder only
-         * allocates what a frame's header asks for */
-        ZSTD_DCtx_setParameter(in->zs, ZSTD_d_windowLogMax,
-                               sizeof(size_t) == 4 && Input_zstdWindowLogMax > 30 ? 30 : Input_zstdWindowLogMax);
+        /* frames written with --long (up to 2 GB windows) load here; a loader lowers
+         * the limit to its --max-token before the first read */
+        Input_setWindowMax(in, UINT64_MAX);
     } else {
         in->comp = COMP_NONE;
         if (in->stream) return in; /* plain text read through Input_read */
@@ -216,8 +253,7 @@ static bool refill(Input *in) {
     if (in->in_pos < in->in_len) return true;
     if (in->file_eof) return false;
     ssize_t r;
-    do r = read(in->fd, in->inbuf, IN_CHUNK);
-    while (r < 0 && errno == EINTR);
+    r = fd_read(in, in->inbuf, IN_CHUNK);
     if (r <= 0) {
         in->file_eof = true;
         return false;
@@ -236,8 +272,7 @@ static size_t buffered(Input *in, size_t k) {
     in->in_pos = 0;
     in->in_len = have;
     while (in->in_len < k) {
-        ssize_t r = read(in->fd, in->inbuf + in->in_len, IN_CHUNK - in->in_len);
-        if (r < 0 && errno == EINTR) continue;
+        ssize_t r = fd_read(in, in->inbuf + in->in_len, IN_CHUNK - in->in_len);
         if (r <= 0) {
             in->file_eof = true;
             break;
@@ -301,6 +336,14 @@ static ssize_t read_zstd(Input *in, unsigned char *out, size_t n) {
         ZSTD_inBuffer ib = {in->inbuf, in->in_len, in->in_pos};
         size_t rc = ZSTD_decompressStream(in->zs, &ob, &ib);
         in->in_pos = ib.pos;
+        if (ZSTD_isError(rc) && ZSTD_getErrorCode(rc) == ZSTD_error_frameParameter_windowTooLarge) {
+            snprintf(in->err, sizeof in->err,
+                     "zstd frame at compressed byte %llu needs a window over %llu MiB, more than --max-token allows "
+                     "(raise --max-token to load it)",
+                     (unsigned long long)in->frame_start, (unsigned long long)(UINT64_C(1) << in->window_log) >> 20);
+            in->failed = true;
+            break;
+        }
         if (ZSTD_isError(rc)) {
             /* the decoder does not say how far into its input it got: name the frame */
             snprintf(in->err, sizeof in->err, "corrupt zstd stream (frame at compressed byte %llu): %s",
@@ -410,6 +453,19 @@ static ssize_t ra_read(ReadAhead *ra, unsigned char *out, size_t n) {
     return (ssize_t)got;
 }
 
+/* The decoder's own default limit (ZSTD_WINDOWLOG_LIMIT_DEFAULT, in zstd's unstable
+ * API): frames written without --long never ask for more. */
+#define ZSTD_DEFAULT_WINDOW_LOG 27
+
+void Input_setWindowMax(Input *in, uint64_t bytes) {
+    if (in->comp != COMP_ZSTD) return;
+    int lim = sizeof(size_t) == 4 && Input_zstdWindowLogMax > 30 ? 30 : Input_zstdWindowLogMax;
+    int log = ZSTD_DEFAULT_WINDOW_LOG < lim ? ZSTD_DEFAULT_WINDOW_LOG : lim;
+    while (log < lim && (UINT64_C(1) << log) < bytes) log++;
+    in->window_log = log;
+    ZSTD_DCtx_setParameter(in->zs, ZSTD_d_windowLogMax, log);
+}
+
 void Input_noReadAhead(Input *in) { in->ra_tried = true; }
 
 void Input_setReadAhead(Input *in, int mode) { in->ra_mode = mode; }
@@ -427,8 +483,7 @@ ssize_t Input_read(Input *in, void *buf, size_t n) {
             in->in_pos += got;
         }
         while (got < n && !in->file_eof && !in->failed) {
-            ssize_t r = read(in->fd, (char *)buf + got, n - got);
-            if (r < 0 && errno == EINTR) continue;
+            ssize_t r = fd_read(in, (char *)buf + got, n - got);
             if (r < 0) {
                 snprintf(in->err, sizeof in->err, "read error at byte %llu: %s", (unsigned long long)in->file_off,
                          strerror(errno));

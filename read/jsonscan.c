@@ -1,5 +1,9 @@
 #include "ovtrace/read/jsonscan.h"
 
+#include <locale.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -88,7 +92,8 @@ JsStatus Js_string(JsCtx *c, const char **pp, Tok *t) {
 
 static inline bool isdig(char ch) { return ch >= '0' && ch <= '9'; }
 
-JsStatus Js_number(JsCtx *c, const char **pp, Tok *t) {
+/* A number, as Js_string scans a string. */
+static JsStatus Js_number(JsCtx *c, const char **pp, Tok *t) {
     const char *s = *pp, *p = s, *end = c->end;
     if (p < end && *p == '-') p++;
     if (p >= end) return JS_MORE;
@@ -304,6 +309,27 @@ size_t Js_decode(const Tok *t, char *out) {
 bool Js_int(const Tok *t, int64_t *v) {
     /* the exact decimal parser also accepts integral spellings like 7.0 or 1e3 */
     return t->type == TOK_NUMBER && Time_parseDecimal(t->p, t->n, 0, v);
+}
+
+static locale_t c_numeric;
+static void c_numeric_init(void) { c_numeric = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0); }
+
+bool Js_double(const Tok *t, double *v) {
+    if (t->type != TOK_NUMBER || t->n == 0) return false;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, c_numeric_init);
+    if (!c_numeric) return false;
+    char small[128];
+    char *s = t->n < sizeof small ? small : malloc(t->n + 1); /* long digit strings are legal JSON */
+    if (!s) return false;
+    memcpy(s, t->p, t->n);
+    s[t->n] = '\0';
+    char *end;
+    double d = strtod_l(s, &end, c_numeric);
+    bool ok = end == s + t->n && isfinite(d);
+    if (s != small) free(s);
+    if (ok) *v = d;
+    return ok;
 }
 
 const char *Js_guessElement(const char *from, const char *end) {

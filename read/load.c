@@ -19,7 +19,22 @@
 #include "ovtrace/base/termsafe.h"
 
 /* Appends the trace files of dir, sorted by name. */
-static bool expand_dir(const char *dir, char ***out, size_t *n, size_t *cap, char *err, size_t errlen) {
+/* Why a directory entry named like a trace is not one to load, or NULL: only regular
+ * files (through symlinks) are; a FIFO would hang the load, a subdirectory or a dangling
+ * symlink would fail it. */
+static const char *not_loadable(const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0) return errno == ELOOP ? "a symlink loop" : errno == ENOENT ? "a dangling symlink" : strerror(errno);
+    if (S_ISDIR(st.st_mode)) return "a directory";
+    if (S_ISFIFO(st.st_mode)) return "a FIFO";
+    if (!S_ISREG(st.st_mode)) return "not a regular file";
+    return NULL;
+}
+
+/* Appends dir's trace files to *out; entries that are not regular files are left out,
+ * counted in *skipped with the first one described in skip_note. */
+static bool expand_dir(const char *dir, char ***out, size_t *n, size_t *cap, size_t *skipped, char *skip_note,
+                       size_t note_len, char *err, size_t errlen) {
     size_t k;
     char **found = Dir_traceFiles(dir, &k);
     if (!found) {
@@ -27,11 +42,21 @@ static bool expand_dir(const char *dir, char ***out, size_t *n, size_t *cap, cha
         return false;
     }
     GROW(*out, *cap, *n + k);
-    if (k) memcpy(*out + *n, found, k * sizeof *found); /* *out may still be NULL when k is 0 */
-    *n += k;
+    size_t kept = 0;
+    for (size_t i = 0; i < k; i++) {
+        const char *why = not_loadable(found[i]);
+        if (!why) {
+            (*out)[*n + kept++] = found[i];
+            continue;
+        }
+        if ((*skipped)++ == 0) snprintf(skip_note, note_len, "%s is %s", found[i], why);
+        free(found[i]);
+    }
+    *n += kept;
     free(found);
-    if (!k) {
-        snprintf(err, errlen, "%s: no *.json, *.json.gz or *.json.zst files in directory", dir);
+    if (!kept) {
+        snprintf(err, errlen, "%s: no *.json, *.json.gz or *.json.zst files in directory%s", dir,
+                 k ? " that are regular files" : "");
         return false;
     }
     return true;
@@ -92,12 +117,13 @@ static uint64_t json_estimate(const char *path, uint64_t size) {
 
 Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, char *err, size_t errlen) {
     char **files = NULL;
-    size_t n_files = 0, cap = 0;
+    size_t n_files = 0, cap = 0, dir_skipped = 0;
+    char skip_note[PATH_MAX + 64] = "";
     bool ok = true;
     for (size_t i = 0; ok && i < n; i++) {
         struct stat st;
         if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            ok = expand_dir(paths[i], &files, &n_files, &cap, err, errlen);
+            ok = expand_dir(paths[i], &files, &n_files, &cap, &dir_skipped, skip_note, sizeof skip_note, err, errlen);
         } else {
             GROW(files, cap, n_files + 1);
             files[n_files++] = xstrdup(paths[i]);
@@ -192,6 +218,12 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         }
     }
     free(ids);
+    if (t && dir_skipped) {
+        char w[sizeof skip_note + 96];
+        snprintf(w, sizeof w, "skipped %zu directory entr%s (%s)", dir_skipped,
+                 dir_skipped == 1 ? "y that is not a regular file" : "ies that are not regular files", skip_note);
+        t->dir_warning = xstrdup(w);
+    }
     for (size_t i = 0; i < n_files; i++) free(files[i]);
     free(files);
     return t;
@@ -204,7 +236,8 @@ void Load_printWarnings(const Trace *t, FILE *out) {
                 "warning: %s: trace is truncated at byte %" PRIu64
                 " (the profiler may have died mid-write); loaded everything before it\n",
                 d->truncated_path, d->truncated_offset);
-    if (t->input_warning) fprintf(out, "warning: %s\n", t->input_warning);
+    if (t->input_warning) TermSafe_fprintf(out, "warning: %s\n", t->input_warning);
+    if (t->dir_warning) TermSafe_fprintf(out, "warning: %s\n", t->dir_warning);
     if (d->skipped)
         TermSafe_fprintf(out, "warning: skipped %zu event%s with bad values; first in %s at byte %" PRIu64 ": %s\n", d->skipped,
                 d->skipped == 1 ? "" : "s", d->first_skip_path, d->first_skip_offset, d->first_skip_reason);

@@ -16,6 +16,7 @@
 #include "ovtrace/read/mapguard.h"
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/hash.h"
+#include "ovtrace/base/map.h"
 #include "ovtrace/read/input.h"
 #include "ovtrace/read/load.h"
 #include "ovtrace/model/timeunits.h"
@@ -35,7 +36,10 @@ typedef struct {
     int n_series;
 } RawEvent;
 
+/* The open B events of one thread. B and E pair up by (pid, tid), as the format says,
+ * not by lane: a B's args may put it on a GPU stream while its E carries no args. */
 typedef struct {
+    int64_t pid, tid;
     size_t *ev; /* open B events (indices into t->events) */
     size_t n, cap;
 } OpenStack;
@@ -63,7 +67,8 @@ typedef struct {
     Tok *series_key, *series_val; /* RawEvent.n_series of each */
     size_t series_cap, series_vcap;
     OpenStack *stacks;
-    size_t n_stacks;
+    size_t n_stacks, stacks_cap;
+    U64Map stack_ids; /* hash of (pid, tid) -> index into stacks */
     size_t n_loaded;
     size_t n_deferred; /* gpu_only: events left to the full load */
     uint64_t next_progress;
@@ -436,13 +441,49 @@ static JsStatus parse_event(Loader *L, const char **pp, RawEvent *ev) {
 
 /* ---------- turning a parsed event into model events ---------- */
 
-static OpenStack *stack_for(Loader *L, uint32_t lane) {
-    if (lane >= L->n_stacks) {
-        size_t n = L->n_stacks;
-        GROW(L->stacks, L->n_stacks, lane + 1);
-        memset(L->stacks + n, 0, (L->n_stacks - n) * sizeof *L->stacks);
+static uint64_t thread_key(int64_t pid, int64_t tid) {
+    return Hash_u64((uint64_t)pid) ^ (uint64_t)tid;
+}
+
+/* The open-B stack of thread (pid, tid); created empty when `create`, else NULL if the
+ * thread has none. */
+static OpenStack *stack_for(Loader *L, int64_t pid, int64_t tid, bool create) {
+    if (!L->stack_ids.slots) {
+        if (!create) return NULL;
+        U64Map_init(&L->stack_ids, 16);
     }
-    return &L->stacks[lane];
+    uint64_t key = thread_key(pid, tid);
+    size_t pos = U64Map_start(&L->stack_ids, key);
+    for (uint32_t v; (v = U64Map_next(&L->stack_ids, key, &pos)) != U64MAP_NONE;)
+        if (L->stacks[v].pid == pid && L->stacks[v].tid == tid) return &L->stacks[v];
+    if (!create) return NULL;
+    GROW(L->stacks, L->stacks_cap, L->n_stacks + 1);
+    OpenStack *s = &L->stacks[L->n_stacks];
+    *s = (OpenStack){.pid = pid, .tid = tid};
+    U64Map_add(&L->stack_ids, key, (uint32_t)L->n_stacks++);
+    return s;
+}
+
+static void free_stacks(Loader *L) {
+    for (size_t i = 0; i < L->n_stacks; i++) free(L->stacks[i].ev);
+    free(L->stacks);
+    U64Map_free(&L->stack_ids);
+}
+
+/* E closes the innermost open B of its thread. */
+static void close_b(Loader *L, int64_t pid, int64_t tid, int64_t ts, uint64_t off) {
+    OpenStack *s = stack_for(L, pid, tid, false);
+    if ((!s || s->n == 0) && L->worker) { /* its B may be in an earlier slice */
+        L->be_unsafe = true;
+        return;
+    }
+    if (!s || s->n == 0) {
+        skip_event(L, off, "\"E\" without a matching \"B\"");
+        return;
+    }
+    TraceEvent *b = &L->t->events[s->ev[--s->n]];
+    b->dur = ts >= b->ts ? ts - b->ts : 0;
+    b->flags &= ~EVF_NO_DUR;
 }
 
 static void meta_append(Loader *L, const char *s, size_t n) {
@@ -487,7 +528,7 @@ static uint64_t flow_id(const Tok *t) {
  * event's process) so the viewer draws each as a memory-usage lane. All samples keep
  * the instant's source offset: export writes the object once, unchanged. Returns false
  * when no series was found (the event then stays an instant). */
-static bool memory_counters(Loader *L, const RawEvent *ev, const TraceEvent *e, int64_t pid) {
+static bool memory_counters(Loader *L, const RawEvent *ev, const TraceEvent *e, int64_t pid, uint64_t off) {
     static const char *const K[] = {"Total Allocated", "Total Reserved", "Bytes"};
     int64_t dtype = -1, did = -1, v;
     for (int i = 0; i < ev->n_series; i++) {
@@ -509,15 +550,19 @@ static bool memory_counters(Loader *L, const RawEvent *ev, const TraceEvent *e, 
         const char *key = NULL;
         for (size_t k = 0; k < sizeof K / sizeof K[0]; k++)
             if (Js_keyIsn(&L->series_key[i], K[k], strlen(K[k]))) key = K[k];
-        int64_t milli;
-        if (!key || !Time_parseDecimal(L->series_val[i].p, L->series_val[i].n, 3, &milli)) continue;
+        double value;
+        if (!key) continue;
+        if (!Js_double(&L->series_val[i], &value)) {
+            skip_event(L, off, "counter value beyond a double's range");
+            continue;
+        }
         char name[96];
         int n = snprintf(name, sizeof name, "%s %s", dev, key);
         TraceEvent c = *e;
         c.kind = KIND_COUNTER;
         c.lane = lane;
         c.corr = 0;
-        c.value = (double)milli / 1000.0;
+        c.value = value;
         c.name = StrTab_intern(L->t->strings, name, (size_t)n);
         Trace_append(L->t, &c);
         L->n_loaded++;
@@ -600,6 +645,10 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
     e.src = off;
     e.kind = kind;
     e.name = intern_tok(L, &ev->name);
+    if (ph == 'E') { /* closes a B: no event, no lane of its own */
+        close_b(L, pid, tid, ts, off);
+        return;
+    }
     int64_t corr;
     if (ev->a_corr.type == TOK_NUMBER && Js_int(&ev->a_corr, &corr) && corr > 0 && corr <= UINT32_MAX)
         e.corr = (uint32_t)corr;
@@ -615,36 +664,21 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
     switch (ph) {
     case 'X': e.dur = dur; break;
     case 'B': {
-        OpenStack *s = stack_for(L, e.lane);
+        OpenStack *s = stack_for(L, pid, tid, true);
         e.flags |= EVF_NO_DUR; /* until its E arrives */
         GROW(s->ev, s->cap, s->n + 1);
         s->ev[s->n++] = Trace_append(L->t, &e);
         L->n_loaded++;
         return;
     }
-    case 'E': {
-        OpenStack *s = stack_for(L, e.lane);
-        if (s->n == 0 && L->worker) { /* its B may be in an earlier slice */
-            L->be_unsafe = true;
-            return;
-        }
-        if (s->n == 0) {
-            skip_event(L, off, "\"E\" without a matching \"B\"");
-            return;
-        }
-        TraceEvent *b = &L->t->events[s->ev[--s->n]];
-        b->dur = ts >= b->ts ? ts - b->ts : 0;
-        b->flags &= ~EVF_NO_DUR;
-        return;
-    }
     case 'C': {
         e.kind = KIND_COUNTER;
         for (int i = 0; i < ev->n_series; i++) {
-            int64_t milli;
             TraceEvent c = e;
-            /* counters keep 3 decimals exactly; enough for utilisation and bytes */
-            if (!Time_parseDecimal(L->series_val[i].p, L->series_val[i].n, 3, &milli)) continue;
-            c.value = (double)milli / 1000.0;
+            if (!Js_double(&L->series_val[i], &c.value)) { /* counted, never dropped silently */
+                skip_event(L, off, "counter value beyond a double's range");
+                continue;
+            }
             const char *ename = StrTab_get(L->t->strings, e.name);
             if (ev->n_series > 1 || !Js_keyIsn(&L->series_key[i], ename, strlen(ename))) {
                 char *s = scratch(L, ev->name.n + L->series_key[i].n + 2);
@@ -660,7 +694,7 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
         return;
     }
     default: /* instants: dur 0 */
-        if (ev->n_series > 0 && TOK_IS(&ev->name, MEMORY_EVENT) && memory_counters(L, ev, &e, pid)) return;
+        if (ev->n_series > 0 && TOK_IS(&ev->name, MEMORY_EVENT) && memory_counters(L, ev, &e, pid, off)) return;
         break;
     }
     Trace_append(L->t, &e);
@@ -743,11 +777,9 @@ static void *worker_main(void *arg) {
     char err[256];
     const char *p = sp->at;
     LoopStatus st = guarded_array(&W, &p, err, sizeof err);
-    for (size_t i = 0; i < W.n_stacks; i++) {
+    for (size_t i = 0; i < W.n_stacks; i++)
         if (W.stacks[i].n) W.be_unsafe = true; /* a B whose E is in a later slice */
-        free(W.stacks[i].ev);
-    }
-    free(W.stacks);
+    free_stacks(&W);
     free(W.scratch);
     free(W.series_key);
     free(W.series_val);
@@ -1161,7 +1193,7 @@ static bool guarded_parse(Loader *L, char *err, size_t errlen) {
 }
 
 bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *err, size_t errlen) {
-    Input *in = Input_open(path, err, errlen);
+    Input *in = Input_openCancellable(path, opt ? opt->cancel : NULL, err, errlen);
     if (!in) return false;
     if (opt) Input_setReadAhead(in, opt->read_ahead);
     Loader L = {0};
@@ -1172,6 +1204,7 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
     L.source = Trace_addSource(t, path);
     t->sources[L.source].compression = Input_compression(in);
     L.max_token = opt && opt->max_token ? opt->max_token : MAX_TOKEN_DEFAULT;
+    Input_setWindowMax(in, L.max_token); /* the decoder's memory, bounded as the tokens are */
     size_t map_len;
     const char *map = Input_map(in, &map_len);
     if (map || (Input_compression(in) == COMP_NONE && !Input_isStream(in))) {
@@ -1230,8 +1263,7 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
     if (ok) apply_meta(&L);
     if (ok) LoadMerged_split(t, L.source); /* a merged export: back to one source per rank */
     /* B without E: run to the end of the trace, fixed up in Trace_finish */
-    for (size_t i = 0; i < L.n_stacks; i++) free(L.stacks[i].ev);
-    free(L.stacks);
+    free_stacks(&L);
     free(L.scratch);
     free(L.series_key);
     free(L.series_val);

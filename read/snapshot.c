@@ -40,6 +40,7 @@
 #include <zstd.h>
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/atomicfile.h"
 #include "ovtrace/base/clock.h"
 #include "ovtrace/base/file.h"
 #include "ovtrace/base/hash.h"
@@ -47,7 +48,10 @@
 
 #define SNAP_MAGIC "OVTSNAP1"
 #define SNAP_END "OVTSEND1"
-#define SNAP_VERSION 1u
+/* Bumped whenever the file format or what the loader puts in the model changes, so a
+ * snapshot never serves a model this build would not load (2: counter values as the
+ * nearest double, B/E paired per thread). */
+#define SNAP_VERSION 2u
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_PREFIX 16
 #define SNAP_TRAILER 32
@@ -418,24 +422,6 @@ static bool dir_trusted(const char *dir, char *why, size_t whylen) {
     return true;
 }
 
-/* Temp files of writers that died (killed mid-save) are removed by the next save. */
-static void sweep_stale(const char *dir, const char *base) {
-    DIR *d = opendir(dir);
-    if (!d) return;
-    char prefix[NAME_MAX + 8];
-    snprintf(prefix, sizeof prefix, "%s.tmp.", base);
-    size_t pl = strlen(prefix);
-    for (struct dirent *de; (de = readdir(d));) {
-        if (strncmp(de->d_name, prefix, pl)) continue;
-        long pid = strtol(de->d_name + pl, NULL, 10);
-        if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
-            char p[PATH_MAX];
-            if (snprintf(p, sizeof p, "%s/%s", dir, de->d_name) < (int)sizeof p) unlink(p);
-        }
-    }
-    closedir(d);
-}
-
 /* The cache directory stays under a size cap (CacheOptions.max_bytes: $OVTRACE_CACHE_MAX_MB):
  * the snapshots used least recently go first (a hit touches its file's mtime).
  * Snapshots of inputs that no longer exist (temp files) age out this way. */
@@ -498,7 +484,7 @@ bool Snapshot_save(const Trace *t, const char *const *inputs, size_t n, const Sn
     char dir[PATH_MAX], base[NAME_MAX + 1];
     const char *slash = strrchr(cache_path, '/');
     if (!slash || slash == cache_path || (size_t)(slash - cache_path) >= sizeof dir ||
-        strlen(slash + 1) > NAME_MAX - 24) { /* room for ".tmp.PID" */
+        strlen(slash + 1) > NAME_MAX - 24) { /* room for the temporary ".NAME.tmp-PID-XXXXXX" */
         snprintf(err, errlen, "%s: not a usable cache path", cache_path);
         return false;
     }
@@ -528,9 +514,13 @@ bool Snapshot_save(const Trace *t, const char *const *inputs, size_t n, const Sn
         ok = false;
     }
     /* 0700, even when it existed with a looser mode (it holds models of the user's
-     * traces, and a writable one could be fed snapshots); another user's is refused */
-    struct stat dst;
-    if (ok && stat(real_dir, &dst) == 0 && dst.st_uid == geteuid() && (dst.st_mode & 077)) chmod(real_dir, 0700);
+     * traces, and a writable one could be fed snapshots); another user's is refused.
+     * A cache directory that is a symlink points somewhere the user set up (a shared
+     * 2775 directory, say): its mode is left alone, and dir_trusted decides. */
+    struct stat dst, lst;
+    bool linked = lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode);
+    if (ok && !linked && stat(real_dir, &dst) == 0 && dst.st_uid == geteuid() && (dst.st_mode & 077))
+        chmod(real_dir, 0700);
     if (ok && !dir_trusted(real_dir, err, errlen)) ok = false;
     /* never beside an input, never over one */
     struct stat cst;
@@ -546,22 +536,16 @@ bool Snapshot_save(const Trace *t, const char *const *inputs, size_t n, const Sn
             ok = false;
         }
     }
-    char tmp[PATH_MAX];
+    /* beside the snapshot, 0600 whatever an old one had; the temporary files of writers
+     * that died (killed mid-save) are removed */
+    AtomicFile file = ATOMICFILE_NONE;
     Writer w = {.fd = -1};
-    if (ok) {
-        sweep_stale(dir, base);
-        if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", cache_path, (long)getpid()) >= (int)sizeof tmp) errno = ENAMETOOLONG;
-        else w.fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0600);
-        if (w.fd < 0) {
-            snprintf(err, errlen, "%s: %s", cache_path, strerror(errno));
-            ok = false;
-        }
-    }
+    ok = ok && AtomicFile_open(&file, cache_path, 0600, false, err, errlen);
+    w.fd = file.fd;
     w.cc = ok ? ZSTD_createCCtx() : NULL;
     if (ok && !w.cc) {
         snprintf(err, errlen, "out of memory");
-        close(w.fd);
-        unlink(tmp);
+        AtomicFile_free(&file);
         ok = false;
     }
     if (!ok) {
@@ -665,13 +649,14 @@ bool Snapshot_save(const Trace *t, const char *const *inputs, size_t n, const Sn
     free(now);
 
     if (!w.fail && fsync(w.fd) != 0) w.fail = "fsync", w.err_no = errno;
-    if (close(w.fd) != 0 && !w.fail) w.fail = "close", w.err_no = errno;
-    if (!w.fail && rename(tmp, cache_path) != 0) w.fail = "rename", w.err_no = errno;
+    if (!AtomicFile_closeFd(&file) && !w.fail) w.fail = "close", w.err_no = errno;
+    if (!w.fail && !AtomicFile_rename(&file)) w.fail = "rename", w.err_no = errno;
     if (w.fail) {
-        snprintf(err, errlen, "%s: %s%s%s", tmp, w.fail, w.err_no ? ": " : "", w.err_no ? strerror(w.err_no) : "");
-        unlink(tmp);
+        snprintf(err, errlen, "%s: %s%s%s", file.tmp, w.fail, w.err_no ? ": " : "", w.err_no ? strerror(w.err_no) : "");
+        AtomicFile_free(&file); /* removes the temporary file */
         return false;
     }
+    AtomicFile_free(&file);
     evict(dir, base, max_bytes);
     return true;
 }

@@ -4,7 +4,7 @@
 pkg_check_modules(EXPORT_ZLIB REQUIRED IMPORTED_TARGET zlib)
 set(export_dir ${CMAKE_CURRENT_LIST_DIR}/export)
 
-ovtrace_unit_test(export.handbuilt SOURCES ${export_dir}/test_handbuilt.c LIBS PkgConfig::EXPORT_ZLIB TIMEOUT 60)
+ovtrace_unit_test(export.handbuilt SOURCES ${export_dir}/test_handbuilt.c LIBS PkgConfig::EXPORT_ZLIB ovtrace_cli_signals TIMEOUT 60)
 ovtrace_unit_test(export.deepseek SOURCES ${export_dir}/test_deepseek.c TIMEOUT 60)
 # launch links by correlation id (fixture; DeepSeek part skips without ../shared).
 ovtrace_unit_test(export.launch_links SOURCES ${export_dir}/test_launch_links.c LIBS PkgConfig::EXPORT_ZLIB)

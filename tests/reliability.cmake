@@ -45,8 +45,9 @@ set_tests_properties(reliability.malformed PROPERTIES TIMEOUT 600)
 add_test(NAME reliability.atomic COMMAND bash ${rel_dir}/atomic.sh ${OVTRACE_BIN} $<TARGET_FILE:gen_trace> ${OVTRACE_DEEPSEEK})
 set_tests_properties(reliability.atomic PROPERTIES LABELS soak TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
 
-# terminal restore after SIGINT/TERM/HUP/SEGV and SIGWINCH storms, view and live, in tmux
-foreach(case view live winch-view winch-live)
+# terminal restore after SIGINT/TERM/HUP/SEGV and SIGWINCH storms, view and live, in tmux;
+# a $LINES x $COLUMNS beyond any screen clamped
+foreach(case view live winch-view winch-live huge-size)
   add_test(NAME reliability.terminal.${case} COMMAND bash ${rel_dir}/terminal.sh ${case} ${OVTRACE_BIN} ${OVTRACE_DEEPSEEK})
   # generous: waits scale with OVTRACE_TEST_TIMEOUT_SCALE (3 under ASan, tests/sanitize.sh)
   set_tests_properties(reliability.terminal.${case} PROPERTIES LABELS tmux SKIP_RETURN_CODE 77 TIMEOUT 600)

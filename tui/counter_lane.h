@@ -24,7 +24,7 @@ bool CounterLane_levels(const double *val, const bool *has, int W, uint8_t *lvl,
 uint32_t CounterLane_glyph(int k, bool unicode);
 /* Short label of a series: "mem allocated" for a [memory] series shown under its GPU. */
 void CounterLane_label(const Trace *t, const CounterSeries *s, char *buf, size_t n);
-/* After Lines_build: the rows (and lanes) that hold only counter samples are dropped and
+/* After Lines_buildFiltered: the rows (and lanes) that hold only counter samples are dropped and
  * each expanded group gets one LINE_COUNTER line per series shown in it. */
 void CounterLane_addLines(Lines *L, const Trace *t, const CounterSet *cs, const bool *collapsed);
 /* The model's series (the lines, the range panel's figures). */

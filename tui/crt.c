@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #define NCURSES_WIDECHAR 1
@@ -165,12 +166,39 @@ static void setup_colors(Caps *caps) {
     }
 }
 
+/* ncurses sizes its screen from $LINES/$COLUMNS when they are set, else from the
+ * terminal; a size beyond any real screen (LINES=20000 COLUMNS=20000 reached 24 GB) is
+ * clamped to CRT_MAX_ROWS x CRT_MAX_COLS before initscr reads it. Pure. */
+bool Crt_clampSize(const char *lines, const char *cols, int tty_rows, int tty_cols, int *rows, int *ncols) {
+    long r = lines && *lines ? strtol(lines, NULL, 10) : tty_rows;
+    long c = cols && *cols ? strtol(cols, NULL, 10) : tty_cols;
+    if (r <= CRT_MAX_ROWS && c <= CRT_MAX_COLS) return false;
+    *rows = r <= 0 ? 24 : r > CRT_MAX_ROWS ? CRT_MAX_ROWS : (int)r;
+    *ncols = c <= 0 ? 80 : c > CRT_MAX_COLS ? CRT_MAX_COLS : (int)c;
+    return true;
+}
+
+/* Runs before initscr, on the thread that owns the terminal: the environment is set
+ * only when a size must be clamped. */
+static void clamp_size(void) {
+    struct winsize ws = {0};
+    ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws);
+    int r, c;
+    if (!Crt_clampSize(getenv("LINES"), getenv("COLUMNS"), ws.ws_row, ws.ws_col, &r, &c)) return;
+    char b[16];
+    snprintf(b, sizeof b, "%d", r);
+    setenv("LINES", b, 1);
+    snprintf(b, sizeof b, "%d", c);
+    setenv("COLUMNS", b, 1);
+}
+
 bool Crt_init(Caps *caps) {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         fprintf(stderr, "ovtrace: error: the viewer needs a terminal (use --dump for text output)\n");
         return false;
     }
     if (!getenv("ESCDELAY")) set_escdelay(25);
+    clamp_size();
     if (!initscr()) {
         fprintf(stderr, "ovtrace: error: cannot initialise the terminal\n");
         return false;

@@ -10,7 +10,14 @@
 #include "keys.h"
 #include "ovtrace/tui/terminal.h"
 
-/* Crt_detectCaps, Crt_init, Crt_done: ovtrace/tui/terminal.h */
+/* Crt_detectCaps, Crt_init, Crt_done: ovtrace/tui/terminal.h. */
+/* The largest screen the viewer sizes itself for: ncurses allocates per cell. */
+#define CRT_MAX_ROWS 1000
+#define CRT_MAX_COLS 2000
+/* The size to force when $LINES/$COLUMNS (or, unset, the terminal's own size) exceed
+ * CRT_MAX_ROWS x CRT_MAX_COLS: true with *rows, *cols clamped; false when all is in
+ * bounds. Pure. */
+bool Crt_clampSize(const char *lines, const char *cols, int tty_rows, int tty_cols, int *rows, int *ncols);
 /* True between Crt_init and Crt_done (App_runInteractive then reuses the terminal). */
 bool Crt_active(void);
 void Crt_size(int *w, int *h);

@@ -52,7 +52,9 @@ int Details_formatPrecise(char *buf, size_t n, int64_t ns) {
     return snprintf(buf, n, "%s%" PRIu64 "ns", sign, a);
 }
 
-void Details_laneName(const Trace *t, uint32_t lane, char *buf, size_t n) {
+/* Lane description: "GPU 0 stream 7", "CPU pid 1166 tid 2571 (name)", with rank when
+ * several sources are open. */
+static void Details_laneName(const Trace *t, uint32_t lane, char *buf, size_t n) {
     const Lane *l = &t->lanes[lane];
     char rank[80];
     Lanes_rankLabel(t, l->source, rank, sizeof rank);
@@ -207,8 +209,4 @@ int Details_renderScroll(Grid *g, Rect r, const DetailsCache *d, const Glyphs *g
                     total - scroll - (r.h - 1));
     }
     return total;
-}
-
-void Details_render(Grid *g, Rect r, const DetailsCache *d, const Glyphs *gl, bool ascii) {
-    Details_renderScroll(g, r, d, gl, ascii, 0);
 }

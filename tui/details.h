@@ -1,7 +1,7 @@
 /* The details panel of the selected event: full name (wrapped), class, lane, start,
  * duration, correlation partner and every arg of the trace's JSON object. The args
  * are fetched from the source file once per selection (Details_build, I/O) and the
- * panel renders from that cache (Details_render, pure). */
+ * panel renders from that cache (Details_renderScroll, pure). */
 #ifndef OVTRACE_TUI_DETAILS_H
 #define OVTRACE_TUI_DETAILS_H
 #include <stdbool.h>
@@ -22,14 +22,10 @@ void Details_init(DetailsCache *d);
 void Details_free(DetailsCache *d);
 /* Fills the cache for event idx (no-op if it already holds it). */
 void Details_build(DetailsCache *d, const Trace *t, size_t idx);
-/* Lane description: "GPU 0 stream 7", "CPU pid 1166 tid 2571 (name)", with rank when
- * several sources are open. */
-void Details_laneName(const Trace *t, uint32_t lane, char *buf, size_t n);
 /* Precise time: "12.345678ms", "546.123us", "812ns". */
 int Details_formatPrecise(char *buf, size_t n, int64_t ns);
-void Details_render(Grid *g, Rect r, const DetailsCache *d, const Glyphs *gl, bool ascii);
-/* The same from line `scroll` of the panel's content (clamped); keys are shown whole
- * (a long one on its own line). Returns the content's line count. */
+/* Draws the cached fields from line `scroll` of the panel's content (clamped); keys are
+ * shown whole (a long one on its own line). Returns the content's line count. */
 int Details_renderScroll(Grid *g, Rect r, const DetailsCache *d, const Glyphs *gl, bool ascii, int scroll);
 /* Appends a field. */
 void Details_add(DetailsCache *d, const char *key, const char *val);

@@ -1,6 +1,6 @@
-/* The e key: export from the viewer (export_key.h). */
-#include "export_key.h"
-
+/* The e key: export the marked range (else the visible range), slices cut to it (Tab:
+ * whole slices), with the active search as the name filter, through Export_run
+ * (ovtrace/write/export.h). The file-name prompt names what will be exported. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +27,8 @@ static void export_range(const App *a, int64_t *t0, int64_t *t1) {
     }
 }
 
-void ExportKey_defaultName(const App *a, char *buf, size_t n) {
+/* The default file name, e.g. "trace-10.0ms-20.0ms.json.gz". */
+static void default_name(const App *a, char *buf, size_t n) {
     int64_t t0, t1;
     export_range(a, &t0, &t1);
     int64_t res = (t1 - t0) / 100 > 0 ? (t1 - t0) / 100 : 1;
@@ -86,7 +87,7 @@ static unsigned k_export(App *a, const TuiKey *k, int arg) {
     state(a)->clip = true;
     char text[352], name[512];
     label(a, text, sizeof text);
-    ExportKey_defaultName(a, name, sizeof name);
+    default_name(a, name, sizeof name);
     Prompt_open(&a->prompt, text, name, submit, toggle_clip);
     return REDRAW_VIEW;
 }

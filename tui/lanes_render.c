@@ -82,7 +82,8 @@ static void group_label(const App *a, uint32_t gi, char *buf, size_t n) {
                  G->n_lanes, G->n_lanes == 1 ? "" : "s");
 }
 
-void Lanes_rowLabel(const App *a, size_t line, char *buf, size_t n) {
+/* Label of a line (group header text or lane name). */
+static void Lanes_rowLabel(const App *a, size_t line, char *buf, size_t n) {
     const Line *L = &a->lines.v[line];
     const Trace *t = a->t;
     if (L->kind == LINE_GROUP) {

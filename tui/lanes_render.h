@@ -23,7 +23,5 @@ void Lanes_shortName(const char *name, char *out, size_t n, bool unicode);
 /* "rank R " of a source when several are open, "rank R FILE " when another input
  * claims the same rank, "" for a single input. */
 void Lanes_rankLabel(const Trace *t, uint32_t source, char *buf, size_t n);
-/* Label of a line (group header text or lane name). */
-void Lanes_rowLabel(const struct App *a, size_t line, char *buf, size_t n);
 
 #endif

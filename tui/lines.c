@@ -11,8 +11,6 @@ void Lines_push(Lines *L, Line l) {
     L->v[L->n++] = l;
 }
 
-void Lines_build(Lines *L, const Trace *t, const bool *collapsed) { Lines_buildFiltered(L, t, collapsed, NULL); }
-
 void Lines_buildFiltered(Lines *L, const Trace *t, const bool *collapsed, const bool *hidden) {
     L->n = 0;
     for (uint32_t g = 0; g < t->n_groups; g++) {

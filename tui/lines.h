@@ -28,7 +28,6 @@ typedef struct {
     size_t n, cap;
 } Lines;
 
-void Lines_build(Lines *L, const Trace *t, const bool *collapsed);
 void Lines_free(Lines *L);
 /* Appends one line (growing the array; out of memory exits). */
 void Lines_push(Lines *L, Line l);
@@ -37,7 +36,7 @@ size_t Lines_findGroup(const Lines *L, uint32_t group);
 size_t Lines_findRow(const Lines *L, uint32_t row);
 /* Row index holding event idx (the lane's row at the event's depth). */
 uint32_t Lines_rowOfEvent(const Trace *t, size_t idx);
-/* Like Lines_build, leaving out the groups with hidden[g] set (NULL: none). */
+/* The lines of the model's groups, leaving out the groups with hidden[g] set (NULL: none). */
 void Lines_buildFiltered(Lines *L, const Trace *t, const bool *collapsed, const bool *hidden);
 /* Clutter: CPU groups with no events or only annotations and instants
  * (Kineto's "Traces", "" and "Spans" per rank). Sets hidden[g] for those; returns how

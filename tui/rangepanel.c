@@ -9,7 +9,8 @@
 #include "lanes_render.h"
 #include "ruler.h"
 
-void RangePanel_rangeArg(const Trace *t, int64_t a, int64_t b, char *buf, size_t n) {
+/* The range as `ovtrace stats --range` takes it (exact ns, relative to the trace start). */
+static void RangePanel_rangeArg(const Trace *t, int64_t a, int64_t b, char *buf, size_t n) {
     snprintf(buf, n, "%" PRId64 "ns:%" PRId64 "ns", a - t->t_min, b - t->t_min);
 }
 

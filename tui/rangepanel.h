@@ -10,8 +10,6 @@
 #include "grid.h"
 #include "theme.h"
 
-/* The range as `ovtrace stats --range` takes it (exact ns, relative to the trace start). */
-void RangePanel_rangeArg(const Trace *t, int64_t a, int64_t b, char *buf, size_t n);
 /* Columns the device table needs (0: no devices): the layout widens the side panel to
  * it on wide screens. */
 int RangePanel_width(const Trace *t, const OverlapReport *R);

@@ -175,7 +175,8 @@ static size_t lower_start(const TraceEvent *ev, size_t lo, size_t hi, int64_t ts
     return lo;
 }
 
-int64_t TraceIndex_coverage(const TraceIndex *x, const Trace *t, size_t j0, size_t j1, int64_t a, int64_t b) {
+/* Exact busy ns within [a, b) of events j0..j1-1 of one row (all touching [a, b)). */
+static int64_t TraceIndex_coverage(const TraceIndex *x, const Trace *t, size_t j0, size_t j1, int64_t a, int64_t b) {
     if (j1 <= j0) return 0;
     const TraceEvent *first = &t->events[j0], *last = &t->events[j1 - 1];
     int64_t cov = x->prefix[j1 - 1] + ev_len(last) - x->prefix[j0];

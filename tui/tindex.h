@@ -47,8 +47,6 @@ EventClass TraceIndex_rowClass(const TraceIndex *x, uint32_t row);
 /* Row r (index into t->rows): first event whose end > ts (Row_lowerBound) and first
  * event whose start >= ts. */
 size_t TraceIndex_firstStartAtOrAfter(const Trace *t, const Row *r, int64_t ts);
-/* Exact busy ns within [a, b) of events j0..j1-1 of one row (all touching [a, b)). */
-int64_t TraceIndex_coverage(const TraceIndex *x, const Trace *t, size_t j0, size_t j1, int64_t a, int64_t b);
 /* Fills out[0..ncols) for row `row` over [t0, t1). */
 void TraceIndex_rowColumns(const TraceIndex *x, const Trace *t, uint32_t row, int64_t t0, int64_t t1, int ncols,
                            ColumnInfo *out);

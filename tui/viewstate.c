@@ -18,7 +18,8 @@ void View_init(ViewState *v, int64_t min_t, int64_t max_t) {
 
 int64_t View_span(const ViewState *v) { return v->t1 - v->t0; }
 
-int64_t View_minSpan(const ViewState *v) { return v->cols > 10 ? v->cols : 10; }
+/* The narrowest window: one ns per column, at least 10 ns. */
+static int64_t View_minSpan(const ViewState *v) { return v->cols > 10 ? v->cols : 10; }
 
 static int64_t extent(const ViewState *v) { return v->max_t - v->min_t; }
 

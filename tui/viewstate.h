@@ -31,7 +31,6 @@ void View_init(ViewState *v, int64_t min_t, int64_t max_t);
  * mode the window slides to the end, a window that showed the whole extent still does. */
 void View_setExtent(ViewState *v, int64_t min_t, int64_t max_t);
 int64_t View_span(const ViewState *v);
-int64_t View_minSpan(const ViewState *v);
 /* factor > 1 zooms in. anchor keeps its screen position. */
 void View_zoom(ViewState *v, double factor, int64_t anchor);
 /* Moves the window (and the cursor with it) by delta ns, kept within the extent. */

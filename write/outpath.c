@@ -1,17 +1,14 @@
-/* Output targets: stream to special files, follow symlinks, clean stale temporary
- * files (include/ovtrace/write/outpath.h). */
+/* Output targets: stream to special files, follow symlinks
+ * (include/ovtrace/write/outpath.h). */
 #include "ovtrace/write/outpath.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ovtrace/base/alloc.h"
@@ -98,51 +95,4 @@ int OutPath_openStream(const OutPath *p, char *err, size_t errlen) {
                                    : open(p->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) snprintf(err, errlen, "cannot open %s: %s", !strcmp(p->path, "-") ? "stdout" : p->path, strerror(errno));
     return fd;
-}
-
-/* "PID" then end, or "PID-XXXXXX" (mkstemp's six) then end: the pid, else 0 */
-static long parse_pid(const char *s, bool mkstemp_suffix) {
-    long pid = 0;
-    int digits = 0;
-    while (*s >= '0' && *s <= '9' && digits < 10) pid = pid * 10 + (*s++ - '0'), digits++;
-    if (!digits || pid <= 0 || pid > INT_MAX) return 0;
-    if (mkstemp_suffix) {
-        if (*s++ != '-') return 0;
-        for (int i = 0; i < 6; i++, s++)
-            if (!(*s >= '0' && *s <= '9') && !(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z')) return 0;
-    }
-    return *s ? 0 : pid;
-}
-
-static long stale_pid(const char *name, const char *base, size_t blen) {
-    if (name[0] == '.' && !strncmp(name + 1, base, blen) && !strncmp(name + 1 + blen, ".tmp-", 5))
-        return parse_pid(name + 1 + blen + 5, true); /* export */
-    if (!strncmp(name, base, blen) && !strncmp(name + blen, ".tmp.", 5))
-        return parse_pid(name + blen + 5, false); /* record */
-    return 0;
-}
-
-size_t OutPath_cleanStale(const char *path) {
-    const char *base = Path_base(path);
-    size_t blen = strlen(base);
-    if (!blen) return 0;
-    char *dir = Path_dir(path);
-    DIR *d = dir ? opendir(dir) : NULL;
-    free(dir);
-    if (!d) return 0;
-    size_t removed = 0;
-    time_t now = time(NULL);
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        long pid = stale_pid(e->d_name, base, blen);
-        if (!pid || pid == (long)getpid()) continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* running (or not ours to ask) */
-        struct stat st;
-        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-        if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) continue;
-        if (now - st.st_mtime < OUTPATH_STALE_SECONDS) continue; /* another host's or pid namespace's, busy */
-        if (unlinkat(dirfd(d), e->d_name, 0) == 0) removed++;
-    }
-    closedir(d);
-    return removed;
 }

@@ -130,6 +130,14 @@ XDG_CACHE_HOME=$capd "$BIN" stats --cache "$DATA/legacy-2021.json" >/dev/null 2>
 check "cap: first snapshot" wait_for snaps_in "$capd" 1
 XDG_CACHE_HOME=$capd "$BIN" stats --cache "$DATA/kineto-2node.json" >/dev/null 2>&1
 check "cap: second snapshot (the default cap keeps both)" wait_for snaps_in "$capd" 2
+# a bad cap is refused with a warning, never read as a tiny cap that evicts everything
+for bad in abc 2G 17592186044417; do
+    cp "$DATA/kineto-memory.json" "$tmp/cap-$bad.json"
+    XDG_CACHE_HOME=$capd OVTRACE_CACHE_MAX_MB=$bad "$BIN" stats --cache -v "$tmp/cap-$bad.json" >/dev/null 2>"$tmp/bad.err"
+    check "OVTRACE_CACHE_MAX_MB=$bad: a warning" grep -q "OVTRACE_CACHE_MAX_MB needs a whole number of MB" "$tmp/bad.err"
+    check "OVTRACE_CACHE_MAX_MB=$bad: saved" wait_for grep -q "saved" "$tmp/bad.err"
+done
+check "bad caps: the default cap evicted nothing" snaps_in "$capd" 5
 cp "$DATA/kineto-2node.json" "$tmp/cap-in.json"
 XDG_CACHE_HOME=$capd OVTRACE_CACHE_MAX_MB=0 "$BIN" stats --cache -v "$tmp/cap-in.json" >/dev/null 2>"$tmp/cap.err"
 check "OVTRACE_CACHE_MAX_MB=0: saved" wait_for grep -q "saved" "$tmp/cap.err"

@@ -724,7 +724,7 @@ static void detached_save(void **state) {
     assert_non_null(strstr(notes, "detached"));
     free(notes);
     char cmd[PATH_MAX + 64];
-    snprintf(cmd, sizeof cmd, "ls '%s'/ovtrace | grep -q tmp", g_cache);
+    snprintf(cmd, sizeof cmd, "ls -A '%s'/ovtrace | grep -q tmp", g_cache); /* .NAME.tmp-PID-XXXXXX */
     assert_int_not_equal(system(cmd), 0);
     Trace_free(t);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The snapshot cache trusts only what this user wrote: the cache
-# directory is 0700 (made so even when it existed with a looser mode), snapshots 0600;
+# directory is 0700 (made so even when it existed with a looser mode, unless it is a
+# symlink: then its mode is left alone), snapshots 0600;
 # a snapshot that is writable by group or others, owned by another user (when the test
 # runs as root, so it can chown), a symlink, or in a directory that others can write or
 # another user owns is ignored (the JSON is parsed) and `-v` says why.
@@ -76,6 +77,16 @@ if [ "$(id -u)" = 0 ]; then
 else
     echo "skip ownership cases: not root (cannot chown)"
 fi
+
+# a cache directory that is a symlink to a shared (2775) directory: its mode is left
+# alone (setgid and group bits kept), and being group-writable it is not used
+shared=$tmp/shared
+mkdir "$shared" && chmod 2775 "$shared"
+mkdir -p "$tmp/cache2"
+ln -s "$shared" "$tmp/cache2/ovtrace"
+XDG_CACHE_HOME=$tmp/cache2 "$BIN" stats --cache -v "$trace" >/dev/null 2>"$tmp/v"
+check "a symlinked shared cache directory keeps its mode: $(mode "$shared")" [ "$(mode "$shared")" = 2775 ]
+check "... and is not used (group-writable)" grep -q "writable by its group (mode 775): ignored" "$tmp/v"
 
 echo "trust.sh: $fails failures"
 [ "$fails" -eq 0 ]

@@ -17,6 +17,22 @@ check "top-level help lists commands" bash -c "'$BIN' --help | grep -q workload"
 "$BIN" stats --bogus x 2>"$tmp/err"; rc=$?
 check "unknown option rejected" test $rc -eq 2
 check "unknown option named" grep -q -- "--bogus" "$tmp/err"
+# `ovtrace FILE...` is view: view's options may come first, as after `ovtrace view`
+for opts in "--color none" "-v" "--range 0:100us" "-q" "--color=none --ascii"; do
+    "$BIN" $opts --dump --size 80x20 "$DATA/kineto-2node.json" >"$tmp/o1" 2>/dev/null; rc=$?
+    "$BIN" view $opts --dump --size 80x20 "$DATA/kineto-2node.json" >"$tmp/o2" 2>/dev/null
+    check "ovtrace $opts FILE exits 0" test $rc -eq 0
+    check "ovtrace $opts FILE is view $opts FILE" cmp -s "$tmp/o1" "$tmp/o2"
+done
+"$BIN" --bogus "$DATA/kineto-2node.json" 2>"$tmp/err"; rc=$?
+check "an option view does not have is still refused" test $rc -eq 2
+
+# a rank beyond 32 bits is refused, not wrapped onto rank 1 (2^32 + 1) or read as "all"
+for r in 4294967297 2147483648 -1 x; do
+    "$BIN" stats --rank "$r" "$DATA/moe-ep/rank1.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    check "stats --rank $r rejected" test $rc -eq 2
+    check "stats --rank $r says the range" grep -q -- "--rank needs an integer in 0..2147483647, got '$r'" "$tmp/err"
+done
 
 "$BIN" stats "$DATA/nope.json" 2>"$tmp/err"; rc=$?
 check "missing file exits 1" test $rc -eq 1

@@ -66,6 +66,13 @@ check "clock skew warned" grep -q "WARNING: alignment unreliable: rank 8's clock
 "$BIN" stats "$tmp/s.rank0.json" >"$tmp/one"
 check "one rank says so" grep -q "^one rank: [0-9]* comm kernels, nothing to align" "$tmp/one"
 # option errors
+# a clock skew that would push 256 ranks' timestamps past the model's range is refused
+for sk in 9e18ns 3e17ns 7200s; do
+    timeout 20 "$BIN" record --simulate --ranks 256 --steps 1 --clock-skew "$sk" -o "$tmp/sk.json" 2>"$tmp/err"; rc=$?
+    check "--clock-skew $sk rejected" test $rc -eq 2
+    check "--clock-skew $sk: says the bound" grep -qF "at most 1h (3600s) per node" "$tmp/err"
+    check "--clock-skew $sk: no files" test ! -e "$tmp/sk.rank0.json"
+done
 timeout 20 "$BIN" record --simulate --ranks 1 -o "$tmp/x.json" 2>"$tmp/err"; rc=$?
 check "--ranks 1 rejected" test $rc -eq 2
 timeout 20 "$BIN" record --simulate --imbalance 1 -o "$tmp/x.json" 2>"$tmp/err"; rc=$?

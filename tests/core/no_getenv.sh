@@ -17,6 +17,8 @@ collector/launch.c:PATH                     finding the program to run, as execv
 tui/crt.c:TERM                              terminal conventions (ncurses reads them too; documented)
 tui/crt.c:NO_COLOR                          the same
 tui/crt.c:ESCDELAY                          the same: a user setting is left alone
+tui/crt.c:LINES                             the same; a size beyond any screen is clamped (ncurses allocates per cell)
+tui/crt.c:COLUMNS                           the same
 '
 fail=0
 found=$(cd "$ROOT" && grep -rnoE '\b(secure_)?getenv\(("?[A-Za-z0-9_]+"?)' base model read analysis write ring collector kernels live tui bench --include='*.c' --include='*.h' |

@@ -1,3 +1,5 @@
+#include <sys/stat.h>
+
 #include "testutil.h"
 #include "ovtrace/model/classify.h"
 
@@ -120,11 +122,55 @@ static void rules_file_and_trace(void **state) {
     CommRules_free(r);
 }
 
+/* A rules file that is not a regular text file is an error that says so, at once:
+ * a directory (read as nothing before), /dev/zero (never ends), a FIFO (an open that
+ * waits for a writer hung every command), also as the user's config file; a line over
+ * the buffer is an error, not two rules. A missing user config is fine. */
+static void rules_file_special(void **state) {
+    (void)state;
+    char dir[] = "/tmp/ovt-rules-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[64], cfg[96], cfgdir[64];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *bad[] = {dir, "/dev/zero", fifo};
+    char err[256];
+    for (size_t i = 0; i < 3; i++) {
+        CommRules *r = CommRules_empty();
+        err[0] = '\0';
+        assert_false(CommRules_loadFile(r, bad[i], err, sizeof err));
+        assert_non_null(strstr(err, "not a regular file"));
+        CommRules_free(r);
+    }
+    CommRules *r = CommRules_empty();
+    assert_true(CommRules_loadUserConfig(r, NULL, dir, NULL, err, sizeof err)); /* no dir/ovtrace/rules */
+    snprintf(cfgdir, sizeof cfgdir, "%s/ovtrace", dir);
+    assert_int_equal(mkdir(cfgdir, 0700), 0);
+    snprintf(cfg, sizeof cfg, "%s/rules", cfgdir);
+    assert_int_equal(mkfifo(cfg, 0600), 0);
+    assert_false(CommRules_loadUserConfig(r, NULL, dir, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "not a regular file"));
+    unlink(cfg);
+    char *longline = malloc(10000);
+    memset(longline, 'x', 9999);
+    memcpy(longline, "comm ", 5);
+    longline[9999] = '\0';
+    FILE *f = fopen(cfg, "w");
+    fprintf(f, "%s\n", longline);
+    fclose(f);
+    assert_false(CommRules_loadUserConfig(r, NULL, dir, NULL, err, sizeof err));
+    assert_non_null(strstr(err, ":1: line longer than"));
+    free(longline);
+    CommRules_free(r);
+    unlink(cfg), rmdir(cfgdir), unlink(fifo), rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_rules),
         cmocka_unit_test(user_rules),
         cmocka_unit_test(rules_file_and_trace),
+        cmocka_unit_test(rules_file_special),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 #include "ovtrace/model/classify.h"
 #include "ovtrace/analysis/collectives.h"
 #include "ovtrace/analysis/overlap.h"
+#include "ovtrace/read/collargs.h"
 
 typedef struct {
     int rank;
@@ -356,8 +357,15 @@ static const char *RANK1_PLAIN =
     "\"pid\":1,\"tid\":45,\"ts\":120,\"dur\":31,\"args\":{\"device\":1,\"stream\":45,\"Collective name\":\"allreduce\","
     "\"Process Group Name\":\"0\",\"Seq\":5}}]}\n";
 
+/* Coll_analyze with the reader's args, as the command line and the viewer run it. */
+static CollReport *analyze_with_args(const Trace *t) {
+    CollOptions o = CollOptions_default();
+    o.args = CollArgs_fetch;
+    return Coll_analyze(t, &o);
+}
+
 static void check_args_report(const Trace *t) {
-    CollReport *R = Coll_analyze(t, NULL);
+    CollReport *R = analyze_with_args(t);
     assert_int_equal(R->comm_kernels, 4);
     assert_int_equal(R->args_read, 4);
     assert_int_equal(R->n_channels, 1);
@@ -378,9 +386,7 @@ static void check_args_report(const Trace *t) {
     }
     CollReport_free(R);
     /* without args: streams differ, nothing matches */
-    CollOptions o = CollOptions_default();
-    o.use_args = false;
-    R = Coll_analyze(t, &o);
+    R = Coll_analyze(t, NULL);
     assert_int_equal(R->n_inst, 0);
     assert_int_equal(R->unmatched, 4);
     CollReport_free(R);
@@ -441,6 +447,57 @@ static void test_args_groups_seq(void **state) {
     }
 }
 
+/* Coll_analyze reads no file: its args come only from the CollArgsFn it is given, with
+ * the given ctx. This one puts every kernel in one process group without Seq, so the
+ * two ranks' kernels on different streams match in start order. */
+typedef struct {
+    int calls;
+    size_t n;
+} FakeArgs;
+
+static size_t fake_args(void *ctx, const Trace *t, const uint32_t *events, size_t n, CollArgs *out, StrTab *st) {
+    FakeArgs *f = ctx;
+    f->calls++;
+    f->n = n;
+    for (size_t i = 0; i < n; i++) {
+        assert_true(events[i] < t->n_events);
+        out[i] = (CollArgs){StrTab_intern(st, "pg", 2), COLLARGS_NONE, -1};
+    }
+    return n + 1000; /* reported back as args_read */
+}
+
+static void test_args_callback(void **state) {
+    (void)state;
+    char *p0 = strdup(tu_write(RANK0_PLAIN, strlen(RANK0_PLAIN), ".json"));
+    char *p1 = strdup(tu_write(RANK1_PLAIN, strlen(RANK1_PLAIN), ".json"));
+    const char *paths[] = {p0, p1};
+    char err[512] = "";
+    Trace *t = Load_files(paths, 2, NULL, err, sizeof err);
+    if (!t) fail_msg("%s", err);
+    FakeArgs f = {0, 0};
+    CollOptions o = CollOptions_default();
+    o.args = fake_args;
+    o.args_ctx = &f;
+    CollReport *R = Coll_analyze(t, &o);
+    assert_int_equal(f.calls, 1);
+    assert_int_equal(f.n, 4);
+    assert_int_equal(R->args_read, 1004);
+    assert_int_equal(R->n_channels, 1);
+    assert_true(R->channels[0].by_group);
+    assert_false(R->channels[0].by_seq);
+    assert_string_equal(StrTab_get(R->strings, R->channels[0].group), "pg");
+    assert_int_equal(R->n_inst, 2);
+    assert_int_equal(R->unmatched + R->mismatched, 0);
+    assert_int_equal(member_of(t, R, 0, 100000)->wait, 20000); /* allreduce: rank 1 at 120 us */
+    assert_int_equal(member_of(t, R, 1, 190000)->wait, 10000); /* allgather: rank 0 at 200 us */
+    CollReport_free(R);
+    Trace_free(t);
+    unlink(p0);
+    unlink(p1);
+    free(p0);
+    free(p1);
+}
+
 /* More kernels than the args probe reads (COLLARGS_PROBE): the rest come from a second
  * pass. Rank 1 lists its kernels in reverse, gzip-compressed; Seq matches them. */
 static char *many_kernels(int rank, bool reverse) {
@@ -469,7 +526,7 @@ static void test_args_beyond_probe(void **state) {
     char err[512] = "";
     Trace *t = Load_files(paths, 2, NULL, err, sizeof err);
     if (!t) fail_msg("%s", err);
-    CollReport *R = Coll_analyze(t, NULL);
+    CollReport *R = analyze_with_args(t);
     assert_int_equal(R->args_read, 80);
     assert_int_equal(R->n_inst, 40);
     assert_int_equal(R->unmatched + R->mismatched, 0);
@@ -497,7 +554,8 @@ int main(void) {
         cmocka_unit_test(test_device_split_threads),
         cmocka_unit_test(test_mismatch_unmatched), cmocka_unit_test(test_single_rank),
         cmocka_unit_test(test_clock_offset),     cmocka_unit_test(test_multi_row_lane),
-        cmocka_unit_test(test_args_groups_seq),  cmocka_unit_test(test_args_beyond_probe),
+        cmocka_unit_test(test_args_groups_seq),  cmocka_unit_test(test_args_callback),
+        cmocka_unit_test(test_args_beyond_probe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

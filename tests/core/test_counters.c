@@ -2,6 +2,8 @@
  * (every series, not only the first 16). Expected values come
  * from the hand-built fixtures: tests/data/kineto-memory.json holds Kineto-shaped
  * "[memory]" instants with known totals. */
+#include <locale.h>
+
 #include "testutil.h"
 #include "ovtrace/analysis/counters.h"
 
@@ -111,11 +113,40 @@ static void memory_without_totals(void **state) {
     Trace_free(t);
 }
 
+/* Counter values are the nearest doubles to what the file says, at any magnitude and
+ * precision (a sample of 9.5e15 bytes, a utilisation of 0.0004), in a locale with a
+ * decimal comma too; one beyond a double's range is counted as skipped, never dropped
+ * silently. */
+static void values_exact_and_counted(void **state) {
+    (void)state;
+    const char *json =
+        "[{\"ph\":\"C\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":5,"
+        "\"args\":{\"big\":9.5e15,\"tiny\":0.0004,\"neg\":-2.5E-7,\"frac\":123456789.123456,\"huge\":1e400}}]";
+    static const struct { const char *name; double v; } want[] = {
+        {"c.big", 9.5e15}, {"c.tiny", 0.0004}, {"c.neg", -2.5e-7}, {"c.frac", 123456789.123456}};
+    for (int pass = 0; pass < 2; pass++) {
+        /* the second pass in a decimal-comma locale, where one is installed */
+        if (pass == 1 && !setlocale(LC_NUMERIC, "de_DE.UTF-8") && !setlocale(LC_NUMERIC, "fr_FR.UTF-8")) break;
+        Trace *t = tu_load_ok(json);
+        assert_int_equal(t->n_events, 4);
+        for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+            long i = tu_find(t, want[k].name);
+            assert_true(i >= 0);
+            assert_true(t->events[i].value == want[k].v);
+        }
+        assert_true(tu_find(t, "c.huge") < 0);
+        assert_int_equal(t->diag.skipped, 1);
+        Trace_free(t);
+    }
+    setlocale(LC_NUMERIC, "C");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(all_series_kept),
         cmocka_unit_test(kineto_memory),
         cmocka_unit_test(memory_without_totals),
+        cmocka_unit_test(values_exact_and_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

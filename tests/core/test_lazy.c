@@ -19,6 +19,7 @@
 #include "jsonpeek.h"
 #include "ovtrace/read/jsonscan.h"
 #include "ovtrace/analysis/collectives.h"
+#include "ovtrace/read/collargs.h"
 #include "ovtrace/read/load.h"
 #include "ovtrace/analysis/overlap.h"
 #include "ovtrace/live/simranks.h"
@@ -229,8 +230,11 @@ static size_t compare(const Trace *full, const Trace *gpu) {
     OverlapReport_free(ra);
     OverlapReport_free(rb);
 
-    /* collectives: the overview's straggler column and exposed-comm column */
-    CollReport *ca = Coll_analyze(full, NULL), *cb = Coll_analyze(gpu, NULL);
+    /* collectives: the overview's straggler column and exposed-comm column, with the
+     * args the viewer gives the analysis */
+    CollOptions co = CollOptions_default();
+    co.args = CollArgs_fetch;
+    CollReport *ca = Coll_analyze(full, &co), *cb = Coll_analyze(gpu, &co);
     assert_int_equal(ca == NULL, cb == NULL);
     if (ca) {
         assert_int_equal(ca->n_inst, cb->n_inst);

@@ -325,6 +325,55 @@ static void big_compressed_window(void **state) {
     free(s);
 }
 
+/* The zstd window is bounded by --max-token: a --long frame whose window (256 MiB) is
+ * over both zstd's default limit and the token limit fails with a message that says
+ * so (before: 2 GB of decoder memory for an 84 KB bomb); with a token limit that
+ * covers it, the same file loads. 140 MB of blanks, written without a content size so
+ * the frame keeps its declared window. */
+static void zstd_window_follows_max_token(void **state) {
+    (void)state;
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 1);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, 28);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_enableLongDistanceMatching, 1);
+    size_t cap = 1 << 20, zn = 0;
+    char *z = malloc(cap), *blank = malloc(1 << 20);
+    memset(blank, ' ', 1 << 20);
+    const char *head = "[", *tail = "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2}]";
+    for (int i = 0; i < 142; i++) {
+        const char *p = i == 0 ? head : i == 141 ? tail : blank;
+        size_t len = i == 0 ? 1 : i == 141 ? strlen(tail) : (size_t)(1 << 20);
+        ZSTD_inBuffer in = {p, len, 0};
+        ZSTD_EndDirective end = i == 141 ? ZSTD_e_end : ZSTD_e_continue;
+        for (size_t left = 1; left;) {
+            if (cap - zn < (1 << 16)) z = realloc(z, cap *= 2);
+            ZSTD_outBuffer out = {z, cap, zn};
+            left = ZSTD_compressStream2(c, &out, &in, end);
+            assert_false(ZSTD_isError(left));
+            zn = out.pos;
+            if (end == ZSTD_e_continue && in.pos == in.size) break;
+        }
+    }
+    ZSTD_freeCCtx(c);
+    char *zp = tu_write(z, zn, ".json.zst");
+    char err[512] = "";
+    LoadOptions o = {.max_token = 1 << 20, .threads = 1};
+    Trace *t = Load_files((const char *[]){zp}, 1, &o, err, sizeof err);
+    if (t) { /* a loader may keep what came before the error: nothing did */
+        assert_int_equal(t->n_events, 0);
+        Trace_free(t);
+    }
+    assert_non_null(strstr(err, "--max-token"));
+    o.max_token = (uint64_t)512 << 20;
+    t = Load_files((const char *[]){zp}, 1, &o, err, sizeof err);
+    if (!t) fail_msg("%s", err);
+    assert_int_equal(t->n_events, 1);
+    Trace_free(t);
+    unlink(zp);
+    free(z);
+    free(blank);
+}
+
 static void many_files_by_rank(void **state) {
     (void)state;
     char a[512], b[512], err[256];
@@ -402,9 +451,37 @@ static void simulated_recordings_are_marked(void **state) {
     Trace_free(t);
 }
 
+/* B and E pair up by (pid, tid), as the format says: a B whose args put it on GPU
+ * stream 7 is closed by an E of the same thread that carries no args (an E matched by
+ * lane instead would land on another stream, leave the B open to the end of the trace
+ * and add an empty lane). Two threads interleave their B/E pairs. */
+static void b_e_pair_by_thread(void **state) {
+    (void)state;
+    Trace *t = tu_load_ok(
+        "[{\"ph\":\"B\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":3,\"ts\":0,"
+        "\"args\":{\"device\":0,\"stream\":7}},"
+        "{\"ph\":\"B\",\"name\":\"op\",\"pid\":1,\"tid\":4,\"ts\":1},"
+        "{\"ph\":\"E\",\"cat\":\"kernel\",\"pid\":1,\"tid\":3,\"ts\":10},"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":4,\"ts\":21},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce\",\"pid\":1,\"tid\":3,\"ts\":5,"
+        "\"dur\":10,\"args\":{\"device\":0,\"stream\":9}},"
+        "{\"ph\":\"X\",\"name\":\"end\",\"pid\":1,\"tid\":4,\"ts\":30,\"dur\":1}]");
+    long k = tu_find(t, "k"), op = tu_find(t, "op");
+    assert_true(k >= 0 && op >= 0);
+    assert_int_equal(t->events[k].dur, 10000);
+    assert_int_equal(lane_of(t, k)->stream, 7);
+    assert_int_equal(t->events[op].dur, 20000);
+    assert_int_equal(t->diag.skipped, 0);
+    size_t gpu_lanes = 0;
+    for (size_t i = 0; i < t->n_lanes; i++) gpu_lanes += t->lanes[i].gpu;
+    assert_int_equal(gpu_lanes, 2); /* streams 7 and 9, none for the E */
+    Trace_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(object_form_all_phases),
+        cmocka_unit_test(b_e_pair_by_thread),
         cmocka_unit_test(array_form_strings_and_legacy),
         cmocka_unit_test(huge_ints_and_escapes),
         cmocka_unit_test(sub_rows_for_overlap),
@@ -415,6 +492,7 @@ int main(void) {
         cmocka_unit_test(invalid_utf8_names_display),
         cmocka_unit_test(gzip_and_zstd_by_magic),
         cmocka_unit_test(big_compressed_window),
+        cmocka_unit_test(zstd_window_follows_max_token),
         cmocka_unit_test(many_files_by_rank),
         cmocka_unit_test(metadata_sort_order),
         cmocka_unit_test(simulated_recordings_are_marked),

@@ -123,7 +123,7 @@ check_err() { # expected-substring args...
 }
 check_err "needs an output file" "$DS"
 check_err "--range" "$DS" -o "$T/x.json" --range 10ms
-check_err "--rank needs a non-negative integer" "$DS" -o "$T/x.json" --rank x
+check_err "--rank needs an integer in 0..2147483647" "$DS" -o "$T/x.json" --rank x
 check_err "--class: unknown class 'gpu'" "$DS" -o "$T/x.json" --class compute,gpu
 check_err "--min-dur" "$DS" -o "$T/x.json" --min-dur 5parsecs
 check_err "bad --name regular expression" "$DS" -o "$T/x.json" --name '(x'

@@ -3,6 +3,7 @@
  * several ranks, refusal to overwrite inputs, and failures (missing directory, parent
  * is a file, full disk, fatal signal) that must leave nothing behind. */
 #include "export_common.h"
+#include "ovtrace/cli/signals.h"
 
 /* ------------------------------------------------------------------ hand-built traces */
 
@@ -236,8 +237,9 @@ static void test_failures_leave_nothing(void **state) {
         assert_true(pid >= 0);
         if (pid == 0) {
             /* mode 0: SIGXFSZ ignored, the write fails; mode 1: the signal kills the
-             * process, the handler must remove the temporary file first */
+             * process, and the CLI's handler removes the temporary file first */
             signal(SIGXFSZ, mode == 0 ? SIG_IGN : SIG_DFL);
+            Signals_cleanTempsOnExit();
             struct rlimit rl = {1u << 20, 1u << 20};
             setrlimit(RLIMIT_FSIZE, &rl);
             char e2[1024];

@@ -1,6 +1,7 @@
 /* LiveStore: retention bounds memory (chunked eviction), exact drop accounting from
  * the rings into the recording, snapshots, and crash-safe recording checkpoints. */
 #include <cjson/cJSON.h>
+#include <dirent.h>
 
 #include "live_test_util.h"
 #include "ovtrace/base/clock.h"
@@ -165,9 +166,15 @@ static void check_checkpoints(const char *suffix) {
     Trace *t = load_one(p);
     assert_int_equal(t->n_events, 2 * total);
     Trace_free(t);
-    char tmp[600];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", p, (long)getpid());
-    assert_int_equal(access(tmp, F_OK), -1);
+    /* no temporary file (.NAME.tmp-PID-XXXXXX) stays beside it */
+    const char *slash = strrchr(p, '/');
+    char dir[512], prefix[300];
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - p), p);
+    snprintf(prefix, sizeof prefix, ".%s.tmp-", slash + 1);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *de; (de = readdir(d));) assert_false(!strncmp(de->d_name, prefix, strlen(prefix)));
+    closedir(d);
     unlink(p);
     free(p);
     LiveStore_free(s);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Data atomicity ("Data"): `ovtrace export` and `ovtrace record` write a
-# temporary file beside the output (DIR/.NAME.tmp-PID-XXXXXX) and rename it over OUT
+# Data atomicity: `ovtrace export` and `ovtrace record` write a temporary file beside
+# the output (DIR/.NAME.tmp-PID-XXXXXX, base/atomicfile.c) and rename it over OUT
 # when complete. Killed mid-write they leave the old file (byte-identical) or no file.
 # SIGINT/SIGTERM/SIGHUP/SIGUSR1/SIGALRM remove the temporary file; after SIGKILL at most
 # that one hidden temporary file remains (nothing can run on SIGKILL), and the next
@@ -25,8 +25,8 @@ T=${OVTRACE_TEST_TIMEOUT:-120}
 "$gen" "$src" "$tmp/big.json" --mb "${OVTRACE_ATOMIC_MB:-100}" --devices 2 >/dev/null || { echo "gen_trace failed"; exit 1; }
 
 # leftovers DIR NAME: the files in DIR other than NAME that are not a documented
-# temporary file: export's DIR/.NAME.tmp-PID-XXXXXX (mkstemp), record's DIR/NAME.tmp.PID
-TEMP_RE='^(\.NAME\.tmp-[0-9]+-[A-Za-z0-9]{6}|NAME\.tmp\.[0-9]+)$'
+# temporary file: DIR/.NAME.tmp-PID-XXXXXX, the one name every writer uses
+TEMP_RE='^\.NAME\.tmp-[0-9]+-[A-Za-z0-9]{6}$'
 temp_re() { local n=${1//./\\.}; echo "${TEMP_RE//NAME/$n}"; }
 leftovers() { ls -A "$1" | grep -vxF "$2" | grep -vE "$(temp_re "$2")"; }
 temps() { ls -A "$1" | grep -cE "$(temp_re "$2")"; }
@@ -108,7 +108,7 @@ kill_export ALRM out.json.gz 0
 kill_export KILL out.json 1
 
 # ---- record: killed at any time, the file is absent (before the first checkpoint,
-# when only record's DIR/NAME.tmp.PID may remain) or loads, holding every finished
+# when only its DIR/.NAME.tmp-PID-XXXXXX may remain) or loads, holding every finished
 # checkpoint; SIGINT stops cleanly with a complete file.
 if "$bin" record --help 2>&1 | grep -q -- --simulate; then
     for i in 1 2 3 4 5 6; do

@@ -121,7 +121,14 @@ expect_err "$corpus/err-gzip-corrupt-deflate.json.gz" 'corrupt gzip stream near 
 expect_err "$corpus/err-gzip-magic-only.json.gz" 'truncated gzip stream: it ends before any data \(at compressed byte 2\)'
 expect_err "$corpus/err-zstd-bad-checksum.json.zst" "corrupt zstd stream \\(frame at compressed byte 0\\): Restored data doesn't match checksum"
 expect_err "$corpus/err-zstd-trailing-garbage.json.zst" 'corrupt zstd stream \(frame at compressed byte 850\): Unknown frame descriptor'
-# ok-zstd-long31 (a 2 GB window) and ok-zstd-skippable-frame load: the ok-* loop above
+# a frame that declares a 2 GB window (zstd --long=31): refused within the default
+# --max-token (the decoder's memory grows to the window), loaded when the limit allows it
+expect_err "$corpus/err-zstd-long31.json.zst" 'needs a window over 256 MiB, more than --max-token allows'
+n=$((n + 1))
+run "$bin" stats --max-token 2G "$corpus/err-zstd-long31.json.zst"
+check_signal "stats --max-token 2G err-zstd-long31" &&
+    { [ "$rc" -eq 0 ] && grep -q '^8 events' "$tmp/out" || fail "stats --max-token 2G err-zstd-long31: exit $rc: $err"; }
+# ok-zstd-skippable-frame loads: the ok-* loop above
 expect_err "$tmp/does-not-exist.json" 'No such file'
 mkdir -p "$tmp/empty-dir"
 expect_err "$tmp/empty-dir" 'no \*\.json'

@@ -4,7 +4,7 @@
 # events as soon as it has them, and a checkpoint drops the previous trailer only once
 # its first frame (small while the file holds no event) is compressed: a first
 # checkpoint that holds a whole second of events at a high rate would take seconds, and
-# a kill -9 inside it would leave only OUT.tmp.PID. Whatever the rate, a kill from ~0.5 s on
+# a kill -9 inside it would leave only the temporary file. Whatever the rate, a kill from ~0.5 s on
 # (0.5, 1 and 1.5 s: before and inside the first full checkpoint) leaves OUT, which
 # `stats` loads (truncated inside a later checkpoint: with a warning), holding events,
 # and no temporary file.

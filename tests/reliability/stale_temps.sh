@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Temporary files of exports and recordings, without ../shared:
+# Temporary files of exports and recordings, without ../shared. Every writer creates
+# DIR/.NAME.tmp-PID-XXXXXX beside its target (base/atomicfile.c):
 #  1. stale ones beside the target are removed by the next export/record to that name:
-#     export's .NAME.tmp-PID-XXXXXX and record's NAME.tmp.PID whose PID is not running,
-#     owned by us, regular files, a minute old; everything else is left alone (a live
-#     PID, a fresh file, another name, a symlink, a name that only looks similar);
+#     .NAME.tmp-PID-XXXXXX whose PID is not running, owned by us, regular files, a
+#     minute old; everything else is left alone (a live PID, a fresh file, another
+#     name, a symlink, a name that only looks similar);
 #  2. SIGUSR1, SIGALRM (and SIGINT/TERM/HUP) during an export remove its temporary file;
 #     `record` stops cleanly on SIGHUP, SIGUSR1 and SIGALRM (as on SIGINT/TERM): a
-#     complete file, no NAME.tmp.PID, even before its first checkpoint.
+#     complete file, no temporary file, even before its first checkpoint;
+#  3. a symlink planted beside the target, at a name a temporary file could be given
+#     (the PID is known before the program starts), is never followed: the file it
+#     leads to stays as it was, and the output is written.
 #   stale_temps.sh OVTRACE_BIN
 set -u
 bin=$1
@@ -30,35 +34,39 @@ live=$$
 d=$tmp/stale
 mkdir -p "$d"
 old() { : >"$d/$1"; touch -d '-5 minutes' "$d/$1"; }
-old ".out.json.tmp-$dead-aB3xYz"  # export's, process gone: removed
-old "out.json.tmp.$dead"          # record's, process gone: removed
+old ".out.json.tmp-$dead-aB3xYz"  # process gone: removed
+old ".out.json.tmp-$dead-Qw12er"  # another one: removed
 old ".out.json.tmp-$live-aB3xYz"  # process running: kept
 : >"$d/.out.json.tmp-$dead-fresh1" # written within the last minute: kept
 old ".other.json.tmp-$dead-aB3xYz" # another output's: kept
-old ".out.json.tmp-$dead-aB3xY"    # not mkstemp's six characters: kept
-old ".out.json.tmp-aB3xYz"         # the old name without a PID: kept (cannot tell)
-old "out.json.tmp.${dead}x"        # not a PID: kept
+old ".out.json.tmp-$dead-aB3xY"    # not six characters: kept
+old ".out.json.tmp-aB3xYz"         # no PID: kept (cannot tell)
+old "out.json.tmp.$dead"           # not the pattern (no leading dot): kept
+old ".out.json.tmp-${dead}x-aB3xYz" # not a PID: kept
 ln -s /dev/null "$d/.out.json.tmp-$dead-symlnk" # not a regular file: kept
-keep=".out.json.tmp-$live-aB3xYz .out.json.tmp-$dead-fresh1 .other.json.tmp-$dead-aB3xYz .out.json.tmp-$dead-aB3xY .out.json.tmp-aB3xYz out.json.tmp.${dead}x .out.json.tmp-$dead-symlnk"
+keep=".out.json.tmp-$live-aB3xYz .out.json.tmp-$dead-fresh1 .other.json.tmp-$dead-aB3xYz .out.json.tmp-$dead-aB3xY .out.json.tmp-aB3xYz out.json.tmp.$dead .out.json.tmp-${dead}x-aB3xYz .out.json.tmp-$dead-symlnk"
 timeout -k 5 "$T" "$bin" export "$small" -o "$d/out.json" --merge -q >/dev/null 2>"$tmp/err" || fail "export: $(cat "$tmp/err")"
-for f in ".out.json.tmp-$dead-aB3xYz" "out.json.tmp.$dead"; do
+for f in ".out.json.tmp-$dead-aB3xYz" ".out.json.tmp-$dead-Qw12er"; do
     [ ! -e "$d/$f" ] || fail "export left the stale $f"
 done
 for f in $keep; do
     [ -e "$d/$f" ] || [ -L "$d/$f" ] || fail "export removed $f, which is not a stale temporary file of ours"
 done
 [ -s "$d/out.json" ] || fail "export wrote nothing"
-echo "export: 2 stale temporary files to remove, 7 look-alikes to keep: checked"
+echo "export: 2 stale temporary files to remove, 8 look-alikes to keep: checked"
 
-# record cleans beside its target too
+# record and the rank simulator clean beside their targets too: the same cleaner
 if "$bin" record --help 2>&1 | grep -q -- --simulate; then
-    old "rec.json.tmp.$dead"
     old ".rec.json.tmp-$dead-Qw12er"
-    old "rec.json.tmp.$live"
+    old ".rec.json.tmp-$live-Qw12er"
     timeout -k 5 "$T" "$bin" record -o "$d/rec.json" --simulate --duration 1 >/dev/null 2>"$tmp/err" || fail "record: $(cat "$tmp/err")"
-    [ ! -e "$d/rec.json.tmp.$dead" ] && [ ! -e "$d/.rec.json.tmp-$dead-Qw12er" ] || fail "record left stale temporary files: $(ls -A "$d" | grep rec)"
-    [ -e "$d/rec.json.tmp.$live" ] || fail "record removed the temporary file of a running process"
-    echo "record: stale temporary files: checked"
+    [ ! -e "$d/.rec.json.tmp-$dead-Qw12er" ] || fail "record left stale temporary files: $(ls -A "$d" | grep rec)"
+    [ -e "$d/.rec.json.tmp-$live-Qw12er" ] || fail "record removed the temporary file of a running process"
+    old ".sim.rank1.json.tmp-$dead-Qw12er"
+    timeout -k 5 "$T" "$bin" record -o "$d/sim.json" --simulate --ranks 2 --steps 1 >/dev/null 2>"$tmp/err" ||
+        fail "record --ranks: $(cat "$tmp/err")"
+    [ ! -e "$d/.sim.rank1.json.tmp-$dead-Qw12er" ] || fail "record --ranks left a stale temporary file"
+    echo "record, record --ranks: stale temporary files: checked"
 fi
 
 # ---- 2. signals during an export remove the temporary file
@@ -121,6 +129,33 @@ if "$bin" record --help 2>&1 | grep -q -- --simulate; then
         grep -q truncated "$tmp/st" && fail "record stopped by SIG$sig: the file is truncated"
         echo "record stopped by SIG$sig: exit $rc, $(ls -A "$d" | tr '\n' ' ')"
     done
+fi
+
+# ---- 3. a planted symlink is not followed
+# `exec` keeps the PID: the writer runs as the shell that planted the links, at the
+# names a temporary file of that PID could have (a fixed suffix, or none).
+plant_and_run() { # DIR NAME VICTIM ARGS...: links to VICTIM, then ovtrace ARGS with that PID
+    bash -c 'd=$1 n=$2 v=$3; shift 3
+             for s in "$n.tmp.$$" "$n.tmp" ".$n.tmp-$$-XXXXXX" ".$n.tmp-$$-aB3xYz"; do ln -s "$v" "$d/$s"; done
+             exec "$@"' plant "$@"
+}
+if "$bin" record --help 2>&1 | grep -q -- --simulate; then
+    d=$tmp/planted
+    mkdir -p "$d"
+    printf 'precious\n' >"$tmp/victim"
+    plant_and_run "$d" rec.json "$tmp/victim" "$bin" record -o "$d/rec.json" --simulate --duration 1 >/dev/null 2>"$tmp/err" ||
+        fail "record beside planted symlinks: $(cat "$tmp/err")"
+    plant_and_run "$d" out.json "$tmp/victim" "$bin" export "$small" -o "$d/out.json" --merge -q >/dev/null 2>"$tmp/err" ||
+        fail "export beside planted symlinks: $(cat "$tmp/err")"
+    plant_and_run "$d" sim.rank0.json "$tmp/victim" "$bin" record -o "$d/sim.json" --simulate --ranks 2 --steps 1 \
+        >/dev/null 2>"$tmp/err" || fail "record --ranks beside planted symlinks: $(cat "$tmp/err")"
+    [ "$(cat "$tmp/victim")" = precious ] || fail "a writer followed a planted symlink: the victim file changed"
+    for f in rec.json out.json sim.rank0.json; do
+        "$bin" stats "$d/$f" >/dev/null 2>&1 || fail "$f beside planted symlinks: no loadable output"
+        [ ! -L "$d/$f" ] || fail "$f is a symlink"
+    done
+    [ "$(find "$d" -type l | wc -l)" -eq 12 ] || fail "the planted symlinks changed: $(ls -A "$d" | tr '\n' ' ')"
+    echo "planted symlinks at the temporary names: not followed, outputs written"
 fi
 
 echo "stale_temps.sh: $fails failures"

@@ -7,7 +7,7 @@
 # cleanup: the `stty -g` settings afterwards equal those before, the alternate
 # screen is left, the cursor is visible, mouse reporting is off, and an interactive
 # shell started afterwards answers a command.
-#   terminal.sh CASE OVTRACE_BIN TRACE     CASE: view | live | winch-view | winch-live
+#   terminal.sh CASE OVTRACE_BIN TRACE     CASE: view | live | winch-view | winch-live | huge-size
 # Exit 77 (skipped) without tmux. view uses tests/data/kineto-2node.json when TRACE
 # (the DeepSeek trace) is missing.
 set -u
@@ -16,7 +16,7 @@ CASE=$1 BIN=$2 TRACE=$3
 tmux_require
 # a plain clone: the shipped DeepSeek-like trace stands in for DeepSeek's
 [ -r "$TRACE" ] || TRACE=$(cd "$(dirname "$0")/../data/moe-ep" && pwd)/rank0.json
-case $CASE in view | winch-view) [ -r "$TRACE" ] || { echo "$TRACE missing: skipped"; exit 77; } ;; esac
+case $CASE in view | winch-view | huge-size) [ -r "$TRACE" ] || { echo "$TRACE missing: skipped"; exit 77; } ;; esac
 W=120 H=40
 # every check runs: fail counts ($OVT_FAILS) and the script goes on
 OVT_KEEP_GOING=1
@@ -86,7 +86,25 @@ winch_case() { # MODE
     [ "$(cat "$TMP/rc" 2>/dev/null)" = 0 ] || fail "$1: exit $(cat "$TMP/rc" 2>/dev/null) after q"
 }
 
+# huge-size: $LINES/$COLUMNS far beyond any screen (ncurses sizes its screen from them
+# and allocates per cell) are clamped: the viewer draws, quits on q, and its peak RSS
+# stays small (unclamped, 20000x20000 reached 24 GB)
+huge_size_case() {
+    rm -f "$TMP"/{rc,rss}
+    tmux_start $W $H "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 LINES=20000 COLUMNS=20000 sh -c '/usr/bin/time -f %M -o $TMP/rss \"$BIN\" view \"$TRACE\"; echo \$? > $TMP/rc'" \
+        || return 1
+    wait_for_text band: 60 || { fail "huge-size: the viewer did not draw"; screen >&2; return 1; }
+    keys q
+    wait_for_file "$TMP/rc" 20 || { fail "huge-size: q did not quit"; return 1; }
+    wait_for_file "$TMP/rss" 5
+    local kb
+    kb=$(tail -1 "$TMP/rss")
+    [ "$kb" -lt 1000000 ] 2>/dev/null || fail "huge-size: peak RSS $kb kB (want < 1 GB)"
+    echo "huge-size: peak RSS $kb kB"
+}
+
 case $CASE in
+huge-size) [ -x /usr/bin/time ] || { echo "no /usr/bin/time: skipped"; exit 77; }; huge_size_case ;;
 view | live) for sig in INT TERM HUP SEGV USR1 ALRM PIPE; do kill_case "$CASE" "$sig"; done ;;
 winch-view) winch_case view ;;
 winch-live) winch_case live ;;

@@ -1,8 +1,12 @@
 /* input layer: a mapped input that shrinks while it is read (SIGBUS) during
  * a single-threaded load, a parallel load and an export; the details panel's fetch
  * leaking an fd and a mapping per retry; sources read from a pipe, which can never be
- * read again, refused by the re-readers (details, export) instead of blocking. */
+ * read again, refused by the re-readers (details, export) instead of blocking; a FIFO
+ * without a writer cancelled; special entries of a directory input skipped. */
 #include <dirent.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -223,6 +227,75 @@ static void pipe_source_refused_by_rereaders(void **state) {
     Trace_free(t);
 }
 
+/* A FIFO that never gets a writer: the load waits in a cancellable poll, and a cancel
+ * request ends it within a second instead of never (the TUI's "cancelling..."). */
+static volatile int g_cancel;
+static void *cancel_later(void *arg) {
+    (void)arg;
+    usleep(200 * 1000);
+    g_cancel = 1;
+    return NULL;
+}
+
+static void fifo_load_cancels(void **state) {
+    (void)state;
+    char dir[] = "/tmp/ovt-fifo-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "%s/f.json", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    g_cancel = 0;
+    LoadOptions o = {.cancel = &g_cancel, .threads = 1};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, cancel_later, NULL), 0);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    char err[256] = "";
+    const char *paths[] = {fifo};
+    Trace *t = Load_files(paths, 1, &o, err, sizeof err);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    pthread_join(th, NULL);
+    assert_null(t);
+    double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    assert_true(s < 2.0);
+    unlink(fifo);
+    rmdir(dir);
+}
+
+/* A directory expands to its regular trace files: a FIFO, a subdirectory, a dangling
+ * symlink and a symlink loop named *.json are skipped with one warning that counts
+ * them, and the load neither hangs nor fails. */
+static void dir_skips_special_entries(void **state) {
+    (void)state;
+    char dir[] = "/tmp/ovt-dir-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char p[5][96];
+    const char *names[] = {"a.json", "fifo.json", "sub.json", "dang.json", "loop.json"};
+    for (int i = 0; i < 5; i++) snprintf(p[i], sizeof p[i], "%s/%s", dir, names[i]);
+    FILE *f = fopen(p[0], "w");
+    assert_non_null(f);
+    fputs("[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2}]", f);
+    fclose(f);
+    assert_int_equal(mkfifo(p[1], 0600), 0);
+    assert_int_equal(mkdir(p[2], 0700), 0);
+    assert_int_equal(symlink("nothing", p[3]), 0);
+    assert_int_equal(symlink("loop.json", p[4]), 0);
+    char err[256] = "";
+    const char *paths[] = {dir};
+    Trace *t = Load_files(paths, 1, NULL, err, sizeof err);
+    assert_non_null(t);
+    assert_int_equal(t->n_events, 1);
+    assert_non_null(t->dir_warning);
+    assert_non_null(strstr(t->dir_warning, "skipped 4 directory entries"));
+    Trace_free(t);
+    unlink(p[0]);
+    t = Load_files(paths, 1, NULL, err, sizeof err); /* nothing loadable left: an error */
+    assert_null(t);
+    assert_non_null(strstr(err, "regular files"));
+    unlink(p[1]), rmdir(p[2]), unlink(p[3]), unlink(p[4]);
+    rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sigbus_load_single),
@@ -231,6 +304,8 @@ int main(void) {
         cmocka_unit_test(sigbus_export),
         cmocka_unit_test(args_fetch_no_leak),
         cmocka_unit_test(pipe_source_refused_by_rereaders),
+        cmocka_unit_test(fifo_load_cancels),
+        cmocka_unit_test(dir_skips_special_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

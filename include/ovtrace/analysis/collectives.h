@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ovtrace/model/collargs.h"
 #include "ovtrace/model/trace.h"
 
 #define COLL_NONE UINT32_MAX
@@ -100,14 +101,17 @@ typedef struct CollReport {
 } CollReport;
 
 typedef struct CollOptions {
-    bool use_args;          /* fetch Process Group Name / Collective name / Seq from the sources
-                               (only with two ranks or more: one has nothing to match) */
+    CollArgsFn args;        /* Process Group Name / Collective name / Seq of the comm kernels
+                               (the reader's CollArgs_fetch; asked only with two ranks or
+                               more and events that have sources). NULL: kernel names and
+                               streams alone */
+    void *args_ctx;         /* args' ctx */
     int64_t offset_limit;   /* clock offset above which alignment is unreliable (ns; 0: default 50 us) */
     FILE *timing;           /* each step's CPU time (bench/). NULL: none */
     int threads;            /* Coll_deviceSplit's workers (0: one per core; the report keeps it) */
 } CollOptions;
 
-static inline CollOptions CollOptions_default(void) { return (CollOptions){true, 0, NULL, 0}; }
+static inline CollOptions CollOptions_default(void) { return (CollOptions){.args = NULL}; }
 
 /* Matches the comm kernels of a finished, classified trace. Never fails (a trace with
  * one rank yields only unmatched kernels). */

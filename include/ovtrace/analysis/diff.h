@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ovtrace/analysis/collectives.h"
 #include "ovtrace/analysis/overlap.h"
 #include "ovtrace/analysis/steps.h"
 #include "ovtrace/model/trace.h"
@@ -19,10 +20,11 @@ typedef struct {
     const char *step_regex; /* NULL: ProfilerStep#N annotations (Steps_find) */
     int64_t t0, t1;         /* absolute range, INT64_MIN/INT64_MAX for all */
     bool no_steps;          /* skip iteration detection (the viewer's range panel) */
+    CollOptions coll;       /* the collectives analysis' (its args callback: the caller's) */
 } DiffOptions;
 
 static inline DiffOptions DiffOptions_default(void) {
-    return (DiffOptions){false, NULL, INT64_MIN, INT64_MAX, false};
+    return (DiffOptions){false, NULL, INT64_MIN, INT64_MAX, false, CollOptions_default()};
 }
 
 typedef struct {

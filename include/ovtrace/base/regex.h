@@ -7,14 +7,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* glibc's regcomp copies a repeated sub-expression (x+ is xx*, x{m,n} is n copies), so
- * nested or stacked repetition ("a+++++++++++++++++++++", "((((a)+)+)+)...") costs
- * memory exponential in the pattern length (GBs from 30 bytes). Returns a reason to
- * refuse pat before compiling it, or NULL when its estimated size is reasonable. */
-const char *Regex_refuse(const char *pat);
-
-/* Regex_refuse, then regcomp(re, pat, cflags). On failure re needs no regfree and err
- * holds "LABEL 'PAT': why" (the refusal or regerror's text). */
+/* regcomp(re, pat, cflags) unless pat is refused first: glibc's regcomp copies a
+ * repeated sub-expression (x+ is xx*, x{m,n} is n copies), so nested or stacked
+ * repetition ("a+++++++++++++++++++++", "((((a)+)+)+)...") costs memory exponential in
+ * the pattern length (GBs from 30 bytes). On failure re needs no regfree and err holds
+ * "LABEL 'PAT': why" (the refusal or regerror's text). */
 bool Regex_compile(regex_t *re, const char *pat, int cflags, const char *label, char *err, size_t errlen);
 
 #endif

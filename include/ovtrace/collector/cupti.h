@@ -40,8 +40,6 @@ void CuptiConfig_default(CuptiConfig *c);
  * used: no driver, another CUPTI client (Nsight Systems, Nsight Compute, a PyTorch /
  * Kineto profiler, cuda-gdb) already attached, unsupported device, ... */
 bool Cupti_start(const CuptiConfig *cfg, RingSet *set, char *err, size_t errlen);
-/* Delivers every buffered record now (forced flush). */
-void Cupti_flush(void);
 /* Final forced flush, disables the activity kinds, unsubscribes, joins the flusher.
  * Idempotent; also registered with atexit by Cupti_start. */
 void Cupti_stop(void);
@@ -57,9 +55,6 @@ uint64_t Cupti_poolMisses(void);
  * MARKER records only through it), NULL if unknown. Sets the variable when unset and
  * set_env is true; call before the process's first NVTX call. */
 const char *Cupti_libraryPath(bool set_env);
-
-/* Message for a CUptiResult (with hints for the common failures). */
-const char *Cupti_explain(int cupti_result, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

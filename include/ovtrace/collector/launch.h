@@ -55,7 +55,6 @@ bool Launch_wait(Launch *l, int64_t timeout_ns);
 void Launch_signal(Launch *l, int sig);
 /* Exit status as a shell reports it (128 + signal); -1 while running. */
 int Launch_exitCode(const Launch *l);
-pid_t Launch_pid(const Launch *l);
 /* Describes how the program ended ("exited with status 0", "killed by signal 9 (Killed)"). */
 const char *Launch_describe(const Launch *l, char *buf, size_t n);
 /* Stops a program still running (SIGTERM, then SIGKILL after 3 s) and frees. */

@@ -47,8 +47,6 @@ void Simulator_stop(Simulator *s);
 void Simulator_free(Simulator *s);
 bool Simulator_finished(const Simulator *s); /* max_steps reached */
 uint64_t Simulator_steps(const Simulator *s);
-uint64_t Simulator_events(const Simulator *s); /* pushed or dropped */
-const Schedule *Simulator_schedule(const Simulator *s);
 struct LiveStore;
 /* Marks a store as holding this simulation: "params" and "simulator" metadata (recorded
  * under the "ovtrace" key) and the schedule's stream names. */
@@ -192,13 +190,10 @@ LiveSession *LiveSession_start(const LiveSessionConfig *cfg, char *err, size_t e
 bool LiveSession_stop(LiveSession *s, char *err, size_t errlen);
 void LiveSession_free(LiveSession *s);
 LiveStore *LiveSession_store(LiveSession *s);
-RingSet *LiveSession_rings(LiveSession *s);
 Simulator *LiveSession_simulator(LiveSession *s);
 /* True once the source has nothing more to send (simulator reached max_steps, the
  * program exited: Launch_poll). UI thread. */
 bool LiveSession_sourceDone(LiveSession *s);
-/* The program source (NULL without one). */
-Launch *LiveSession_launch(LiveSession *s);
 /* How the program ended: Launch_exitCode (-1 while it runs, or without a program) and
  * Launch_describe into desc ("exited with status 0"); after LiveSession_stop these
  * stay available. */
@@ -206,10 +201,7 @@ int LiveSession_programExit(LiveSession *s, char *desc, size_t n);
 /* Double-buffered view: the newest published snapshot, or NULL if none newer than the
  * last one taken. The caller owns it. UI thread. */
 Trace *LiveSession_takeSnapshot(LiveSession *s);
-/* Snapshot generation counter and when the newest one was published (monotonic ns). */
-uint64_t LiveSession_snapshotGen(LiveSession *s);
-/* Recording status: events written, last error (empty if none). */
-uint64_t LiveSession_recorded(LiveSession *s);
+/* The recording's last error (empty if none). */
 const char *LiveSession_recordError(LiveSession *s);
 
 #endif

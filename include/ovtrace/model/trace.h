@@ -188,6 +188,9 @@ typedef struct Trace {
      * or NULL; not in TraceDiag, whose layout the snapshot stores (a trace with one is
      * not cached) */
     char *input_warning;
+    /* "skipped N directory entries ...": files named like traces in a directory given
+     * as input that are not regular files (set by Load_files after loading), or NULL */
+    char *dir_warning;
     struct TraceBuild *build; /* non-NULL until Trace_finish */
 } Trace;
 

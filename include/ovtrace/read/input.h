@@ -14,6 +14,9 @@ typedef struct Input Input;
 
 /* "-" is standard input. Regular files are mapped; anything else is streamed. */
 Input *Input_open(const char *path, char *err, size_t errlen);
+/* Input_open whose waits on a stream (a FIFO without a writer yet, a quiet pipe) end
+ * within 100 ms of *cancel becoming non-zero: reads then fail with "cancelled". */
+Input *Input_openCancellable(const char *path, const volatile int *cancel, char *err, size_t errlen);
 void Input_close(Input *in);
 InputCompression Input_compression(const Input *in);
 const char *Input_compressionName(InputCompression c);
@@ -50,6 +53,12 @@ const char *Input_warning(const Input *in);
  * frames load; the decoder reserves the window a frame asks for, 2 GB at most, and
  * touches it only as data arrives). The fuzz targets lower it (fuzz_common.h). */
 extern int Input_zstdWindowLogMax;
+/* Caps the zstd window at the smallest power of two >= bytes, but never below zstd's
+ * own default limit (128 MiB: every frame written without --long loads) nor above
+ * Input_zstdWindowLogMax. The decoder's memory grows to the window a frame asks for as
+ * data arrives, so the loader ties it to --max-token; a frame that wants more fails
+ * with a message saying what it needs. Call before the first read. */
+void Input_setWindowMax(Input *in, uint64_t bytes);
 
 /* Tests only: called with the path right after a plain file is mapped (a test
  * truncates it there to check that readers of the mapping survive). NULL: none. */

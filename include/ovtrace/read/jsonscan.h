@@ -39,7 +39,6 @@ static inline const char *Js_ws(const char *p, const char *end) {
 uint64_t Js_countNewlines(const char *p, size_t n);
 /* Each scanner takes *pp at the first byte of the value and leaves it after it. */
 JsStatus Js_string(JsCtx *c, const char **pp, Tok *t);
-JsStatus Js_number(JsCtx *c, const char **pp, Tok *t);
 /* Any value; t records its type and span (for containers: the whole text). */
 JsStatus Js_value(JsCtx *c, const char **pp, Tok *t);
 /* Decodes a string token (escapes, \u surrogates) into out (>= t->n bytes + 1).
@@ -50,6 +49,10 @@ size_t Js_decode(const Tok *t, char *out);
 const char *Js_guessElement(const char *from, const char *end);
 /* Integer value of a number token (must be integral and fit int64). */
 bool Js_int(const Tok *t, int64_t *v);
+/* The nearest double to a number token, read in the C locale whatever LC_NUMERIC says.
+ * False if t is not a number or its magnitude is beyond a double's range; a value
+ * closer to 0 than the smallest double reads as 0, as in JSON.parse. */
+bool Js_double(const Tok *t, double *v);
 
 /* ---------- object members: the one member loop ----------
  * Every walk over an object's members (Js_value, the loader's events and args, its

@@ -1,10 +1,11 @@
 /* Where an output file goes (`export -o`, `record -o`, the TUI's export key).
  *
  * A regular file is written to a temporary file beside it and renamed over it, so it
- * is never half-written. That must not happen to what is not a regular file: "-", a
- * character device (/dev/null, /dev/full, a terminal) or a FIFO (`-o >(zstd ...)`) is
- * written in place, in order ("streamed"); a symlink is followed, and the file it leads
- * to is the one replaced (temporary file beside the target, the link kept). */
+ * is never half-written (base/atomicfile.h). That must not happen to what is not a
+ * regular file: "-", a character device (/dev/null, /dev/full, a terminal) or a FIFO
+ * (`-o >(zstd ...)`) is written in place, in order ("streamed"); a symlink is followed,
+ * and the file it leads to is the one replaced (temporary file beside the target, the
+ * link kept). */
 #ifndef OVTRACE_OUTPATH_H
 #define OVTRACE_OUTPATH_H
 #include <stdbool.h>
@@ -22,13 +23,5 @@ void OutPath_free(OutPath *p);
 /* For a stream: a descriptor to write to (stdout's, dup'd, for "-"); the caller closes
  * it. -1 with a message on failure. Opening a FIFO waits for its reader. */
 int OutPath_openStream(const OutPath *p, char *err, size_t errlen);
-
-/* Temporary files of ours beside path that a process which no longer exists left
- * behind (killed by SIGKILL, or a crash): export's ".NAME.tmp-PID-XXXXXX" and
- * record's "NAME.tmp.PID". Removed when they are regular files owned by this user,
- * untouched for OUTPATH_STALE_SECONDS and their PID is not a running process.
- * Returns how many were removed. */
-#define OUTPATH_STALE_SECONDS 60
-size_t OutPath_cleanStale(const char *path);
 
 #endif
