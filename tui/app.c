@@ -7,11 +7,6 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/model/timeunits.h"
-#include "band.h"
-#include "lanes_render.h"
-#include "ruler.h"
-#include "statusbar.h"
 #include "feature.h"
 
 App *App_new(Trace *t, Caps caps, const char *title) {
@@ -106,7 +101,56 @@ void App_notice(App *a, bool error, const char *fmt, ...) {
     va_end(ap);
 }
 
-unsigned App_key(App *a, const TuiKey *k) { return Keys_dispatch(a, k); }
+/* ---- keys ---- */
+
+unsigned App_applyBinding(App *a, const KeyBinding *b, const TuiKey *k) {
+    unsigned said = a->msg_seq;
+    unsigned r = b->fn(a, k, b->arg);
+    if (!(r & KEEP_MSG) && a->msg_seq == said) a->msg[0] = '\0'; /* an older message is stale now */
+    return r;
+}
+
+unsigned App_key(App *a, const TuiKey *k) {
+    if (k->code == TK_INTERRUPT) {
+        a->quit = true;
+        return REDRAW_NONE;
+    }
+    if (a->prompt.open && k->code != TK_RESIZE) return Prompt_key(a, &a->prompt, k);
+    unsigned r;
+    if (Features_key(a, k, &r)) return r; /* the help screen, the kernel table open, ... */
+    const KeyBinding *b = Features_lookupKey(k->code);
+    if (!b) {
+        char nm[16];
+        App_message(a, ROLE_DIM, "key %s is not bound (? lists the keys)", Keys_name(k->code, nm));
+        return REDRAW_VIEW;
+    }
+    return App_applyBinding(a, b, k);
+}
+
+/* The engine's own keys: redraw, resize, quit (listed last by ?). */
+static unsigned k_quit(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    a->quit = true;
+    return REDRAW_NONE;
+}
+
+static unsigned k_redraw(App *a, const TuiKey *k, int arg) {
+    (void)a;
+    (void)k;
+    (void)arg;
+    return REDRAW_FULL;
+}
+
+static const KeyBinding SESSION_KEYS[] = {
+    {{TK_CTRL_L}, "Ctrl-L", "redraw the screen", k_redraw, 0},
+    {{TK_RESIZE}, "(resize)", "the layout follows the terminal (min 80x24)", k_redraw, 0},
+    {{'q', 'Q'}, "q", "quit", k_quit, 0},
+};
+
+const Feature Session_feature = {.name = "session", FEATURE_KEYS(SESSION_KEYS)};
+
+/* ---- selection ---- */
 
 size_t App_eventAt(const App *a, uint32_t row, int64_t ts, int64_t slack) {
     const Trace *t = a->t;
@@ -170,28 +214,4 @@ void App_setRange(App *a, int64_t t0, int64_t t1) {
 void App_sync(App *a) {
     if (a->v.sel != SIZE_MAX && a->v.sel >= a->t->n_events) a->v.sel = SIZE_MAX;
     Features_sync(a);
-}
-
-void App_render(App *a, Grid *g) {
-    Grid_clear(g);
-    Layout L = Layout_computeFor(g->w, g->h, !a->v.panel_hidden, Features_panelWidth(a));
-    a->layout = L;
-    if (L.too_small) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "terminal too small: %dx%d (ovtrace needs at least %dx%d; q quits)", g->w, g->h,
-                 LAYOUT_MIN_W, LAYOUT_MIN_H);
-        Grid_text(g, 0, g->h / 2 < g->h ? g->h / 2 : 0, g->w, buf, ROLE_ERROR, ATTR_BOLD);
-        return;
-    }
-    a->v.cols = L.plot.w;
-    a->v.rows = L.plot.h;
-    View_scrollToLine(&a->v, a->lines.n);
-    if (Features_cover(a, g)) return; /* e.g. the help screen */
-    Statusbar_title(a, g, L.title);
-    Ruler_render(g, L.ruler, (Rect){L.labels.x, L.ruler.y, L.labels.w, 2}, &a->v, a->gl);
-    Lanes_render(a, g, L.labels, L.plot);
-    Features_render(a, g, &L);
-    if (L.panel.w > 0 && L.panel.h > 0) Features_panel(a, g, L.panel, L.panel_right);
-    Band_legend(g, L.legend, a->caps, a->gl, Features_legend(a));
-    Statusbar_status(a, g, L.status);
 }

@@ -50,7 +50,7 @@ struct App {
     Prompt prompt;
     char msg[256];
     int msg_role;
-    unsigned msg_seq; /* counts App_message calls: a key's handler said something (Keys_apply) */
+    unsigned msg_seq; /* counts App_message calls: a key's handler said something (App_applyBinding) */
     bool quit;
     int exit_code;
     /* scratch for rendering */
@@ -61,7 +61,13 @@ struct App {
 
 /* Replaces the model (live mode); keeps the view where possible. */
 void App_setTrace(App *a, Trace *t);
+/* Routes a key: an open prompt first, then the features' key operations (later ones
+ * first: the help screen, the open kernel table), else the key table (feature.h).
+ * Returns what to redraw (REDRAW_*). */
 unsigned App_key(App *a, const TuiKey *k);
+/* Runs a binding's handler and applies its reaction to the status message; returns
+ * the handler's result. */
+unsigned App_applyBinding(App *a, const KeyBinding *b, const TuiKey *k);
 /* Brings caches up to date with the view state (may read args from the trace file). */
 void App_sync(App *a);
 /* Renders a frame of g's size. Also records the layout (used by mouse handling). */

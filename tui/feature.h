@@ -1,4 +1,4 @@
-/* The viewer's features. The engine (app.c, keys.c, mainloop.c, lanes_render.c) knows
+/* The viewer's features. The engine (app.c, frame.c, mainloop.c, lanes_render.c) knows
  * no feature by name: it walks the registry (features.c) and calls each feature's
  * operations, as uftrace drives its windows through one table of operations. A feature
  * lives in one file: its state, its key table and its operations; adding one is that
@@ -13,8 +13,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "app.h"
+#include "ovtrace/model/trace.h"
+#include "ovtrace/tui/viewer.h"
+#include "grid.h"
 #include "keys.h"
+#include "layout.h"
+#include "lines.h"
+#include "tindex.h"
+#include "viewstate.h"
 
 /* One timeline line to draw: its screen row, the labels column and the plot. */
 typedef struct {
@@ -93,6 +99,12 @@ enum { POLL_REPAINT = 1, POLL_AGAIN = 2 };
 /* The registry, in order (features.c). */
 extern const Feature *const FEATURES[];
 extern const size_t N_FEATURES;
+
+/* The key table: every feature's bindings in registry order; the first binding of a
+ * code (NULL: unbound). */
+size_t Features_bindingCount(void);
+const KeyBinding *Features_binding(size_t i);
+const KeyBinding *Features_lookupKey(int code);
 
 /* The state of feature f in a (what its init returned). */
 void *Feature_state(const App *a, const Feature *f);

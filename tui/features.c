@@ -4,12 +4,13 @@
 #include <stdlib.h>
 
 #include "ovtrace/base/alloc.h"
+#include "app.h"
 
 /* One line per feature: F(X) stands for X_feature, defined in the feature's file. The
  * order is the ? screen's (feature.h says where else it matters). Nav: time, lanes,
  * events and the mouse (navigate.c); CounterLane before Overview, whose lines replace
  * the timeline's, and before CollView, whose panel sections go above its figures;
- * Session: redraw, resize, quit (keys.c). */
+ * Session: redraw, resize, quit (app.c). */
 #define FEATURE_LIST(F)                                                                                                \
     F(Nav)                                                                                                             \
     F(CounterLane)                                                                                                     \
@@ -31,6 +32,28 @@
 FEATURE_LIST(DECLARE)
 const Feature *const FEATURES[] = {FEATURE_LIST(ENTRY)};
 const size_t N_FEATURES = sizeof FEATURES / sizeof FEATURES[0];
+
+size_t Features_bindingCount(void) {
+    size_t n = 0;
+    for (size_t f = 0; f < N_FEATURES; f++) n += FEATURES[f]->n_keys;
+    return n;
+}
+
+const KeyBinding *Features_binding(size_t i) {
+    for (size_t f = 0; f < N_FEATURES; f++) {
+        if (i < FEATURES[f]->n_keys) return &FEATURES[f]->keys[i];
+        i -= FEATURES[f]->n_keys;
+    }
+    return NULL;
+}
+
+const KeyBinding *Features_lookupKey(int code) {
+    for (size_t f = 0; f < N_FEATURES; f++)
+        for (size_t i = 0; i < FEATURES[f]->n_keys; i++)
+            for (int j = 0; j < 6 && FEATURES[f]->keys[i].keys[j]; j++)
+                if (FEATURES[f]->keys[i].keys[j] == code) return &FEATURES[f]->keys[i];
+    return NULL;
+}
 
 void *Feature_state(const App *a, const Feature *f) {
     for (size_t i = 0; i < N_FEATURES; i++)

@@ -46,16 +46,16 @@ static const char *const TAIL[] = {
 
 int Help_count(const App *a) {
     (void)a;
-    return N_HEAD + (int)Keys_count() + N_TAIL;
+    return N_HEAD + (int)Features_bindingCount() + N_TAIL;
 }
 
 bool Help_line(const App *a, int i, char *buf, size_t n) {
     if (i < 0 || i >= Help_count(a)) return false;
-    int keys = (int)Keys_count();
+    int keys = (int)Features_bindingCount();
     if (i < N_HEAD) {
         snprintf(buf, n, "%s", HEAD[i]);
     } else if ((i -= N_HEAD) < keys) {
-        const KeyBinding *b = Keys_at((size_t)i);
+        const KeyBinding *b = Features_binding((size_t)i);
         snprintf(buf, n, "  %-22s %s", b->names, b->help);
     } else {
         snprintf(buf, n, "%s", TAIL[i - keys]);

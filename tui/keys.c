@@ -1,7 +1,4 @@
-/* Key routing: an open prompt, then the features that take keys before the table
- * (later ones first), then the key table: every feature's bindings in registry order.
- * Also the engine's own keys (redraw, resize, quit), key names and key scripts. Nothing
- * here draws or touches the terminal. */
+/* Key names and key scripts (keys.h). */
 #include "keys.h"
 
 #include <stdio.h>
@@ -9,86 +6,7 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "app.h"
-#include "feature.h"
-
-/* ---- the engine's own keys: redraw, resize, quit (listed last by ?) ---- */
-
-static unsigned k_quit(App *a, const TuiKey *k, int arg) {
-    (void)k;
-    (void)arg;
-    a->quit = true;
-    return REDRAW_NONE;
-}
-
-static unsigned k_redraw(App *a, const TuiKey *k, int arg) {
-    (void)a;
-    (void)k;
-    (void)arg;
-    return REDRAW_FULL;
-}
-
-static unsigned k_resize(App *a, const TuiKey *k, int arg) {
-    (void)a;
-    (void)k;
-    (void)arg;
-    return REDRAW_FULL;
-}
-
-static const KeyBinding SESSION_KEYS[] = {
-    {{TK_CTRL_L}, "Ctrl-L", "redraw the screen", k_redraw, 0},
-    {{TK_RESIZE}, "(resize)", "the layout follows the terminal (min 80x24)", k_resize, 0},
-    {{'q', 'Q'}, "q", "quit", k_quit, 0},
-};
-const Feature Session_feature = {.name = "session", FEATURE_KEYS(SESSION_KEYS)};
-
-size_t Keys_count(void) {
-    size_t n = 0;
-    for (size_t f = 0; f < N_FEATURES; f++) n += FEATURES[f]->n_keys;
-    return n;
-}
-
-const KeyBinding *Keys_at(size_t i) {
-    for (size_t f = 0; f < N_FEATURES; f++) {
-        if (i < FEATURES[f]->n_keys) return &FEATURES[f]->keys[i];
-        i -= FEATURES[f]->n_keys;
-    }
-    return NULL;
-}
-
-const KeyBinding *Keys_lookup(int code) {
-    for (size_t f = 0; f < N_FEATURES; f++)
-        for (size_t i = 0; i < FEATURES[f]->n_keys; i++)
-            for (int j = 0; j < 6 && FEATURES[f]->keys[i].keys[j]; j++)
-                if (FEATURES[f]->keys[i].keys[j] == code) return &FEATURES[f]->keys[i];
-    return NULL;
-}
-
-unsigned Keys_dispatch(App *a, const TuiKey *k) {
-    if (k->code == TK_INTERRUPT) {
-        a->quit = true;
-        return REDRAW_NONE;
-    }
-    if (a->prompt.open && k->code != TK_RESIZE) return Prompt_key(a, &a->prompt, k);
-    unsigned r;
-    if (Features_key(a, k, &r)) return r; /* the help screen, the kernel table open, ... */
-    const KeyBinding *b = Keys_lookup(k->code);
-    if (!b) {
-        char nm[16];
-        App_message(a, ROLE_DIM, "key %s is not bound (? lists the keys)", Keys_name(k->code, nm));
-        return REDRAW_VIEW;
-    }
-    return Keys_apply(a, b, k);
-}
-
-unsigned Keys_apply(App *a, const KeyBinding *b, const TuiKey *k) {
-    unsigned said = a->msg_seq;
-    unsigned r = b->fn(a, k, b->arg);
-    if (!(r & KEEP_MSG) && a->msg_seq == said) a->msg[0] = '\0'; /* an older message is stale now */
-    return r;
-}
-
-/* ---- key names and scripts ---- */
+#include "grid.h"
 
 static const struct {
     const char *name;

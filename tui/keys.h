@@ -60,17 +60,6 @@ typedef struct {
     int arg;
 } KeyBinding;
 
-/* The key table: every feature's bindings in registry order (feature.h). */
-size_t Keys_count(void);
-const KeyBinding *Keys_at(size_t i);
-const KeyBinding *Keys_lookup(int code);
-/* Runs a binding's handler and applies its reaction to the status message; returns
- * the handler's result. */
-unsigned Keys_apply(struct App *a, const KeyBinding *b, const TuiKey *k);
-/* Routes a key: an open prompt first, then the features' key operations (the help
- * screen, the open kernel table), else the table. */
-unsigned Keys_dispatch(struct App *a, const TuiKey *k);
-
 /* Keys_parseScript: ovtrace/tui/viewer.h. Short name of a code for messages ("Left", "q"). */
 const char *Keys_name(int code, char buf[16]);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "ovtrace/base/alloc.h"
+#include "app.h"
 #include "details.h"
 #include "rangepanel.h"
 #include "feature.h"

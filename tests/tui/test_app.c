@@ -5,6 +5,7 @@
 #include "panel.h"
 
 #include "ovtrace/analysis/overlap.h"
+#include "feature.h"
 #include "help.h"
 #include "keys.h"
 
@@ -263,9 +264,9 @@ static void test_help_lists_every_binding(void **state) {
     App *a = make_app(&g);
     static char lines[128][160];
     int n = Help_lines(a, lines, 128);
-    for (size_t i = 0; i < Keys_count(); i++) {
+    for (size_t i = 0; i < Features_bindingCount(); i++) {
         bool found = false;
-        for (int k = 0; k < n && !found; k++) found = strstr(lines[k], Keys_at(i)->names) != NULL;
+        for (int k = 0; k < n && !found; k++) found = strstr(lines[k], Features_binding(i)->names) != NULL;
         assert_true(found);
     }
     press(a, &g, "?");
@@ -282,11 +283,12 @@ static void test_help_lists_every_binding(void **state) {
  * the first one's handler. */
 static void test_no_key_bound_twice(void **state) {
     (void)state;
-    for (size_t i = 0; i < Keys_count(); i++)
-        for (int a = 0; a < 6 && Keys_at(i)->keys[a]; a++) {
-            int code = Keys_at(i)->keys[a];
-            assert_ptr_equal(Keys_lookup(code), Keys_at(i));
-            for (int b = a + 1; b < 6 && Keys_at(i)->keys[b]; b++) assert_int_not_equal(Keys_at(i)->keys[b], code);
+    for (size_t i = 0; i < Features_bindingCount(); i++)
+        for (int a = 0; a < 6 && Features_binding(i)->keys[a]; a++) {
+            int code = Features_binding(i)->keys[a];
+            assert_ptr_equal(Features_lookupKey(code), Features_binding(i));
+            for (int b = a + 1; b < 6 && Features_binding(i)->keys[b]; b++)
+                assert_int_not_equal(Features_binding(i)->keys[b], code);
         }
 }
 
@@ -312,7 +314,7 @@ static void test_mouse(void **state) {
     done(a, &g);
 }
 
-/* Keys_apply: a handler's reaction decides whether the status message survives the key. */
+/* App_applyBinding: a handler's reaction decides whether the status message survives the key. */
 static unsigned h_keep(App *a, const TuiKey *k, int arg) {
     (void)a, (void)k, (void)arg;
     return REDRAW_VIEW | KEEP_MSG;
@@ -335,12 +337,12 @@ static void test_reaction_keeps_or_clears_message(void **state) {
     const KeyBinding keep = {{'#'}, "#", "keeps", h_keep, 0}, plain = {{'#'}, "#", "clears", h_plain, 0},
                      says = {{'#'}, "#", "says", h_says, 7};
     App_message(a, ROLE_ERROR, "before");
-    assert_int_equal(Keys_apply(a, &keep, &k), REDRAW_VIEW | KEEP_MSG);
+    assert_int_equal(App_applyBinding(a, &keep, &k), REDRAW_VIEW | KEEP_MSG);
     assert_string_equal(a->msg, "before"); /* kept */
     assert_int_equal(a->msg_role, ROLE_ERROR);
-    assert_int_equal(Keys_apply(a, &says, &k), REDRAW_VIEW);
+    assert_int_equal(App_applyBinding(a, &says, &k), REDRAW_VIEW);
     assert_string_equal(a->msg, "said 7"); /* a handler's own message stays without the flag */
-    assert_int_equal(Keys_apply(a, &plain, &k), REDRAW_VIEW);
+    assert_int_equal(App_applyBinding(a, &plain, &k), REDRAW_VIEW);
     assert_string_equal(a->msg, ""); /* cleared */
     /* through the key table: panning clears a message, ] (range end) says its own */
     App_message(a, ROLE_DIM, "before");
@@ -362,7 +364,7 @@ static void test_help_count_is_rendered_lines(void **state) {
     static char lines[256][160];
     int n = Help_count(a);
     assert_int_equal(Help_lines(a, lines, 256), n);
-    assert_int_equal(n, 2 + (int)Keys_count() + 12);
+    assert_int_equal(n, 2 + (int)Features_bindingCount() + 12);
     char buf[160];
     assert_false(Help_line(a, n, buf, sizeof buf));
     assert_false(Help_line(a, -1, buf, sizeof buf));
