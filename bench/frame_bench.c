@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "ovtrace/model/trace.h"
-#include "ovtrace/tui/app.h"
+#include "app.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 static uint64_t rnd(void) {

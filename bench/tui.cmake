@@ -1,3 +1,5 @@
 # TUI frame benchmark: results in bench/RESULTS-tui.md.
 add_executable(frame_bench ${CMAKE_CURRENT_SOURCE_DIR}/frame_bench.c)
 target_link_libraries(frame_bench PRIVATE ovtrace_tui)
+# it drives the engine's frame directly: tui's private headers
+target_include_directories(frame_bench PRIVATE ${PROJECT_SOURCE_DIR}/tui)

@@ -1,4 +1,4 @@
-/* ovtrace live: watch a source while it runs. The TUI (tui/app.h) polls a TuiSource
+/* ovtrace live: watch a source while it runs. The TUI (ovtrace/tui/viewer.h) polls a TuiSource
  * that hands it the session's newest snapshot; --headless prints the rolling overlap
  * meter instead. */
 #include <inttypes.h>
@@ -17,8 +17,7 @@
 #include "ovtrace/live/live.h"
 #include "live_opts.h"
 #include "ovtrace/base/termsafe.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/crt.h"
+#include "ovtrace/tui/viewer.h"
 
 void help_live(FILE *out) {
     fprintf(out,

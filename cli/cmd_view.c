@@ -9,12 +9,8 @@
 #include "cli.h"
 #include "ovtrace/write/export.h"
 #include "ovtrace/model/timeunits.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/crt.h"
-#include "ovtrace/tui/kernel_table.h"
-#include "ovtrace/tui/lazyload.h"
-#include "ovtrace/tui/loading.h"
 #include "ovtrace/tui/title.h"
+#include "ovtrace/tui/viewer.h"
 #include "view_compare.h"
 
 void help_view(FILE *out) {
@@ -59,6 +55,17 @@ static bool parse_size(const char *s, int *w, int *h) {
            *h <= 1000;
 }
 
+/* The load warnings in the status bar: the first line, with a count of the others. */
+static void notice_warnings(App *a, char *w) {
+    size_t lines = 0;
+    for (char *p = w; *p; p++) lines += *p == '\n';
+    char *nl = strchr(w, '\n');
+    if (nl) *nl = '\0';
+    bool warn = !strncmp(w, "warning", 7) || strstr(nl ? nl + 1 : "", "warning");
+    if (lines > 1) App_notice(a, warn, "%s (+%zu more)", w, lines - 1);
+    else App_notice(a, warn, "%s", w);
+}
+
 /* Interactive load: the terminal comes up at once with the loading screen while the
  * trace loads on a thread (tui/loading.c). On success *out holds the app (terminal
  * still active) and the load warnings are in its status bar. Otherwise the terminal
@@ -79,41 +86,32 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, int thrott
     bool lazy = LazyLoad_wanted((const char *const *)in->files, in->n_files, lazy_mode);
     LoadOptions first = lo;
     first.gpu_only = lazy;
-    LoadJob job;
-    LoadJob_init(&job, in->files, in->n_files, &first, *caps, title); /* the thread starts after the first paint */
-    LoadWatch_setThrottleMs(job.watch, throttle_ms);
-    int r = LoadJob_runScreen(&job, Glyphs_get(caps->unicode));
+    LoadJob *job = LoadJob_new((const char *const *)in->files, in->n_files, &first, *caps, title);
+    LoadJob_setThrottleMs(job, throttle_ms); /* the thread starts after the first paint */
+    int r = LoadJob_runScreen(job);
+    App *a = LoadJob_app(job);
     int rc = 0;
     if (r != 0) {
         Crt_done();
-        if (job.app) {
-            Trace *t = job.app->t;
-            App_free(job.app);
+        if (a) {
+            Trace *t = App_trace(a);
+            App_free(a);
             Trace_free(t);
         }
         rc = r < 0 ? 0 : r;
-    } else if (!job.app) {
+    } else if (!a) {
         Crt_done();
-        cli_error("%s", job.err);
+        cli_error("%s", LoadJob_error(job));
         rc = 1;
     } else {
-        *out = job.app;
-        job.app->coll_opt = &in->coll;
+        *out = a;
+        CollView_setOptions(a, &in->coll);
         /* a GPU-only model that left nothing out (all events on GPU lanes) is complete */
-        if (lazy && job.app->t->gpu_only) LazyLoad_start(job.app, (const char *const *)in->files, in->n_files, &lo, lazy_delay_ms);
-        if (job.warnings && !in->quiet) {
-            /* first line in the status bar, with a count of the others */
-            char *w = job.warnings;
-            size_t lines = 0;
-            for (char *p = w; *p; p++) lines += *p == '\n';
-            char *nl = strchr(w, '\n');
-            if (nl) *nl = '\0';
-            bool warn = !strncmp(w, "warning", 7) || strstr(nl ? nl + 1 : "", "warning");
-            if (lines > 1) App_message(job.app, warn ? ROLE_ERROR : ROLE_STATUS, "%s (+%zu more)", w, lines - 1);
-            else App_message(job.app, warn ? ROLE_ERROR : ROLE_STATUS, "%s", w);
-        }
+        if (lazy && App_trace(a)->gpu_only)
+            LazyLoad_start(a, (const char *const *)in->files, in->n_files, &lo, lazy_delay_ms);
+        if (LoadJob_warnings(job) && !in->quiet) notice_warnings(a, LoadJob_warnings(job));
     }
-    LoadJob_free(&job);
+    LoadJob_delete(job);
     return rc;
 }
 
@@ -121,13 +119,12 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, int thrott
  * panel shows the figures it was exported for. */
 static void open_on_recorded_range(App *a) {
     int64_t r0, r1;
-    if (!Export_recordedRange(a->t, &r0, &r1)) return;
-    if (r0 == INT64_MIN) r0 = a->t->t_min;
-    if (r1 == INT64_MAX) r1 = a->t->t_max;
+    const Trace *t = App_trace(a);
+    if (!Export_recordedRange(t, &r0, &r1)) return;
+    if (r0 == INT64_MIN) r0 = t->t_min;
+    if (r1 == INT64_MAX) r1 = t->t_max;
     if (r1 <= r0) return;
-    a->v.t0 = r0;
-    a->v.t1 = r1;
-    a->v.cursor = r0;
+    App_setWindow(a, r0, r1);
     App_setRange(a, r0, r1);
 }
 
@@ -262,8 +259,8 @@ int cmd_view(int argc, char **argv) {
             rc = 1;
             goto out;
         }
-        t = a->t;
-        a->coll_opt = &inp->coll;
+        t = App_trace(a);
+        CollView_setOptions(a, &inp->coll);
     } else if (headless) {
         /* synchronous load: headless frames stay deterministic */
         t = InputOptions_load(inp);
@@ -272,11 +269,11 @@ int cmd_view(int argc, char **argv) {
             goto out;
         }
         a = App_new(t, caps, title);
-        a->coll_opt = &inp->coll;
+        CollView_setOptions(a, &inp->coll);
     } else {
         rc = view_load(inp, &caps, title, V.throttle_ms, V.lazy, V.lazy_delay_ms, &a);
         if (!a) goto out;
-        t = a->t;
+        t = App_trace(a);
     }
     if (range) {
         int64_t r0, r1;
@@ -290,7 +287,7 @@ int cmd_view(int argc, char **argv) {
         if (r0 == INT64_MIN) r0 = t->t_min;
         if (r1 == INT64_MAX) r1 = t->t_max;
         int64_t q0 = r0, q1 = r1;
-        int fit = View_clampRange(t->t_min, t->t_max, &r0, &r1);
+        int fit = App_clampRange(a, &r0, &r1);
         if (fit != 0) { /* say so: an empty view with no message looks like a broken trace */
             char a0[48], a1[48], e1[48];
             Time_format(a0, sizeof a0, q0 - t->t_min);
@@ -302,18 +299,16 @@ int cmd_view(int argc, char **argv) {
                 rc = 2;
                 goto out;
             }
-            App_message(a, ROLE_ERROR, "--range %s..%s goes past the trace (0..%s): clamped", a0, a1, e1);
+            App_notice(a, true, "--range %s..%s goes past the trace (0..%s): clamped", a0, a1, e1);
         }
-        a->v.t0 = r0;
-        a->v.t1 = r1 > r0 ? r1 : r0 + 1;
-        a->v.cursor = r0;
+        App_setWindow(a, r0, r1);
     } else {
         open_on_recorded_range(a);
     }
     if (headless) rc = App_runHeadless(a, NULL, kv, nk, frames, w, h, dump, stdout);
     else rc = App_runInteractive(a, NULL);
 out:
-    if (a && a->lazy) t = NULL; /* the lazy loader owns the model */
+    if (a && LazyLoad_ownsModel(a)) t = NULL;
     App_free(a);
     Trace_free(t);
     free(kv);

@@ -8,7 +8,7 @@
 
 #include "ovtrace/analysis/align.h"
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/compare.h"
+#include "ovtrace/tui/viewer.h"
 
 App *ViewCompare_open(InputOptions *in, const char *align, const char *step, Caps caps) {
     if (in->n_files != 2) {
@@ -58,7 +58,7 @@ App *ViewCompare_open(InputOptions *in, const char *align, const char *step, Cap
     snprintf(title, sizeof title, "%s vs %s (aligned at %s)", name[0], name[1],
              !strcmp(align, "step") ? "first step" : "start");
     a = App_new(t, caps, title);
-    a->cmp = Compare_new(run_of, 2, names, off);
+    Compare_setRuns(a, run_of, 2, names, off);
 out:
     in->n_files = 0;
     free(spec[0]);

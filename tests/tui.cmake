@@ -62,3 +62,7 @@ set_tests_properties(tui.export PROPERTIES LABELS "tmux" SKIP_RETURN_CODE 77 TIM
 # the lazy rank overview (GPU lanes first, CPU lanes loaded behind it).
 add_test(NAME tui.lazy_overview COMMAND bash ${tui_dir}/lazy_overview.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set_tests_properties(tui.lazy_overview PROPERTIES LABELS "tmux" SKIP_RETURN_CODE 77 TIMEOUT 300)
+# The unit tests see tui's private headers.
+foreach(t grid viewstate render index app loading preview newuser counter_lane kernel_table collview)
+  target_include_directories(test_tui_${t} PRIVATE ${PROJECT_SOURCE_DIR}/tui)
+endforeach()

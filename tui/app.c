@@ -1,5 +1,5 @@
-/* The application: state, caches and frame composition (the loops: mainloop.c). */
-#include "ovtrace/tui/app.h"
+/* The view engine: the shared state, the model swap and a frame (app.h). */
+#include "app.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,21 +7,7 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/model/timeunits.h"
-#include "ovtrace/tui/band.h"
-#include "ovtrace/tui/compare.h"
-#include "ovtrace/tui/counter_lane.h"
-#include "ovtrace/tui/crt.h"
-#include "ovtrace/tui/help.h"
-#include "ovtrace/tui/kernel_table.h"
-#include "ovtrace/tui/lazyload.h"
-#include "ovtrace/tui/collview.h"
-#include "ovtrace/tui/lanes_render.h"
-#include "ovtrace/tui/overview.h"
-#include "ovtrace/tui/loading.h"
-#include "ovtrace/tui/rangepanel.h"
-#include "ovtrace/tui/ruler.h"
-#include "ovtrace/tui/statusbar.h"
+#include "feature.h"
 
 App *App_new(Trace *t, Caps caps, const char *title) {
     App *a = xcalloc(1, sizeof *a);
@@ -29,18 +15,16 @@ App *App_new(Trace *t, Caps caps, const char *title) {
     a->caps = caps;
     a->gl = Glyphs_get(caps.unicode);
     a->idx = TraceIndex_build(t);
-    a->counters = CounterSet_build(t);
     a->collapsed = xcalloc(t->n_groups, sizeof *a->collapsed);
     Lines_defaultCollapsed(t, a->collapsed);
     a->hidden = xcalloc(t->n_groups, sizeof *a->hidden);
     a->n_hidden = Lines_clutter(t, a->hidden);
-    a->overview = Overview_ranks(t) >= OVERVIEW_MIN_RANKS;
+    Features_init(a);
     App_rebuildLines(a);
     View_init(&a->v, t->t_min, t->t_max);
-    Details_init(&a->details);
     snprintf(a->title, sizeof a->title, "%s", title ? title : "");
     /* start on the first lane row of the first group (the first rank in the overview) */
-    for (size_t i = 0; i < a->lines.n && !a->overview; i++)
+    for (size_t i = 0; i < a->lines.n; i++)
         if (a->lines.v[i].kind == LINE_ROW) {
             a->v.line = i;
             break;
@@ -50,30 +34,20 @@ App *App_new(Trace *t, Caps caps, const char *title) {
 
 void App_free(App *a) {
     if (!a) return;
-    Compare_free(a->cmp);
     TraceIndex_free(a->idx);
-    CounterSet_free(a->counters);
-    KTable_appFree(a);
+    Features_free(a);
     free(a->collapsed);
     free(a->hidden);
     Lines_free(&a->lines);
     Search_clear(&a->search);
-    Details_free(&a->details);
-    OverlapReport_free(a->range_report);
-    CollView_reset(a);
     free(a->colbuf);
     free(a->bandbuf);
-    LazyLoad_free(a->lazy); /* last: it owns the model */
     free(a);
 }
 
 void App_rebuildLines(App *a) {
-    if (a->overview) {
-        Overview_lines(&a->lines, a->t);
-        return;
-    }
     Lines_buildFiltered(&a->lines, a->t, a->collapsed, a->show_all ? NULL : a->hidden);
-    CounterLane_addLines(&a->lines, a->t, a->counters, a->collapsed);
+    Features_lines(a, &a->lines);
 }
 
 void App_setTrace(App *a, Trace *t) {
@@ -82,8 +56,6 @@ void App_setTrace(App *a, Trace *t) {
     a->t = t;
     TraceIndex_free(a->idx);
     a->idx = TraceIndex_build(t);
-    CounterSet_free(a->counters);
-    a->counters = CounterSet_build(t);
     bool *c = xcalloc(t->n_groups, sizeof *c);
     Lines_defaultCollapsed(t, c);
     for (size_t g = 0; g < old_groups && g < t->n_groups; g++) c[g] = a->collapsed[g];
@@ -92,32 +64,93 @@ void App_setTrace(App *a, Trace *t) {
     free(a->hidden);
     a->hidden = xcalloc(t->n_groups, sizeof *a->hidden);
     a->n_hidden = Lines_clutter(t, a->hidden);
-    App_rebuildLines(a);
-    if (a->search.active) {
-        char pat[256], err[256];
-        snprintf(pat, sizeof pat, "%s", a->search.pattern);
-        if (!Search_set(&a->search, t, pat, err, sizeof err)) Search_clear(&a->search);
-    }
-    Details_free(&a->details);
-    OverlapReport_free(a->range_report);
-    a->range_report = NULL;
-    CollView_reset(a);
     a->v.sel = SIZE_MAX; /* indexes change when a model is rebuilt */
     View_setExtent(&a->v, t->t_min, t->t_max);
+    Features_retrace(a, old_t); /* event indexes changed */
+    App_rebuildLines(a);
     View_scrollToLine(&a->v, a->lines.n);
-    KTable_appRetrace(a, old_t); /* event indexes changed */
+}
+
+Trace *App_trace(const App *a) { return a->t; }
+
+int App_clampRange(const App *a, int64_t *t0, int64_t *t1) { return View_clampRange(a->t->t_min, a->t->t_max, t0, t1); }
+
+void App_setWindow(App *a, int64_t t0, int64_t t1) {
+    a->v.t0 = t0;
+    a->v.t1 = t1 > t0 ? t1 : t0 + 1;
+    a->v.cursor = t0;
+}
+
+static void say(App *a, int role, const char *fmt, va_list ap) {
+    vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+    a->msg_role = role;
+    a->msg_seq++;
 }
 
 void App_message(App *a, int role, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+    say(a, role, fmt, ap);
     va_end(ap);
-    a->msg_role = role;
-    a->msg_seq++;
 }
 
-unsigned App_key(App *a, const TuiKey *k) { return Keys_dispatch(a, k); }
+void App_notice(App *a, bool error, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    say(a, error ? ROLE_ERROR : ROLE_STATUS, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- keys ---- */
+
+unsigned App_applyBinding(App *a, const KeyBinding *b, const TuiKey *k) {
+    unsigned said = a->msg_seq;
+    unsigned r = b->fn(a, k, b->arg);
+    if (!(r & KEEP_MSG) && a->msg_seq == said) a->msg[0] = '\0'; /* an older message is stale now */
+    return r;
+}
+
+unsigned App_key(App *a, const TuiKey *k) {
+    if (k->code == TK_INTERRUPT) {
+        a->quit = true;
+        return REDRAW_NONE;
+    }
+    if (a->prompt.open && k->code != TK_RESIZE) return Prompt_key(a, &a->prompt, k);
+    unsigned r;
+    if (Features_key(a, k, &r)) return r; /* the help screen, the kernel table open, ... */
+    const KeyBinding *b = Features_lookupKey(k->code);
+    if (!b) {
+        char nm[16];
+        App_message(a, ROLE_DIM, "key %s is not bound (? lists the keys)", Keys_name(k->code, nm));
+        return REDRAW_VIEW;
+    }
+    return App_applyBinding(a, b, k);
+}
+
+/* The engine's own keys: redraw, resize, quit (listed last by ?). */
+static unsigned k_quit(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    a->quit = true;
+    return REDRAW_NONE;
+}
+
+static unsigned k_redraw(App *a, const TuiKey *k, int arg) {
+    (void)a;
+    (void)k;
+    (void)arg;
+    return REDRAW_FULL;
+}
+
+static const KeyBinding SESSION_KEYS[] = {
+    {{TK_CTRL_L}, "Ctrl-L", "redraw the screen", k_redraw, 0},
+    {{TK_RESIZE}, "(resize)", "the layout follows the terminal (min 80x24)", k_redraw, 0},
+    {{'q', 'Q'}, "q", "quit", k_quit, 0},
+};
+
+const Feature Session_feature = {.name = "session", FEATURE_KEYS(SESSION_KEYS)};
+
+/* ---- selection ---- */
 
 size_t App_eventAt(const App *a, uint32_t row, int64_t ts, int64_t slack) {
     const Trace *t = a->t;
@@ -146,11 +179,9 @@ void App_selectLine(App *a, size_t line) {
     if (L->kind == LINE_ROW) {
         size_t e = App_eventAt(a, L->row, a->v.cursor, View_span(&a->v));
         if (e != SIZE_MAX) a->v.sel = e;
-    } else if (L->kind == LINE_COUNTER && a->counters && L->row < a->counters->n) {
-        /* the sample in effect at the cursor (else the first) */
-        const CounterSeries *s = &a->counters->s[L->row];
-        size_t j = Counter_lowerBound(a->t, s, a->v.cursor == INT64_MAX ? a->v.cursor : a->v.cursor + 1);
-        if (s->n) a->v.sel = s->ev[j ? j - 1 : 0];
+    } else {
+        size_t e = Features_pick(a, L);
+        if (e != SIZE_MAX) a->v.sel = e;
     }
 }
 
@@ -182,91 +213,5 @@ void App_setRange(App *a, int64_t t0, int64_t t1) {
 
 void App_sync(App *a) {
     if (a->v.sel != SIZE_MAX && a->v.sel >= a->t->n_events) a->v.sel = SIZE_MAX;
-    if (a->details.idx != a->v.sel) a->v.panel_scroll = 0; /* a new event's fields start at the top */
-    Details_build(&a->details, a->t, a->v.sel);
-    if (View_rangeSet(&a->v)) {
-        int64_t r0, r1;
-        View_range(&a->v, &r0, &r1);
-        if (!a->range_report || r0 != a->range_a || r1 != a->range_b) {
-            OverlapReport_free(a->range_report);
-            OverlapFilter f = OverlapFilter_all();
-            f.t0 = r0;
-            f.t1 = r1;
-            a->range_report = Overlap_compute(a->t, &f);
-            a->range_a = r0;
-            a->range_b = r1;
-        }
-    }
-    Compare_sync(a);
-    CollView_sync(a);
-}
-
-void App_render(App *a, Grid *g) {
-    Grid_clear(g);
-    bool range_panel = a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && a->range_report;
-    int need = range_panel ? RangePanel_width(a->t, a->range_report) : 0;
-    Layout L = Layout_computeFor(g->w, g->h, !a->v.panel_hidden, need);
-    a->layout = L;
-    if (L.too_small) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "terminal too small: %dx%d (ovtrace needs at least %dx%d; q quits)", g->w, g->h,
-                 LAYOUT_MIN_W, LAYOUT_MIN_H);
-        Grid_text(g, 0, g->h / 2 < g->h ? g->h / 2 : 0, g->w, buf, ROLE_ERROR, ATTR_BOLD);
-        return;
-    }
-    a->v.cols = L.plot.w;
-    a->v.rows = L.plot.h;
-    View_scrollToLine(&a->v, a->lines.n);
-    if (a->v.help) {
-        Help_render(a, g);
-        return;
-    }
-    Statusbar_title(a, g, L.title);
-    Ruler_render(g, L.ruler, (Rect){L.labels.x, L.ruler.y, L.labels.w, 2}, &a->v, a->gl);
-    Lanes_render(a, g, L.labels, L.plot);
-    KTable_renderApp(a, g, (Rect){L.labels.x, L.labels.y, L.plot.x + L.plot.w - L.labels.x, L.labels.h});
-    if (L.panel.w > 0 && L.panel.h > 0 && !Compare_renderPanel(a, g, L.panel, L.panel_right)) {
-        if (a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && a->range_report) {
-            Rect c = Panel_frame(g, L.panel, L.panel_right, "Range statistics (r: details, Esc: clear)", a->gl);
-            if (a->counters && a->counters->n && c.h >= 6) { /* counter figures at the bottom */
-                int ch = (int)a->counters->n + 1 < c.h / 2 ? (int)a->counters->n + 1 : c.h / 2;
-                c.h -= ch;
-                CounterPanel_render(g, (Rect){c.x, c.y + c.h, c.w, ch}, a->t, a->counters, a->range_a, a->range_b,
-                                    !a->gl->unicode);
-            }
-            int cl = CollView_rangeLines(a);
-            if (cl > c.h / 2) cl = c.h / 2;
-            RangePanel_render(g, (Rect){c.x, c.y, c.w, c.h - cl}, a->t, a->range_report, a->range_a, a->range_b, a->gl);
-            CollView_renderRange(a, g, (Rect){c.x, c.y + c.h - cl, c.w, cl});
-        } else {
-            Rect c = Panel_frame(g, L.panel, L.panel_right, "Details (i hides)", a->gl);
-            int cl = CollView_detailsLines(a);
-            if (cl > c.h / 2) cl = c.h / 2;
-            Rect d = {c.x, c.y, c.w, c.h - cl};
-            int total = Details_renderScroll(g, d, &a->details, a->gl, !a->gl->unicode, a->v.panel_scroll);
-            if (a->v.panel_scroll > total - d.h) a->v.panel_scroll = total - d.h > 0 ? total - d.h : 0;
-            CollView_renderDetails(a, g, (Rect){c.x, c.y + c.h - cl, c.w, cl});
-        }
-    }
-    Band_legend(g, L.legend, a->caps, a->gl, CollView_legendGlyph(a));
-    Statusbar_status(a, g, L.status);
-}
-
-void App_pollAll(App *a) {
-    const TuiSource *src = a->src;
-    if (!src || !src->snapshot_all || !a->v.frozen) {
-        a->all_pending = false;
-        return;
-    }
-    Trace *all = a->t;
-    if (!src->snapshot_all(src->ctx, &all) || !all) {
-        a->all_pending = true;
-        return;
-    }
-    a->all_pending = false;
-    App_setTrace(a, all); /* everything retained, not only the followed span */
-    char span[48];
-    Time_format(span, sizeof span, all->t_max - all->t_min);
-    App_message(a, ROLE_DIM, "display frozen: the whole buffer (%s) can be browsed, 0 fits it; collection goes on "
-                             "(p or Z resumes)", span);
+    Features_sync(a);
 }

@@ -1,5 +1,5 @@
 /* Overlap band and legend. */
-#include "ovtrace/tui/band.h"
+#include "band.h"
 
 #include <string.h>
 

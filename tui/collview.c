@@ -1,6 +1,6 @@
-/* Collectives in the viewer (include/ovtrace/tui/collview.h). */
+/* Collectives in the viewer (collview.h). */
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/collview.h"
+#include "collview.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,17 +9,71 @@
 
 #include "ovtrace/analysis/collectives.h"
 #include "ovtrace/model/timeunits.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/details.h"
-#include "ovtrace/tui/lanes_render.h"
+#include "app.h"
+#include "details.h"
+#include "lanes_render.h"
+#include "feature.h"
 
 /* Not a glyph of the band states (░ ▒ █ ▄, ASCII . = + ! m) nor of event fills. */
 uint32_t CollView_waitGlyph(bool unicode) { return unicode ? 0x259a : '-'; }
 
-uint32_t CollView_legendGlyph(const App *a) {
-    if (!a->coll) return 0;
-    for (size_t i = 0; i < a->coll->n_ranks; i++)
-        if (a->coll->ranks[i].wait > 0) return CollView_waitGlyph(a->gl->unicode);
+typedef struct {
+    CollReport *report;
+    bool done;              /* matched for this model (report NULL: nothing to match) */
+    const CollOptions *opt; /* Coll_analyze's options (NULL: defaults; the caller's) */
+    CollDeviceSplit *split; /* the marked range, per device */
+    size_t n_split;
+    int64_t split_a, split_b; /* what split was computed for */
+} CollViewState;
+
+extern const Feature CollView_feature;
+
+static CollViewState *state(const App *a) { return Feature_state(a, &CollView_feature); }
+
+static void *cv_init(App *a) {
+    (void)a;
+    return xcalloc(1, sizeof(CollViewState));
+}
+
+/* Forgets the report and the split (the model was replaced). */
+static void cv_reset(App *a, void *st, const Trace *old) {
+    (void)a, (void)old;
+    CollViewState *s = st;
+    CollReport_free(s->report);
+    s->report = NULL;
+    s->done = false;
+    free(s->split);
+    s->split = NULL;
+    s->n_split = 0;
+}
+
+static void cv_free(App *a, void *st) {
+    cv_reset(a, st, NULL);
+    free(st);
+}
+
+void CollView_setOptions(App *a, const CollOptions *opt) { state(a)->opt = opt; }
+const CollOptions *CollView_options(const App *a) { return state(a)->opt; }
+const CollReport *CollView_report(const App *a) { return state(a)->report; }
+
+const CollDeviceSplit *CollView_rangeSplit(const App *a, size_t *n) {
+    *n = state(a)->n_split;
+    return state(a)->split;
+}
+
+void CollView_adopt(App *a, CollReport *R) {
+    CollViewState *s = state(a);
+    CollReport_free(s->report);
+    s->report = R;
+    s->done = true;
+}
+
+/* The legend names the wait glyph when a rank waited in a matched collective. */
+static uint32_t cv_legend(const App *a, const void *st) {
+    const CollReport *R = ((const CollViewState *)st)->report;
+    if (!R) return 0;
+    for (size_t i = 0; i < R->n_ranks; i++)
+        if (R->ranks[i].wait > 0) return CollView_waitGlyph(a->gl->unicode);
     return 0;
 }
 
@@ -29,39 +83,29 @@ static bool several_ranks(const Trace *t) {
     return false;
 }
 
-void CollView_reset(App *a) {
-    CollReport_free(a->coll);
-    a->coll = NULL;
-    a->coll_done = false;
-    free(a->coll_split);
-    a->coll_split = NULL;
-    a->n_coll_split = 0;
-    free(a->ov_split);
-    a->ov_split = NULL;
-    a->n_ov_split = 0;
-}
-
-void CollView_sync(App *a) {
-    if (!a->coll_done) {
-        a->coll_done = true;
-        if (several_ranks(a->t)) a->coll = Coll_analyze(a->t, a->coll_opt);
-        if (a->coll && a->overview) /* the overview's per-rank column */
-            a->ov_split = Coll_deviceSplit(a->t, a->coll, INT64_MIN, INT64_MAX, INT32_MIN, &a->n_ov_split);
+/* Matches once per model (two ranks or more); the split follows the marked range. */
+static void cv_sync(App *a, void *st) {
+    CollViewState *s = st;
+    if (!s->done) {
+        s->done = true;
+        if (several_ranks(a->t)) s->report = Coll_analyze(a->t, s->opt);
     }
-    if (a->coll && a->overview && !a->ov_split)
-        a->ov_split = Coll_deviceSplit(a->t, a->coll, INT64_MIN, INT64_MAX, INT32_MIN, &a->n_ov_split);
-    if (!a->coll || !View_rangeSet(&a->v)) return;
+    if (!s->report || !View_rangeSet(&a->v)) return;
     int64_t r0, r1;
     View_range(&a->v, &r0, &r1);
-    if (a->coll_split && r0 == a->coll_split_a && r1 == a->coll_split_b) return;
-    free(a->coll_split);
-    a->coll_split = Coll_deviceSplit(a->t, a->coll, r0, r1, INT32_MIN, &a->n_coll_split);
-    a->coll_split_a = r0;
-    a->coll_split_b = r1;
+    if (s->split && r0 == s->split_a && r1 == s->split_b) return;
+    free(s->split);
+    s->split = Coll_deviceSplit(a->t, s->report, r0, r1, INT32_MIN, &s->n_split);
+    s->split_a = r0;
+    s->split_b = r1;
 }
 
-void CollView_markRow(App *a, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols) {
-    if (!a->coll) return;
+/* In a cell that a single comm kernel fills, the part before the last rank arrived
+ * gets the wait glyph in the dim role; cells holding a name are left. */
+static void cv_mark_row(App *a, void *st, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols) {
+    const CollReport *R = ((CollViewState *)st)->report;
+    (void)row;
+    if (!R) return;
     const Trace *t = a->t;
     const ViewState *v = &a->v;
     int W = plot.w;
@@ -76,7 +120,7 @@ void CollView_markRow(App *a, Grid *g, int y, Rect plot, uint32_t row, const Col
         while (e < W && cols[e].n == 1 && cols[e].ev == ev) e++;
         const TraceEvent *te = &t->events[ev];
         int64_t ws, we;
-        if (te->cls == CLASS_COMM && te->kind == KIND_KERNEL && Coll_waitPart(a->coll, ev, &ws, &we) && we > ws) {
+        if (te->cls == CLASS_COMM && te->kind == KIND_KERNEL && Coll_waitPart(R, ev, &ws, &we) && we > ws) {
             for (int k = c; k < e; k++) {
                 int64_t ca = TraceIndex_colTime(v->t0, v->t1, W, k), cb = TraceIndex_colTime(v->t0, v->t1, W, k + 1);
                 int64_t mid = ca + (cb - ca) / 2;
@@ -96,47 +140,29 @@ void CollView_markRow(App *a, Grid *g, int y, Rect plot, uint32_t row, const Col
                 cell->attr = 0;
             }
         }
-        (void)row;
         c = e;
     }
 }
 
 /* The member of the selection, or NULL. */
 static const CollMember *sel_member(const App *a) {
-    if (!a->coll || a->v.sel == SIZE_MAX || a->v.sel >= a->t->n_events) return NULL;
-    return Coll_memberOf(a->coll, a->v.sel);
+    const CollReport *R = state(a)->report;
+    if (!R || a->v.sel == SIZE_MAX || a->v.sel >= a->t->n_events) return NULL;
+    return Coll_memberOf(R, a->v.sel);
 }
 
 int CollView_detailsLines(const App *a) {
     const CollMember *m = sel_member(a);
     if (!m) return 0;
-    return 3 + (int)a->coll->inst[m->inst].n;
+    return 3 + (int)state(a)->report->inst[m->inst].n;
 }
 
 static void fmt(char *b, size_t n, int64_t ns) { Details_formatPrecise(b, n, ns); }
 
-void CollView_renderDetails(App *a, Grid *g, Rect r) {
-    const CollMember *m = sel_member(a);
-    if (!m || r.h <= 0) return;
-    const CollReport *R = a->coll;
-    const CollInstance *I = &R->inst[m->inst];
-    int y = r.y;
-    char name[160], w[32], tr[32], sk[32];
-    Lanes_shortName(Coll_nameStr(a->t, R, I->name), name, sizeof name, a->gl->unicode);
-    fmt(sk, sizeof sk, I->skew);
-    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "collective #%" PRIu64 " on %u ranks: %s", I->seq, I->n,
-                name);
-    if (y >= r.y + r.h) return;
-    fmt(w, sizeof w, m->wait);
-    fmt(tr, sizeof tr, m->transfer);
-    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "this rank waited %s, transferred %s; rank %d arrived last (skew %s)", w,
-                tr, I->last_rank, sk);
-    if (y >= r.y + r.h) return;
-    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, 0, "arrival  rank  start after first        wait    (x: last, X: next rank)");
-    /* arrival order: members are stored by rank; sort a small index by start */
-    uint32_t n = I->n, *ord = xmalloc((n ? n : 1) * sizeof *ord);
+/* The instance's members in arrival order (members are stored by rank): an index. */
+static uint32_t *arrival_order(const CollMember *mb, uint32_t n) {
+    uint32_t *ord = xmalloc((n ? n : 1) * sizeof *ord);
     for (uint32_t i = 0; i < n; i++) ord[i] = i;
-    const CollMember *mb = &R->members[I->first];
     for (uint32_t i = 1; i < n; i++) { /* insertion: n is the rank count */
         uint32_t x = ord[i], j = i;
         while (j > 0 && (mb[ord[j - 1]].start > mb[x].start ||
@@ -146,9 +172,18 @@ void CollView_renderDetails(App *a, Grid *g, Rect r) {
         }
         ord[j] = x;
     }
+    return ord;
+}
+
+/* One line per rank from y on, in arrival order; short of room, the last arrival still
+ * shows on the last line. */
+static void render_arrivals(Grid *g, Rect r, int y, const CollReport *R, const CollMember *m) {
+    const CollInstance *I = &R->inst[m->inst];
+    const CollMember *mb = &R->members[I->first];
+    uint32_t n = I->n, *ord = arrival_order(mb, n);
     int room = r.y + r.h - y;
     for (uint32_t i = 0; i < n && y < r.y + r.h; i++, y++) {
-        if ((int)n > room && y == r.y + r.h - 1) i = n - 1; /* short of room: the last arrival still shows */
+        if ((int)n > room && y == r.y + r.h - 1) i = n - 1;
         const CollMember *x = &mb[ord[i]];
         char st[32], wt[32];
         fmt(st, sizeof st, x->start - I->first_start);
@@ -160,18 +195,42 @@ void CollView_renderDetails(App *a, Grid *g, Rect r) {
     free(ord);
 }
 
-int CollView_rangeLines(const App *a) {
-    if (!a->coll || !a->coll_split || !View_rangeSet(&a->v)) return 0;
-    return 2 + (int)(a->n_coll_split < 8 ? a->n_coll_split : 8);
+/* The collective of member m (the selection): its name and skew, this rank's wait and
+ * transfer, then every rank in arrival order. */
+static void render_details(Grid *g, Rect r, const Trace *t, const CollReport *R, const CollMember *m, bool unicode) {
+    if (!m || r.h <= 0) return;
+    const CollInstance *I = &R->inst[m->inst];
+    int y = r.y;
+    char name[160], w[32], tr[32], sk[32];
+    Lanes_shortName(Coll_nameStr(t, R, I->name), name, sizeof name, unicode);
+    fmt(sk, sizeof sk, I->skew);
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "collective #%" PRIu64 " on %u ranks: %s", I->seq, I->n,
+                name);
+    if (y >= r.y + r.h) return;
+    fmt(w, sizeof w, m->wait);
+    fmt(tr, sizeof tr, m->transfer);
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "this rank waited %s, transferred %s; rank %d arrived last (skew %s)",
+                w, tr, I->last_rank, sk);
+    if (y >= r.y + r.h) return;
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, 0,
+                "arrival  rank  start after first        wait    (x: last, X: next rank)");
+    render_arrivals(g, r, y, R, m);
 }
 
-void CollView_renderRange(App *a, Grid *g, Rect r) {
-    if (!CollView_rangeLines(a) || r.h <= 0) return;
+int CollView_rangeLines(const App *a) {
+    const CollViewState *s = state(a);
+    if (!s->report || !s->split || !View_rangeSet(&a->v)) return 0;
+    return 2 + (int)(s->n_split < 8 ? s->n_split : 8);
+}
+
+/* Wait vs transfer per device over the range (8 devices at most). */
+static void render_range(Grid *g, Rect r, const CollViewState *s) {
+    if (r.h <= 0) return;
     int y = r.y;
     Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "%-8s %10s %10s %10s %10s %10s  (us; wait: before the last rank arrived)",
                 "dev", "comm", "wait", "transfer", "exp.wait", "exp.xfer");
-    for (size_t i = 0; i < a->n_coll_split && i < 8 && y < r.y + r.h; i++, y++) {
-        const CollDeviceSplit *d = &a->coll_split[i];
+    for (size_t i = 0; i < s->n_split && i < 8 && y < r.y + r.h; i++, y++) {
+        const CollDeviceSplit *d = &s->split[i];
         char c[5][32], dev[32];
         Time_formatUs(c[0], 32, d->comm);
         Time_formatUs(c[1], 32, d->wait);
@@ -182,26 +241,41 @@ void CollView_renderRange(App *a, Grid *g, Rect r) {
         Grid_printf(g, r.x, y, r.w, d->exposed_wait > d->exposed_transfer ? ROLE_BAD : ROLE_PANEL, 0,
                     "%-8s %10s %10s %10s %10s %10s", dev, c[0], c[1], c[2], c[3], c[4]);
     }
-    if (y < r.y + r.h && a->coll->unreliable) Grid_text(g, r.x, y, r.w, a->coll->unreliable_why, ROLE_ERROR, 0);
+    if (y < r.y + r.h && s->report->unreliable) Grid_text(g, r.x, y, r.w, s->report->unreliable_why, ROLE_ERROR, 0);
 }
 
-unsigned CollView_keyJump(App *a, const TuiKey *k, int arg) {
+/* At the bottom of the details panel: the selected collective on every rank; of the
+ * range panel: wait vs transfer per device. At most half the panel. */
+static int cv_section(App *a, void *st, PanelMode host, Grid *g, Rect c) {
+    const CollViewState *s = st;
+    int n = host == PANEL_RANGE ? CollView_rangeLines(a) : CollView_detailsLines(a);
+    if (n > c.h / 2) n = c.h / 2;
+    Rect r = {c.x, c.y + c.h - n, c.w, n};
+    if (host == PANEL_RANGE) render_range(g, r, s);
+    else render_details(g, r, a->t, s->report, sel_member(a), a->gl->unicode);
+    return n;
+}
+
+/* x: the selected comm kernel's instance on the rank that arrived last; X: on the
+ * next rank (cycles). */
+static unsigned k_jump(App *a, const TuiKey *k, int arg) {
     (void)k;
+    const CollReport *R = state(a)->report;
     if (a->v.sel == SIZE_MAX) {
         App_message(a, ROLE_ERROR, "no event selected");
         return REDRAW_VIEW;
     }
-    if (!a->coll) {
+    if (!R) {
         App_message(a, ROLE_ERROR, "collectives need two ranks or more (open every rank's file)");
         return REDRAW_VIEW;
     }
-    const CollMember *m = Coll_memberOf(a->coll, a->v.sel);
+    const CollMember *m = Coll_memberOf(R, a->v.sel);
     if (!m) {
         App_message(a, ROLE_ERROR, "not a matched collective (comm kernels matched on two ranks or more)");
         return REDRAW_VIEW;
     }
-    const CollInstance *I = &a->coll->inst[m->inst];
-    const CollMember *mb = &a->coll->members[I->first], *to;
+    const CollInstance *I = &R->inst[m->inst];
+    const CollMember *mb = &R->members[I->first], *to;
     if (arg == 0) {
         to = &mb[I->last];
     } else { /* members are in rank order: the next one, cycling */
@@ -217,3 +291,20 @@ unsigned CollView_keyJump(App *a, const TuiKey *k, int arg) {
     else App_message(a, ROLE_GOOD, "rank %d: waited %s for rank %d", to->rank, w, I->last_rank);
     return REDRAW_VIEW;
 }
+
+static const KeyBinding COLL_KEYS[] = {
+    {{'x'}, "x", "collective: the same instance on the rank that arrived last", k_jump, 0},
+    {{'X'}, "X", "collective: the same instance on the next rank", k_jump, 1},
+};
+
+const Feature CollView_feature = {
+    .name = "collectives",
+    FEATURE_KEYS(COLL_KEYS),
+    .init = cv_init,
+    .free = cv_free,
+    .retrace = cv_reset,
+    .sync = cv_sync,
+    .mark_row = cv_mark_row,
+    .legend = cv_legend,
+    .section = cv_section,
+};

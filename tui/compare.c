@@ -1,6 +1,6 @@
 /* The viewer's run comparison: fold to one run (V), and the diff panel for the visible
  * range (X), from the same Overlap_compute as `stats` and the range panel. */
-#include "ovtrace/tui/compare.h"
+#include "compare.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,25 +9,53 @@
 
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/model/timeunits.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/details.h"
+#include "app.h"
+#include "details.h"
+#include "feature.h"
 
-CompareState *Compare_new(uint32_t *run_of_source, size_t n_runs, const char *const *names, const int64_t *offsets) {
+/* The runs of the model and the keys' state; n_runs 0: not comparing. */
+typedef struct {
+    size_t n_runs;
+    uint32_t *run_of_source;           /* per source */
+    char names[COMPARE_MAX_RUNS][96];  /* "A a.json" */
+    int64_t offsets[COMPARE_MAX_RUNS]; /* the origin each run was shifted by */
+    int focus;                         /* -1 both, else the run shown expanded */
+    bool panel;                        /* the diff panel replaces the details panel */
+    /* the panel's figures, for [fig_t0, fig_t1) */
+    int64_t fig_t0, fig_t1;
+    bool valid;
+    DeviceFigures fig[COMPARE_MAX_RUNS]; /* sums over the run's devices */
+    size_t n_devices[COMPARE_MAX_RUNS];
+    size_t n_changes;
+    CompareKernel changes[COMPARE_TOP_KERNELS]; /* biggest kernel changes in the range */
+} CompareState;
+
+extern const Feature Compare_feature;
+
+static void *cmp_init(App *a) {
+    (void)a;
     CompareState *c = xcalloc(1, sizeof *c);
+    c->focus = -1;
+    return c;
+}
+
+static void cmp_free(App *a, void *st) {
+    (void)a;
+    CompareState *c = st;
+    free(c->run_of_source);
+    free(c);
+}
+
+void Compare_setRuns(App *a, uint32_t *run_of_source, size_t n_runs, const char *const *names, const int64_t *offsets) {
+    CompareState *c = Feature_state(a, &Compare_feature);
+    free(c->run_of_source);
     c->n_runs = n_runs < COMPARE_MAX_RUNS ? n_runs : COMPARE_MAX_RUNS;
     c->run_of_source = run_of_source;
     for (size_t r = 0; r < c->n_runs; r++) {
         snprintf(c->names[r], sizeof c->names[r], "%s", names[r]);
         c->offsets[r] = offsets[r];
     }
-    c->focus = -1;
-    return c;
-}
-
-void Compare_free(CompareState *c) {
-    if (!c) return;
-    free(c->run_of_source);
-    free(c);
+    a->runs_labelled = true;
 }
 
 void Compare_figures(const Trace *t, const uint32_t *run_of_source, size_t n_runs, int64_t t0, int64_t t1,
@@ -62,8 +90,6 @@ void Compare_figures(const Trace *t, const uint32_t *run_of_source, size_t n_run
     OverlapReport_free(R);
 }
 
-/* The focused run's groups as they open by default (CPU processes folded), the other
- * run's all folded; both runs: the defaults. */
 static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
 /* true when x ranks before y */
@@ -114,8 +140,9 @@ size_t Compare_kernelChanges(const Trace *t, const uint32_t *run_of_source, int6
     return n;
 }
 
-static void apply_focus(App *a) {
-    CompareState *c = a->cmp;
+/* The focused run's groups as they open by default (CPU processes folded), the other
+ * run's all folded; both runs: the defaults. */
+static void apply_focus(App *a, const CompareState *c) {
     Lines_defaultCollapsed(a->t, a->collapsed);
     for (size_t g = 0; g < a->t->n_groups; g++) {
         int r = (int)c->run_of_source[a->t->groups[g].source];
@@ -127,24 +154,26 @@ static void apply_focus(App *a) {
 
 /* The keys' state, or NULL with a message when no runs are compared. */
 static CompareState *comparing(App *a) {
-    if (!a->cmp) App_message(a, ROLE_ERROR, "not comparing runs (ovtrace view A B --align start)");
-    return a->cmp;
+    CompareState *c = Feature_state(a, &Compare_feature);
+    if (c->n_runs) return c;
+    App_message(a, ROLE_ERROR, "not comparing runs (ovtrace view A B --align start)");
+    return NULL;
 }
 
-unsigned Compare_keyFocus(App *a, const TuiKey *k, int arg) {
+static unsigned k_focus(App *a, const TuiKey *k, int arg) {
     (void)k;
     (void)arg;
     CompareState *c = comparing(a);
     if (!c) return REDRAW_VIEW;
     /* both -> first run -> second run -> both */
     c->focus = c->focus + 1 >= (int)c->n_runs ? -1 : c->focus + 1;
-    apply_focus(a);
+    apply_focus(a, c);
     if (c->focus < 0) App_message(a, ROLE_STATUS, "showing both runs (V: only %s)", c->names[0]);
     else App_message(a, ROLE_STATUS, "showing %s, other run folded (V: next)", c->names[c->focus]);
     return REDRAW_VIEW;
 }
 
-unsigned Compare_keyPanel(App *a, const TuiKey *k, int arg) {
+static unsigned k_panel(App *a, const TuiKey *k, int arg) {
     (void)k;
     (void)arg;
     CompareState *c = comparing(a);
@@ -154,9 +183,10 @@ unsigned Compare_keyPanel(App *a, const TuiKey *k, int arg) {
     return REDRAW_VIEW;
 }
 
-void Compare_sync(App *a) {
-    CompareState *c = a->cmp;
-    if (!c || !c->panel) return;
+/* The panel's figures follow the visible range. */
+static void cmp_sync(App *a, void *st) {
+    CompareState *c = st;
+    if (!c->panel) return;
     if (c->valid && c->fig_t0 == a->v.t0 && c->fig_t1 == a->v.t1) return;
     Compare_figures(a->t, c->run_of_source, c->n_runs, a->v.t0, a->v.t1, c->fig, c->n_devices);
     c->n_changes = c->n_runs == 2 ? Compare_kernelChanges(a->t, c->run_of_source, a->v.t0, a->v.t1, c->changes,
@@ -186,31 +216,28 @@ static void delta_cells(char cell[8][32], const DeviceFigures *x, const DeviceFi
     else snprintf(cell[6], 32, "-");
 }
 
-bool Compare_renderPanel(App *a, Grid *g, Rect panel, bool at_right) {
-    CompareState *c = a->cmp;
-    if (!c || !c->panel || !c->valid) return false;
-    Rect r = Panel_frame(g, panel, at_right, "Runs compared, visible range (C: details)", a->gl);
-    if (r.w <= 0 || r.h <= 0) return true;
-    int y = r.y;
-    char s0[32], s1[32];
-    Time_format(s0, sizeof s0, c->fig_t0);
-    Time_format(s1, sizeof s1, c->fig_t1);
-    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "%s..%s of each run (aligned clocks), all devices summed", s0, s1);
-    static const char *H[] = {"window", "busy", "compute", "comm", "overlap", "exposed", "ratio"};
-    int name_w = 8;
+/* Width of the run-name column: the longest name, 8 to 28 columns. */
+static int name_width(const CompareState *c) {
+    int w = 8;
     for (size_t k = 0; k < c->n_runs; k++)
-        if ((int)strlen(c->names[k]) > name_w) name_w = (int)strlen(c->names[k]);
-    if (name_w > 28) name_w = 28;
-    if (y < r.y + r.h) {
-        int x = r.x + name_w + 1;
-        for (int k = 0; k < 7; k++) {
-            char h[16];
-            snprintf(h, sizeof h, "%10s", H[k]);
-            x += Grid_text(g, x, y, r.x + r.w - x, h, ROLE_PANEL_KEY, ATTR_BOLD) + 1;
-        }
-        Grid_text(g, x, y, r.x + r.w - x, "(us)", ROLE_DIM, 0);
-        y++;
+        if ((int)strlen(c->names[k]) > w) w = (int)strlen(c->names[k]);
+    return w > 28 ? 28 : w;
+}
+
+static void figures_header(Grid *g, Rect r, int y, int name_w) {
+    static const char *H[] = {"window", "busy", "compute", "comm", "overlap", "exposed", "ratio"};
+    int x = r.x + name_w + 1;
+    for (int k = 0; k < 7; k++) {
+        char h[16];
+        snprintf(h, sizeof h, "%10s", H[k]);
+        x += Grid_text(g, x, y, r.x + r.w - x, h, ROLE_PANEL_KEY, ATTR_BOLD) + 1;
     }
+    Grid_text(g, x, y, r.x + r.w - x, "(us)", ROLE_DIM, 0);
+}
+
+/* One line per run, then B - A (green when less communication is exposed); returns
+ * the next free line. */
+static int figures_rows(Grid *g, Rect r, int y, const CompareState *c, int name_w) {
     char cell[8][32];
     for (size_t k = 0; k <= c->n_runs && y < r.y + r.h; k++, y++) {
         bool delta = k == c->n_runs;
@@ -218,7 +245,6 @@ bool Compare_renderPanel(App *a, Grid *g, Rect panel, bool at_right) {
         int role = ROLE_PANEL;
         if (delta) {
             delta_cells(cell, &c->fig[0], &c->fig[1]);
-            /* better = less exposed communication */
             int64_t d = c->fig[1].exposed - c->fig[0].exposed;
             role = d < 0 ? ROLE_GOOD : d > 0 ? ROLE_BAD : ROLE_PANEL;
         } else if (!c->n_devices[k]) {
@@ -236,25 +262,61 @@ bool Compare_renderPanel(App *a, Grid *g, Rect panel, bool at_right) {
             x += Grid_text(g, x, y, r.x + r.w - x, v, role, 0) + 1;
         }
     }
-    if (c->n_changes && y + 1 < r.y + r.h) {
-        Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "%8s %8s %10s %10s %10s  %s", "count A", "count B",
-                    "total A", "total B", "B - A", "kernels changed most in the range (us)");
-        for (size_t i = 0; i < c->n_changes && y < r.y + r.h - 1; i++, y++) {
-            const CompareKernel *k = &c->changes[i];
-            char ta[32], tb[32], dd[8][32];
-            Time_formatUs(ta, sizeof ta, k->total[0]);
-            Time_formatUs(tb, sizeof tb, k->total[1]);
-            DeviceFigures x = {0}, z = {0};
-            x.window = k->total[0];
-            z.window = k->total[1];
-            delta_cells(dd, &x, &z);
-            int x0 = r.x + Grid_printf(g, r.x, y, r.w, ROLE_PANEL, 0, "%8zu %8zu %10s %10s %10s  ", k->count[0],
-                                       k->count[1], ta, tb, dd[0]);
-            Grid_text(g, x0, y, r.x + r.w - x0, StrTab_get(a->t->strings, k->name), ROLE_PANEL, 0);
-        }
+    return y;
+}
+
+/* The kernels that changed most, leaving the last line free; returns the next line. */
+static int kernel_rows(Grid *g, Rect r, int y, const CompareState *c, const Trace *t) {
+    if (!c->n_changes || y + 1 >= r.y + r.h) return y;
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "%8s %8s %10s %10s %10s  %s", "count A", "count B",
+                "total A", "total B", "B - A", "kernels changed most in the range (us)");
+    for (size_t i = 0; i < c->n_changes && y < r.y + r.h - 1; i++, y++) {
+        const CompareKernel *k = &c->changes[i];
+        char ta[32], tb[32], dd[8][32];
+        Time_formatUs(ta, sizeof ta, k->total[0]);
+        Time_formatUs(tb, sizeof tb, k->total[1]);
+        DeviceFigures x = {0}, z = {0};
+        x.window = k->total[0];
+        z.window = k->total[1];
+        delta_cells(dd, &x, &z);
+        int x0 = r.x + Grid_printf(g, r.x, y, r.w, ROLE_PANEL, 0, "%8zu %8zu %10s %10s %10s  ", k->count[0],
+                                   k->count[1], ta, tb, dd[0]);
+        Grid_text(g, x0, y, r.x + r.w - x0, StrTab_get(t->strings, k->name), ROLE_PANEL, 0);
     }
+    return y;
+}
+
+/* The diff panel, when it is on, instead of the side panel. */
+static bool cmp_panel(App *a, void *st, Grid *g, Rect panel, bool at_right) {
+    CompareState *c = st;
+    if (!c->panel || !c->valid) return false;
+    Rect r = Panel_frame(g, panel, at_right, "Runs compared, visible range (C: details)", a->gl);
+    if (r.w <= 0 || r.h <= 0) return true;
+    int y = r.y;
+    char s0[32], s1[32];
+    Time_format(s0, sizeof s0, c->fig_t0);
+    Time_format(s1, sizeof s1, c->fig_t1);
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "%s..%s of each run (aligned clocks), all devices summed", s0, s1);
+    int name_w = name_width(c);
+    if (y < r.y + r.h) figures_header(g, r, y++, name_w);
+    y = figures_rows(g, r, y, c, name_w);
+    y = kernel_rows(g, r, y, c, a->t);
     if (y < r.y + r.h)
         Grid_text(g, r.x, y, r.w, "V: show both runs / only A / only B    ovtrace diff A B: every figure, per kernel",
                   ROLE_DIM, 0);
     return true;
 }
+
+static const KeyBinding COMPARE_KEYS[] = {
+    {{'V'}, "V", "runs compared (view A B --align): both / only A / only B", k_focus, 0},
+    {{'C'}, "C", "runs compared: A vs B panel for the visible range", k_panel, 0},
+};
+
+const Feature Compare_feature = {
+    .name = "runs compared",
+    FEATURE_KEYS(COMPARE_KEYS),
+    .init = cmp_init,
+    .free = cmp_free,
+    .sync = cmp_sync,
+    .panel = cmp_panel,
+};

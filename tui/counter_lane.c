@@ -1,13 +1,15 @@
 /* Counter lanes: sparklines of counter series, their lines and their range figures. */
-#include "ovtrace/tui/counter_lane.h"
+#include "counter_lane.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/tindex.h"
+#include "app.h"
+#include "lanes_render.h"
+#include "tindex.h"
+#include "feature.h"
 
 void CounterLane_columns(const Trace *t, const CounterSeries *s, int64_t t0, int64_t t1, int W, double *val,
                          bool *has) {
@@ -104,7 +106,7 @@ void CounterLane_addLines(Lines *L, const Trace *t, const CounterSet *cs, const 
     *L = out;
 }
 
-void CounterLane_render(App *a, Grid *g, int y, Rect plot, const CounterSeries *s) {
+static void render_series(const App *a, Grid *g, int y, Rect plot, const CounterSeries *s) {
     const ViewState *v = &a->v;
     int W = plot.w;
     double *val = xmalloc((size_t)W * sizeof *val);
@@ -159,3 +161,83 @@ int CounterPanel_render(Grid *g, Rect r, const Trace *t, const CounterSet *cs, i
     }
     return y - r.y;
 }
+
+/* ---- in the viewer ---- */
+
+typedef struct {
+    CounterSet *set; /* the model's series */
+} CounterLaneState;
+
+extern const Feature CounterLane_feature;
+
+static void *cl_init(App *a) {
+    CounterLaneState *s = xcalloc(1, sizeof *s);
+    s->set = CounterSet_build(a->t);
+    return s;
+}
+
+static void cl_free(App *a, void *st) {
+    (void)a;
+    CounterSet_free(((CounterLaneState *)st)->set);
+    free(st);
+}
+
+const CounterSet *CounterLane_set(const App *a) {
+    return ((const CounterLaneState *)Feature_state(a, &CounterLane_feature))->set;
+}
+
+/* The series of the new model (the lines are built again after). */
+static void cl_retrace(App *a, void *st, const Trace *old) {
+    (void)old;
+    CounterLaneState *s = st;
+    CounterSet_free(s->set);
+    s->set = CounterSet_build(a->t);
+}
+
+static void cl_lines(App *a, void *st, Lines *L) {
+    CounterLane_addLines(L, a->t, ((CounterLaneState *)st)->set, a->collapsed);
+}
+
+static bool cl_draw_line(App *a, void *st, Grid *g, const LineSlot *ls) {
+    const CounterSet *cs = ((CounterLaneState *)st)->set;
+    const Line *L = ls->line;
+    if (L->kind != LINE_COUNTER) return false;
+    bool known = cs && L->row < cs->n;
+    char label[160];
+    if (known) CounterLane_label(a->t, &cs->s[L->row], label, sizeof label);
+    else snprintf(label, sizeof label, " counter");
+    Lanes_label(a, g, ls->labels, ls->y, label, ls->selected);
+    if (known) render_series(a, g, ls->y, ls->plot, &cs->s[L->row]);
+    return true;
+}
+
+/* The sample in effect at the cursor (else the first). */
+static size_t cl_pick(const App *a, const void *st, const Line *L) {
+    const CounterSet *cs = ((const CounterLaneState *)st)->set;
+    if (L->kind != LINE_COUNTER || !cs || L->row >= cs->n) return SIZE_MAX;
+    const CounterSeries *s = &cs->s[L->row];
+    size_t j = Counter_lowerBound(a->t, s, a->v.cursor == INT64_MAX ? a->v.cursor : a->v.cursor + 1);
+    return s->n ? s->ev[j ? j - 1 : 0] : SIZE_MAX;
+}
+
+/* The range panel's counter figures, at its bottom (up to half of it). */
+static int cl_section(App *a, void *st, PanelMode host, Grid *g, Rect c) {
+    const CounterSet *cs = ((CounterLaneState *)st)->set;
+    if (host != PANEL_RANGE || !cs || !cs->n || c.h < 6) return 0;
+    int ch = (int)cs->n + 1 < c.h / 2 ? (int)cs->n + 1 : c.h / 2;
+    int64_t r0, r1;
+    View_range(&a->v, &r0, &r1);
+    CounterPanel_render(g, (Rect){c.x, c.y + c.h - ch, c.w, ch}, a->t, cs, r0, r1, !a->gl->unicode);
+    return ch;
+}
+
+const Feature CounterLane_feature = {
+    .name = "counter lanes",
+    .init = cl_init,
+    .free = cl_free,
+    .retrace = cl_retrace,
+    .lines = cl_lines,
+    .draw_line = cl_draw_line,
+    .pick = cl_pick,
+    .section = cl_section,
+};

@@ -1,5 +1,5 @@
 /* Terminal set-up, teardown, signals, key input and painting (see crt.h). */
-#include "ovtrace/tui/crt.h"
+#include "crt.h"
 
 #include <langinfo.h>
 #include <locale.h>

@@ -1,5 +1,5 @@
 /* Details panel. */
-#include "ovtrace/tui/details.h"
+#include "details.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 
 #include "ovtrace/read/args.h"
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/lanes_render.h"
+#include "lanes_render.h"
 
 void Details_init(DetailsCache *d) { *d = (DetailsCache){.idx = SIZE_MAX}; }
 

@@ -9,7 +9,7 @@
 
 #include "ovtrace/read/args.h"
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/details.h"
+#include "details.h"
 
 /* p at '"': the position after the closing quote, or NULL. */
 static const char *string_end(const char *p, const char *e) {

@@ -1,5 +1,5 @@
 /* The cell grid: the only thing renderers write to. */
-#include "ovtrace/tui/grid.h"
+#include "grid.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -1,12 +1,26 @@
 /* Help screen, generated from the key table. */
-#include "ovtrace/tui/help.h"
+#include "help.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/band.h"
-#include "ovtrace/tui/collview.h"
+#include "ovtrace/base/alloc.h"
+#include "app.h"
+#include "band.h"
+#include "feature.h"
+
+typedef struct {
+    bool shown;
+    int scroll; /* first line shown */
+} HelpState;
+
+extern const Feature Help_feature;
+
+static HelpState *state(const App *a) { return Feature_state(a, &Help_feature); }
+
+bool Help_shown(const App *a) { return state(a)->shown; }
+int Help_scroll(const App *a) { return state(a)->scroll; }
 
 /* The lines above the key table and below it; the table gives one line per binding. */
 static const char *const HEAD[] = {
@@ -32,14 +46,20 @@ static const char *const TAIL[] = {
 
 int Help_count(const App *a) {
     (void)a;
-    return N_HEAD + (int)KEY_TABLE_N + N_TAIL;
+    return N_HEAD + (int)Features_bindingCount() + N_TAIL;
 }
 
 bool Help_line(const App *a, int i, char *buf, size_t n) {
     if (i < 0 || i >= Help_count(a)) return false;
-    if (i < N_HEAD) snprintf(buf, n, "%s", HEAD[i]);
-    else if ((i -= N_HEAD) < (int)KEY_TABLE_N) snprintf(buf, n, "  %-22s %s", KEY_TABLE[i].names, KEY_TABLE[i].help);
-    else snprintf(buf, n, "%s", TAIL[i - (int)KEY_TABLE_N]);
+    int keys = (int)Features_bindingCount();
+    if (i < N_HEAD) {
+        snprintf(buf, n, "%s", HEAD[i]);
+    } else if ((i -= N_HEAD) < keys) {
+        const KeyBinding *b = Features_binding((size_t)i);
+        snprintf(buf, n, "  %-22s %s", b->names, b->help);
+    } else {
+        snprintf(buf, n, "%s", TAIL[i - keys]);
+    }
     return true;
 }
 
@@ -49,17 +69,87 @@ int Help_lines(const App *a, char lines[][160], int max) {
     return n;
 }
 
-void Help_clampScroll(App *a) {
+/* Keeps the scroll on a line of the text (the last one at most). */
+static void clamp_scroll(const App *a, HelpState *s) {
     int n = Help_count(a);
-    if (a->v.help_scroll > n - 1) a->v.help_scroll = n > 0 ? n - 1 : 0;
+    if (s->scroll > n - 1) s->scroll = n > 0 ? n - 1 : 0;
 }
 
-void Help_render(const App *a, Grid *g) {
+/* The whole screen, from the scroll line, with the legend at the bottom. */
+static bool help_cover(App *a, void *st, Grid *g) {
+    const HelpState *s = st;
+    if (!s->shown) return false;
     Grid_fill(g, (Rect){0, 0, g->w, g->h}, ' ', ROLE_PANEL, 0);
     char line[160];
     int y = 0;
-    for (int i = a->v.help_scroll; y < g->h - 1 && Help_line(a, i, line, sizeof line); i++, y++)
+    for (int i = s->scroll; y < g->h - 1 && Help_line(a, i, line, sizeof line); i++, y++)
         Grid_textAscii(g, 1, y, g->w - 2, line, i == 0 ? ROLE_PANEL_TITLE : ROLE_PANEL, i == 0 ? ATTR_BOLD : 0,
                        !a->gl->unicode);
-    Band_legend(g, (Rect){0, g->h - 1, g->w, 1}, a->caps, a->gl, CollView_legendGlyph(a));
+    Band_legend(g, (Rect){0, g->h - 1, g->w, 1}, a->caps, a->gl, Features_legend(a));
+    return true;
 }
+
+/* The keys of the help screen: close, scroll. */
+static unsigned help_key(HelpState *s, const TuiKey *k) {
+    switch (k->code) {
+    case TK_ESC:
+    case 'q':
+    case '?':
+    case TK_F1: s->shown = false; return REDRAW_VIEW;
+    case 'j':
+    case TK_DOWN: s->scroll++; return REDRAW_VIEW;
+    case 'k':
+    case TK_UP:
+        if (s->scroll > 0) s->scroll--;
+        return REDRAW_VIEW;
+    case TK_PGDN:
+    case ' ': s->scroll += 10; return REDRAW_VIEW;
+    case TK_PGUP: s->scroll = s->scroll > 10 ? s->scroll - 10 : 0; return REDRAW_VIEW;
+    case 'g':
+    case TK_HOME: s->scroll = 0; return REDRAW_VIEW;
+    case TK_CTRL_L:
+    case TK_RESIZE: return REDRAW_FULL;
+    default: return REDRAW_NONE;
+    }
+}
+
+/* While shown, the help screen takes every key. */
+static bool help_takes(App *a, void *st, const TuiKey *k, unsigned *redraw) {
+    HelpState *s = st;
+    if (!s->shown) return false;
+    *redraw = help_key(s, k);
+    if (s->shown) clamp_scroll(a, s);
+    return true;
+}
+
+static unsigned k_help(App *a, const TuiKey *k, int arg) {
+    (void)k;
+    (void)arg;
+    HelpState *s = state(a);
+    s->shown = !s->shown;
+    s->scroll = 0;
+    return REDRAW_VIEW;
+}
+
+static void *help_init(App *a) {
+    (void)a;
+    return xcalloc(1, sizeof(HelpState));
+}
+
+static void help_free(App *a, void *st) {
+    (void)a;
+    free(st);
+}
+
+static const KeyBinding HELP_KEYS[] = {
+    {{'?', TK_F1}, "? F1", "this help", k_help, 0},
+};
+
+const Feature Help_feature = {
+    .name = "help",
+    FEATURE_KEYS(HELP_KEYS),
+    .init = help_init,
+    .free = help_free,
+    .key = help_takes,
+    .cover = help_cover,
+};

@@ -1,5 +1,5 @@
 /* The kernel table: aggregation per name, sorting, layout, and its keys. */
-#include "ovtrace/tui/kernel_table.h"
+#include "kernel_table.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,9 +9,10 @@
 
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/model/timeunits.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/crt.h"
-#include "ovtrace/tui/lanes_render.h"
+#include "app.h"
+#include "crt.h"
+#include "lanes_render.h"
+#include "feature.h"
 
 static bool counts(const TraceEvent *e, bool all) {
     return all ? e->kind != KIND_COUNTER : e->kind == KIND_KERNEL;
@@ -243,7 +244,9 @@ void KTable_setOsc52(bool on) { osc52_on = on; }
 
 /* ---- in the viewer ---- */
 
-typedef struct KTableState {
+extern const Feature KTable_feature;
+
+typedef struct {
     bool open;
     KTable kt;
     size_t sel, top;
@@ -254,38 +257,19 @@ typedef struct KTableState {
     uint32_t walk_name;
 } KTableState;
 
-static KTableState *state(App *a) {
-    if (!a->ktable) {
-        a->ktable = xcalloc(1, sizeof *a->ktable);
-        a->ktable->kt.sort = KT_TOTAL;
-    }
-    return a->ktable;
+static void *kt_init(App *a) {
+    (void)a;
+    KTableState *s = xcalloc(1, sizeof *s);
+    s->kt.sort = KT_TOTAL;
+    return s;
 }
 
-static void rebuild(App *a, bool all);
-
-void KTable_appRetrace(App *a, const Trace *old) {
-    KTableState *s = a->ktable;
-    if (!s) return;
-    free(s->inst); /* event indexes change with the model: the walk ends */
-    s->inst = NULL;
-    s->n_inst = s->at = 0;
-    s->walk = false;
-    if (!s->open) return;
-    /* the open table follows the new model (live mode), on the same name if it is there */
-    char keep[512] = "";
-    if (old && s->sel < s->kt.n) snprintf(keep, sizeof keep, "%s", StrTab_get(old->strings, s->kt.rows[s->sel].name));
-    rebuild(a, s->kt.all);
-    for (size_t i = 0; *keep && i < s->kt.n; i++)
-        if (!strcmp(StrTab_get(a->t->strings, s->kt.rows[i].name), keep)) s->sel = i;
-}
-
-void KTable_appFree(App *a) {
-    if (!a->ktable) return;
-    KTable_free(&a->ktable->kt);
-    free(a->ktable->inst);
-    free(a->ktable);
-    a->ktable = NULL;
+static void kt_free(App *a, void *st) {
+    (void)a;
+    KTableState *s = st;
+    KTable_free(&s->kt);
+    free(s->inst);
+    free(s);
 }
 
 static void range_of(const App *a, int64_t *t0, int64_t *t1) {
@@ -293,8 +277,7 @@ static void range_of(const App *a, int64_t *t0, int64_t *t1) {
     else *t0 = a->v.t0, *t1 = a->v.t1;
 }
 
-static void rebuild(App *a, bool all) {
-    KTableState *s = state(a);
+static void rebuild(App *a, KTableState *s, bool all) {
     int64_t t0, t1;
     range_of(a, &t0, &t1);
     KtCol col = s->kt.sort;
@@ -304,17 +287,32 @@ static void rebuild(App *a, bool all) {
     s->sel = s->top = 0;
 }
 
-unsigned KTable_keyOpen(App *a, const TuiKey *k, int arg) {
+/* The model was replaced (live mode): the walk ends (event indexes changed); an open
+ * table follows the new model, on the same name if it is there. */
+static void kt_retrace(App *a, void *st, const Trace *old) {
+    KTableState *s = st;
+    free(s->inst);
+    s->inst = NULL;
+    s->n_inst = s->at = 0;
+    s->walk = false;
+    if (!s->open) return;
+    char keep[512] = "";
+    if (old && s->sel < s->kt.n) snprintf(keep, sizeof keep, "%s", StrTab_get(old->strings, s->kt.rows[s->sel].name));
+    rebuild(a, s, s->kt.all);
+    for (size_t i = 0; *keep && i < s->kt.n; i++)
+        if (!strcmp(StrTab_get(a->t->strings, s->kt.rows[i].name), keep)) s->sel = i;
+}
+
+static unsigned k_open(App *a, const TuiKey *k, int arg) {
     (void)k, (void)arg;
-    KTableState *s = state(a);
+    KTableState *s = Feature_state(a, &KTable_feature);
     s->open = true;
     s->walk = false;
-    rebuild(a, s->kt.all);
+    rebuild(a, s, s->kt.all);
     return REDRAW_VIEW;
 }
 
-static void show_instance(App *a) {
-    KTableState *s = a->ktable;
+static void show_instance(App *a, const KTableState *s) {
     size_t idx = s->inst[s->at];
     const TraceEvent *e = &a->t->events[idx];
     App_selectEvent(a, idx);
@@ -326,8 +324,7 @@ static void show_instance(App *a) {
                 s->n_inst, d, name);
 }
 
-static void copy_name(App *a) {
-    KTableState *s = a->ktable;
+static void copy_name(App *a, const KTableState *s) {
     if (s->sel >= s->kt.n) return;
     if (!osc52_on) {
         App_message(a, ROLE_ERROR, "copying is off: start ovtrace view with --osc52 (or OVTRACE_OSC52=1)");
@@ -346,30 +343,49 @@ static void copy_name(App *a) {
     App_message(a, sent ? ROLE_GOOD : ROLE_ERROR, sent ? "name copied (OSC 52)" : "no terminal to copy to");
 }
 
-bool KTable_intercept(App *a, const TuiKey *k, unsigned *redraw) {
-    KTableState *s = a->ktable;
-    if (!s) return false;
-    if (!s->open) {
-        if (!s->walk) return false;
-        if (k->code == 'n' || k->code == 'N') {
-            if (k->code == 'n' && s->at + 1 < s->n_inst) s->at++;
-            else if (k->code == 'N' && s->at > 0) s->at--;
-            show_instance(a);
-            *redraw = REDRAW_VIEW;
-            return true;
-        }
-        if (k->code == TK_ESC || k->code == '/') s->walk = false; /* then as usual */
-        return false;
+/* The table closed, after Enter: n/N walk the instances; Esc or / end the walk and go
+ * on as usual. */
+static bool walk_key(App *a, KTableState *s, const TuiKey *k, unsigned *redraw) {
+    if (k->code == 'n' || k->code == 'N') {
+        if (k->code == 'n' && s->at + 1 < s->n_inst) s->at++;
+        else if (k->code == 'N' && s->at > 0) s->at--;
+        show_instance(a, s);
+        *redraw = REDRAW_VIEW;
+        return true;
     }
-    *redraw = REDRAW_VIEW;
+    if (k->code == TK_ESC || k->code == '/') s->walk = false;
+    return false;
+}
+
+/* Enter: the selected name's instances, longest first; the table closes on the first. */
+static void start_walk(App *a, KTableState *s) {
+    if (s->sel >= s->kt.n) return;
+    free(s->inst);
+    s->walk_name = s->kt.rows[s->sel].name;
+    s->n_inst = KTable_instances(a->t, s->walk_name, s->kt.t0, s->kt.t1, s->kt.all, &s->inst);
+    s->at = 0;
+    s->open = false;
+    if (s->n_inst) {
+        s->walk = true;
+        show_instance(a, s);
+    }
+}
+
+/* 1-8: sort by that column; the same column again reverses, a new one starts
+ * descending (names ascending); the selection stays on its name. */
+static void sort_key(App *a, KTableState *s, KtCol c) {
+    size_t n = s->kt.n;
+    bool asc = c == s->kt.sort ? !s->kt.asc : c == KT_NAME || c == KT_CLASS;
+    uint32_t keep = s->sel < n ? s->kt.rows[s->sel].name : 0;
+    KTable_sort(&s->kt, a->t, c, asc);
+    for (size_t i = 0; i < n; i++)
+        if (s->kt.rows[i].name == keep) s->sel = i;
+}
+
+static void move_key(App *a, KTableState *s, const TuiKey *k) {
     size_t n = s->kt.n;
     int page = s->rows_shown > 1 ? s->rows_shown : 10;
     switch (k->code) {
-    case TK_ESC:
-    case 't':
-    case 'q': s->open = false; return true;
-    case TK_RESIZE: return false;
-    case TK_INTERRUPT: return false;
     case TK_DOWN:
     case 'j': if (s->sel + 1 < n) s->sel++; break;
     case TK_UP:
@@ -380,33 +396,11 @@ bool KTable_intercept(App *a, const TuiKey *k, unsigned *redraw) {
     case TK_HOME: s->sel = 0; break;
     case 'G':
     case TK_END: s->sel = n ? n - 1 : 0; break;
-    case 'a': {
-        rebuild(a, !s->kt.all);
-        break;
-    }
-    case 'y': copy_name(a); break;
-    case TK_ENTER: {
-        if (s->sel >= n) break;
-        free(s->inst);
-        s->walk_name = s->kt.rows[s->sel].name;
-        s->n_inst = KTable_instances(a->t, s->walk_name, s->kt.t0, s->kt.t1, s->kt.all, &s->inst);
-        s->at = 0;
-        s->open = false;
-        if (s->n_inst) {
-            s->walk = true;
-            show_instance(a);
-        }
-        return true;
-    }
+    case 'a': rebuild(a, s, !s->kt.all); break;
+    case 'y': copy_name(a, s); break;
     default:
         if (k->code >= '1' && k->code < '1' + KT__COLS) {
-            KtCol c = (KtCol)(k->code - '1');
-            /* the same column again reverses; a new one starts descending (names ascending) */
-            bool asc = c == s->kt.sort ? !s->kt.asc : c == KT_NAME || c == KT_CLASS;
-            uint32_t keep = s->sel < n ? s->kt.rows[s->sel].name : 0;
-            KTable_sort(&s->kt, a->t, c, asc);
-            for (size_t i = 0; i < n; i++)
-                if (s->kt.rows[i].name == keep) s->sel = i;
+            sort_key(a, s, (KtCol)(k->code - '1'));
         } else {
             char nm[16];
             App_message(a, ROLE_DIM, "key %s: not a kernel table key (t or Esc closes it)", Keys_name(k->code, nm));
@@ -415,14 +409,42 @@ bool KTable_intercept(App *a, const TuiKey *k, unsigned *redraw) {
     }
     if (s->sel < s->top) s->top = s->sel;
     if (s->rows_shown > 0 && s->sel >= s->top + (size_t)s->rows_shown) s->top = s->sel - (size_t)s->rows_shown + 1;
+}
+
+/* The open table takes every key but resize and interrupts; after Enter, n/N walk. */
+static bool kt_key(App *a, void *st, const TuiKey *k, unsigned *redraw) {
+    KTableState *s = st;
+    if (!s->open) return s->walk && walk_key(a, s, k, redraw);
+    if (k->code == TK_RESIZE || k->code == TK_INTERRUPT) return false;
+    *redraw = REDRAW_VIEW;
+    if (k->code == TK_ESC || k->code == 't' || k->code == 'q') s->open = false;
+    else if (k->code == TK_ENTER) start_walk(a, s);
+    else move_key(a, s, k);
     return true;
 }
 
-void KTable_renderApp(App *a, Grid *g, Rect r) {
-    KTableState *s = a->ktable;
-    if (!s || !s->open) return;
+/* The open table over the lanes (labels and plot). */
+static void kt_render(App *a, void *st, Grid *g, const Layout *L) {
+    KTableState *s = st;
+    if (!s->open) return;
+    Rect r = {L->labels.x, L->labels.y, L->plot.x + L->plot.w - L->labels.x, L->labels.h};
     /* keep the selection visible for the height we get */
     int body = r.h - 6 > 0 ? r.h - 6 : 1;
     if (s->sel >= s->top + (size_t)body) s->top = s->sel - (size_t)body + 1;
     s->rows_shown = KTable_render(g, r, a->t, &s->kt, s->sel, s->top, !a->gl->unicode);
 }
+
+static const KeyBinding KTABLE_KEYS[] = {
+    {{'t'}, "t", "kernel table of the marked (or visible) range: 1-8 sort, Enter slowest (then n/N), a all events, y copy",
+     k_open, 0},
+};
+
+const Feature KTable_feature = {
+    .name = "kernel table",
+    FEATURE_KEYS(KTABLE_KEYS),
+    .init = kt_init,
+    .free = kt_free,
+    .retrace = kt_retrace,
+    .key = kt_key,
+    .render = kt_render,
+};

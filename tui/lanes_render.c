@@ -1,6 +1,6 @@
 /* Timeline rendering: one pass per visible line, O(columns x log n) per row thanks to
  * the per-row index (tindex.c). */
-#include "ovtrace/tui/lanes_render.h"
+#include "lanes_render.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,11 +8,9 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/band.h"
-#include "ovtrace/tui/collview.h"
-#include "ovtrace/tui/counter_lane.h"
-#include "ovtrace/tui/overview.h"
+#include "app.h"
+#include "band.h"
+#include "feature.h"
 
 void Lanes_shortName(const char *name, char *out, size_t n, bool unicode) {
     if (!n) return;
@@ -66,7 +64,7 @@ static void group_label(const App *a, uint32_t gi, char *buf, size_t n) {
     const Group *G = &t->groups[gi];
     char rank[80];
     Lanes_rankLabel(t, G->source, rank, sizeof rank);
-    if (a->cmp && t->n_sources > 1) /* two runs: the group's label already names run and file */
+    if (a->runs_labelled && t->n_sources > 1) /* two runs: the group's label already names run and file */
         snprintf(rank, sizeof rank, "rank %d ", t->sources[G->source].rank);
     const char *pname = StrTab_get(t->strings, G->name);
     const char *label = StrTab_get(t->strings, G->label);
@@ -94,11 +92,6 @@ static void Lanes_rowLabel(const App *a, size_t line, char *buf, size_t n) {
     }
     if (L->kind == LINE_BAND) {
         snprintf(buf, n, " overlap");
-        return;
-    }
-    if (L->kind == LINE_COUNTER) {
-        if (a->counters && L->row < a->counters->n) CounterLane_label(t, &a->counters->s[L->row], buf, n);
-        else snprintf(buf, n, " counter");
         return;
     }
     const Row *r = &t->rows[L->row];
@@ -248,7 +241,7 @@ static void render_row(App *a, Grid *g, int y, Rect plot, uint32_t row) {
         }
         c = e;
     }
-    CollView_markRow(a, g, y, plot, row, cols); /* wait parts of collectives */
+    Features_markRow(a, g, y, plot, row, cols); /* e.g. the wait parts of collectives */
     /* the selected event */
     if (v->sel != SIZE_MAX && v->sel >= r->first && v->sel < r->first + r->count) {
         const TraceEvent *se = &t->events[v->sel];
@@ -263,6 +256,19 @@ static void render_row(App *a, Grid *g, int y, Rect plot, uint32_t row) {
             else cell->role = ROLE_SELECTED;
         }
     }
+}
+
+void Lanes_label(const App *a, Grid *g, Rect labels, int y, const char *text, bool selected) {
+    int lrole = selected ? ROLE_LABEL_SEL : ROLE_LABEL;
+    Grid_fill(g, (Rect){labels.x, y, labels.w, 1}, ' ', lrole, 0);
+    if (selected) Grid_put(g, labels.x, y, '>', lrole, ATTR_BOLD);
+    Grid_textAscii(g, labels.x + 1, y, labels.w - 1, text, lrole, selected ? ATTR_BOLD : 0, !a->gl->unicode);
+}
+
+const int64_t *Lanes_band(App *a, Grid *g, uint32_t group, int y, Rect plot) {
+    TraceIndex_band(a->idx, a->t, group, a->v.t0, a->v.t1, plot.w, a->bandbuf);
+    Band_renderRow(g, plot.x, y, plot.w, a->bandbuf, a->caps, a->gl);
+    return a->bandbuf;
 }
 
 void Lanes_render(App *a, Grid *g, Rect labels, Rect plot) {
@@ -287,19 +293,12 @@ void Lanes_render(App *a, Grid *g, Rect labels, Rect plot) {
             render_group(a, g, y, labels.x, plot.x + plot.w, line, selected);
             continue;
         }
+        if (Features_drawLine(a, g, &(LineSlot){L, y, labels, plot, selected})) continue;
         char label[160];
-        if (a->overview && L->kind == LINE_BAND) Overview_label(a, L->group, label, sizeof label);
-        else Lanes_rowLabel(a, line, label, sizeof label);
-        int lrole = selected ? ROLE_LABEL_SEL : ROLE_LABEL;
-        Grid_fill(g, (Rect){labels.x, y, labels.w, 1}, ' ', lrole, 0);
-        if (selected) Grid_put(g, labels.x, y, '>', lrole, ATTR_BOLD);
-        Grid_textAscii(g, labels.x + 1, y, labels.w - 1, label, lrole, selected ? ATTR_BOLD : 0, !a->gl->unicode);
+        Lanes_rowLabel(a, line, label, sizeof label);
+        Lanes_label(a, g, labels, y, label, selected);
         if (L->kind == LINE_BAND) {
-            TraceIndex_band(a->idx, a->t, L->group, v->t0, v->t1, plot.w, a->bandbuf);
-            Band_renderRow(g, plot.x, y, plot.w, a->bandbuf, a->caps, a->gl);
-            if (a->overview) Overview_markBand(a, g, plot.x, y, plot.w, L->group, a->bandbuf);
-        } else if (L->kind == LINE_COUNTER) {
-            if (a->counters && L->row < a->counters->n) CounterLane_render(a, g, y, plot, &a->counters->s[L->row]);
+            Lanes_band(a, g, L->group, y, plot);
         } else {
             render_row(a, g, y, plot, L->row);
         }

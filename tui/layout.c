@@ -1,5 +1,5 @@
 /* Where everything goes on screen. */
-#include "ovtrace/tui/layout.h"
+#include "layout.h"
 
 Layout Layout_compute(int w, int h, bool panel_visible) { return Layout_computeFor(w, h, panel_visible, 0); }
 

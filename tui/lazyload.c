@@ -1,6 +1,9 @@
-/* Lazy rank overview: the background full load and the swap (lazyload.h). */
-#include "ovtrace/tui/lazyload.h"
-
+/* Lazy rank overview. With many rank files the viewer first loads only their GPU lanes
+ * (LoadOptions.gpu_only: everything the overview draws and counts), shows the overview,
+ * and loads the full model (CPU ops, runtime calls, flows, counters) on a background
+ * thread at low priority. Between frames the full model is swapped in, with its
+ * collectives already matched, keeping the overview or the expanded rank. Until then
+ * whatever needs CPU events says "loading" instead of showing partial data. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,12 +17,14 @@
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/file.h"
 #include "ovtrace/analysis/collectives.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/overview.h"
+#include "app.h"
+#include "collview.h"
+#include "overview.h"
+#include "feature.h"
 
 #define LAZY_MIN_BYTES (64ull << 20)
 
-struct LazyLoad {
+typedef struct LazyLoad {
     int delay_ms; /* view --debug-lazy-delay-ms */
     char **paths;
     size_t n_paths;
@@ -38,10 +43,10 @@ struct LazyLoad {
     CollDeviceSplit *split;
     size_t n_split;
     char err[1024];
-    Trace *owned; /* the model the App shows (GPU-only, then full) */
+    Trace *owned; /* the model the App shows (GPU-only, then full); NULL: no lazy load */
     bool swapped;
     bool failed; /* UI thread: the full load failed (err says why) */
-};
+} LazyLoad;
 
 /* Trace files and their bytes, a directory counting its trace files (as Load_files
  * expands it). */
@@ -114,8 +119,10 @@ static void *lazy_main(void *arg) {
     return NULL;
 }
 
+extern const Feature LazyLoad_feature;
+
 void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOptions *opt, int delay_ms) {
-    LazyLoad *l = xcalloc(1, sizeof *l);
+    LazyLoad *l = Feature_state(a, &LazyLoad_feature);
     l->delay_ms = delay_ms;
     l->paths = xcalloc(n ? n : 1, sizeof *l->paths);
     for (size_t i = 0; i < n; i++)
@@ -127,10 +134,10 @@ void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOption
     l->opt.progress_ctx = l;
     l->opt.observe = NULL;
     l->opt.cancel = &l->cancel;
-    l->coll_opt = a->coll_opt ? *a->coll_opt : CollOptions_default();
+    const CollOptions *co = CollView_options(a);
+    l->coll_opt = co ? *co : CollOptions_default();
     count_inputs(paths, n, &l->total_bytes);
     l->owned = a->t;
-    a->lazy = l;
     if (pthread_create(&l->th, NULL, lazy_main, l) == 0) {
         l->started = true;
     } else {
@@ -139,11 +146,16 @@ void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOption
     }
 }
 
-bool LazyLoad_pending(const App *a) { return a->lazy && !a->lazy->swapped && !a->lazy->failed; }
+bool LazyLoad_ownsModel(const App *a) { return ((const LazyLoad *)Feature_state(a, &LazyLoad_feature))->owned; }
 
-const char *LazyLoad_describe(const App *a, char *buf, size_t n) {
-    const LazyLoad *l = a->lazy;
-    if (!l || l->swapped) return NULL;
+/* The full model is still on its way (the App's is GPU-only). */
+static bool pending(const LazyLoad *l) { return l->owned && !l->swapped && !l->failed; }
+
+/* The title's note: "CPU lanes loading 34%" or "CPU lanes not loaded: why". */
+static const char *lz_title(const App *a, const void *st, char *buf, size_t n) {
+    (void)a;
+    const LazyLoad *l = st;
+    if (!l->owned || l->swapped) return NULL;
     if (l->failed) {
         snprintf(buf, n, "CPU lanes not loaded: %.200s", l->err);
         return buf;
@@ -165,72 +177,102 @@ static uint32_t match_group(const Trace *nt, const Trace *ot, uint32_t g) {
     return UINT32_MAX;
 }
 
-bool LazyLoad_poll(App *a) {
-    LazyLoad *l = a->lazy;
-    if (!l || l->swapped || l->failed || !atomic_load(&l->finished)) return false;
+/* What the user looks at, in the old model's groups: the fold of each group carried
+ * over to the new model (keep), the one rank expanded if only one is. */
+typedef struct {
+    bool *keep;        /* per group of the new model: collapsed */
+    uint32_t cur;      /* the new model's group of the selected line (UINT32_MAX: none) */
+    size_t ranks_open; /* ranks with a GPU group expanded */
+    int32_t open_rank;
+} Folds;
+
+static Folds folds_of(const App *a, const Trace *nt) {
+    const Trace *old = a->t;
+    Folds f = {xcalloc(nt->n_groups ? nt->n_groups : 1, sizeof(bool)), UINT32_MAX, 0, INT32_MIN};
+    for (uint32_t i = 0; i < nt->n_groups; i++) f.keep[i] = !nt->groups[i].gpu; /* the default: CPU collapsed */
+    for (uint32_t g = 0; g < old->n_groups; g++) {
+        uint32_t m = match_group(nt, old, g);
+        if (m != UINT32_MAX) f.keep[m] = a->collapsed[g];
+        if (old->groups[g].gpu && !a->collapsed[g] && old->groups[g].rank != f.open_rank)
+            f.ranks_open++, f.open_rank = old->groups[g].rank;
+    }
+    if (a->lines.n) f.cur = match_group(nt, old, a->lines.v[a->v.line].group);
+    return f;
+}
+
+/* Installs nt with the old model's folds and selected group; when one rank was
+ * expanded (Enter in the overview), its CPU lanes are what it waited for: shown. */
+static void swap_in(App *a, Trace *nt) {
+    Folds f = folds_of(a, nt);
+    App_setTrace(a, nt);
+    bool one = f.ranks_open == 1 && !Overview_on(a);
+    for (uint32_t i = 0; i < nt->n_groups; i++)
+        a->collapsed[i] = one && !nt->groups[i].gpu && nt->groups[i].rank == f.open_rank ? false : f.keep[i];
+    free(f.keep);
+    App_rebuildLines(a);
+    size_t line = f.cur != UINT32_MAX ? Lines_findGroup(&a->lines, f.cur) : SIZE_MAX;
+    if (Overview_on(a) && f.cur != UINT32_MAX)
+        for (size_t i = 0; i < a->lines.n; i++)
+            if (a->lines.v[i].group == f.cur) line = i;
+    a->v.line = line != SIZE_MAX ? line : 0;
+    View_scrollToLine(&a->v, a->lines.n);
+    if (one) App_message(a, ROLE_GOOD, "all events loaded: rank %d's CPU lanes are shown", f.open_rank);
+    else App_message(a, ROLE_GOOD, "all events loaded (CPU lanes, flows, counters)");
+}
+
+/* The first pass never looked at CPU events: the full load's warnings are news. */
+static void say_warnings(App *a, const Trace *nt) {
+    char *text = Load_warningsText(nt);
+    if (!text) return;
+    char *nl = strchr(text, '\n');
+    if (nl) *nl = '\0';
+    App_message(a, !strncmp(text, "warning", 7) ? ROLE_ERROR : ROLE_STATUS, "all events loaded; %.200s", text);
+    free(text);
+}
+
+/* The loading thread ended: the full model swapped in with the collectives it matched,
+ * or, when it failed, the GPU-only model kept and the title says why. */
+static bool finish(App *a, LazyLoad *l) {
     if (l->started) {
         pthread_join(l->th, NULL);
         l->started = false;
     }
-    if (!l->full) { /* failed: keep the GPU-only model, say why in the title */
+    if (!l->full) {
         if (!l->err[0]) snprintf(l->err, sizeof l->err, "cancelled");
         l->failed = true;
         App_message(a, ROLE_ERROR, "CPU lanes could not be loaded: %.200s", l->err);
         return false;
     }
     Trace *old = a->t, *nt = l->full;
-    /* what the user is looking at, in the old model's groups */
-    uint32_t cur = a->lines.n ? a->lines.v[a->v.line].group : UINT32_MAX;
-    size_t ranks_open = 0;
-    int32_t open_rank = INT32_MIN;
-    bool *keep = xcalloc(nt->n_groups ? nt->n_groups : 1, sizeof *keep);
-    for (uint32_t i = 0; i < nt->n_groups; i++) keep[i] = !nt->groups[i].gpu; /* the default: CPU collapsed */
-    for (uint32_t g = 0; g < old->n_groups; g++) {
-        uint32_t m = match_group(nt, old, g);
-        if (m != UINT32_MAX) keep[m] = a->collapsed[g];
-        if (old->groups[g].gpu && !a->collapsed[g] && old->groups[g].rank != open_rank)
-            ranks_open++, open_rank = old->groups[g].rank;
-    }
-    uint32_t ncur = cur != UINT32_MAX ? match_group(nt, old, cur) : UINT32_MAX;
-    App_setTrace(a, nt);
-    /* one rank expanded (Enter in the overview): its CPU lanes are what it waited for */
-    bool one = ranks_open == 1 && !a->overview;
-    for (uint32_t i = 0; i < nt->n_groups; i++)
-        a->collapsed[i] = one && !nt->groups[i].gpu && nt->groups[i].rank == open_rank ? false : keep[i];
-    free(keep);
-    App_rebuildLines(a);
-    size_t line = ncur != UINT32_MAX ? Lines_findGroup(&a->lines, ncur) : SIZE_MAX;
-    if (a->overview && ncur != UINT32_MAX)
-        for (size_t i = 0; i < a->lines.n; i++)
-            if (a->lines.v[i].group == ncur) line = i;
-    a->v.line = line != SIZE_MAX ? line : 0;
-    View_scrollToLine(&a->v, a->lines.n);
-    /* collectives matched by the loading thread */
-    a->coll = l->coll;
-    a->coll_done = true;
-    a->ov_split = l->split;
-    a->n_ov_split = l->n_split;
+    swap_in(a, nt);
+    CollView_adopt(a, l->coll);
+    Overview_adoptSplit(a, l->split, l->n_split);
     l->coll = NULL;
     l->split = NULL;
     Trace_free(old);
     l->owned = nt;
     l->full = NULL;
     l->swapped = true;
-    if (one) App_message(a, ROLE_GOOD, "all events loaded: rank %d's CPU lanes are shown", open_rank);
-    else App_message(a, ROLE_GOOD, "all events loaded (CPU lanes, flows, counters)");
-    /* the first pass never looked at CPU events: the full load's warnings are news */
-    char *text = Load_warningsText(nt);
-    if (text) {
-        char *nl = strchr(text, '\n');
-        if (nl) *nl = '\0';
-        App_message(a, !strncmp(text, "warning", 7) ? ROLE_ERROR : ROLE_STATUS, "all events loaded; %.200s", text);
-        free(text);
-    }
+    say_warnings(a, nt);
     return true;
 }
 
-void LazyLoad_free(LazyLoad *l) {
-    if (!l) return;
+/* Between frames: swaps the full model in when it is ready. */
+static unsigned lz_poll(App *a, void *st) {
+    LazyLoad *l = st;
+    unsigned r = pending(l) && atomic_load(&l->finished) && finish(a, l) ? POLL_REPAINT : 0;
+    return r | (pending(l) ? POLL_AGAIN : 0);
+}
+
+static void *lz_init(App *a) {
+    (void)a;
+    return xcalloc(1, sizeof(LazyLoad));
+}
+
+/* Cancels and joins the background load; frees the models it owns. */
+static void lz_free(App *a, void *st) {
+    (void)a;
+    LazyLoad *l = st;
     l->cancel = 1;
     if (l->started) pthread_join(l->th, NULL);
     Trace_free(l->full);
@@ -241,3 +283,11 @@ void LazyLoad_free(LazyLoad *l) {
     free(l->paths);
     free(l);
 }
+
+const Feature LazyLoad_feature = {
+    .name = "lazy load",
+    .init = lz_init,
+    .free = lz_free,
+    .poll = lz_poll,
+    .title = lz_title,
+};

@@ -1,5 +1,5 @@
 /* The list of lines the timeline scrolls through. */
-#include "ovtrace/tui/lines.h"
+#include "lines.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Progressive load: progress collector, loading screen, background load thread. */
-#include "ovtrace/tui/loading.h"
+#include "loading.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +10,8 @@
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/clock.h"
 #include "ovtrace/base/file.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/crt.h"
+#include "app.h"
+#include "crt.h"
 
 /* Same as the loader's PROGRESS_EVERY: the last callback of a file comes within
  * this many bytes of its end. */
@@ -411,6 +411,23 @@ void LoadJob_free(LoadJob *j) {
     j->watch = NULL;
     free(j->warnings);
     j->warnings = NULL;
+}
+
+LoadJob *LoadJob_new(const char *const *paths, size_t n, const LoadOptions *opt, Caps caps, const char *title) {
+    LoadJob *j = xmalloc(sizeof *j);
+    LoadJob_init(j, paths, n, opt, caps, title);
+    return j;
+}
+
+void LoadJob_setThrottleMs(LoadJob *j, long ms) { LoadWatch_setThrottleMs(j->watch, ms); }
+App *LoadJob_app(const LoadJob *j) { return j->app; }
+const char *LoadJob_error(const LoadJob *j) { return j->err; }
+char *LoadJob_warnings(const LoadJob *j) { return j->warnings; }
+
+void LoadJob_delete(LoadJob *j) {
+    if (!j) return;
+    LoadJob_free(j);
+    free(j);
 }
 
 static const char *g_frame_log; /* view --debug-frame-log */

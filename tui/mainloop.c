@@ -1,13 +1,13 @@
-/* The terminal loop engine and its users (include/ovtrace/tui/mainloop.h). */
-#include "ovtrace/tui/mainloop.h"
+/* The terminal loop engine and its users (mainloop.h). */
+#include "mainloop.h"
 
 #include <stdio.h>
 #include <time.h>
 
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/crt.h"
-#include "ovtrace/tui/lazyload.h"
-#include "ovtrace/tui/loading.h"
+#include "app.h"
+#include "crt.h"
+#include "loading.h"
+#include "feature.h"
 
 void Mainloop_run(const Mainloop *m) {
     Grid g;
@@ -44,22 +44,20 @@ void Mainloop_run(const Mainloop *m) {
 
 /* ---- the timeline (view, live) ---- */
 
-static void poll_source(App *a, const TuiSource *src) {
-    if (src && a->v.frozen && a->all_pending) App_pollAll(a);
-    if (!src || !src->poll || a->v.frozen) return;
-    Trace *t = a->t;
-    if (src->poll(src->ctx, &t) && t) App_setTrace(a, t);
-}
+/* The timeline's turn: what the features' polls said last. */
+typedef struct {
+    App *a;
+    unsigned polled; /* POLL_* */
+} Timeline;
 
-static bool app_done(void *ctx) { return ((App *)ctx)->quit; }
+static bool app_done(void *ctx) { return ((Timeline *)ctx)->a->quit; }
 
 static bool app_frame(void *ctx, Grid *g) {
-    App *a = ctx;
-    poll_source(a, a->src);
-    bool swapped = LazyLoad_poll(a); /* the lazy overview's full model arrived */
-    App_sync(a);
-    App_render(a, g);
-    return swapped;
+    Timeline *tl = ctx;
+    tl->polled = Features_poll(tl->a);
+    App_sync(tl->a);
+    App_render(tl->a, g);
+    return tl->polled & POLL_REPAINT; /* e.g. the lazy overview's full model arrived */
 }
 
 static void app_painted(void *ctx, bool full) {
@@ -67,9 +65,10 @@ static void app_painted(void *ctx, bool full) {
     if (full) Loading_markFrame("timeline");
 }
 
-static unsigned app_key(void *ctx, const TuiKey *k) { return App_key(ctx, k); }
+static unsigned app_key(void *ctx, const TuiKey *k) { return App_key(((Timeline *)ctx)->a, k); }
 
-static int app_wait(void *ctx) { return ((App *)ctx)->src || LazyLoad_pending(ctx) ? 250 : 1000; }
+/* more data on its way (a live source, the lazy load): come back sooner */
+static int app_wait(void *ctx) { return ((Timeline *)ctx)->polled & POLL_AGAIN ? 250 : 1000; }
 
 int App_runInteractive(App *a, const TuiSource *src) {
     a->src = src;
@@ -80,8 +79,14 @@ int App_runInteractive(App *a, const TuiSource *src) {
         a->caps = caps;
         a->gl = Glyphs_get(caps.unicode);
     }
-    Mainloop_run(&(Mainloop){.ctx = a, .done = app_done, .frame = app_frame, .painted = app_painted,
-                             .key = app_key, .wait_ms = app_wait, .batch = 64});
+    Timeline tl = {a, 0};
+    Mainloop_run(&(Mainloop){.ctx = &tl,
+                             .done = app_done,
+                             .frame = app_frame,
+                             .painted = app_painted,
+                             .key = app_key,
+                             .wait_ms = app_wait,
+                             .batch = 64});
     int sig = Crt_signal();
     Crt_done();
     if (sig) return 128 + sig;
@@ -101,8 +106,7 @@ int App_runHeadless(App *a, const TuiSource *src, const TuiKey *keys, size_t nke
     size_t total = (size_t)(frames > 0 ? frames : 1);
     if (total < nkeys + 1) total = nkeys + 1;
     for (size_t f = 0; f < total; f++) {
-        poll_source(a, src);
-        LazyLoad_poll(a);
+        Features_poll(a);
         if (f > 0 && f - 1 < nkeys) {
             const TuiKey *k = &keys[f - 1];
             if (k->code == TK_RESIZE && k->x > 0 && k->y > 0) Grid_resize(&g, k->x, k->y);
@@ -167,8 +171,8 @@ static unsigned load_key(void *ctx, const TuiKey *k) {
     return REDRAW_NONE;
 }
 
-int LoadJob_runScreen(LoadJob *j, const Glyphs *gl) {
-    LoadingLoop l = {.j = j, .gl = gl, .first = true};
+int LoadJob_runScreen(LoadJob *j) {
+    LoadingLoop l = {.j = j, .gl = Glyphs_get(j->caps.unicode), .first = true};
     Mainloop_run(&(Mainloop){.ctx = &l, .done = load_done, .frame = load_frame, .painted = load_painted,
                              .key = load_key, .wait_ms = load_wait, .batch = 1});
     LoadJob_join(j);

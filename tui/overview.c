@@ -1,6 +1,6 @@
-/* Rank overview (include/ovtrace/tui/overview.h). */
+/* Rank overview (overview.h). */
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/overview.h"
+#include "overview.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,9 +9,21 @@
 
 #include "ovtrace/analysis/collectives.h"
 #include "ovtrace/analysis/overlap.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/collview.h"
-#include "ovtrace/tui/tindex.h"
+#include "app.h"
+#include "collview.h"
+#include "lanes_render.h"
+#include "tindex.h"
+#include "feature.h"
+
+typedef struct {
+    bool on;
+    CollDeviceSplit *split; /* whole trace, per device: the labels' exposed comm */
+    size_t n_split;
+} OverviewState;
+
+extern const Feature Overview_feature;
+
+static OverviewState *state(const App *a) { return Feature_state(a, &Overview_feature); }
 
 size_t Overview_ranks(const Trace *t) {
     size_t n = 0;
@@ -40,12 +52,15 @@ static void short_time(char *b, size_t n, int64_t ns) {
     else snprintf(b, n, "%.0fus", (double)ns / 1e3);
 }
 
-void Overview_label(App *a, uint32_t group, char *buf, size_t n) {
+/* "r7 12.3ms L5": the device's exposed comm over the whole trace, times its rank arrived
+ * last; '*' while the lazy load's CPU lanes are loading. */
+static void label(const App *a, const OverviewState *s, uint32_t group, char *buf, size_t n) {
     const Group *G = &a->t->groups[group];
     int64_t exposed = -1;
-    for (size_t i = 0; i < a->n_ov_split; i++)
-        if (a->ov_split[i].group == group) exposed = a->ov_split[i].exposed;
-    const CollRank *cr = a->coll ? Coll_rank(a->coll, G->rank) : NULL;
+    for (size_t i = 0; i < s->n_split; i++)
+        if (s->split[i].group == group) exposed = s->split[i].exposed;
+    const CollReport *R = CollView_report(a);
+    const CollRank *cr = R ? Coll_rank(R, G->rank) : NULL;
     char ex[24] = "-";
     if (exposed >= 0) short_time(ex, sizeof ex, exposed);
     /* '*': the rank's CPU lanes are still loading (lazy overview) */
@@ -80,10 +95,13 @@ void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, i
     }
 }
 
-void Overview_markBand(App *a, Grid *g, int x, int y, int w, uint32_t group, const int64_t *band) {
-    if (!a->coll || w <= 0) return;
+/* After the band of a rank line is drawn: columns where the device is mostly in exposed
+ * comm and more than half of the column is wait get the wait glyph. */
+static void mark_band(const App *a, Grid *g, int x, int y, int w, uint32_t group, const int64_t *band) {
+    const CollReport *R = CollView_report(a);
+    if (!R || w <= 0) return;
     int64_t *wait = xmalloc((size_t)w * sizeof *wait);
-    Overview_waitColumns(a->t, a->coll, group, a->v.t0, a->v.t1, w, wait);
+    Overview_waitColumns(a->t, R, group, a->v.t0, a->v.t1, w, wait);
     uint32_t glyph = CollView_waitGlyph(a->gl->unicode);
     for (int c = 0; c < w; c++) {
         const int64_t *s = &band[c * BAND__COUNT];
@@ -100,28 +118,33 @@ void Overview_markBand(App *a, Grid *g, int x, int y, int w, uint32_t group, con
     free(wait);
 }
 
-unsigned Overview_keyToggle(App *a, const TuiKey *k, int arg) {
+static unsigned k_toggle(App *a, const TuiKey *k, int arg) {
     (void)k;
     (void)arg;
+    OverviewState *s = state(a);
     uint32_t g = a->lines.n ? a->lines.v[a->v.line].group : 0;
-    a->overview = !a->overview;
+    s->on = !s->on;
     App_rebuildLines(a);
     size_t line = Lines_findGroup(&a->lines, g);
-    if (a->overview) {
+    if (s->on) {
         for (size_t i = 0; i < a->lines.n; i++)
             if (a->lines.v[i].group == g) line = i;
     }
     a->v.line = line != SIZE_MAX ? line : 0;
     View_scrollToLine(&a->v, a->lines.n);
-    App_message(a, ROLE_GOOD, a->overview ? "rank overview: one line per device (Enter expands a rank, O: all lanes)"
-                                          : "all lanes (O: rank overview)");
+    App_message(a, ROLE_GOOD,
+                s->on ? "rank overview: one line per device (Enter expands a rank, O: all lanes)"
+                      : "all lanes (O: rank overview)");
     return REDRAW_VIEW;
 }
 
-unsigned Overview_enter(App *a) {
-    if (!a->lines.n) return REDRAW_NONE;
+/* Enter or Space on a rank: that rank expanded, the overview off. */
+static bool ov_activate(App *a, void *st, const TuiKey *k, unsigned *redraw) {
+    (void)k;
+    OverviewState *s = st;
+    if (!s->on) return false;
     uint32_t g = a->lines.v[a->v.line].group;
-    a->overview = false;
+    s->on = false;
     for (uint32_t i = 0; i < a->t->n_groups; i++)
         if (a->t->groups[i].gpu) a->collapsed[i] = i != g;
     a->collapsed[g] = false;
@@ -133,5 +156,74 @@ unsigned Overview_enter(App *a) {
         App_message(a, ROLE_GOOD, "rank %d expanded: GPU lanes; CPU lanes loading (they appear when loaded; O: overview)",
                     a->t->groups[g].rank);
     else App_message(a, ROLE_GOOD, "rank %d expanded (O: back to the rank overview)", a->t->groups[g].rank);
-    return REDRAW_VIEW;
+    *redraw = REDRAW_VIEW;
+    return true;
 }
+
+static void *ov_init(App *a) {
+    OverviewState *s = xcalloc(1, sizeof *s);
+    s->on = Overview_ranks(a->t) >= OVERVIEW_MIN_RANKS;
+    return s;
+}
+
+static void ov_retrace(App *a, void *st, const Trace *old) {
+    (void)a, (void)old;
+    OverviewState *s = st;
+    free(s->split);
+    s->split = NULL;
+    s->n_split = 0;
+}
+
+static void ov_free(App *a, void *st) {
+    ov_retrace(a, st, NULL);
+    free(st);
+}
+
+bool Overview_on(const App *a) { return state(a)->on; }
+
+void Overview_adoptSplit(App *a, CollDeviceSplit *split, size_t n) {
+    OverviewState *s = state(a);
+    free(s->split);
+    s->split = split;
+    s->n_split = n;
+}
+
+/* The labels' figures, once the collectives are matched (after the collectives view's sync). */
+static void ov_sync(App *a, void *st) {
+    OverviewState *s = st;
+    const CollReport *R = CollView_report(a);
+    if (s->on && R && !s->split) s->split = Coll_deviceSplit(a->t, R, INT64_MIN, INT64_MAX, INT32_MIN, &s->n_split);
+}
+
+/* The overview's lines replace the timeline's. */
+static void ov_lines(App *a, void *st, Lines *L) {
+    if (((OverviewState *)st)->on) Overview_lines(L, a->t);
+}
+
+/* A rank line: its label, its device's band, the wait columns marked. */
+static bool ov_draw_line(App *a, void *st, Grid *g, const LineSlot *ls) {
+    const OverviewState *s = st;
+    if (!s->on || ls->line->kind != LINE_BAND) return false;
+    char text[160];
+    label(a, s, ls->line->group, text, sizeof text);
+    Lanes_label(a, g, ls->labels, ls->y, text, ls->selected);
+    const int64_t *band = Lanes_band(a, g, ls->line->group, ls->y, ls->plot);
+    mark_band(a, g, ls->plot.x, ls->y, ls->plot.w, ls->line->group, band);
+    return true;
+}
+
+static const KeyBinding OVERVIEW_KEYS[] = {
+    {{'O'}, "O", "rank overview: one line per device (default from 8 ranks); Enter expands", k_toggle, 0},
+};
+
+const Feature Overview_feature = {
+    .name = "rank overview",
+    FEATURE_KEYS(OVERVIEW_KEYS),
+    .init = ov_init,
+    .free = ov_free,
+    .retrace = ov_retrace,
+    .sync = ov_sync,
+    .activate = ov_activate,
+    .lines = ov_lines,
+    .draw_line = ov_draw_line,
+};

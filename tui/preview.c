@@ -1,5 +1,5 @@
 /* Live preview of the timeline while loading: bucketed busy time per lane and class. */
-#include "ovtrace/tui/preview.h"
+#include "preview.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
-#include "ovtrace/tui/ruler.h"
-#include "ovtrace/tui/tindex.h"
+#include "ruler.h"
+#include "tindex.h"
 
 #define PENDING_MAX 1024 /* zero-duration kernels waiting for a duration */
 #define PENDING_AGE 4    /* updates (8 MB each) before one is dropped */

@@ -1,13 +1,13 @@
 /* Range statistics panel. */
-#include "ovtrace/tui/rangepanel.h"
+#include "rangepanel.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ovtrace/model/timeunits.h"
-#include "ovtrace/tui/lanes_render.h"
-#include "ovtrace/tui/ruler.h"
+#include "lanes_render.h"
+#include "ruler.h"
 
 /* The range as `ovtrace stats --range` takes it (exact ns, relative to the trace start). */
 static void RangePanel_rangeArg(const Trace *t, int64_t a, int64_t b, char *buf, size_t n) {

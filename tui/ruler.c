@@ -1,11 +1,11 @@
 /* The time ruler. */
-#include "ovtrace/tui/ruler.h"
+#include "ruler.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "ovtrace/tui/tindex.h"
+#include "tindex.h"
 
 int64_t Ruler_step(int64_t span, int cols, int min_gap) {
     if (span <= 0 || cols <= 0) return 1;

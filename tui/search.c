@@ -1,5 +1,5 @@
 /* Name search. */
-#include "ovtrace/tui/search.h"
+#include "search.h"
 
 #include <ctype.h>
 #include <stdio.h>

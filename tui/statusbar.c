@@ -1,12 +1,12 @@
 /* Title and status lines. */
-#include "ovtrace/tui/statusbar.h"
+#include "statusbar.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/lazyload.h"
-#include "ovtrace/tui/ruler.h"
+#include "app.h"
+#include "ruler.h"
+#include "feature.h"
 
 /* Joins " " + the non-empty parts with sep, leaving out the later ones (the less
  * important) when the line would exceed w columns; the first part always stays. */
@@ -55,7 +55,7 @@ void Statusbar_title(const App *a, Grid *g, Rect r) {
     }
     /* a recording of the simulator says so on every screen; a lazy load, what is missing */
     char lz[256];
-    const char *lazy = LazyLoad_describe(a, lz, sizeof lz);
+    const char *lazy = Features_title(a, lz, sizeof lz);
     int n = snprintf(buf, sizeof buf, " ovtrace  %s%s%s%s%sview %s..%s (%s)%szoom %.1fx%scursor %s", a->title,
                      a->t && a->t->simulated && !a->src ? " SIMULATED" : "", lazy ? sep : "", lazy ? lazy : "", sep,
                      t0, t1, sp, sep, View_zoomLevel(v), sep, cur);
@@ -66,7 +66,7 @@ void Statusbar_title(const App *a, Grid *g, Rect r) {
 void Statusbar_status(const App *a, Grid *g, Rect r) {
     Grid_fill(g, r, ' ', ROLE_STATUS, 0);
     bool ascii = !a->gl->unicode;
-    if (a->prompt.kind != PROMPT_NONE) {
+    if (a->prompt.open) {
         int x = r.x;
         x += Grid_textAscii(g, x, r.y, r.w, a->prompt.label, ROLE_PROMPT, ATTR_BOLD, ascii);
         /* show the end of long input */

@@ -1,5 +1,5 @@
 /* Glyph tables. */
-#include "ovtrace/tui/theme.h"
+#include "theme.h"
 
 static const Glyphs UNICODE_GLYPHS = {
     .unicode = true,

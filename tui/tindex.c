@@ -1,5 +1,5 @@
 /* Per-row prefix sums and per-bucket summaries (see tindex.h). */
-#include "ovtrace/tui/tindex.h"
+#include "tindex.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Pure time-window arithmetic of the view. */
-#include "ovtrace/tui/viewstate.h"
+#include "viewstate.h"
 
 #include <math.h>
 

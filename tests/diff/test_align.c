@@ -12,7 +12,7 @@
 
 #include "ovtrace/analysis/align.h"
 #include "ovtrace/read/load.h"
-#include "ovtrace/tui/compare.h"
+#include "compare.h"
 
 #define D OVTRACE_TESTDATA "/diff"
 

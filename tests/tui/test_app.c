@@ -2,9 +2,12 @@
  * partner, range statistics, help, quit, mouse, key scripts. */
 #include "tui_fixture.h"
 
+#include "panel.h"
+
 #include "ovtrace/analysis/overlap.h"
-#include "ovtrace/tui/help.h"
-#include "ovtrace/tui/keys.h"
+#include "feature.h"
+#include "help.h"
+#include "keys.h"
 
 static App *make_app(Grid *g) {
     Fix f = Fix_new();
@@ -240,11 +243,11 @@ static void test_range_matches_stats(void **state) {
     f.t0 = r0;
     f.t1 = r1;
     OverlapReport *R = Overlap_compute(a->t, &f);
-    assert_non_null(a->range_report);
+    assert_non_null(Panel_rangeReport(a));
     assert_true(R->devices[0].comm > 0 && R->devices[0].overlap > 0); /* figures, not zeros */
-    assert_int_equal(a->range_report->devices[0].comm, R->devices[0].comm);
-    assert_int_equal(a->range_report->devices[0].overlap, R->devices[0].overlap);
-    assert_int_equal(a->range_report->devices[0].idle, R->devices[0].idle);
+    assert_int_equal(Panel_rangeReport(a)->devices[0].comm, R->devices[0].comm);
+    assert_int_equal(Panel_rangeReport(a)->devices[0].overlap, R->devices[0].overlap);
+    assert_int_equal(Panel_rangeReport(a)->devices[0].idle, R->devices[0].idle);
     char want[32];
     snprintf(want, sizeof want, "%.4f", R->devices[0].ratio);
     assert_true(Grid_findAny(&g, want, NULL) > 0);
@@ -261,19 +264,32 @@ static void test_help_lists_every_binding(void **state) {
     App *a = make_app(&g);
     static char lines[128][160];
     int n = Help_lines(a, lines, 128);
-    for (size_t i = 0; i < KEY_TABLE_N; i++) {
+    for (size_t i = 0; i < Features_bindingCount(); i++) {
         bool found = false;
-        for (int k = 0; k < n && !found; k++) found = strstr(lines[k], KEY_TABLE[i].names) != NULL;
+        for (int k = 0; k < n && !found; k++) found = strstr(lines[k], Features_binding(i)->names) != NULL;
         assert_true(found);
     }
     press(a, &g, "?");
-    assert_true(a->v.help);
+    assert_true(Help_shown(a));
     assert_true(Grid_findAny(&g, "ovtrace view: keys", NULL) == 0);
     press(a, &g, "?");
-    assert_false(a->v.help);
+    assert_false(Help_shown(a));
     press(a, &g, "q");
     assert_true(a->quit);
     done(a, &g);
+}
+
+/* Every feature brings its own key table: a code bound by two features would reach only
+ * the first one's handler. */
+static void test_no_key_bound_twice(void **state) {
+    (void)state;
+    for (size_t i = 0; i < Features_bindingCount(); i++)
+        for (int a = 0; a < 6 && Features_binding(i)->keys[a]; a++) {
+            int code = Features_binding(i)->keys[a];
+            assert_ptr_equal(Features_lookupKey(code), Features_binding(i));
+            for (int b = a + 1; b < 6 && Features_binding(i)->keys[b]; b++)
+                assert_int_not_equal(Features_binding(i)->keys[b], code);
+        }
 }
 
 static void test_mouse(void **state) {
@@ -298,7 +314,7 @@ static void test_mouse(void **state) {
     done(a, &g);
 }
 
-/* Keys_apply: a handler's reaction decides whether the status message survives the key. */
+/* App_applyBinding: a handler's reaction decides whether the status message survives the key. */
 static unsigned h_keep(App *a, const TuiKey *k, int arg) {
     (void)a, (void)k, (void)arg;
     return REDRAW_VIEW | KEEP_MSG;
@@ -321,12 +337,12 @@ static void test_reaction_keeps_or_clears_message(void **state) {
     const KeyBinding keep = {{'#'}, "#", "keeps", h_keep, 0}, plain = {{'#'}, "#", "clears", h_plain, 0},
                      says = {{'#'}, "#", "says", h_says, 7};
     App_message(a, ROLE_ERROR, "before");
-    assert_int_equal(Keys_apply(a, &keep, &k), REDRAW_VIEW | KEEP_MSG);
+    assert_int_equal(App_applyBinding(a, &keep, &k), REDRAW_VIEW | KEEP_MSG);
     assert_string_equal(a->msg, "before"); /* kept */
     assert_int_equal(a->msg_role, ROLE_ERROR);
-    assert_int_equal(Keys_apply(a, &says, &k), REDRAW_VIEW);
+    assert_int_equal(App_applyBinding(a, &says, &k), REDRAW_VIEW);
     assert_string_equal(a->msg, "said 7"); /* a handler's own message stays without the flag */
-    assert_int_equal(Keys_apply(a, &plain, &k), REDRAW_VIEW);
+    assert_int_equal(App_applyBinding(a, &plain, &k), REDRAW_VIEW);
     assert_string_equal(a->msg, ""); /* cleared */
     /* through the key table: panning clears a message, ] (range end) says its own */
     App_message(a, ROLE_DIM, "before");
@@ -348,7 +364,7 @@ static void test_help_count_is_rendered_lines(void **state) {
     static char lines[256][160];
     int n = Help_count(a);
     assert_int_equal(Help_lines(a, lines, 256), n);
-    assert_int_equal(n, 2 + (int)KEY_TABLE_N + 12);
+    assert_int_equal(n, 2 + (int)Features_bindingCount() + 12);
     char buf[160];
     assert_false(Help_line(a, n, buf, sizeof buf));
     assert_false(Help_line(a, -1, buf, sizeof buf));
@@ -368,21 +384,26 @@ static void test_help_count_is_rendered_lines(void **state) {
     Grid_free(&tall);
     /* PgDn past the end: the last line is at the top */
     for (int i = 0; i < n; i++) press(a, &g, "<PgDn>");
-    assert_int_equal(a->v.help_scroll, n - 1);
+    assert_int_equal(Help_scroll(a), n - 1);
     assert_true(Grid_find(&g, 0, "Range panel figures") == 1);
     press(a, &g, "j");
-    assert_int_equal(a->v.help_scroll, n - 1);
+    assert_int_equal(Help_scroll(a), n - 1);
     press(a, &g, "k");
-    assert_int_equal(a->v.help_scroll, n - 2);
+    assert_int_equal(Help_scroll(a), n - 2);
     done(a, &g);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_script_parse),     cmocka_unit_test(test_zoom_pan_fit),
-        cmocka_unit_test(test_lanes_and_events), cmocka_unit_test(test_search_and_partner),
-        cmocka_unit_test(test_range_matches_stats), cmocka_unit_test(test_help_lists_every_binding),
-        cmocka_unit_test(test_mouse),               cmocka_unit_test(test_search_refuses_exponential_regex),
+        cmocka_unit_test(test_script_parse),
+        cmocka_unit_test(test_zoom_pan_fit),
+        cmocka_unit_test(test_lanes_and_events),
+        cmocka_unit_test(test_search_and_partner),
+        cmocka_unit_test(test_range_matches_stats),
+        cmocka_unit_test(test_help_lists_every_binding),
+        cmocka_unit_test(test_no_key_bound_twice),
+        cmocka_unit_test(test_mouse),
+        cmocka_unit_test(test_search_refuses_exponential_regex),
         cmocka_unit_test(test_reaction_keeps_or_clears_message),
         cmocka_unit_test(test_help_count_is_rendered_lines),
     };

@@ -4,8 +4,8 @@
 
 #include "ovtrace/model/classify.h"
 #include "ovtrace/analysis/collectives.h"
-#include "ovtrace/tui/collview.h"
-#include "ovtrace/tui/overview.h"
+#include "collview.h"
+#include "overview.h"
 
 #define COMBINE "void dpsk::ep::internode::combine<1>(int)"
 
@@ -64,7 +64,7 @@ static void check_wait_glyphs(bool unicode) {
     Grid g;
     Grid_init(&g, 120, 30);
     render(a, &g);
-    assert_non_null(a->coll);
+    assert_non_null(CollView_report(a));
     uint32_t wait = CollView_waitGlyph(unicode), full = a->gl->full;
     int y0 = screen_y_of_row(a, Lines_rowOfEvent(t, e0)), y1 = screen_y_of_row(a, Lines_rowOfEvent(t, e1));
     assert_true(y0 >= 0 && y1 >= 0);
@@ -143,10 +143,12 @@ static void test_details_and_keys(void **s) {
         found = strstr(r, "r0:0") != NULL;
     }
     assert_true(found);
-    assert_int_equal(a->n_coll_split, 2);
-    assert_int_equal(a->coll_split[0].wait, 600);
-    assert_int_equal(a->coll_split[0].transfer, 400);
-    assert_int_equal(a->coll_split[0].exposed_wait, 600);
+    size_t n_split;
+    const CollDeviceSplit *split = CollView_rangeSplit(a, &n_split);
+    assert_int_equal(n_split, 2);
+    assert_int_equal(split[0].wait, 600);
+    assert_int_equal(split[0].transfer, 400);
+    assert_int_equal(split[0].exposed_wait, 600);
     /* a single rank: nothing to match, the key says why */
     Grid_free(&g);
     App_free(a);
@@ -164,7 +166,7 @@ static void test_one_rank_key_message(void **s) {
     Grid_init(&g, 120, 30);
     App_selectEvent(a, e);
     render(a, &g);
-    assert_null(a->coll);
+    assert_null(CollView_report(a));
     TuiKey k = {'x', 0, 0};
     App_key(a, &k);
     assert_non_null(strstr(a->msg, "two ranks or more"));
@@ -208,7 +210,7 @@ static void test_overview(void **s) {
     (void)s;
     Trace *t = n_ranks(8);
     App *a = App_new(t, (Caps){true, 0}, "ov");
-    assert_true(a->overview); /* 8 ranks: on by default */
+    assert_true(Overview_on(a)); /* 8 ranks: on by default */
     assert_int_equal(a->lines.n, 8);
     a->v.t0 = 0;
     a->v.t1 = 3000;
@@ -221,7 +223,7 @@ static void test_overview(void **s) {
     /* wait columns of rank 0: [1000, 1700) of [0, 3000) over the plot width */
     int W = a->layout.plot.w;
     int64_t *wc = calloc((size_t)W, sizeof *wc);
-    Overview_waitColumns(t, a->coll, a->lines.v[0].group, 0, 3000, W, wc);
+    Overview_waitColumns(t, CollView_report(a), a->lines.v[0].group, 0, 3000, W, wc);
     int64_t sum = 0;
     for (int c = 0; c < W; c++) sum += wc[c];
     assert_int_equal(sum, 700);
@@ -240,7 +242,7 @@ static void test_overview(void **s) {
     a->v.line = 3;
     TuiKey k = {TK_ENTER, 0, 0};
     App_key(a, &k);
-    assert_false(a->overview);
+    assert_false(Overview_on(a));
     uint32_t g3 = a->lines.v[a->v.line].group;
     assert_int_equal(t->groups[g3].rank, 3);
     assert_false(a->collapsed[g3]);
@@ -249,7 +251,7 @@ static void test_overview(void **s) {
     /* O: back to the overview, on the same rank */
     k.code = 'O';
     App_key(a, &k);
-    assert_true(a->overview);
+    assert_true(Overview_on(a));
     assert_int_equal(a->lines.n, 8);
     assert_int_equal(a->v.line, 3);
     Grid_free(&g);
@@ -258,7 +260,7 @@ static void test_overview(void **s) {
     /* fewer than 8 ranks: all lanes by default */
     t = n_ranks(4);
     a = App_new(t, (Caps){true, 0}, "ov4");
-    assert_false(a->overview);
+    assert_false(Overview_on(a));
     App_free(a);
     Trace_free(t);
 }
@@ -272,7 +274,7 @@ static void check_legend(int64_t start1, Caps caps, bool named) {
     Grid g;
     Grid_init(&g, 80, 24);
     render(a, &g);
-    assert_non_null(a->coll);
+    assert_non_null(CollView_report(a));
     int y = a->layout.legend.y;
     assert_int_equal(Grid_find(&g, y, "band:"), 0);
     char want[16];

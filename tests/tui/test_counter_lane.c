@@ -3,7 +3,7 @@
  * series whose answers are worked out in the comments. */
 #include "tui_fixture.h"
 #include "ovtrace/analysis/counters.h"
-#include "ovtrace/tui/counter_lane.h"
+#include "counter_lane.h"
 
 static size_t add_sample(Fix *f, uint32_t lane, int64_t ts, double v, const char *name) {
     size_t i = Fix_add(f, lane, ts, 0, name, KIND_COUNTER, CLASS_OTHER);
@@ -100,7 +100,7 @@ static void lines_and_render(void **state) {
     assert_int_equal(count_kind(a, LINE_COUNTER), 1);
     const Line *L = &a->lines.v[3];
     assert_int_equal(L->kind, LINE_COUNTER);
-    assert_string_equal(StrTab_get(t->strings, a->counters->s[L->row].name), MEM0);
+    assert_string_equal(StrTab_get(t->strings, CounterLane_set(a)->s[L->row].name), MEM0);
     /* expanding the CPU group shows "ctr.x" as a lane, and the thread holding only
      * memory samples has no rows of its own any more (its series is under GPU 0) */
     size_t cpu = Lines_findGroup(&a->lines, 1);
@@ -111,7 +111,7 @@ static void lines_and_render(void **state) {
     size_t rows = 0;
     for (size_t i = 0; i < a->lines.n; i++)
         if (a->lines.v[i].kind == LINE_ROW) {
-            assert_false(a->counters->lane_only[a->lines.v[i].lane]);
+            assert_false(CounterLane_set(a)->lane_only[a->lines.v[i].lane]);
             rows++;
         }
     /* stream 7 and thread 9's first row (op, and ctr.x's sample at 80); the sample at 20

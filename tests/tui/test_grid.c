@@ -1,8 +1,8 @@
 /* Cell grid, UTF-8 and the time ruler. */
 #include "tui_fixture.h"
 
-#include "ovtrace/tui/ruler.h"
-#include "ovtrace/tui/theme.h"
+#include "ruler.h"
+#include "theme.h"
 
 static void test_grid_text_and_utf8(void **state) {
     (void)state;

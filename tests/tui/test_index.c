@@ -2,7 +2,7 @@
 #include "tui_fixture.h"
 
 #include "ovtrace/analysis/overlap.h"
-#include "ovtrace/tui/tindex.h"
+#include "tindex.h"
 
 static uint64_t rng = 88172645463325252ULL;
 static uint64_t rnd(void) {

@@ -3,7 +3,7 @@
  * sanitised full names), OSC 52, and its keys in the App. Expected figures are worked
  * out by hand from the fixture. */
 #include "tui_fixture.h"
-#include "ovtrace/tui/kernel_table.h"
+#include "kernel_table.h"
 
 /* GPU 0 stream 7: A 10, 30, 20 ns; B 100; C 5, 5; a CPU op of 50 ns. */
 static Trace *fixture(size_t *a30) {

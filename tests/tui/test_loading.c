@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ovtrace/tui/loading.h"
+#include "loading.h"
 
 static const char *names1[] = {"train.json"};
 static const uint64_t sizes1[] = {200000000};

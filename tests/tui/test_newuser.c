@@ -7,13 +7,16 @@
 
 #include "tui_fixture.h"
 
-#include "ovtrace/tui/details.h"
-#include "ovtrace/tui/keys.h"
-#include "ovtrace/tui/lanes_render.h"
-#include "ovtrace/tui/layout.h"
-#include "ovtrace/tui/rangepanel.h"
-#include "ovtrace/tui/ruler.h"
-#include "ovtrace/tui/statusbar.h"
+#include "live.h"
+#include "panel.h"
+
+#include "details.h"
+#include "keys.h"
+#include "lanes_render.h"
+#include "layout.h"
+#include "rangepanel.h"
+#include "ruler.h"
+#include "statusbar.h"
 #include "ovtrace/tui/title.h"
 
 static void press(App *a, Grid *g, const char *script) {
@@ -113,11 +116,11 @@ static void test_live_freeze_async(void **state) {
     App_runHeadless(a, &src, &k, 1, 2, 80, 24, false, NULL); /* frame 2: p */
     assert_int_equal(fl.all_calls, 1);
     assert_ptr_equal(a->t, fl.followed); /* not ready yet: still the followed model */
-    assert_true(a->all_pending);
+    assert_true(Live_allPending(a));
     App_runHeadless(a, &src, NULL, 0, 3, 80, 24, false, NULL);
     assert_int_equal(fl.all_calls, 3);
     assert_ptr_equal(a->t, fl.all);
-    assert_false(a->all_pending);
+    assert_false(Live_allPending(a));
     assert_int_equal(a->t->t_max - a->t->t_min, fl.all->t_max - fl.all->t_min);
     assert_true(strstr(a->msg, "whole buffer (59.50s)") != NULL);
     App_free(a);
@@ -309,7 +312,7 @@ static void test_range_panel_wide(void **state) {
         assert_non_null(strstr(h, "ratio"));
         /* the device row carries the ratio Overlap_compute gives */
         char ratio[16];
-        snprintf(ratio, sizeof ratio, "%.4f", a->range_report->devices[0].ratio);
+        snprintf(ratio, sizeof ratio, "%.4f", Panel_rangeReport(a)->devices[0].ratio);
         assert_true(find_row_from(&g, hy + 1, ratio) > hy);
         /* kernel names whole, not "cutl" */
         assert_true(find_row(&g, "dpsk::ep::internode::combine<") >= 0);

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "ovtrace/read/load.h"
-#include "ovtrace/tui/loading.h"
-#include "ovtrace/tui/preview.h"
+#include "loading.h"
+#include "preview.h"
 
 /* Busy ns expected in bucket b of p: brute force over the events [0, n) of t. */
 static int64_t expected_bucket(const PreviewModel *p, const Trace *t, size_t lane, int b, size_t n) {

@@ -3,9 +3,9 @@
 #include "tui_fixture.h"
 
 #include "ovtrace/analysis/overlap.h"
-#include "ovtrace/tui/band.h"
-#include "ovtrace/tui/layout.h"
-#include "ovtrace/tui/theme.h"
+#include "band.h"
+#include "layout.h"
+#include "theme.h"
 
 static uint32_t find_lane(const Trace *t, bool gpu, int64_t a, int64_t b) {
     for (uint32_t i = 0; i < t->n_lanes; i++) {

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "ovtrace/tui/viewstate.h"
+#include "viewstate.h"
 
 /* A window that showed everything shows everything after the model grew on both sides
  * (the lazy overview's swap: the CPU events widen the GPU-only extent). */

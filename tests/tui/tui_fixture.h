@@ -11,8 +11,8 @@
 #include <cmocka.h>
 
 #include "ovtrace/model/trace.h"
-#include "ovtrace/tui/app.h"
-#include "ovtrace/tui/grid.h"
+#include "app.h"
+#include "grid.h"
 
 typedef struct {
     Trace *t;

@@ -25,8 +25,8 @@
 
 #include "ovtrace/model/classify.h"
 #include "ovtrace/model/trace.h"
-#include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/theme.h"
+#include "grid.h"
+#include "theme.h"
 
 #define PREVIEW_BUCKETS 512
 
@@ -41,13 +41,13 @@ typedef struct {
 
 typedef struct {
     bool gpu;
-    bool comm_stream;      /* CommRules_streamIsComm: its kernels are comm */
-    int32_t rank;          /* as known so far (distributedInfo), else the source index */
+    bool comm_stream; /* CommRules_streamIsComm: its kernels are comm */
+    int32_t rank;     /* as known so far (distributedInfo), else the source index */
     uint32_t source;
-    int64_t group;         /* device (GPU) or pid (CPU) */
-    int64_t key;           /* stream (GPU) or tid (CPU) */
-    char label[40];        /* "stream 7", "thread 12", or a string tid */
-    char group_label[48];  /* "GPU 0", "CPU pid 12", CPU "name" (string pid); "rank N " when several sources */
+    int64_t group;                /* device (GPU) or pid (CPU) */
+    int64_t key;                  /* stream (GPU) or tid (CPU) */
+    char label[40];               /* "stream 7", "thread 12", or a string tid */
+    char group_label[48];         /* "GPU 0", "CPU pid 12", CPU "name" (string pid); "rank N " when several sources */
     int8_t slot_of[CLASS__COUNT]; /* -1: no slot yet */
     uint8_t n_slots;
     PreviewSlot slots[CLASS__COUNT];
@@ -55,20 +55,20 @@ typedef struct {
 } PreviewLane;
 
 typedef struct PreviewModel {
-    int n_buckets;      /* even */
-    int shift;          /* bucket width = 2^shift ns */
-    int64_t t0;         /* start of bucket 0 */
-    int64_t t_end;      /* t0 + n_buckets << shift, clamped to INT64_MAX */
-    bool any;           /* an event was seen: min_ts/max_end are valid */
+    int n_buckets;           /* even */
+    int shift;               /* bucket width = 2^shift ns */
+    int64_t t0;              /* start of bucket 0 */
+    int64_t t_end;           /* t0 + n_buckets << shift, clamped to INT64_MAX */
+    bool any;                /* an event was seen: min_ts/max_end are valid */
     int64_t min_ts, max_end; /* extent of the events seen */
-    size_t n_lanes;     /* = lanes of the partial trace seen so far (same indexes) */
+    size_t n_lanes;          /* = lanes of the partial trace seen so far (same indexes) */
     PreviewLane *lanes;
-    uint32_t *order;    /* display order: indexes into lanes */
-    size_t cursor;      /* events [0, cursor) of the trace have been consumed */
-    size_t events;      /* events consumed (the pending ones included once counted) */
+    uint32_t *order; /* display order: indexes into lanes */
+    size_t cursor;   /* events [0, cursor) of the trace have been consumed */
+    size_t events;   /* events consumed (the pending ones included once counted) */
     bool multi_source;
-    uint64_t version;   /* bumped by each update that changed something */
-    bool folded;        /* a copy: busy holds everything, full is all zero */
+    uint64_t version; /* bumped by each update that changed something */
+    bool folded;      /* a copy: busy holds everything, full is all zero */
     /* events whose duration was 0 when consumed ("B" waiting for its "E", or
      * zero-length): rechecked for a few updates, then dropped; bounded */
     size_t *pending;
@@ -78,7 +78,7 @@ typedef struct PreviewModel {
     const CommRules *rules; /* NULL until needed when the defaults are used */
     CommRules *own_rules;
     uint8_t kind_cls[KIND__COUNT]; /* class of each kind but kernels (Classify_event) */
-    uint8_t *name_cls; /* per StrTab id: 0 unknown, 1 compute, 2 comm */
+    uint8_t *name_cls;             /* per StrTab id: 0 unknown, 1 compute, 2 comm */
     size_t n_name_cls;
     size_t cap_lanes;
 } PreviewModel;

@@ -9,13 +9,18 @@
 
 #include "ovtrace/model/trace.h"
 
-typedef enum { LINE_GROUP, LINE_BAND, LINE_ROW, LINE_COUNTER } LineKind; /* LINE_COUNTER: row = series (counter_lane.h) */
+typedef enum {
+    LINE_GROUP,
+    LINE_BAND,
+    LINE_ROW,
+    LINE_COUNTER
+} LineKind; /* LINE_COUNTER: row = series (counter_lane.h) */
 
 typedef struct {
-    uint8_t kind;   /* LineKind */
+    uint8_t kind; /* LineKind */
     uint32_t group;
-    uint32_t lane;  /* LINE_ROW */
-    uint32_t row;   /* LINE_ROW: index into t->rows */
+    uint32_t lane; /* LINE_ROW */
+    uint32_t row;  /* LINE_ROW: index into t->rows */
 } Line;
 
 typedef struct {

@@ -12,6 +12,8 @@
 #include "ovtrace/analysis/overlap.h"
 #include "ovtrace/model/trace.h"
 
+#include "ovtrace/tui/terminal.h"
+
 /* Colour roles. Class and band roles are contiguous so ROLE_CLASS + cls works. */
 typedef enum {
     ROLE_DEFAULT,
@@ -25,10 +27,10 @@ typedef enum {
     ROLE_GROUP_SEL,
     ROLE_LABEL,
     ROLE_LABEL_SEL,
-    ROLE_CLASS,                                 /* event fill, foreground = class colour */
+    ROLE_CLASS,                                  /* event fill, foreground = class colour */
     ROLE_CLASS_TEXT = ROLE_CLASS + CLASS__COUNT, /* name inside an event: background = class colour */
     ROLE_BAND = ROLE_CLASS_TEXT + CLASS__COUNT,  /* overlap band, foreground = state colour */
-    ROLE_MATCH = ROLE_BAND + BAND__COUNT,       /* search match fill */
+    ROLE_MATCH = ROLE_BAND + BAND__COUNT,        /* search match fill */
     ROLE_MATCH_TEXT,
     ROLE_SELECTED, /* selected event fill */
     ROLE_SELECTED_TEXT,
@@ -60,12 +62,6 @@ typedef struct {
 typedef struct {
     int x, y, w, h;
 } Rect;
-
-/* What the output can show: Unicode glyphs (else ASCII) and colours (256, 16/8, 0). */
-typedef struct {
-    bool unicode;
-    int colors;
-} Caps;
 
 void Grid_init(Grid *g, int w, int h);
 void Grid_free(Grid *g);

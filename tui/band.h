@@ -6,15 +6,15 @@
 #include <stdint.h>
 
 #include "ovtrace/analysis/overlap.h"
-#include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/theme.h"
+#include "grid.h"
+#include "theme.h"
 
 /* State shown for a column from its ns per state. */
 BandState Band_pick(const int64_t ns[BAND__COUNT]);
 /* Draws w columns from ns[c * BAND__COUNT + state]. */
 void Band_renderRow(Grid *g, int x, int y, int w, const int64_t *ns, Caps caps, const Glyphs *gl);
 /* The always-visible legend line; wait_glyph (0: none) names the wait part of matched
- * collectives (CollView_legendGlyph), after the band states, within 80 columns. */
+ * collectives (a feature's legend operation), after the band states, within 80 columns. */
 void Band_legend(Grid *g, Rect r, Caps caps, const Glyphs *gl, uint32_t wait_glyph);
 
 #endif

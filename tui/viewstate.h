@@ -12,18 +12,16 @@
 typedef enum { PANEL_DETAILS, PANEL_RANGE } PanelMode;
 
 typedef struct {
-    int64_t t0, t1;         /* visible [t0, t1), absolute ns */
-    int64_t cursor;         /* time cursor, absolute ns */
-    int64_t min_t, max_t;   /* model extent */
-    int cols;               /* plot columns (set by the layout; deepest zoom = 1 ns per column) */
-    int rows;               /* timeline lines shown (set by the layout) */
-    size_t line, top;       /* selected line, first line shown */
-    size_t sel;             /* selected event or SIZE_MAX */
-    int64_t mark0, mark1;   /* range marks (VIEW_NO_MARK) */
+    int64_t t0, t1;       /* visible [t0, t1), absolute ns */
+    int64_t cursor;       /* time cursor, absolute ns */
+    int64_t min_t, max_t; /* model extent */
+    int cols;             /* plot columns (set by the layout; deepest zoom = 1 ns per column) */
+    int rows;             /* timeline lines shown (set by the layout) */
+    size_t line, top;     /* selected line, first line shown */
+    size_t sel;           /* selected event or SIZE_MAX */
+    int64_t mark0, mark1; /* range marks (VIEW_NO_MARK) */
     PanelMode panel;
     bool panel_hidden;
-    bool help;
-    int help_scroll;
     bool follow, frozen; /* live mode: keep the newest data in view / stop updating */
     int panel_scroll;    /* first content line of the details panel ({ and }) */
 } ViewState;

@@ -1,10 +1,12 @@
 /* Keys: terminal-independent key codes (crt.c maps curses codes onto them, the
- * headless mode parses them from a script), and the table of bindings. Every
- * binding is a handler returning what must be redrawn; `?` lists the table. */
+ * headless mode parses them from a script), and the key table: every feature's
+ * bindings (feature.h), each a handler returning what must be redrawn; `?` lists them. */
 #ifndef OVTRACE_TUI_KEYS_H
 #define OVTRACE_TUI_KEYS_H
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "ovtrace/tui/viewer.h"
 
 enum {
     TK_NONE = 0,
@@ -37,10 +39,10 @@ enum {
     TK_INTERRUPT,  /* SIGINT/SIGTERM/SIGHUP arrived */
 };
 
-typedef struct {
+struct TuiKey {
     int code;
     int x, y; /* mouse position; TK_RESIZE: new size */
-} TuiKey;
+};
 
 /* What a handler asks for: what to redraw, plus reaction bits. A key of the table
  * clears the status message unless its handler wrote one (App_message) or returns
@@ -51,29 +53,14 @@ struct App;
 typedef unsigned (*KeyFn)(struct App *a, const TuiKey *k, int arg);
 
 typedef struct {
-    int keys[6];         /* codes, 0-terminated */
-    const char *names;   /* as shown in help, e.g. "←/h/a" */
+    int keys[6];       /* codes, 0-terminated */
+    const char *names; /* as shown in help, e.g. "←/h/a" */
     const char *help;
     KeyFn fn;
     int arg;
 } KeyBinding;
 
-extern const KeyBinding KEY_TABLE[];
-extern const size_t KEY_TABLE_N;
-
-const KeyBinding *Keys_lookup(int code);
-/* Runs a binding's handler and applies its reaction to the status message; returns
- * the handler's result. */
-unsigned Keys_apply(struct App *a, const KeyBinding *b, const TuiKey *k);
-/* Routes a key: an open prompt or help screen first, else the table. */
-unsigned Keys_dispatch(struct App *a, const TuiKey *k);
-
-/* Parses a key script: literal characters, and <Name> for special keys: Left Right
- * Up Down S-Left S-Right S-Up S-Down PgUp PgDn Home End Tab S-Tab Enter Esc Space BS
- * Del F1 lt gt C-x (Ctrl+letter) Click:X,Y WheelUp:X,Y WheelDown:X,Y Resize:WxH.
- * Returns false with a message. *out is malloc'd. */
-bool Keys_parseScript(const char *s, TuiKey **out, size_t *n, char *err, size_t errlen);
-/* Short name of a code for messages ("Left", "q"). */
+/* Keys_parseScript: ovtrace/tui/viewer.h. Short name of a code for messages ("Left", "q"). */
 const char *Keys_name(int code, char buf[16]);
 
 #endif

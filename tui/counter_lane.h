@@ -8,16 +8,15 @@
 #include <stdint.h>
 
 #include "ovtrace/analysis/counters.h"
-#include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/lines.h"
+#include "grid.h"
+#include "lines.h"
 
 struct App;
 
 /* Column c of W over [t0, t1): the largest value the series takes in it (the value in
  * effect at the column's start and every sample inside); has[c] is false before the
  * first sample. */
-void CounterLane_columns(const Trace *t, const CounterSeries *s, int64_t t0, int64_t t1, int W, double *val,
-                         bool *has);
+void CounterLane_columns(const Trace *t, const CounterSeries *s, int64_t t0, int64_t t1, int W, double *val, bool *has);
 /* Levels 1..8 scaled to the min/max of the columns with data (0: no data); a flat series
  * is level 1 at zero, else 8. Returns false when no column has data. */
 bool CounterLane_levels(const double *val, const bool *has, int W, uint8_t *lvl, double *min, double *max);
@@ -28,8 +27,8 @@ void CounterLane_label(const Trace *t, const CounterSeries *s, char *buf, size_t
 /* After Lines_buildFiltered: the rows (and lanes) that hold only counter samples are dropped and
  * each expanded group gets one LINE_COUNTER line per series shown in it. */
 void CounterLane_addLines(Lines *L, const Trace *t, const CounterSet *cs, const bool *collapsed);
-/* Draws series s into row y of plot (the App's view, cursor and glyphs). */
-void CounterLane_render(struct App *a, Grid *g, int y, Rect plot, const CounterSeries *s);
+/* The model's series (the lines, the range panel's figures). */
+const CounterSet *CounterLane_set(const struct App *a);
 /* "counter  min  max  mean  samples" for [a, b) into r; returns the lines used. */
 int CounterPanel_render(Grid *g, Rect r, const Trace *t, const CounterSet *cs, int64_t a, int64_t b, bool ascii);
 

@@ -10,8 +10,7 @@
 #include <stdint.h>
 
 #include "ovtrace/model/trace.h"
-#include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/keys.h"
+#include "grid.h"
 
 typedef enum { KT_COUNT, KT_TOTAL, KT_MEAN, KT_MIN, KT_MAX, KT_SHARE, KT_CLASS, KT_NAME, KT__COLS } KtCol;
 
@@ -27,7 +26,7 @@ typedef struct {
     size_t n;
     int64_t sum; /* total over all rows: share = total / sum */
     int64_t t0, t1;
-    bool all;     /* every event name (not counters), else GPU kernels only */
+    bool all; /* every event name (not counters), else GPU kernels only */
     KtCol sort;
     bool asc;
 } KTable;
@@ -48,20 +47,5 @@ int KTable_render(Grid *g, Rect r, const Trace *t, const KTable *kt, size_t sel,
 /* OSC 52 "copy to clipboard" sequence for s (ESC ] 52 ; c ; base64 BEL) into out;
  * returns its length, or 0 when it does not fit. */
 size_t KTable_osc52(const char *s, char *out, size_t n);
-/* Enables the y key's OSC 52 copy (view --osc52). Off by default. */
-void KTable_setOsc52(bool on);
-
-struct App;
-/* Key t: opens the table for the marked (else visible) range. */
-unsigned KTable_keyOpen(struct App *a, const TuiKey *k, int arg);
-/* Called first by Keys_dispatch: handles keys while the table is open, and n/N while
- * walking instances. Returns true when it handled the key (*redraw set). */
-bool KTable_intercept(struct App *a, const TuiKey *k, unsigned *redraw);
-/* Draws the open table over the lanes (r: the labels and plot area). */
-void KTable_renderApp(struct App *a, Grid *g, Rect r);
-void KTable_appFree(struct App *a);
-/* The App's model was replaced (live mode; old: the previous one, still valid): an open
- * table is rebuilt for the new model, keeping the selected name; a walk ends. */
-void KTable_appRetrace(struct App *a, const Trace *old);
 
 #endif

@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/theme.h"
-#include "ovtrace/tui/viewstate.h"
+#include "grid.h"
+#include "theme.h"
+#include "viewstate.h"
 
 /* Smallest 1/2/5 x 10^k ns step whose ticks are at least min_gap columns apart. */
 int64_t Ruler_step(int64_t span, int cols, int min_gap);

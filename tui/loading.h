@@ -21,9 +21,10 @@
 #include <stdio.h> /* load.h uses FILE */
 
 #include "ovtrace/read/load.h"
-#include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/preview.h"
-#include "ovtrace/tui/theme.h"
+#include "grid.h"
+#include "preview.h"
+#include "theme.h"
+#include "ovtrace/tui/viewer.h"
 
 struct App;
 
@@ -45,7 +46,7 @@ typedef struct {
     double elapsed;           /* seconds since the load started */
     double read_elapsed;      /* seconds the reading took (set from LOAD_BUILDING on) */
     LoadPhase phase;
-    bool cancelling; /* the user asked to cancel; waiting for the loader to stop */
+    bool cancelling;             /* the user asked to cancel; waiting for the loader to stop */
     const PreviewModel *preview; /* NULL or no lanes yet: no preview */
     bool colors;                 /* the terminal has colours: the preview shows the class legend */
 } LoadingView;
@@ -86,7 +87,7 @@ void LoadWatch_observe(void *ctx, const Trace *partial);
  * (the UI thread); out->preview points to it (valid until the next snapshot). */
 void LoadWatch_snapshot(LoadWatch *w, LoadingView *out);
 
-typedef struct {
+struct LoadJob {
     /* set by LoadJob_start */
     const char *const *paths;
     size_t n_paths;
@@ -102,13 +103,12 @@ typedef struct {
     atomic_bool finished;
     pthread_t thread;
     bool started, launch_failed;
-} LoadJob;
+};
 
 /* Prepares loading paths with the rules/threads of opt (its progress, observe and
  * cancel fields are replaced; a cancel flag already set is kept): stats the inputs,
  * sets up the preview, no thread. */
-void LoadJob_init(LoadJob *j, const char *const *paths, size_t n, const LoadOptions *opt, Caps caps,
-                  const char *title);
+void LoadJob_init(LoadJob *j, const char *const *paths, size_t n, const LoadOptions *opt, Caps caps, const char *title);
 /* Starts the loading thread. False (message in j->err) if it cannot be created. */
 bool LoadJob_launch(LoadJob *j);
 /* LoadJob_init + LoadJob_launch. */
@@ -122,19 +122,11 @@ void LoadJob_join(LoadJob *j);
 /* Frees the job's watch and warnings; the app (if any) belongs to the caller. */
 void LoadJob_free(LoadJob *j);
 
-/* On an initialised terminal (Crt_init), paints the loading screen every 50 ms until
- * the job finishes; launches the job after the first paint if it is not running yet
- * (the first frame does not wait for, or compete with, the loader). q, Esc or Ctrl-C cancel: the loader is stopped and joined.
- * Returns 0 when the job finished (check j->app), -1 when the user cancelled with a
- * key, 128+signal after SIGINT/SIGTERM/SIGHUP. */
-int LoadJob_runScreen(LoadJob *j, const Glyphs *gl);
+/* LoadJob_new, LoadJob_runScreen and the rest the command line uses: ovtrace/tui/viewer.h */
 
 /* Timing hook for benchmarks: when Loading_setFrameLog named a file, appends
  * "WHAT <seconds since the epoch, ns precision>" the first time each WHAT is marked
  * ("first-frame" after the first paint, "timeline" after the first timeline paint). */
 void Loading_markFrame(const char *what);
-/* Where Loading_markFrame appends (view --debug-frame-log; NULL: nowhere), set once by
- * the CLI before the first frame. */
-void Loading_setFrameLog(const char *path);
 
 #endif

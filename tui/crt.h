@@ -6,16 +6,11 @@
 #define OVTRACE_TUI_CRT_H
 #include <stdbool.h>
 
-#include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/keys.h"
+#include "grid.h"
+#include "keys.h"
+#include "ovtrace/tui/terminal.h"
 
-typedef enum { COLOR_MODE_AUTO, COLOR_MODE_256, COLOR_MODE_16, COLOR_MODE_NONE } ColorMode;
-
-/* What the environment allows, without touching the terminal: NO_COLOR and TERM
- * (vt100, dumb, ...) turn colour off; a non-UTF-8 locale or such a TERM means ASCII. */
-Caps Crt_detectCaps(ColorMode mode, bool force_ascii);
-/* Starts curses with caps from Crt_detectCaps, refined from the terminal's colour
- * count. False if the terminal cannot be opened (message printed). */
+/* Crt_detectCaps, Crt_init, Crt_done: ovtrace/tui/terminal.h. */
 /* The largest screen the viewer sizes itself for: ncurses allocates per cell. */
 #define CRT_MAX_ROWS 1000
 #define CRT_MAX_COLS 2000
@@ -23,11 +18,8 @@ Caps Crt_detectCaps(ColorMode mode, bool force_ascii);
  * CRT_MAX_ROWS x CRT_MAX_COLS: true with *rows, *cols clamped; false when all is in
  * bounds. Pure. */
 bool Crt_clampSize(const char *lines, const char *cols, int tty_rows, int tty_cols, int *rows, int *ncols);
-bool Crt_init(Caps *caps);
 /* True between Crt_init and Crt_done (App_runInteractive then reuses the terminal). */
 bool Crt_active(void);
-/* Restores the terminal; safe to call more than once. */
-void Crt_done(void);
 void Crt_size(int *w, int *h);
 /* Waits up to timeout_ms for a key (0: poll). False on timeout. TK_INTERRUPT is
  * returned once a termination signal arrived; *sig tells which. */

@@ -11,7 +11,7 @@
 #define OVTRACE_TUI_LAYOUT_H
 #include <stdbool.h>
 
-#include "ovtrace/tui/grid.h"
+#include "grid.h"
 
 #define LAYOUT_MIN_W 80
 #define LAYOUT_MIN_H 24

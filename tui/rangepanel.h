@@ -7,13 +7,12 @@
 
 #include "ovtrace/analysis/overlap.h"
 #include "ovtrace/model/trace.h"
-#include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/theme.h"
+#include "grid.h"
+#include "theme.h"
 
 /* Columns the device table needs (0: no devices): the layout widens the side panel to
  * it on wide screens. */
 int RangePanel_width(const Trace *t, const OverlapReport *R);
-void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, int64_t a, int64_t b,
-                       const Glyphs *gl);
+void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, int64_t a, int64_t b, const Glyphs *gl);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ovtrace/tui/grid.h"
+#include "grid.h"
 
 struct App;
 
@@ -16,8 +16,8 @@ int Help_count(const struct App *a);
 bool Help_line(const struct App *a, int i, char *buf, size_t n);
 /* Up to max lines of help text (for tests); returns the count. */
 int Help_lines(const struct App *a, char lines[][160], int max);
-/* Keeps the help scroll on a line of the text (the last one at most). */
-void Help_clampScroll(struct App *a);
-void Help_render(const struct App *a, Grid *g);
+/* The help screen is shown, from line Help_scroll. */
+bool Help_shown(const struct App *a);
+int Help_scroll(const struct App *a);
 
 #endif

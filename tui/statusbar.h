@@ -4,7 +4,7 @@
 #define OVTRACE_TUI_STATUSBAR_H
 #include <stddef.h>
 
-#include "ovtrace/tui/grid.h"
+#include "grid.h"
 
 struct App;
 

@@ -10,16 +10,16 @@
 #define OVTRACE_TUI_MAINLOOP_H
 #include <stdbool.h>
 
-#include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/keys.h"
+#include "grid.h"
+#include "keys.h"
 
 typedef struct {
     void *ctx;
-    bool (*done)(void *ctx);            /* checked before each frame and each key */
+    bool (*done)(void *ctx); /* checked before each frame and each key */
     /* updates the state, renders g (its size is the terminal's); true: the whole screen
      * changed (a model swapped in), paint it all */
     bool (*frame)(void *ctx, Grid *g);
-    void (*painted)(void *ctx, bool full); /* after each paint (frame marks, start-up); optional */
+    void (*painted)(void *ctx, bool full);       /* after each paint (frame marks, start-up); optional */
     unsigned (*key)(void *ctx, const TuiKey *k); /* REDRAW_* bits */
     /* ms to wait for a key after a frame; negative: sleep that long without reading
      * keys (they stay typed) */

@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "ovtrace/model/trace.h"
-#include "ovtrace/tui/grid.h"
-#include "ovtrace/tui/theme.h"
+#include "grid.h"
+#include "theme.h"
 
 typedef struct {
     size_t idx; /* event the cache holds, SIZE_MAX = none */

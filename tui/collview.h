@@ -1,0 +1,34 @@
+/* Collectives in the viewer: the wait part of each matched comm kernel drawn apart from
+ * its transfer part, the matched instances of the selected comm kernel on all ranks
+ * (details panel), wait vs transfer per device for the marked range (range panel), and
+ * the x / X keys (the same collective on the rank that arrived last / the next rank).
+ * The matching (Coll_analyze) runs once per model, on the first frame, when it holds two
+ * ranks or more. */
+#ifndef OVTRACE_TUI_COLLVIEW_H
+#define OVTRACE_TUI_COLLVIEW_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ovtrace/analysis/collectives.h"
+
+struct App;
+
+/* Coll_analyze's options (CollView_setOptions, ovtrace/tui/viewer.h). */
+const CollOptions *CollView_options(const struct App *a);
+/* The matched collectives of the model (NULL: not matched yet, or fewer than two ranks). */
+const CollReport *CollView_report(const struct App *a);
+/* Wait vs transfer per device over the marked range (*n of them). */
+const CollDeviceSplit *CollView_rangeSplit(const struct App *a, size_t *n);
+/* Takes R as the model's matched collectives (matched by the lazy load's thread). */
+void CollView_adopt(struct App *a, CollReport *R);
+/* Lines the collective section of the details panel needs (0: the selection is not a
+ * matched comm kernel), and of the range panel. */
+int CollView_detailsLines(const struct App *a);
+int CollView_rangeLines(const struct App *a);
+
+/* The wait glyph (Unicode ▚, ASCII '-'): not a glyph of the band states nor of event
+ * fills, so the wait stays apart from the transfer (█ / '=') without colour too. */
+uint32_t CollView_waitGlyph(bool unicode);
+
+#endif

@@ -1,0 +1,32 @@
+/* Rank overview: with many ranks, one line per GPU device: its overlap band with the
+ * columns where the device sits in exposed wait marked, and in the label the device's
+ * exposed comm (whole trace) and how often its rank arrived last. O toggles it (on by
+ * default from 8 ranks); Enter on a rank leaves it with that rank expanded. */
+#ifndef OVTRACE_TUI_OVERVIEW_H
+#define OVTRACE_TUI_OVERVIEW_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ovtrace/analysis/collectives.h"
+#include "ovtrace/model/trace.h"
+#include "lines.h"
+
+struct App;
+
+#define OVERVIEW_MIN_RANKS 8
+
+/* Number of distinct ranks with GPU groups. */
+size_t Overview_ranks(const Trace *t);
+/* The overview's lines: one LINE_BAND per GPU group. */
+void Overview_lines(Lines *L, const Trace *t);
+/* Wait per column over [t0, t1): out[c] = ns of the column in the wait part of a matched
+ * comm kernel of the group (sum over kernels, clipped to the column). */
+void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, int64_t t0, int64_t t1, int ncols,
+                          int64_t *out);
+/* The overview is shown. */
+bool Overview_on(const struct App *a);
+/* Takes the whole trace's split per device (computed by the lazy load's thread). */
+void Overview_adoptSplit(struct App *a, CollDeviceSplit *split, size_t n);
+
+#endif
