@@ -1,6 +1,6 @@
 /* The viewer's title from its inputs: the first input's base name, a
- * directory's own name (with a trailing '/', never the empty text a trailing slash
- * used to leave), and "+N" for the other inputs. Pure. */
+ * directory's own name (with a trailing '/', also when the path ends in a slash),
+ * and "+N" for the other inputs. Pure. */
 #ifndef OVTRACE_TUI_TITLE_H
 #define OVTRACE_TUI_TITLE_H
 #include <stdbool.h>
