@@ -5,6 +5,36 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Eight ASCII digits at p as their value, or false when any byte is not a digit: one
+ * 64-bit load and three multiplies instead of eight dependent steps (the SWAR method). */
+static inline bool eight_digits(const char *p, uint64_t *v) {
+    uint64_t x;
+    memcpy(&x, p, 8);
+    if ((((x & 0xF0F0F0F0F0F0F0F0u) | (((x + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4))) !=
+        0x3333333333333333u)
+        return false;
+    x -= 0x3030303030303030u;
+    x = x * 10 + (x >> 8); /* little-endian: byte pairs */
+    x = (((x & 0x000000FF000000FFu) * (100 + (1000000ull << 32))) +
+         (((x >> 16) & 0x000000FF000000FFu) * (1 + (10000ull << 32)))) >>
+        32;
+    *v = x;
+    return true;
+}
+
+/* Digits from p on, appended to *v; returns the first non-digit. Past 19 digits *v
+ * wraps (unsigned) and the caller rejects the spelling by its digit count. */
+static inline const char *digits(const char *p, const char *end, uint64_t *v) {
+    uint64_t d8, acc = *v;
+    while (end - p >= 8 && eight_digits(p, &d8)) {
+        acc = acc * 100000000u + d8;
+        p += 8;
+    }
+    while (p < end && (unsigned)(*p - '0') < 10) acc = acc * 10 + (uint64_t)(*p++ - '0');
+    *v = acc;
+    return p;
+}
+
 /* Fast path for the common spelling (digits, optional '.', at most scale fractional
  * digits, no exponent, at most 19 digits): uint64 arithmetic, which holds any 19
  * digits. Kineto writes epoch microseconds with three decimals: 16 + 3 digits. */
@@ -14,11 +44,11 @@ static bool parse_simple(const char *s, size_t len, int scale, int64_t *out) {
     p += neg;
     uint64_t v = 0;
     const char *d0 = p;
-    while (p < end && (unsigned)(*p - '0') < 10) v = v * 10 + (uint64_t)(*p++ - '0');
+    p = digits(p, end, &v);
     int ndig = (int)(p - d0), frac = 0;
     if (p < end && *p == '.') {
         const char *f0 = ++p;
-        while (p < end && (unsigned)(*p - '0') < 10) v = v * 10 + (uint64_t)(*p++ - '0');
+        p = digits(p, end, &v);
         frac = (int)(p - f0);
         if (frac == 0) return false;
         ndig += frac;

@@ -8,6 +8,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define JS_HAVE_AVX2_PATH 1
+#endif
 
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/model/timeunits.h"
@@ -57,11 +61,94 @@ uint64_t Js_countNewlines(const char *p, size_t n) {
     return lines;
 }
 
+/* ---------- the block index ---------- */
+
+#ifdef __SSE2__
+/* Bits of the 16 bytes at p that stop a plain string run. */
+static inline uint64_t stops16(const char *p) {
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)),
+                               _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl));
+    return (uint64_t)(unsigned)_mm_movemask_epi8(hit);
+}
+
+static uint64_t stops64_sse2(const char *p) {
+    return stops16(p) | stops16(p + 16) << 16 | stops16(p + 32) << 32 | stops16(p + 48) << 48;
+}
+#endif
+
+#ifdef JS_HAVE_AVX2_PATH
+__attribute__((target("avx2"))) static inline uint64_t stops32_avx2(const char *p) {
+    const __m256i quote = _mm256_set1_epi8('"'), bslash = _mm256_set1_epi8('\\'), ctl = _mm256_set1_epi8(0x1f);
+    __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    __m256i hit = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, bslash)),
+                                  _mm256_cmpeq_epi8(_mm256_max_epu8(x, ctl), ctl));
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(hit);
+}
+
+__attribute__((target("avx2"))) static uint64_t stops64_avx2(const char *p) {
+    return stops32_avx2(p) | stops32_avx2(p + 32) << 32;
+}
+#endif
+
+/* 0: not chosen yet; 1: SSE2; 2: AVX2 */
+static _Atomic int simd_level;
+
+int Js_setSimd(int level) {
+#ifdef __SSE2__
+    int best = 1;
+#ifdef JS_HAVE_AVX2_PATH
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) best = 2;
+#endif
+    simd_level = level == 0 || level > best ? best : level;
+    return simd_level;
+#else
+    (void)level;
+    return 0;
+#endif
+}
+
+static inline uint64_t stops64(const char *p) {
+#ifdef JS_HAVE_AVX2_PATH
+    int lv = simd_level;
+    if (__builtin_expect(lv == 0, 0)) lv = Js_setSimd(0);
+    if (lv == 2) return stops64_avx2(p);
+    return stops64_sse2(p);
+#elif defined(__SSE2__)
+    return stops64_sse2(p);
+#else
+    uint64_t m = 0;
+    for (int i = 0; i < 64; i++)
+        if (p[i] == '"' || p[i] == '\\' || (unsigned char)p[i] < 0x20) m |= 1ull << i;
+    return m;
+#endif
+}
+
+/* First byte at or after p that is '"', '\\' or a control character, or end: from
+ * the block index when p is in the indexed block, else indexing the 64 bytes at p;
+ * the last 63 bytes of a window go through plain_run (no read past end). */
+static inline const char *string_stop(JsCtx *c, const char *p, const char *end) {
+    for (;;) {
+        const char *b = c->blk;
+        if (b && p >= b && p < b + 64 && c->blk_end == end) {
+            uint64_t m = c->str >> (p - b);
+            if (m) return p + __builtin_ctzll(m);
+            p = b + 64;
+        }
+        if (end - p < 64) return plain_run(p, end);
+        c->blk = p;
+        c->blk_end = end;
+        c->str = stops64(p);
+    }
+}
+
 JsStatus Js_string(JsCtx *c, const char **pp, Tok *t) {
     const char *p = *pp + 1, *end = c->end;
     bool esc = false;
     for (;;) {
-        p = plain_run(p, end);
+        p = string_stop(c, p, end);
         if (p >= end) return JS_MORE;
         if (*p == '"') break;
         if (*p == '\\') {
