@@ -1,35 +1,32 @@
 #include "ovtrace/model/timeunits.h"
 
+#include "ovtrace/base/digits.h"
+
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Eight ASCII digits at p as their value, or false when any byte is not a digit: one
- * 64-bit load and three multiplies instead of eight dependent steps (the SWAR method). */
-static inline bool eight_digits(const char *p, uint64_t *v) {
-    uint64_t x;
-    memcpy(&x, p, 8);
-    if ((((x & 0xF0F0F0F0F0F0F0F0u) | (((x + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4))) !=
-        0x3333333333333333u)
-        return false;
-    x -= 0x3030303030303030u;
-    x = x * 10 + (x >> 8); /* little-endian: byte pairs */
-    x = (((x & 0x000000FF000000FFu) * (100 + (1000000ull << 32))) +
-         (((x >> 16) & 0x000000FF000000FFu) * (1 + (10000ull << 32)))) >>
-        32;
-    *v = x;
-    return true;
-}
-
-/* Digits from p on, appended to *v; returns the first non-digit. Past 19 digits *v
- * wraps (unsigned) and the caller rejects the spelling by its digit count. */
+/* Digits from p on, appended to *v; returns the first non-digit. Eight bytes per step
+ * (base/digits.h): a timestamp's 16 integral digits take two steps and no branch per
+ * character. Past 19 digits *v wraps (unsigned) and the caller rejects the spelling
+ * by its digit count. */
 static inline const char *digits(const char *p, const char *end, uint64_t *v) {
-    uint64_t d8, acc = *v;
-    while (end - p >= 8 && eight_digits(p, &d8)) {
-        acc = acc * 100000000u + d8;
-        p += 8;
+    static const uint64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+    uint64_t acc = *v;
+#if Digits_have8
+    while (end - p >= 8) {
+        uint64_t x = Digits_load8(p);
+        unsigned k = Digits_count8(x);
+        if (k == 0) break;
+        acc = acc * pow10[k] + Digits_value8(x, k);
+        p += k;
+        if (k < 8) {
+            *v = acc;
+            return p;
+        }
     }
+#endif
     while (p < end && (unsigned)(*p - '0') < 10) acc = acc * 10 + (uint64_t)(*p++ - '0');
     *v = acc;
     return p;

@@ -14,6 +14,7 @@
 #endif
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/digits.h"
 #include "ovtrace/model/timeunits.h"
 
 void Js_free(JsCtx *c) {
@@ -61,34 +62,20 @@ uint64_t Js_countNewlines(const char *p, size_t n) {
     return lines;
 }
 
-/* ---------- the block index ---------- */
-
-#ifdef __SSE2__
-/* Bits of the 16 bytes at p that stop a plain string run. */
-static inline uint64_t stops16(const char *p) {
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
-    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)),
-                               _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl));
-    return (uint64_t)(unsigned)_mm_movemask_epi8(hit);
-}
-
-static uint64_t stops64_sse2(const char *p) {
-    return stops16(p) | stops16(p + 16) << 16 | stops16(p + 32) << 32 | stops16(p + 48) << 48;
-}
-#endif
-
 #ifdef JS_HAVE_AVX2_PATH
-__attribute__((target("avx2"))) static inline uint64_t stops32_avx2(const char *p) {
+/* plain_run's loop 32 bytes per step, for the rest of a long string (kernel names run
+ * to hundreds of bytes). */
+__attribute__((target("avx2"))) static const char *plain_run_avx2(const char *p, const char *end) {
     const __m256i quote = _mm256_set1_epi8('"'), bslash = _mm256_set1_epi8('\\'), ctl = _mm256_set1_epi8(0x1f);
-    __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)p);
-    __m256i hit = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, bslash)),
-                                  _mm256_cmpeq_epi8(_mm256_max_epu8(x, ctl), ctl));
-    return (uint64_t)(uint32_t)_mm256_movemask_epi8(hit);
-}
-
-__attribute__((target("avx2"))) static uint64_t stops64_avx2(const char *p) {
-    return stops32_avx2(p) | stops32_avx2(p + 32) << 32;
+    while (end - p >= 32) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)p);
+        __m256i hit = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, bslash)),
+                                      _mm256_cmpeq_epi8(_mm256_max_epu8(x, ctl), ctl)); /* x <= 0x1f */
+        uint32_t mask = (uint32_t)_mm256_movemask_epi8(hit);
+        if (mask) return p + __builtin_ctz(mask);
+        p += 32;
+    }
+    return p;
 }
 #endif
 
@@ -110,45 +97,32 @@ int Js_setSimd(int level) {
 #endif
 }
 
-static inline uint64_t stops64(const char *p) {
-#ifdef JS_HAVE_AVX2_PATH
-    int lv = simd_level;
-    if (__builtin_expect(lv == 0, 0)) lv = Js_setSimd(0);
-    if (lv == 2) return stops64_avx2(p);
-    return stops64_sse2(p);
-#elif defined(__SSE2__)
-    return stops64_sse2(p);
-#else
-    uint64_t m = 0;
-    for (int i = 0; i < 64; i++)
-        if (p[i] == '"' || p[i] == '\\' || (unsigned char)p[i] < 0x20) m |= 1ull << i;
-    return m;
-#endif
-}
-
-/* First byte at or after p that is '"', '\\' or a control character, or end: from
- * the block index when p is in the indexed block, else indexing the 64 bytes at p;
- * the last 63 bytes of a window go through plain_run (no read past end). */
-static inline const char *string_stop(JsCtx *c, const char *p, const char *end) {
-    for (;;) {
-        const char *b = c->blk;
-        if (b && p >= b && p < b + 64 && c->blk_end == end) {
-            uint64_t m = c->str >> (p - b);
-            if (m) return p + __builtin_ctzll(m);
-            p = b + 64;
-        }
-        if (end - p < 64) return plain_run(p, end);
-        c->blk = p;
-        c->blk_end = end;
-        c->str = stops64(p);
+/* First byte at or after p that is '"', '\\' or a control character, or end. Most
+ * strings (keys, short values) end within 16 bytes: one SSE2 step, inline; a longer
+ * one goes on 32 bytes per step where the CPU has AVX2 (chosen at run time). */
+static inline const char *string_stop(const char *p, const char *end) {
+#if defined(__SSE2__) && defined(JS_HAVE_AVX2_PATH)
+    if (end - p >= 16) {
+        const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)),
+                                   _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl));
+        int mask = _mm_movemask_epi8(hit);
+        if (mask) return p + __builtin_ctz((unsigned)mask);
+        p += 16;
+        int lv = simd_level;
+        if (__builtin_expect(lv == 0, 0)) lv = Js_setSimd(0);
+        if (lv == 2) p = plain_run_avx2(p, end);
     }
+#endif
+    return plain_run(p, end);
 }
 
 JsStatus Js_string(JsCtx *c, const char **pp, Tok *t) {
     const char *p = *pp + 1, *end = c->end;
     bool esc = false;
     for (;;) {
-        p = string_stop(c, p, end);
+        p = string_stop(p, end);
         if (p >= end) return JS_MORE;
         if (*p == '"') break;
         if (*p == '\\') {
@@ -179,17 +153,16 @@ JsStatus Js_string(JsCtx *c, const char **pp, Tok *t) {
 
 static inline bool isdig(char ch) { return ch >= '0' && ch <= '9'; }
 
-/* Past the digits at p: eight bytes per step while all eight are digits (the SWAR
- * test: no high nibble other than 3, and no low nibble above 9), then byte by byte.
- * Epoch timestamps carry 16 integral digits. */
+/* Past the digits at p: eight bytes per step (base/digits.h), so a number's length
+ * costs no branch per character. */
 static inline const char *skip_digits(const char *p, const char *end) {
+#if Digits_have8
     while (end - p >= 8) {
-        uint64_t x;
-        memcpy(&x, p, 8);
-        uint64_t bad = (x & 0xF0F0F0F0F0F0F0F0u) | (((x + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4);
-        if (bad != 0x3333333333333333u) break;
-        p += 8;
+        unsigned k = Digits_count8(Digits_load8(p));
+        p += k;
+        if (k < 8) return p;
     }
+#endif
     while (p < end && isdig(*p)) p++;
     return p;
 }

@@ -186,7 +186,7 @@ static bool window_refill(Loader *L, const char **keep_ptr, const char **other) 
     ptrdiff_t delta_other = other ? *other - *keep_ptr : 0;
     L->buf = L->own;
     L->len = got;
-    Js_window(&L->js, L->buf + L->len);
+    L->js.end = L->buf + L->len;
     *keep_ptr = L->buf;
     if (other) *other = L->buf + delta_other;
     return true;
@@ -768,7 +768,7 @@ static void *worker_main(void *arg) {
     W.len = sp->map_len;
     W.base = sp->base;
     W.eof = true;
-    Js_window(&W.js, W.buf + W.len);
+    W.js.end = W.buf + W.len;
     W.worker = true;
     W.stop_at = sp->stop;
     /* the same limit as the main parser: a slice with a value over it is left to the
@@ -908,7 +908,7 @@ static const char *slab_adopt(Loader *L, const char *q) {
     L->base = end;
     L->buf = L->own;
     L->len = 0;
-    Js_window(&L->js, L->buf);
+    L->js.end = L->buf;
     L->peek = true; /* the next slice likely starts a few bytes on */
     SlabFeed_seek(L->feed, end);
     return L->buf;
@@ -1217,7 +1217,7 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
         L.buf = L.own;
         L.len = 0;
     }
-    Js_window(&L.js, L.buf + L.len);
+    L.js.end = L.buf + L.len;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     L.threads = opt && opt->threads > 0 ? opt->threads : (int)(cores > 0 ? (cores < 8 ? cores : 8) : 1);
     uint64_t min = opt && opt->min_parallel_bytes ? opt->min_parallel_bytes : (16u << 20);

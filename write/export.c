@@ -822,7 +822,7 @@ static bool write_meta_members(Exporter *X, ChromeJson *w, const TraceSource *sr
     if (!meta) return true;
     size_t n = strlen(meta);
     const char *p = Js_ws(meta, meta + n);
-    Js_window(&X->js, meta + n);
+    X->js.end = meta + n;
     MetaCtx m = {X, w, name_out, name_len, false};
     JsStatus st = p < X->js.end && *p == '{' ? Js_members(&X->js, &p, meta_member, &m)
                                              : Js_fail(&X->js, p, "'{' (an object of top-level members)");

@@ -1,5 +1,6 @@
 #include "testutil.h"
 #include "ovtrace/model/timeunits.h"
+#include "ovtrace/base/digits.h"
 
 static int64_t us(const char *s) {
     int64_t v = 0;
@@ -82,6 +83,25 @@ static void digits_eight_at_a_time(void **state) {
     }
 }
 
+/* Every byte value at every position of the word: counted as a digit exactly when it
+ * is '0'..'9', and the leading digits' value is what a digit-by-digit read gives. */
+static void digit_words(void **state) {
+    (void)state;
+    for (int at = 0; at < 8; at++) {
+        for (int b = 0; b < 256; b++) {
+            char w[8];
+            for (int i = 0; i < 8; i++) w[i] = (char)('0' + (i * 3 + at) % 10);
+            w[at] = (char)b;
+            unsigned want = 0;
+            uint64_t v = 0;
+            while (want < 8 && w[want] >= '0' && w[want] <= '9') v = v * 10 + (uint64_t)(w[want++] - '0');
+            uint64_t x = Digits_load8(w);
+            assert_int_equal(Digits_count8(x), want);
+            if (want) assert_int_equal(Digits_value8(x, want), v);
+        }
+    }
+}
+
 static void rejects_bad_numbers(void **state) {
     (void)state;
     int64_t v;
@@ -140,6 +160,7 @@ int main(void) {
         cmocka_unit_test(exact_epoch_micros),
         cmocka_unit_test(rejects_bad_numbers),
         cmocka_unit_test(digits_eight_at_a_time),
+        cmocka_unit_test(digit_words),
         cmocka_unit_test(durations_and_ranges),
         cmocka_unit_test(formatting),
     };

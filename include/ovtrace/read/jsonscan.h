@@ -27,20 +27,8 @@ typedef struct {
     const char *expected;
     uint8_t *stack; /* nesting stack for skip_value */
     size_t stack_cap;
-    /* The structural index of one 64-byte block (simdjson's stage 1, on demand): bit i
-     * of str is set where blk[i] ends a run of plain string bytes (a quote, a
-     * backslash or a control character). Strings scanned in the same block (an event's
-     * short keys and values) reuse it; a long string costs one block per 64 bytes.
-     * Valid while blk_end == end: whoever refills a window in place calls Js_window. */
-    const char *blk, *blk_end;
-    uint64_t str;
 } JsCtx;
-/* Sets the end of valid data (a new or refilled window) and drops the block index. */
-static inline void Js_window(JsCtx *c, const char *end) {
-    c->end = end;
-    c->blk = NULL;
-}
-/* Which vector unit builds the block index: 0 picks the best the CPU has (AVX2, else
+/* Which vector unit scans strings: 0 picks the best the CPU has (AVX2, else
  * SSE2), 1 forces SSE2, 2 forces AVX2 when present (tests run both). Returns the one
  * in use (1 or 2; 0 without SSE2). */
 int Js_setSimd(int level);
