@@ -145,8 +145,12 @@ static void block_edges_agree(void **state) {
             n += (size_t)sprintf(o + n, "%s{\"pad\": \"%.*s\", \"ph\": \"X\", \"name\": \"", k ? ",\n" : "", pad,
                                  "----------------------------------------------------------------------------");
             n += put_name(o, n, piece % 7 * 9, piece + pad);
-            n += (size_t)sprintf(o + n, "\", \"ts\": %d.%03d, \"dur\": %d, \"pid\": 1, \"tid\": %d}", 1000000 + k,
-                                 k % 1000, k % 97, pad % 3);
+            /* blanks of every length and kind around the tokens (read eight bytes at a time) */
+            static const char *const blank[] = {"", " ", "  ", "\t", "\r\n", "\n        ", "         \t ",
+                                                "\n\n\n\n\n\n\n\n\n", " \r \n \t \r \n \t \r \n \t "};
+            const char *b1 = blank[k % 9], *b2 = blank[(k / 9) % 9];
+            n += (size_t)sprintf(o + n, "\"%s,%s\"ts\"%s:%s%d.%03d%s,%s\"dur\":%s%d%s, \"pid\": 1, \"tid\": %d%s}", b1, b2, b2,
+                                 b1, 1000000 + k, k % 1000, b2, b1, b2, k % 97, b1, pad % 3, b2);
         }
     }
     n += (size_t)sprintf(o + n, "\n]}\n");
