@@ -168,7 +168,7 @@ static inline const char *skip_digits(const char *p, const char *end) {
 }
 
 /* A number, as Js_string scans a string. */
-static JsStatus Js_number(JsCtx *c, const char **pp, Tok *t) {
+static inline __attribute__((always_inline)) JsStatus Js_number(JsCtx *c, const char **pp, Tok *t) {
     const char *s = *pp, *p = s, *end = c->end;
     if (p < end && *p == '-') p++;
     if (p >= end) return JS_MORE;
@@ -212,7 +212,7 @@ static JsStatus literal(JsCtx *c, const char **pp, const char *word, size_t n) {
     return JS_OK;
 }
 
-static JsStatus scalar(JsCtx *c, const char **pp, Tok *t) {
+static inline __attribute__((always_inline)) JsStatus scalar(JsCtx *c, const char **pp, Tok *t) {
     const char *p = *pp;
     switch (*p) {
     case '"': return Js_string(c, pp, t);
