@@ -113,10 +113,10 @@ static void exact_where_double_is_not(void **state) {
     Trace_free(t);
 }
 
-/* The block index's edge cases, under SSE2 and AVX2: escapes and backslash runs at
- * every offset of a 64-byte block, strings spanning several blocks, raw UTF-8 and
+/* The vector scanner's edge cases, under SSE2 and AVX2: escapes and backslash runs at
+ * every offset of its 16- and 32-byte steps, strings spanning many steps, raw UTF-8 and
  * \\u escapes (surrogate pairs too). Each event is shifted by a pad of 0..70 bytes so
- * every piece lands on every block position; cJSON decodes the same names. */
+ * every piece lands on every position of a step; cJSON decodes the same names. */
 static const char *const tricky[] = {
     "q\\\"q",         "\\\\",          "\\\\\\\"",       "\\\\\\\\\\\\",   "a\\/b\\nc\\td",
     "\\u00e9t\\u00E9",  "\\ud83d\\ude00!", "\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80", "\\\\\\\\\\\"x\\\\",
@@ -129,12 +129,12 @@ static size_t put_name(char *o, size_t at, int shift, int piece) {
         const char *t = tricky[(size_t)(piece + rep) % (sizeof tricky / sizeof *tricky)];
         memcpy(o + n, t, strlen(t));
         n += strlen(t);
-        for (int i = 0; i < (piece * 37 + rep * 61) % 150; i++) o[n++] = (char)('A' + i % 26); /* up to 3 blocks */
+        for (int i = 0; i < (piece * 37 + rep * 61) % 150; i++) o[n++] = (char)('A' + i % 26); /* up to 150 bytes more */
     }
     return n - at;
 }
 
-static void block_edges_agree(void **state) {
+static void vector_step_edges_agree(void **state) {
     (void)state;
     size_t cap = 16u << 20, n = 0;
     char *o = malloc(cap);
@@ -166,9 +166,9 @@ static void block_edges_agree(void **state) {
     free(o);
 }
 
-/* A raw control character ends no string: at each offset of a block the loader stops
+/* A raw control character ends no string: at each offset of a step the loader stops
  * there, with either vector unit (cJSON is no reference here: it lets them through). */
-static void control_character_in_block_is_an_error(void **state) {
+static void control_character_in_any_step_is_an_error(void **state) {
     (void)state;
     int best = Js_setSimd(0);
     for (int level = 1; level <= best; level++) {
@@ -181,7 +181,7 @@ static void control_character_in_block_is_an_error(void **state) {
             int len = snprintf(json, sizeof json,
                                "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"%.*s\", \"ts\": 1, \"dur\": 1, "
                                "\"pid\": 1, \"tid\": 1}, {\"ph\": \"X\", \"name\": \"pad\", \"ts\": 2, \"pid\": 1, "
-                               "\"tid\": 1, \"args\": {\"long enough\": \"for a whole block after the name\"}}]}",
+                               "\"tid\": 1, \"args\": {\"long enough\": \"for a whole vector step after the name\"}}]}",
                                (int)sizeof name, name);
             assert_true(len > 0 && (size_t)len < sizeof json);
             char err[512] = "";
@@ -197,8 +197,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(corpus_agrees),
         cmocka_unit_test(exact_where_double_is_not),
-        cmocka_unit_test(block_edges_agree),
-        cmocka_unit_test(control_character_in_block_is_an_error),
+        cmocka_unit_test(vector_step_edges_agree),
+        cmocka_unit_test(control_character_in_any_step_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
