@@ -8,8 +8,13 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define JS_HAVE_AVX2_PATH 1
+#endif
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/digits.h"
 #include "ovtrace/model/timeunits.h"
 
 void Js_free(JsCtx *c) {
@@ -57,11 +62,67 @@ uint64_t Js_countNewlines(const char *p, size_t n) {
     return lines;
 }
 
+#ifdef JS_HAVE_AVX2_PATH
+/* plain_run's loop 32 bytes per step, for the rest of a long string (kernel names run
+ * to hundreds of bytes). */
+__attribute__((target("avx2"))) static const char *plain_run_avx2(const char *p, const char *end) {
+    const __m256i quote = _mm256_set1_epi8('"'), bslash = _mm256_set1_epi8('\\'), ctl = _mm256_set1_epi8(0x1f);
+    while (end - p >= 32) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)p);
+        __m256i hit = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, bslash)),
+                                      _mm256_cmpeq_epi8(_mm256_max_epu8(x, ctl), ctl)); /* x <= 0x1f */
+        uint32_t mask = (uint32_t)_mm256_movemask_epi8(hit);
+        if (mask) return p + __builtin_ctz(mask);
+        p += 32;
+    }
+    return p;
+}
+#endif
+
+/* 0: not chosen yet; 1: SSE2; 2: AVX2 */
+static _Atomic int simd_level;
+
+int Js_setSimd(int level) {
+#ifdef __SSE2__
+    int best = 1;
+#ifdef JS_HAVE_AVX2_PATH
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) best = 2;
+#endif
+    simd_level = level == 0 || level > best ? best : level;
+    return simd_level;
+#else
+    (void)level;
+    return 0;
+#endif
+}
+
+/* First byte at or after p that is '"', '\\' or a control character, or end. Most
+ * strings (keys, short values) end within 16 bytes: one SSE2 step, inline; a longer
+ * one goes on 32 bytes per step where the CPU has AVX2 (chosen at run time). */
+static inline const char *string_stop(const char *p, const char *end) {
+#if defined(__SSE2__) && defined(JS_HAVE_AVX2_PATH)
+    if (end - p >= 16) {
+        const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)),
+                                   _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl));
+        int mask = _mm_movemask_epi8(hit);
+        if (mask) return p + __builtin_ctz((unsigned)mask);
+        p += 16;
+        int lv = simd_level;
+        if (__builtin_expect(lv == 0, 0)) lv = Js_setSimd(0);
+        if (lv == 2) p = plain_run_avx2(p, end);
+    }
+#endif
+    return plain_run(p, end);
+}
+
 JsStatus Js_string(JsCtx *c, const char **pp, Tok *t) {
     const char *p = *pp + 1, *end = c->end;
     bool esc = false;
     for (;;) {
-        p = plain_run(p, end);
+        p = string_stop(p, end);
         if (p >= end) return JS_MORE;
         if (*p == '"') break;
         if (*p == '\\') {
@@ -92,15 +153,29 @@ JsStatus Js_string(JsCtx *c, const char **pp, Tok *t) {
 
 static inline bool isdig(char ch) { return ch >= '0' && ch <= '9'; }
 
+/* Past the digits at p: eight bytes per step (base/digits.h), so a number's length
+ * costs no branch per character. */
+static inline const char *skip_digits(const char *p, const char *end) {
+#if Digits_have8
+    while (end - p >= 8) {
+        unsigned k = Digits_count8(Digits_load8(p));
+        p += k;
+        if (k < 8) return p;
+    }
+#endif
+    while (p < end && isdig(*p)) p++;
+    return p;
+}
+
 /* A number, as Js_string scans a string. */
-static JsStatus Js_number(JsCtx *c, const char **pp, Tok *t) {
+static inline __attribute__((always_inline)) JsStatus Js_number(JsCtx *c, const char **pp, Tok *t) {
     const char *s = *pp, *p = s, *end = c->end;
     if (p < end && *p == '-') p++;
     if (p >= end) return JS_MORE;
     if (*p == '0') {
         p++;
     } else if (isdig(*p)) {
-        while (p < end && isdig(*p)) p++;
+        p = skip_digits(p, end);
     } else {
         return Js_fail(c, p, "a digit");
     }
@@ -108,7 +183,7 @@ static JsStatus Js_number(JsCtx *c, const char **pp, Tok *t) {
         p++;
         if (p >= end) return JS_MORE;
         if (!isdig(*p)) return Js_fail(c, p, "a digit after '.'");
-        while (p < end && isdig(*p)) p++;
+        p = skip_digits(p, end);
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
@@ -137,7 +212,7 @@ static JsStatus literal(JsCtx *c, const char **pp, const char *word, size_t n) {
     return JS_OK;
 }
 
-static JsStatus scalar(JsCtx *c, const char **pp, Tok *t) {
+static inline __attribute__((always_inline)) JsStatus scalar(JsCtx *c, const char **pp, Tok *t) {
     const char *p = *pp;
     switch (*p) {
     case '"': return Js_string(c, pp, t);

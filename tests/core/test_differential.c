@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "testutil.h"
+#include "ovtrace/read/jsonscan.h"
 
 typedef struct {
     const char *name;
@@ -112,10 +113,92 @@ static void exact_where_double_is_not(void **state) {
     Trace_free(t);
 }
 
+/* The vector scanner's edge cases, under SSE2 and AVX2: escapes and backslash runs at
+ * every offset of its 16- and 32-byte steps, strings spanning many steps, raw UTF-8 and
+ * \\u escapes (surrogate pairs too). Each event is shifted by a pad of 0..70 bytes so
+ * every piece lands on every position of a step; cJSON decodes the same names. */
+static const char *const tricky[] = {
+    "q\\\"q",         "\\\\",          "\\\\\\\"",       "\\\\\\\\\\\\",   "a\\/b\\nc\\td",
+    "\\u00e9t\\u00E9",  "\\ud83d\\ude00!", "\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80", "\\\\\\\\\\\"x\\\\",
+};
+
+static size_t put_name(char *o, size_t at, int shift, int piece) {
+    size_t n = at;
+    for (int i = 0; i < shift; i++) o[n++] = (char)('a' + i % 26);
+    for (int rep = 0; rep < 1 + piece % 3; rep++) {
+        const char *t = tricky[(size_t)(piece + rep) % (sizeof tricky / sizeof *tricky)];
+        memcpy(o + n, t, strlen(t));
+        n += strlen(t);
+        for (int i = 0; i < (piece * 37 + rep * 61) % 150; i++) o[n++] = (char)('A' + i % 26); /* up to 150 bytes more */
+    }
+    return n - at;
+}
+
+static void vector_step_edges_agree(void **state) {
+    (void)state;
+    size_t cap = 16u << 20, n = 0;
+    char *o = malloc(cap);
+    n += (size_t)sprintf(o + n, "{\"traceEvents\": [\n");
+    int k = 0;
+    for (int pad = 0; pad <= 70; pad++) {
+        for (int piece = 0; piece < 24; piece++, k++) {
+            n += (size_t)sprintf(o + n, "%s{\"pad\": \"%.*s\", \"ph\": \"X\", \"name\": \"", k ? ",\n" : "", pad,
+                                 "----------------------------------------------------------------------------");
+            n += put_name(o, n, piece % 7 * 9, piece + pad);
+            /* blanks of every length and kind around the tokens (read eight bytes at a time) */
+            static const char *const blank[] = {"", " ", "  ", "\t", "\r\n", "\n        ", "         \t ",
+                                                "\n\n\n\n\n\n\n\n\n", " \r \n \t \r \n \t \r \n \t "};
+            const char *b1 = blank[k % 9], *b2 = blank[(k / 9) % 9];
+            n += (size_t)sprintf(o + n, "\"%s,%s\"ts\"%s:%s%d.%03d%s,%s\"dur\":%s%d%s, \"pid\": 1, \"tid\": %d%s}", b1, b2, b2,
+                                 b1, 1000000 + k, k % 1000, b2, b1, b2, k % 97, b1, pad % 3, b2);
+        }
+    }
+    n += (size_t)sprintf(o + n, "\n]}\n");
+    assert_true(n < cap);
+    char *path = tu_write(o, n, ".json");
+    int best = Js_setSimd(0);
+    for (int level = 1; level <= best; level++) {
+        assert_int_equal(Js_setSimd(level), level);
+        compare_file(path);
+    }
+    Js_setSimd(0);
+    unlink(path);
+    free(o);
+}
+
+/* A raw control character ends no string: at each offset of a step the loader stops
+ * there, with either vector unit (cJSON is no reference here: it lets them through). */
+static void control_character_in_any_step_is_an_error(void **state) {
+    (void)state;
+    int best = Js_setSimd(0);
+    for (int level = 1; level <= best; level++) {
+        Js_setSimd(level);
+        for (int at = 0; at < 140; at += 3) {
+            char name[200];
+            memset(name, 'n', sizeof name);
+            name[at] = '\x01';
+            char json[600];
+            int len = snprintf(json, sizeof json,
+                               "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"%.*s\", \"ts\": 1, \"dur\": 1, "
+                               "\"pid\": 1, \"tid\": 1}, {\"ph\": \"X\", \"name\": \"pad\", \"ts\": 2, \"pid\": 1, "
+                               "\"tid\": 1, \"args\": {\"long enough\": \"for a whole vector step after the name\"}}]}",
+                               (int)sizeof name, name);
+            assert_true(len > 0 && (size_t)len < sizeof json);
+            char err[512] = "";
+            Trace *t = tu_load(json, err, sizeof err);
+            if (t) fail_msg("a control character at %d (simd %d) loaded", at, level);
+            assert_non_null(strstr(err, "control characters"));
+        }
+    }
+    Js_setSimd(0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(corpus_agrees),
         cmocka_unit_test(exact_where_double_is_not),
+        cmocka_unit_test(vector_step_edges_agree),
+        cmocka_unit_test(control_character_in_any_step_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

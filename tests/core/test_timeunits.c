@@ -1,5 +1,6 @@
 #include "testutil.h"
 #include "ovtrace/model/timeunits.h"
+#include "ovtrace/base/digits.h"
 
 static int64_t us(const char *s) {
     int64_t v = 0;
@@ -25,6 +26,80 @@ static void exact_epoch_micros(void **state) {
     assert_int_equal(us("-9223372036854775.807"), -INT64_MAX);
     assert_int_equal(us("922337203685477.5807"), INT64_C(922337203685477581));
     assert_int_equal(us("1.2345"), 1235);
+}
+
+/* The fast path reads digits eight at a time: every length from 1 to 20 digits, with
+ * the point at every place and a byte next to '0'..'9' in ASCII ('/', ':') or a high
+ * byte planted in each position, must read as the digit-by-digit reference does. */
+static bool reference_micros(const char *s, int64_t *out) {
+    const char *p = s;
+    bool point = false;
+    int frac = 0, ndig = 0;
+    unsigned __int128 v = 0;
+    for (; *p; p++) {
+        if (*p == '.' && !point) {
+            point = true;
+            continue;
+        }
+        if (*p < '0' || *p > '9') return false;
+        v = v * 10 + (unsigned)(*p - '0');
+        ndig++;
+        frac += point;
+    }
+    if (!ndig || (point && !frac)) return false;
+    for (; frac < 3; frac++) v *= 10;
+    for (; frac > 3; frac--) v = (v + (frac == 4 ? 5 : 0)) / 10;
+    if (v > (unsigned __int128)INT64_MAX) return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+static void digits_eight_at_a_time(void **state) {
+    (void)state;
+    static const char bad[] = {'/', ':', (char)0xb0, (char)0x39 + 0x80, ' ', 'e'};
+    char s[32];
+    for (int len = 1; len <= 20; len++) {
+        for (int point = -1; point < len; point++) {
+            int n = 0;
+            for (int i = 0; i < len; i++) {
+                if (i == point) s[n++] = '.';
+                s[n++] = (char)('0' + (i * 7 + len) % 10);
+            }
+            s[n] = '\0';
+            int64_t got = 0, want = 0;
+            bool ok = reference_micros(s, &want);
+            if (ok && point >= 0 && n - point - 1 > 3) continue; /* rounding: the slow path, tested above */
+            assert_int_equal(Time_parseMicros(s, (size_t)n, &got), ok);
+            if (ok) assert_int_equal(got, want);
+            for (int at = 0; at < n; at++) {
+                for (size_t b = 0; b < sizeof bad; b++) {
+                    char t[32];
+                    memcpy(t, s, (size_t)n + 1);
+                    t[at] = bad[b];
+                    assert_false(Time_parseMicros(t, (size_t)n, &got) && bad[b] != 'e');
+                }
+            }
+        }
+    }
+}
+
+/* Every byte value at every position of the word: counted as a digit exactly when it
+ * is '0'..'9', and the leading digits' value is what a digit-by-digit read gives. */
+static void digit_words(void **state) {
+    (void)state;
+    for (int at = 0; at < 8; at++) {
+        for (int b = 0; b < 256; b++) {
+            char w[8];
+            for (int i = 0; i < 8; i++) w[i] = (char)('0' + (i * 3 + at) % 10);
+            w[at] = (char)b;
+            unsigned want = 0;
+            uint64_t v = 0;
+            while (want < 8 && w[want] >= '0' && w[want] <= '9') v = v * 10 + (uint64_t)(w[want++] - '0');
+            uint64_t x = Digits_load8(w);
+            assert_int_equal(Digits_count8(x), want);
+            if (want) assert_int_equal(Digits_value8(x, want), v);
+        }
+    }
 }
 
 static void rejects_bad_numbers(void **state) {
@@ -84,6 +159,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exact_epoch_micros),
         cmocka_unit_test(rejects_bad_numbers),
+        cmocka_unit_test(digits_eight_at_a_time),
+        cmocka_unit_test(digit_words),
         cmocka_unit_test(durations_and_ranges),
         cmocka_unit_test(formatting),
     };
