@@ -66,3 +66,6 @@ set_tests_properties(tui.lazy_overview PROPERTIES LABELS "tmux" SKIP_RETURN_CODE
 foreach(t grid viewstate render index app loading preview newuser counter_lane kernel_table collview)
   target_include_directories(test_tui_${t} PRIVATE ${PROJECT_SOURCE_DIR}/tui)
 endforeach()
+# The side panels show every number whole at 80x24, 160x45 and 200x50 (headless).
+add_test(NAME tui.panels COMMAND bash ${tui_dir}/panels.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
+

@@ -41,26 +41,43 @@ static size_t table(const Trace *t, const OverlapReport *R, char cell[8][NC][32]
     return nd;
 }
 
-int RangePanel_width(const Trace *t, const OverlapReport *R) {
-    if (!R || R->n_devices == 0) return 0;
-    char cell[8][NC][32];
-    int wid[NC], w = 0;
-    table(t, R, cell, wid);
-    for (int k = 0; k < NC; k++) w += wid[k] + 1;
-    return w + 4; /* "(us)" */
-}
-
-void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, int64_t a, int64_t b,
-                       const Glyphs *gl) {
-    if (r.w <= 0 || r.h <= 0 || !R) return;
-    int y = r.y;
+/* The range ("0us..4464us (4464us)") and its command ("= ovtrace stats --range
+ * 0ns:4464000ns"). */
+static void range_lines(const Trace *t, int64_t a, int64_t b, char *range, char *cmd, size_t n) {
     char sa[48], sb[48], sd[48], arg[96];
     int64_t res = (b - a) / 1000 > 0 ? (b - a) / 1000 : 1;
     Ruler_format(sa, sizeof sa, a - t->t_min, res);
     Ruler_format(sb, sizeof sb, b - t->t_min, res);
     Ruler_format(sd, sizeof sd, b - a, res);
     RangePanel_rangeArg(t, a, b, arg, sizeof arg);
-    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "%s..%s (%s)  = ovtrace stats --range %s", sa, sb, sd, arg);
+    snprintf(range, n, "%s..%s (%s)", sa, sb, sd);
+    snprintf(cmd, n, "= ovtrace stats --range %s", arg);
+}
+
+int RangePanel_width(const Trace *t, const OverlapReport *R, int64_t a, int64_t b) {
+    char range[160], cmd[160];
+    range_lines(t, a, b, range, cmd, sizeof range);
+    int w = (int)strlen(cmd); /* the command goes below the range when both do not fit */
+    if (!R || R->n_devices == 0) return w;
+    char cell[8][NC][32];
+    int wid[NC], tw = 0;
+    table(t, R, cell, wid);
+    for (int k = 0; k < NC; k++) tw += wid[k] + 1;
+    return tw + 4 > w ? tw + 4 : w; /* "(us)" */
+}
+
+void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, int64_t a, int64_t b,
+                       const Glyphs *gl) {
+    if (r.w <= 0 || r.h <= 0 || !R) return;
+    int y = r.y;
+    char range[160], cmd[160];
+    range_lines(t, a, b, range, cmd, sizeof range);
+    if ((int)(strlen(range) + 2 + strlen(cmd)) <= r.w) {
+        Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "%s  %s", range, cmd);
+    } else {
+        Grid_text(g, r.x, y++, r.w, range, ROLE_PANEL, 0);
+        if (y < r.y + r.h) Grid_text(g, r.x, y++, r.w, cmd, ROLE_PANEL, 0);
+    }
     if (R->n_devices == 0) {
         Grid_text(g, r.x, y, r.w, "no GPU activity in the range", ROLE_DIM, 0);
         return;
