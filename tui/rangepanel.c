@@ -3,9 +3,12 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ovtrace/model/timeunits.h"
+#include "ovtrace/base/alloc.h"
+#include "kname.h"
 #include "lanes_render.h"
 #include "ruler.h"
 
@@ -108,11 +111,18 @@ void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, 
     }
     if (y < r.y + r.h && R->n_kernels)
         Grid_text(g, r.x, y++, r.w, "  count   total us  class   top kernels", ROLE_PANEL_KEY, ATTR_BOLD);
+    /* the names told apart in the width left after the figures */
+    char **names = R->n_kernels ? xcalloc(R->n_kernels, sizeof *names) : NULL;
+    const char **full = R->n_kernels ? xcalloc(R->n_kernels, sizeof *full) : NULL;
+    for (size_t i = 0; i < R->n_kernels; i++) full[i] = StrTab_get(t->strings, R->kernels[i].name);
+    KName_distinct(full, R->n_kernels, r.w - 28, gl->unicode, names);
     for (size_t i = 0; i < R->n_kernels && y < r.y + r.h; i++, y++) {
         const KernelFigures *k = &R->kernels[i];
-        char tot[32], name[256];
+        char tot[32];
         Time_formatUs(tot, sizeof tot, k->total);
-        Lanes_shortName(StrTab_get(t->strings, k->name), name, sizeof name, gl->unicode);
-        Grid_printf(g, r.x, y, r.w, ROLE_PANEL, 0, "%7zu %10s  %-7s %s", k->count, tot, EventClass_name(k->cls), name);
+        Grid_printf(g, r.x, y, r.w, ROLE_PANEL, 0, "%7zu %10s  %-7s %s", k->count, tot, EventClass_name(k->cls), names[i]);
     }
+    for (size_t i = 0; i < R->n_kernels; i++) free(names[i]);
+    free(names);
+    free(full);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The side panels show every number whole at 80x24, 160x45 and 200x50 (headless frames of
 # the two-rank DeepEP fixture): the details of a matched collective, the range figures
-# with their equivalent command and wait table, the runs-compared figures.
+# with their equivalent command and wait table, the runs-compared figures; the kernel
+# table tells its names apart and scrolls them.
 set -u
 BIN=$1 DATA=$2
 R0=$DATA/moe-ep/rank0.json R1=$DATA/moe-ep/rank1.json
@@ -32,6 +33,15 @@ for size in 80x24 160x45 200x50; do
   has_re "exposed +ratio \(us\)"
   has_re "B - A .* [+]432 +-0[.]0143$"
 done
+# the kernel table over the panel: names told apart at every width, > scrolls them
+for size in 80x24 200x50; do
+  out=$("$BIN" view "$R0" "$R1" -q --dump --size "$size" --keys "m>>>>>>>>>>mt") || fail "$size: table run failed"
+  has "cutlass::device_kernel<m_groupe"
+  has "cutlass::device_kernel<fp8_ptp1"
+  has "dispatch<false, 8, true, 8>"
+done
+out=$("$BIN" view "$R0" "$R1" -q --dump --size 80x24 --keys "m>>>>>>>>>>mt>>>") || fail "scroll run failed"
+has "grouped_gemm::cuda::m_grouped"
 # no colour and the C locale: the same figures, in ASCII
 size=200x50
 out=$(LANG=C LC_ALL=C "$BIN" view --color none --align start "$R0" "$R1" -q --dump --size "$size" --keys "C") \
