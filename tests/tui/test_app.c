@@ -117,6 +117,31 @@ static void test_zoom_pan_fit(void **state) {
     done(a, &g);
 }
 
+/* Panning keeps the cursor where it was on screen (so w then zooms there, not at an
+ * edge); at the trace's end the window stops and the cursor moves on alone. */
+static void test_pan_keeps_cursor_column(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    press(a, &g, "W");
+    for (int i = 0; i < 30; i++) press(a, &g, ">");
+    int64_t off = a->v.cursor - a->v.t0;
+    assert_true(off > 0 && off < View_span(&a->v));
+    const char *keys[] = {"l", "<S-Right>", "h", "<S-Left>", "d", "a"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        int64_t t0 = a->v.t0;
+        press(a, &g, keys[k]);
+        assert_int_not_equal(a->v.t0, t0); /* the window moved */
+        assert_int_equal(a->v.cursor - a->v.t0, off);
+    }
+    /* w zooms around the cursor: it stays in the same place relative to the window */
+    double frac = (double)off / (double)View_span(&a->v);
+    press(a, &g, "w");
+    double now = (double)(a->v.cursor - a->v.t0) / (double)View_span(&a->v);
+    assert_true(now > frac - 0.02 && now < frac + 0.02);
+    done(a, &g);
+}
+
 static void test_lanes_and_events(void **state) {
     (void)state;
     Grid g;
@@ -397,6 +422,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_script_parse),
         cmocka_unit_test(test_zoom_pan_fit),
+        cmocka_unit_test(test_pan_keeps_cursor_column),
         cmocka_unit_test(test_lanes_and_events),
         cmocka_unit_test(test_search_and_partner),
         cmocka_unit_test(test_range_matches_stats),
