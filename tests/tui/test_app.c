@@ -339,6 +339,68 @@ static void test_mouse(void **state) {
     done(a, &g);
 }
 
+/* Time at the middle of plot column x (as the mouse handlers take it). */
+static int64_t col_time(const App *a, int x) {
+    const Rect *p = &a->layout.plot;
+    int64_t c0 = TraceIndex_colTime(a->v.t0, a->v.t1, p->w, x - p->x);
+    int64_t c1 = TraceIndex_colTime(a->v.t0, a->v.t1, p->w, x - p->x + 1);
+    return c0 + (c1 - c0) / 2;
+}
+
+/* Press, drag, release on the timeline marks the range between the two columns, and
+ * the panel shows its figures (Overlap_compute, as m ... m gives them); a drag on the
+ * ruler pans with the mouse; a click on a lane's label selects the lane. */
+static void test_mouse_drag(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    const Rect p = a->layout.plot;
+    int y = p.y + 1, x0 = p.x + 10, x1 = p.x + 40;
+    int64_t want0 = col_time(a, x0), want1 = col_time(a, x1);
+    char s[128];
+    snprintf(s, sizeof s, "<Press:%d,%d><Drag:%d,%d><Drag:%d,%d><Release:%d,%d>", x0, y, x0 + 5, y, x1, y, x1, y);
+    press(a, &g, s);
+    assert_true(View_rangeSet(&a->v));
+    int64_t r0, r1;
+    View_range(&a->v, &r0, &r1);
+    assert_int_equal(r0, want0);
+    assert_int_equal(r1, want1);
+    assert_int_equal(a->v.panel, PANEL_RANGE);
+    OverlapFilter f = OverlapFilter_all();
+    f.t0 = r0;
+    f.t1 = r1;
+    OverlapReport *R = Overlap_compute(a->t, &f);
+    assert_non_null(Panel_rangeReport(a));
+    assert_int_equal(Panel_rangeReport(a)->devices[0].comm, R->devices[0].comm);
+    assert_int_equal(Panel_rangeReport(a)->devices[0].overlap, R->devices[0].overlap);
+    OverlapReport_free(R);
+    assert_true(Grid_findAny(&g, "Range statistics", NULL) >= 0);
+    /* dragging right to left marks the same kind of range */
+    snprintf(s, sizeof s, "<Esc><Press:%d,%d><Release:%d,%d>", x1, y, x0, y);
+    press(a, &g, s);
+    View_range(&a->v, &r0, &r1);
+    assert_int_equal(r0, want0);
+    assert_int_equal(r1, want1);
+    /* a press and release in one column is a click: no range */
+    snprintf(s, sizeof s, "<Esc><Press:%d,%d><Release:%d,%d>", x0, y, x0, y);
+    press(a, &g, s);
+    assert_false(View_rangeSet(&a->v));
+    /* the ruler: zoomed in, dragging 10 columns right moves the window 10 columns left */
+    press(a, &g, "WW");
+    int64_t t0 = a->v.t0, per_col = View_span(&a->v) / p.w;
+    snprintf(s, sizeof s, "<Press:%d,%d><Drag:%d,%d><Release:%d,%d>", x1, a->layout.ruler.y, x1 + 10,
+             a->layout.ruler.y, x1 + 10, a->layout.ruler.y);
+    press(a, &g, s);
+    assert_int_equal(a->v.t0, t0 - 10 * per_col);
+    assert_false(View_rangeSet(&a->v));
+    /* a click on the second lane's label selects that lane */
+    size_t line = a->v.top + 2;
+    snprintf(s, sizeof s, "<Click:%d,%d>", 2, p.y + 2);
+    press(a, &g, s);
+    assert_int_equal(a->v.line, line);
+    done(a, &g);
+}
+
 /* App_applyBinding: a handler's reaction decides whether the status message survives the key. */
 static unsigned h_keep(App *a, const TuiKey *k, int arg) {
     (void)a, (void)k, (void)arg;
@@ -429,6 +491,7 @@ int main(void) {
         cmocka_unit_test(test_help_lists_every_binding),
         cmocka_unit_test(test_no_key_bound_twice),
         cmocka_unit_test(test_mouse),
+        cmocka_unit_test(test_mouse_drag),
         cmocka_unit_test(test_search_refuses_exponential_regex),
         cmocka_unit_test(test_reaction_keeps_or_clears_message),
         cmocka_unit_test(test_help_count_is_rendered_lines),
