@@ -192,8 +192,8 @@ static unsigned k_click(App *a, const TuiKey *k, int arg) {
         return REDRAW_VIEW;
     }
     if (k->y < y0 || k->y >= y0 + L->plot.h || k->x >= L->plot.x + L->plot.w) return REDRAW_NONE;
-    size_t line = a->v.top + (size_t)(k->y - y0);
-    if (line >= a->lines.n) return REDRAW_NONE;
+    size_t line = App_lineAtRow(a, k->y - y0);
+    if (line == SIZE_MAX) return REDRAW_NONE;
     const Line *ln = &a->lines.v[line];
     if (ln->kind == LINE_GROUP) {
         a->v.line = line;

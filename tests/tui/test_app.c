@@ -401,6 +401,58 @@ static void test_mouse_drag(void **state) {
     done(a, &g);
 }
 
+/* P pins the selected lane to the top: it is drawn on the first timeline row whatever
+ * the scroll, the rest scrolls below it; P again puts it back in its place. */
+static void test_pin(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    size_t n = a->lines.n;
+    /* the last GPU row (stream 27) */
+    size_t s27 = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (a->lines.v[i].kind == LINE_ROW && a->t->lanes[a->lines.v[i].lane].stream == 27) s27 = i;
+    assert_int_not_equal(s27, SIZE_MAX);
+    assert_true(s27 > 0);
+    Line pinned = a->lines.v[s27];
+    a->v.line = s27;
+    press(a, &g, "P");
+    assert_int_equal(a->v.pinned, 1);
+    assert_int_equal(a->lines.n, n);
+    assert_int_equal(a->lines.v[0].row, pinned.row);
+    assert_int_equal(a->v.line, 0); /* the selection follows it */
+    assert_true(Grid_find(&g, a->layout.plot.y, "stream 27") >= 0);
+    /* scrolled: row 0 is still the pinned line, the next rows scroll */
+    a->v.line = n - 1;
+    a->v.rows = 2;
+    View_scrollToLine(&a->v, a->lines.n);
+    assert_int_equal(App_lineAtRow(a, 0), 0);
+    assert_int_equal(App_lineAtRow(a, 1), a->v.top);
+    assert_true(a->v.top > 1);
+    press(a, &g, "<Home>");
+    /* unpin: back in its place */
+    a->v.line = 0;
+    press(a, &g, "P");
+    assert_int_equal(a->v.pinned, 0);
+    assert_int_equal(a->lines.v[s27].row, pinned.row);
+    assert_int_equal(a->v.line, s27);
+    /* a group pins with its lines: the CPU group (the last header) comes first, then
+     * expanded, its thread row pinned with it */
+    size_t hdr = SIZE_MAX;
+    for (size_t i = 0; i < a->lines.n; i++)
+        if (a->lines.v[i].kind == LINE_GROUP) hdr = i;
+    uint32_t grp = a->lines.v[hdr].group;
+    a->v.line = hdr;
+    press(a, &g, "P");
+    assert_int_equal(a->lines.v[0].kind, LINE_GROUP);
+    assert_int_equal(a->lines.v[0].group, grp);
+    size_t before = a->v.pinned;
+    press(a, &g, "<Enter>"); /* expand it */
+    assert_true(a->v.pinned > before);
+    for (size_t i = 0; i < a->v.pinned; i++) assert_int_equal(a->lines.v[i].group, grp);
+    done(a, &g);
+}
+
 /* App_applyBinding: a handler's reaction decides whether the status message survives the key. */
 static unsigned h_keep(App *a, const TuiKey *k, int arg) {
     (void)a, (void)k, (void)arg;
@@ -492,6 +544,7 @@ int main(void) {
         cmocka_unit_test(test_no_key_bound_twice),
         cmocka_unit_test(test_mouse),
         cmocka_unit_test(test_mouse_drag),
+        cmocka_unit_test(test_pin),
         cmocka_unit_test(test_search_refuses_exponential_regex),
         cmocka_unit_test(test_reaction_keeps_or_clears_message),
         cmocka_unit_test(test_help_count_is_rendered_lines),
