@@ -3,6 +3,7 @@
 #include "tui_fixture.h"
 
 #include "panel.h"
+#include "partner.h"
 
 #include "ovtrace/analysis/overlap.h"
 #include "feature.h"
@@ -453,6 +454,58 @@ static void test_pin(void **state) {
     done(a, &g);
 }
 
+/* The arrow's cells: along the start column, a corner, along the row next to the end,
+ * a head pointing at the end; ASCII too; nothing on one row. */
+static void test_flow_arrow_cells(void **state) {
+    (void)state;
+    Grid g;
+    Grid_init(&g, 12, 8);
+    Rect plot = {0, 0, 12, 8};
+    Flow_drawArrow(&g, plot, 2, 6, 8, 1, true); /* up and right */
+    assert_int_equal(Grid_at(&g, 2, 5)->ch, 0x2502);
+    assert_int_equal(Grid_at(&g, 2, 3)->ch, 0x2502);
+    assert_int_equal(Grid_at(&g, 2, 2)->ch, 0x250C);
+    assert_int_equal(Grid_at(&g, 5, 2)->ch, 0x2500);
+    assert_int_equal(Grid_at(&g, 8, 2)->ch, 0x25B2);
+    assert_int_equal(Grid_at(&g, 2, 6)->ch, ' '); /* the ends themselves stay */
+    assert_int_equal(Grid_at(&g, 8, 1)->ch, ' ');
+    Grid_clear(&g);
+    Flow_drawArrow(&g, plot, 9, 1, 3, 5, false); /* down and left, ASCII */
+    assert_int_equal(Grid_at(&g, 9, 2)->ch, '|');
+    assert_int_equal(Grid_at(&g, 9, 4)->ch, '+');
+    assert_int_equal(Grid_at(&g, 6, 4)->ch, '-');
+    assert_int_equal(Grid_at(&g, 3, 4)->ch, 'v');
+    Grid_clear(&g);
+    Flow_drawArrow(&g, plot, 1, 3, 9, 3, true);
+    for (int x = 0; x < 12; x++) assert_int_equal(Grid_at(&g, x, 3)->ch, ' ');
+    Grid_free(&g);
+}
+
+/* A selected kernel's launch link is drawn: the head over the kernel's start column, on
+ * the line next to its row, pointing at it; none without a selection. */
+static void test_flow_arrow_on_timeline(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    press(a, &g, "<End>"); /* the CPU group (its launches) below the GPU rows */
+    press(a, &g, "<Enter>");
+    press(a, &g, "0/dispatch<Enter>");
+    size_t k = a->v.sel;
+    assert_int_not_equal(k, SIZE_MAX);
+    assert_int_not_equal(Trace_partner(a->t, k), SIZE_MAX);
+    size_t line = Lines_findRow(&a->lines, Lines_rowOfEvent(a->t, k));
+    int y = a->layout.plot.y + (int)(line - a->v.top);
+    const Rect *p = &a->layout.plot;
+    int x = p->x + (int)((a->t->events[k].ts - a->v.t0) * p->w / (a->v.t1 - a->v.t0));
+    /* the launch is on a CPU line below: the head is under the kernel, pointing up */
+    assert_int_equal(Grid_at(&g, x, y + 1)->ch, 0x25B2);
+    press(a, &g, "<Esc><Esc>");
+    a->v.sel = SIZE_MAX;
+    App_render(a, &g);
+    assert_int_not_equal(Grid_at(&g, x, y + 1)->ch, 0x25B2);
+    done(a, &g);
+}
+
 /* App_applyBinding: a handler's reaction decides whether the status message survives the key. */
 static unsigned h_keep(App *a, const TuiKey *k, int arg) {
     (void)a, (void)k, (void)arg;
@@ -545,6 +598,8 @@ int main(void) {
         cmocka_unit_test(test_mouse),
         cmocka_unit_test(test_mouse_drag),
         cmocka_unit_test(test_pin),
+        cmocka_unit_test(test_flow_arrow_cells),
+        cmocka_unit_test(test_flow_arrow_on_timeline),
         cmocka_unit_test(test_search_refuses_exponential_regex),
         cmocka_unit_test(test_reaction_keeps_or_clears_message),
         cmocka_unit_test(test_help_count_is_rendered_lines),
