@@ -23,7 +23,8 @@ static void put(Grid *g, Rect clip, int x, int y, uint32_t ch) {
 void Flow_drawArrow(Grid *g, Rect plot, int x0, int y0, int x1, int y1, bool unicode) {
     if (y0 == y1) return; /* one row: the two events show it */
     int dir = y1 > y0 ? 1 : -1, yh = y1 - dir; /* the row above (below) the head */
-    for (int y = y0 + dir; y != yh; y += dir) put(g, plot, x0, y, glyph(unicode, G_V));
+    if (yh == y0 && x1 == x0) return; /* next rows, one column: no cell between them */
+    for (int y = y0 + dir; (yh - y) * dir > 0; y += dir) put(g, plot, x0, y, glyph(unicode, G_V));
     if (yh != y0) { /* room for the turn: a corner, then along yh to the head */
         int step = x1 > x0 ? 1 : -1;
         if (x1 != x0) {
