@@ -10,6 +10,9 @@
 #include "help.h"
 #include "keys.h"
 
+#include <stdio.h>
+#include <unistd.h>
+
 static App *make_app(Grid *g) {
     Fix f = Fix_new();
     uint32_t s7 = Fix_gpu(&f, 0, 7), s27 = Fix_gpu(&f, 0, 27), cpu = Fix_cpu(&f, 100, 101);
@@ -478,6 +481,12 @@ static void test_flow_arrow_cells(void **state) {
     Grid_clear(&g);
     Flow_drawArrow(&g, plot, 1, 3, 9, 3, true);
     for (int x = 0; x < 12; x++) assert_int_equal(Grid_at(&g, x, 3)->ch, ' ');
+    /* next rows, either way: the head alone on the start's row */
+    Flow_drawArrow(&g, plot, 1, 4, 6, 3, true);
+    assert_int_equal(Grid_at(&g, 6, 4)->ch, 0x25B2);
+    assert_int_equal(Grid_at(&g, 1, 4)->ch, ' ');
+    Flow_drawArrow(&g, plot, 1, 5, 1, 6, true);
+    assert_int_equal(Grid_at(&g, 1, 5)->ch, ' ');
     Grid_free(&g);
 }
 
@@ -503,6 +512,46 @@ static void test_flow_arrow_on_timeline(void **state) {
     a->v.sel = SIZE_MAX;
     App_render(a, &g);
     assert_int_not_equal(Grid_at(&g, x, y + 1)->ch, 0x25B2);
+    done(a, &g);
+}
+
+/* e onto a file that exists asks first: n (or Enter, Esc) keeps it, y replaces it;
+ * other keys wait for the answer. */
+static void test_export_asks_before_overwrite(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    char dir[] = "/tmp/ovtrace-test-export-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128], script[256];
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("old", f);
+    fclose(f);
+    snprintf(script, sizeof script, "e<C-u>%s<Enter>", path);
+    press(a, &g, script);
+    assert_true(a->prompt.open);
+    assert_non_null(strstr(a->prompt.label, "exists: overwrite? (y/n)"));
+    press(a, &g, "x"); /* not an answer */
+    assert_true(a->prompt.open);
+    press(a, &g, "n");
+    assert_false(a->prompt.open);
+    assert_non_null(strstr(a->msg, "kept"));
+    char buf[8] = "";
+    f = fopen(path, "r");
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_equal(buf, "old");
+    press(a, &g, script);
+    press(a, &g, "y");
+    assert_non_null(strstr(a->msg, "exported"));
+    f = fopen(path, "r");
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_not_equal(buf, "old");
+    unlink(path);
+    rmdir(dir);
     done(a, &g);
 }
 
@@ -600,6 +649,7 @@ int main(void) {
         cmocka_unit_test(test_pin),
         cmocka_unit_test(test_flow_arrow_cells),
         cmocka_unit_test(test_flow_arrow_on_timeline),
+        cmocka_unit_test(test_export_asks_before_overwrite),
         cmocka_unit_test(test_search_refuses_exponential_regex),
         cmocka_unit_test(test_reaction_keeps_or_clears_message),
         cmocka_unit_test(test_help_count_is_rendered_lines),
