@@ -24,6 +24,7 @@
     F(Compare)                                                                                                         \
     F(Live)                                                                                                            \
     F(KTable)                                                                                                          \
+    F(Sql)                                                                                                             \
     F(LazyLoad)                                                                                                        \
     F(Help)                                                                                                            \
     F(Session)

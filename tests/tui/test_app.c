@@ -555,6 +555,43 @@ static void test_export_asks_before_overwrite(void **state) {
     done(a, &g);
 }
 
+/* : runs SQL over the trace: an id column makes a result list (the first result
+ * selected, n/N step in result order, the results in the match colour, Esc ends); other
+ * rows a table over the timeline; an error says where. */
+static void test_sql_query(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    press(a, &g, ":<C-u>select id from events where name like '%dispatch%' order by ts desc<Enter>");
+    size_t d[10];
+    assert_int_equal(events_in_time_order(a->t, "dispatch", d, 10), 10);
+    assert_int_equal(a->v.sel, d[9]); /* the latest first: result order */
+    assert_non_null(strstr(a->msg, "query result 1/10"));
+    press(a, &g, "n");
+    assert_int_equal(a->v.sel, d[8]);
+    press(a, &g, "N");
+    assert_int_equal(a->v.sel, d[9]);
+    /* another result than the selection is in the match colour */
+    press(a, &g, "0");
+    size_t line = Lines_findRow(&a->lines, Lines_rowOfEvent(a->t, d[0]));
+    int y = a->layout.plot.y + (int)(line - a->v.top);
+    const TraceEvent *e = &a->t->events[d[0]];
+    int x = a->layout.plot.x + TraceIndex_colOf(a->v.t0, a->v.t1, a->layout.plot.w, e->ts + e->dur / 2);
+    int role = Grid_at(&g, x, y)->role;
+    assert_true(role == ROLE_MATCH || role == ROLE_MATCH_TEXT);
+    press(a, &g, "<Esc>");
+    assert_int_not_equal(Grid_at(&g, x, y)->role, ROLE_MATCH);
+    /* no id column: a table */
+    press(a, &g, ":<C-u>select name, count(*) as n from events group by name order by name<Enter>");
+    assert_true(Grid_findAny(&g, "Query: 5 rows", NULL) >= 0);
+    assert_true(Grid_findAny(&g, "cudaLaunchKernelExC", NULL) >= 0);
+    press(a, &g, "<Esc>");
+    assert_true(Grid_findAny(&g, "Query:", NULL) < 0);
+    press(a, &g, ":<C-u>select nope from events<Enter>");
+    assert_non_null(strstr(a->msg, "no such column: nope (at column 8)"));
+    done(a, &g);
+}
+
 /* App_applyBinding: a handler's reaction decides whether the status message survives the key. */
 static unsigned h_keep(App *a, const TuiKey *k, int arg) {
     (void)a, (void)k, (void)arg;
@@ -650,6 +687,7 @@ int main(void) {
         cmocka_unit_test(test_flow_arrow_cells),
         cmocka_unit_test(test_flow_arrow_on_timeline),
         cmocka_unit_test(test_export_asks_before_overwrite),
+        cmocka_unit_test(test_sql_query),
         cmocka_unit_test(test_search_refuses_exponential_regex),
         cmocka_unit_test(test_reaction_keeps_or_clears_message),
         cmocka_unit_test(test_help_count_is_rendered_lines),
