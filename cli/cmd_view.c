@@ -44,7 +44,8 @@ void help_view(FILE *out) {
             "  --keys KEYS        keys to feed, one per frame: characters, and <Left> <Right> <Up> <Down>\n"
             "                     <S-Left> <S-Right> <S-Up> <S-Down> <PgUp> <PgDn> <Home> <End> <Tab>\n"
             "                     <S-Tab> <Enter> <Esc> <Space> <BS> <F1> <C-l> <lt> <gt> <Click:X,Y>\n"
-            "                     <WheelUp:X,Y> <WheelDown:X,Y> <Resize:WxH>\n"
+            "                     <WheelUp:X,Y> <WheelDown:X,Y> <Press:X,Y> <Drag:X,Y> <Release:X,Y>\n"
+            "                     <Resize:WxH>\n"
             "  --size WxH         screen size for the headless mode (default 120x40)\n");
     InputOptions_help(out);
 }

@@ -51,6 +51,7 @@ foreach(t copy nocopy)
   set_tests_properties(tui.kernel_table.${t} PROPERTIES LABELS "tmux" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
 ovtrace_unit_test(tui.kernel_table SOURCES ${tui_dir}/test_kernel_table.c LIBS ovtrace_tui)
+ovtrace_unit_test(tui.kname SOURCES ${tui_dir}/test_kname.c LIBS ovtrace_tui)
 # collectives in the viewer (wait glyphs, details, range split, x / X keys).
 ovtrace_unit_test(tui.collview SOURCES ${tui_dir}/test_collview.c LIBS ovtrace_tui)
 add_test(NAME tui.collectives COMMAND bash ${tui_dir}/collectives.sh $<TARGET_FILE:ovtrace>)
@@ -63,6 +64,9 @@ set_tests_properties(tui.export PROPERTIES LABELS "tmux" SKIP_RETURN_CODE 77 TIM
 add_test(NAME tui.lazy_overview COMMAND bash ${tui_dir}/lazy_overview.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set_tests_properties(tui.lazy_overview PROPERTIES LABELS "tmux" SKIP_RETURN_CODE 77 TIMEOUT 300)
 # The unit tests see tui's private headers.
-foreach(t grid viewstate render index app loading preview newuser counter_lane kernel_table collview)
+foreach(t grid viewstate render index app loading preview newuser counter_lane kernel_table kname collview)
   target_include_directories(test_tui_${t} PRIVATE ${PROJECT_SOURCE_DIR}/tui)
 endforeach()
+# The side panels show every number whole at 80x24, 160x45 and 200x50 (headless).
+add_test(NAME tui.panels COMMAND bash ${tui_dir}/panels.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
+

@@ -47,6 +47,7 @@ void App_free(App *a) {
 
 void App_rebuildLines(App *a) {
     Lines_buildFiltered(&a->lines, a->t, a->collapsed, a->show_all ? NULL : a->hidden);
+    a->v.pinned = 0; /* the pin feature's lines op moves its lines to the front */
     Features_lines(a, &a->lines);
 }
 
@@ -72,6 +73,13 @@ void App_setTrace(App *a, Trace *t) {
 }
 
 Trace *App_trace(const App *a) { return a->t; }
+
+size_t App_lineAtRow(const App *a, int k) {
+    if (k < 0) return SIZE_MAX;
+    size_t p = a->v.pinned < a->lines.n ? a->v.pinned : a->lines.n;
+    size_t line = (size_t)k < p ? (size_t)k : a->v.top + ((size_t)k - p);
+    return line < a->lines.n ? line : SIZE_MAX;
+}
 
 int App_clampRange(const App *a, int64_t *t0, int64_t *t1) { return View_clampRange(a->t->t_min, a->t->t_max, t0, t1); }
 

@@ -74,6 +74,10 @@ void App_sync(App *a);
 void App_render(App *a, Grid *g);
 void App_message(App *a, int role, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The line shown on timeline row k (0: the first below the ruler): the pinned lines,
+ * then the scrolled ones from v.top; SIZE_MAX: none. */
+size_t App_lineAtRow(const App *a, int k);
+
 /* Selection helpers shared by key handlers. */
 void App_selectEvent(App *a, size_t idx); /* expands its group, scrolls to it */
 void App_selectLine(App *a, size_t line); /* picks the event at the cursor */

@@ -154,7 +154,7 @@ static const CollMember *sel_member(const App *a) {
 int CollView_detailsLines(const App *a) {
     const CollMember *m = sel_member(a);
     if (!m) return 0;
-    return 3 + (int)state(a)->report->inst[m->inst].n;
+    return 4 + (int)state(a)->report->inst[m->inst].n;
 }
 
 static void fmt(char *b, size_t n, int64_t ns) { Details_formatPrecise(b, n, ns); }
@@ -175,6 +175,14 @@ static uint32_t *arrival_order(const CollMember *mb, uint32_t n) {
     return ord;
 }
 
+/* The arrivals table: its header and rows (row: arrival, rank, start, wait, "  last"). */
+#define ARRIVAL_HEAD "arrival  rank  start after first          wait   x/X: last/next rank"
+#define ARRIVAL_ROW  "%7u  %4d  %17s  %12s"
+/* The wait table of the range panel: its header, rows and what wait means. */
+#define SPLIT_HEAD "%-8s %10s %10s %10s %10s %10s  (us)"
+#define SPLIT_ROW  "%-8s %10s %10s %10s %10s %10s"
+#define SPLIT_NOTE "wait: before the last rank arrived; exp.: exposed (nothing computes)"
+
 /* One line per rank from y on, in arrival order; short of room, the last arrival still
  * shows on the last line. */
 static void render_arrivals(Grid *g, Rect r, int y, const CollReport *R, const CollMember *m) {
@@ -189,7 +197,7 @@ static void render_arrivals(Grid *g, Rect r, int y, const CollReport *R, const C
         fmt(st, sizeof st, x->start - I->first_start);
         fmt(wt, sizeof wt, x->wait);
         int role = x == m ? ROLE_SELECTED_TEXT : x->rank == I->last_rank ? ROLE_BAD : ROLE_PANEL;
-        Grid_printf(g, r.x, y, r.w, role, 0, "%7u  %4d  %17s  %12s%s", i + 1, x->rank, st, wt,
+        Grid_printf(g, r.x, y, r.w, role, 0, ARRIVAL_ROW "%s", i + 1, x->rank, st, wt,
                     x->rank == I->last_rank ? "  last" : "");
     }
     free(ord);
@@ -209,26 +217,37 @@ static void render_details(Grid *g, Rect r, const Trace *t, const CollReport *R,
     if (y >= r.y + r.h) return;
     fmt(w, sizeof w, m->wait);
     fmt(tr, sizeof tr, m->transfer);
-    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "this rank waited %s, transferred %s; rank %d arrived last (skew %s)",
-                w, tr, I->last_rank, sk);
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "this rank waited %s, transferred %s", w, tr);
     if (y >= r.y + r.h) return;
-    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, 0,
-                "arrival  rank  start after first        wait    (x: last, X: next rank)");
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "rank %d arrived last (skew %s)", I->last_rank, sk);
+    if (y >= r.y + r.h) return;
+    Grid_text(g, r.x, y++, r.w, ARRIVAL_HEAD, ROLE_PANEL_KEY, 0);
     render_arrivals(g, r, y, R, m);
 }
 
-int CollView_rangeLines(const App *a) {
+int CollView_rangeLines(const App *a, int w) {
     const CollViewState *s = state(a);
     if (!s->report || !s->split || !View_rangeSet(&a->v)) return 0;
-    return 2 + (int)(s->n_split < 8 ? s->n_split : 8);
+    Rect r = {0, 0, w, 1};
+    int why = s->report->unreliable ? Details_wrapText(NULL, r, 0, s->report->unreliable_why, 0) : 0;
+    return 1 + (int)(s->n_split < 8 ? s->n_split : 8) + Details_wrapText(NULL, r, 0, SPLIT_NOTE, 0) + why;
+}
+
+/* The columns the section's tables take (the panel is laid out to show them whole). */
+static int cv_width(const App *a, const void *st) {
+    (void)st;
+    char h[128];
+    if (a->v.panel == PANEL_RANGE && View_rangeSet(&a->v))
+        return CollView_rangeLines(a, 80) ? snprintf(h, sizeof h, SPLIT_HEAD, "", "", "", "", "", "") : 0;
+    return sel_member(a) ? (int)strlen(ARRIVAL_HEAD) : 0;
 }
 
 /* Wait vs transfer per device over the range (8 devices at most). */
 static void render_range(Grid *g, Rect r, const CollViewState *s) {
     if (r.h <= 0) return;
     int y = r.y;
-    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, "%-8s %10s %10s %10s %10s %10s  (us; wait: before the last rank arrived)",
-                "dev", "comm", "wait", "transfer", "exp.wait", "exp.xfer");
+    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, SPLIT_HEAD, "dev", "comm", "wait", "transfer", "exp.wait",
+                "exp.xfer");
     for (size_t i = 0; i < s->n_split && i < 8 && y < r.y + r.h; i++, y++) {
         const CollDeviceSplit *d = &s->split[i];
         char c[5][32], dev[32];
@@ -239,16 +258,17 @@ static void render_range(Grid *g, Rect r, const CollViewState *s) {
         Time_formatUs(c[4], 32, d->exposed_transfer);
         snprintf(dev, sizeof dev, "r%d:%" PRId64, d->rank, d->device);
         Grid_printf(g, r.x, y, r.w, d->exposed_wait > d->exposed_transfer ? ROLE_BAD : ROLE_PANEL, 0,
-                    "%-8s %10s %10s %10s %10s %10s", dev, c[0], c[1], c[2], c[3], c[4]);
+                    SPLIT_ROW, dev, c[0], c[1], c[2], c[3], c[4]);
     }
-    if (y < r.y + r.h && s->report->unreliable) Grid_text(g, r.x, y, r.w, s->report->unreliable_why, ROLE_ERROR, 0);
+    if (y < r.y + r.h) y += Details_wrapText(g, r, y, SPLIT_NOTE, ROLE_DIM);
+    if (y < r.y + r.h && s->report->unreliable) Details_wrapText(g, r, y, s->report->unreliable_why, ROLE_ERROR);
 }
 
 /* At the bottom of the details panel: the selected collective on every rank; of the
  * range panel: wait vs transfer per device. At most half the panel. */
 static int cv_section(App *a, void *st, PanelMode host, Grid *g, Rect c) {
     const CollViewState *s = st;
-    int n = host == PANEL_RANGE ? CollView_rangeLines(a) : CollView_detailsLines(a);
+    int n = host == PANEL_RANGE ? CollView_rangeLines(a, c.w) : CollView_detailsLines(a);
     if (n > c.h / 2) n = c.h / 2;
     Rect r = {c.x, c.y + c.h - n, c.w, n};
     if (host == PANEL_RANGE) render_range(g, r, s);
@@ -307,4 +327,5 @@ const Feature CollView_feature = {
     .mark_row = cv_mark_row,
     .legend = cv_legend,
     .section = cv_section,
+    .panel_width = cv_width,
 };

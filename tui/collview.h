@@ -23,9 +23,9 @@ const CollDeviceSplit *CollView_rangeSplit(const struct App *a, size_t *n);
 /* Takes R as the model's matched collectives (matched by the lazy load's thread). */
 void CollView_adopt(struct App *a, CollReport *R);
 /* Lines the collective section of the details panel needs (0: the selection is not a
- * matched comm kernel), and of the range panel. */
+ * matched comm kernel), and of the range panel w columns wide (its notes wrap). */
 int CollView_detailsLines(const struct App *a);
-int CollView_rangeLines(const struct App *a);
+int CollView_rangeLines(const struct App *a, int w);
 
 /* The wait glyph (Unicode ▚, ASCII '-'): not a glyph of the band states nor of event
  * fills, so the wait stays apart from the transfer (█ / '=') without colour too. */

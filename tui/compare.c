@@ -224,12 +224,41 @@ static int name_width(const CompareState *c) {
     return w > 28 ? 28 : w;
 }
 
-static void figures_header(Grid *g, Rect r, int y, int name_w) {
-    static const char *H[] = {"window", "busy", "compute", "comm", "overlap", "exposed", "ratio"};
+static const char *const FIG_HEAD[7] = {"window", "busy", "compute", "comm", "overlap", "exposed", "ratio"};
+
+/* The cells of row k (a run, or B - A when k == n_runs); false for a run without GPU
+ * activity in the range. */
+static bool row_cells(const CompareState *c, size_t k, char cell[8][32]) {
+    if (k == c->n_runs) {
+        delta_cells(cell, &c->fig[0], &c->fig[1]);
+        return true;
+    }
+    if (!c->n_devices[k]) return false;
+    fig_cells(cell, &c->fig[k]);
+    return true;
+}
+
+/* Each figure column as wide as its header or its widest cell: the figures are never
+ * cut where the panel is narrow. Returns the columns the figures take. */
+static int fig_widths(const CompareState *c, int wid[7]) {
+    char cell[8][32];
+    for (int j = 0; j < 7; j++) wid[j] = (int)strlen(FIG_HEAD[j]);
+    size_t rows = c->n_runs + (c->n_runs == 2);
+    for (size_t k = 0; k < rows; k++) {
+        if (!row_cells(c, k, cell)) continue;
+        for (int j = 0; j < 7; j++)
+            if ((int)strlen(cell[j]) > wid[j]) wid[j] = (int)strlen(cell[j]);
+    }
+    int w = 0;
+    for (int j = 0; j < 7; j++) w += wid[j] + 1;
+    return w;
+}
+
+static void figures_header(Grid *g, Rect r, int y, int name_w, const int wid[7]) {
     int x = r.x + name_w + 1;
     for (int k = 0; k < 7; k++) {
         char h[16];
-        snprintf(h, sizeof h, "%10s", H[k]);
+        snprintf(h, sizeof h, "%*s", wid[k], FIG_HEAD[k]);
         x += Grid_text(g, x, y, r.x + r.w - x, h, ROLE_PANEL_KEY, ATTR_BOLD) + 1;
     }
     Grid_text(g, x, y, r.x + r.w - x, "(us)", ROLE_DIM, 0);
@@ -237,28 +266,26 @@ static void figures_header(Grid *g, Rect r, int y, int name_w) {
 
 /* One line per run, then B - A (green when less communication is exposed); returns
  * the next free line. */
-static int figures_rows(Grid *g, Rect r, int y, const CompareState *c, int name_w) {
+static int figures_rows(Grid *g, Rect r, int y, const CompareState *c, int name_w, const int wid[7]) {
     char cell[8][32];
     for (size_t k = 0; k <= c->n_runs && y < r.y + r.h; k++, y++) {
         bool delta = k == c->n_runs;
         if (delta && c->n_runs < 2) break;
         int role = ROLE_PANEL;
-        if (delta) {
-            delta_cells(cell, &c->fig[0], &c->fig[1]);
-            int64_t d = c->fig[1].exposed - c->fig[0].exposed;
-            role = d < 0 ? ROLE_GOOD : d > 0 ? ROLE_BAD : ROLE_PANEL;
-        } else if (!c->n_devices[k]) {
+        if (!row_cells(c, k, cell)) {
             Grid_text(g, r.x, y, name_w, c->names[k], ROLE_PANEL, ATTR_BOLD);
             Grid_text(g, r.x + name_w + 1, y, r.w - name_w - 1, "no GPU activity in the range", ROLE_DIM, 0);
             continue;
-        } else {
-            fig_cells(cell, &c->fig[k]);
+        }
+        if (delta) {
+            int64_t d = c->fig[1].exposed - c->fig[0].exposed;
+            role = d < 0 ? ROLE_GOOD : d > 0 ? ROLE_BAD : ROLE_PANEL;
         }
         Grid_text(g, r.x, y, name_w, delta ? "B - A" : c->names[k], ROLE_PANEL, ATTR_BOLD);
         int x = r.x + name_w + 1;
         for (int j = 0; j < 7; j++) {
             char v[48];
-            snprintf(v, sizeof v, "%10.32s", cell[j]);
+            snprintf(v, sizeof v, "%*.32s", wid[j], cell[j]);
             x += Grid_text(g, x, y, r.x + r.w - x, v, role, 0) + 1;
         }
     }
@@ -286,6 +313,14 @@ static int kernel_rows(Grid *g, Rect r, int y, const CompareState *c, const Trac
     return y;
 }
 
+/* The figures' columns: run names, the seven figures, "(us)". */
+static int cmp_width(const App *a, const void *st) {
+    (void)a;
+    const CompareState *c = st;
+    int wid[7];
+    return c && c->panel && c->valid ? name_width(c) + 1 + fig_widths(c, wid) + 4 : 0;
+}
+
 /* The diff panel, when it is on, instead of the side panel. */
 static bool cmp_panel(App *a, void *st, Grid *g, Rect panel, bool at_right) {
     CompareState *c = st;
@@ -297,9 +332,10 @@ static bool cmp_panel(App *a, void *st, Grid *g, Rect panel, bool at_right) {
     Time_format(s0, sizeof s0, c->fig_t0);
     Time_format(s1, sizeof s1, c->fig_t1);
     Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "%s..%s of each run (aligned clocks), all devices summed", s0, s1);
-    int name_w = name_width(c);
-    if (y < r.y + r.h) figures_header(g, r, y++, name_w);
-    y = figures_rows(g, r, y, c, name_w);
+    int name_w = name_width(c), wid[7];
+    fig_widths(c, wid);
+    if (y < r.y + r.h) figures_header(g, r, y++, name_w, wid);
+    y = figures_rows(g, r, y, c, name_w, wid);
     y = kernel_rows(g, r, y, c, a->t);
     if (y < r.y + r.h)
         Grid_text(g, r.x, y, r.w, "V: show both runs / only A / only B    ovtrace diff A B: every figure, per kernel",
@@ -319,4 +355,5 @@ const Feature Compare_feature = {
     .free = cmp_free,
     .sync = cmp_sync,
     .panel = cmp_panel,
+    .panel_width = cmp_width,
 };

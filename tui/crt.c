@@ -38,7 +38,7 @@ bool Crt_active(void) { return g_active != 0; }
 void Crt_done(void) {
     if (!g_active) return;
     g_active = 0;
-    printf("\033[?1000l\033[?1006l"); /* mouse reporting off, in case curses did not */
+    printf("\033[?1000l\033[?1002l\033[?1006l"); /* mouse reporting off, in case curses did not */
     fflush(stdout);
     curs_set(1);
     endwin();
@@ -212,7 +212,11 @@ bool Crt_init(Caps *caps) {
     keypad(stdscr, TRUE);
     intrflush(stdscr, FALSE);
     curs_set(0);
-    mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    /* press, motion and release apart (mouseinterval 0: no clicks made up of them), so
+     * that a drag on the timeline marks a range and one on the ruler pans */
+    mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED | REPORT_MOUSE_POSITION, NULL);
+    printf("\033[?1002h"); /* button-event tracking: motion while a button is held */
+    fflush(stdout);
     mouseinterval(0);
     setup_colors(caps);
     return true;
@@ -263,9 +267,13 @@ bool Crt_readKey(TuiKey *k, int timeout_ms) {
             if (getmouse(&me) != OK) return false;
             k->x = me.x;
             k->y = me.y;
+            static bool down; /* button 1 is held: motion is a drag */
             if (me.bstate & BUTTON4_PRESSED) k->code = TK_WHEEL_UP;
             else if (me.bstate & BUTTON5_PRESSED) k->code = TK_WHEEL_DOWN;
-            else if (me.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) k->code = TK_CLICK;
+            else if (me.bstate & BUTTON1_PRESSED) k->code = TK_PRESS, down = true;
+            else if (me.bstate & BUTTON1_RELEASED) k->code = TK_RELEASE, down = false;
+            else if (me.bstate & BUTTON1_CLICKED) k->code = TK_CLICK;
+            else if ((me.bstate & REPORT_MOUSE_POSITION) && down) k->code = TK_DRAG;
             else return false;
             break;
         }

@@ -136,20 +136,67 @@ Rect Panel_frame(Grid *g, Rect r, bool at_right, const char *title, const Glyphs
     return (Rect){r.x + 1, r.y + 1, r.w - 2, r.h - 1};
 }
 
-/* Writes text wrapped into [x, x+w) from line *y; returns false when out of room. */
+/* How many code points of s to put on a line of w columns: all that fit, ending after a
+ * space, a comma or "::" when one lies in the line's second half, so that a number, a
+ * time or a template argument is never split over two lines (a word longer than the
+ * line still is). */
+static int line_break(const char *s, int w) {
+    const char *p = s;
+    int n = 0, brk = 0;
+    while (*p && n < w) {
+        const char *q = p;
+        uint32_t c = Utf8_decode(&q);
+        n++;
+        if (c == ' ' || c == ',' || (c == ':' && *q != ':' && p > s && p[-1] == ':')) brk = n;
+        p = q;
+    }
+    if (!*p || brk == 0 || brk < w / 2) return n;
+    return brk;
+}
+
+/* Writes text wrapped into [x, x+w) from line *y, at word boundaries (line_break);
+ * returns false when out of room. */
 static bool wrap(Grid *g, Rect r, int x, int *y, const char *s, int role, bool ascii) {
     int w = r.x + r.w - x;
     if (w <= 0) return false;
-    size_t cols = Utf8_columns(s);
     const char *p = s;
+    char line[1024];
     do {
         if (*y >= r.y + r.h) return false;
-        int n = Grid_textAscii(g, x, *y, w, p, role, 0, ascii);
-        for (int i = 0; i < n; i++) Utf8_decode(&p);
+        int n = line_break(p, w < 256 ? w : 256);
+        const char *q = p;
+        for (int i = 0; i < n; i++) Utf8_decode(&q);
+        size_t len = (size_t)(q - p) < sizeof line - 1 ? (size_t)(q - p) : sizeof line - 1;
+        memcpy(line, p, len);
+        line[len] = 0;
+        Grid_textAscii(g, x, *y, w, line, role, 0, ascii);
         (*y)++;
-        cols = cols > (size_t)n ? cols - (size_t)n : 0;
-    } while (cols > 0 && *p);
+        p = q;
+        while (*p == ' ') p++; /* a line never starts with the space it broke at */
+    } while (*p);
     return true;
+}
+
+int Details_wrapText(Grid *g, Rect r, int y, const char *s, int role) {
+    if (r.w <= 0) return 0;
+    int lines = 0;
+    const char *p = s;
+    while (*p) {
+        int n = line_break(p, r.w < 256 ? r.w : 256);
+        const char *q = p;
+        for (int i = 0; i < n; i++) Utf8_decode(&q);
+        if (g && y + lines < r.y + r.h) {
+            char line[1024];
+            size_t len = (size_t)(q - p) < sizeof line - 1 ? (size_t)(q - p) : sizeof line - 1;
+            memcpy(line, p, len);
+            line[len] = 0;
+            Grid_text(g, r.x, y + lines, r.w, line, role, 0);
+        }
+        lines++;
+        p = q;
+        while (*p == ' ') p++;
+    }
+    return lines;
 }
 
 /* Key column width: the longest key fits, up to a third of the panel; a longer key
@@ -161,6 +208,17 @@ static int key_width(const DetailsCache *d, int w) {
         if (c > kw) kw = c > cap ? cap : c;
     }
     return kw;
+}
+
+int Details_width(const DetailsCache *d) {
+    if (d->idx == SIZE_MAX) return 0;
+    int kw = 9, vw = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        int k = (int)Utf8_columns(d->keys[i]) + 1, v = (int)Utf8_columns(d->vals[i]);
+        if (k > kw) kw = k > DETAILS_KEY_MAX ? DETAILS_KEY_MAX : k;
+        if (v > vw) vw = v;
+    }
+    return kw + (vw < DETAILS_VALUE_MIN ? vw : DETAILS_VALUE_MIN);
 }
 
 int Details_renderScroll(Grid *g, Rect r, const DetailsCache *d, const Glyphs *gl, bool ascii, int scroll) {
@@ -176,7 +234,7 @@ int Details_renderScroll(Grid *g, Rect r, const DetailsCache *d, const Glyphs *g
     size_t need = 1;
     int vw = r.w - kw > 1 ? r.w - kw : 1;
     for (size_t i = 0; i < d->n; i++)
-        need += 2 + Utf8_columns(d->keys[i]) / (size_t)r.w + Utf8_columns(d->vals[i]) / (size_t)(vw > 2 ? vw - 2 : 1);
+        need += 2 + Utf8_columns(d->keys[i]) / (size_t)r.w + Utf8_columns(d->vals[i]) / (size_t)(vw > 4 ? vw / 2 - 1 : 1); /* a wrapped line holds half its width at least */
     if (need > 20000) need = 20000; /* a 2 MB name is cut, not laid out */
     Grid tall;
     Grid_init(&tall, r.w, (int)need);

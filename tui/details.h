@@ -24,6 +24,11 @@ void Details_free(DetailsCache *d);
 void Details_build(DetailsCache *d, const Trace *t, size_t idx);
 /* Precise time: "12.345678ms", "546.123us", "812ns". */
 int Details_formatPrecise(char *buf, size_t n, int64_t ns);
+/* The columns the panel's content wants: the key column and values up to
+ * DETAILS_VALUE_MIN columns on one line (longer values wrap at word boundaries). */
+#define DETAILS_KEY_MAX   24
+#define DETAILS_VALUE_MIN 56
+int Details_width(const DetailsCache *d);
 /* Draws the cached fields from line `scroll` of the panel's content (clamped); keys are
  * shown whole (a long one on its own line). Returns the content's line count. */
 int Details_renderScroll(Grid *g, Rect r, const DetailsCache *d, const Glyphs *gl, bool ascii, int scroll);
@@ -33,6 +38,10 @@ void Details_add(DetailsCache *d, const char *key, const char *val);
  * written (numbers exact, strings decoded, nested values compacted); false when the
  * text is not an object (tui/details_args.c). */
 bool Details_addArgsJson(DetailsCache *d, const char *raw, size_t len);
+/* Writes s from line y of r wrapped at word boundaries, as the details panel wraps its
+ * values (the lines below r are left out; g NULL: only counts); returns the lines it
+ * takes. */
+int Details_wrapText(Grid *g, Rect r, int y, const char *s, int role);
 /* Draws a panel frame with a title; returns the content rect. */
 Rect Panel_frame(Grid *g, Rect r, bool at_right, const char *title, const Glyphs *gl);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ovtrace/base/alloc.h"
 #include "app.h"
@@ -12,7 +13,8 @@
 #include "feature.h"
 
 typedef struct {
-    bool clip; /* slices cut to the range (Tab toggles) */
+    bool clip;          /* slices cut to the range (Tab toggles) */
+    char pending[512];  /* a file that exists, waiting for the answer to "overwrite?" */
 } ExportKeyState;
 
 extern const Feature ExportKey_feature;
@@ -52,12 +54,35 @@ static void toggle_clip(App *a) {
     label(a, a->prompt.label, sizeof a->prompt.label);
 }
 
-/* Enter in the prompt: the export to path; the result goes to the status bar. */
+static void run_export(App *a, const char *path);
+
+/* The answer to "overwrite?". */
+static void confirm(App *a, const char *answer) {
+    ExportKeyState *s = state(a);
+    if (answer[0] == 'y') run_export(a, s->pending);
+    else App_message(a, ROLE_DIM, "export cancelled: %s kept", s->pending);
+}
+
+/* Enter in the prompt: the export to path (a file there: asked first); the result goes
+ * to the status bar. */
 static void submit(App *a, const char *path) {
     if (!path[0]) {
         App_message(a, ROLE_ERROR, "export cancelled: no file name");
         return;
     }
+    struct stat st;
+    if (lstat(path, &st) == 0) { /* Export_run replaces a regular file: ask (it refuses the rest itself) */
+        ExportKeyState *s = state(a);
+        snprintf(s->pending, sizeof s->pending, "%s", path);
+        char q[352];
+        snprintf(q, sizeof q, "%.300s exists: overwrite? (y/n) ", path);
+        Prompt_openYesNo(&a->prompt, q, confirm);
+        return;
+    }
+    run_export(a, path);
+}
+
+static void run_export(App *a, const char *path) {
     ExportFilter f = ExportFilter_all();
     export_range(a, &f.t0, &f.t1);
     if (a->search.active) f.name_re = a->search.pattern;

@@ -10,7 +10,7 @@
  * order is the ? screen's (feature.h says where else it matters). Nav: time, lanes,
  * events and the mouse (navigate.c); CounterLane before Overview, whose lines replace
  * the timeline's, and before CollView, whose panel sections go above its figures;
- * Session: redraw, resize, quit (app.c). */
+ * Pin after them: it moves the lines they made; Session: redraw, resize, quit (app.c). */
 #define FEATURE_LIST(F)                                                                                                \
     F(Nav)                                                                                                             \
     F(CounterLane)                                                                                                     \
@@ -18,11 +18,13 @@
     F(Partner)                                                                                                         \
     F(CollView)                                                                                                        \
     F(Overview)                                                                                                        \
+    F(Pin)                                                                                                             \
     F(Panel)                                                                                                           \
     F(ExportKey)                                                                                                       \
     F(Compare)                                                                                                         \
     F(Live)                                                                                                            \
     F(KTable)                                                                                                          \
+    F(Sql)                                                                                                             \
     F(LazyLoad)                                                                                                        \
     F(Help)                                                                                                            \
     F(Session)

@@ -12,6 +12,7 @@
 #include "app.h"
 #include "crt.h"
 #include "lanes_render.h"
+#include "kname.h"
 #include "feature.h"
 
 static bool counts(const TraceEvent *e, bool all) {
@@ -52,7 +53,14 @@ void KTable_build(KTable *kt, const Trace *t, int64_t t0, int64_t t1, bool all) 
     KTable_sort(kt, t, KT_TOTAL, false);
 }
 
+static void drop_shown(KTable *kt) {
+    for (size_t i = 0; kt->shown && i < kt->n; i++) free(kt->shown[i]);
+    free(kt->shown);
+    kt->shown = NULL;
+}
+
 void KTable_free(KTable *kt) {
+    drop_shown(kt);
     free(kt->rows);
     KtCol s = kt->sort;
     bool asc = kt->asc;
@@ -98,6 +106,7 @@ static int row_cmp_desc(const void *pa, const void *pb) {
 }
 
 void KTable_sort(KTable *kt, const Trace *t, KtCol col, bool asc) {
+    drop_shown(kt); /* indexed by row */
     kt->sort = col;
     kt->asc = asc;
     sort_t = t;
@@ -137,8 +146,23 @@ size_t KTable_instances(const Trace *t, uint32_t name, int64_t t0, int64_t t1, b
 
 static const char *const HEAD[KT__COLS] = {"count", "total", "mean", "min", "max", "share", "class", "name"};
 static const int WID[KT__COLS] = {8, 12, 11, 11, 11, 7, 9, 0};
+enum { FIXED_W = 8 + 12 + 11 + 11 + 11 + 7 + 9 + 1, NAME_MIN_W = 30 };
 
-int KTable_render(Grid *g, Rect r, const Trace *t, const KTable *kt, size_t sel, size_t top, bool ascii) {
+/* The name column's forms for width w (KName_distinct over every row). */
+static void names_for(KTable *kt, const Trace *t, int w, bool ascii) {
+    if (kt->shown && kt->shown_w == w && kt->shown_ascii == ascii) return;
+    drop_shown(kt);
+    if (!kt->n) return;
+    const char **names = xmalloc(kt->n * sizeof *names);
+    for (size_t i = 0; i < kt->n; i++) names[i] = StrTab_get(t->strings, kt->rows[i].name);
+    kt->shown = xcalloc(kt->n, sizeof *kt->shown);
+    KName_distinct(names, kt->n, w, !ascii, kt->shown);
+    free(names);
+    kt->shown_w = w;
+    kt->shown_ascii = ascii;
+}
+
+int KTable_render(Grid *g, Rect r, const Trace *t, KTable *kt, size_t sel, size_t top, bool ascii) {
     if (r.w <= 0 || r.h < 6) return 0;
     Grid_fill(g, r, ' ', ROLE_PANEL, 0);
     char a[48], b[48], buf[512];
@@ -147,13 +171,19 @@ int KTable_render(Grid *g, Rect r, const Trace *t, const KTable *kt, size_t sel,
     size_t events = 0;
     for (size_t i = 0; i < kt->n; i++) events += kt->rows[i].count;
     /* a lazy load's GPU-first model: "all events" cannot include the CPU lanes yet */
-    snprintf(buf, sizeof buf, " %s in %s..%s: %zu names, %zu events%s  (1-8 sort, Enter slowest, a %s, y copy, t/Esc close)",
+    snprintf(buf, sizeof buf, " %s in %s..%s: %zu names, %zu events%s  (1-8 sort, Enter slowest, a %s, </> scroll names, y copy, t/Esc close)",
              kt->all ? "Events" : "Kernels", a, b, kt->n, events,
              kt->all && t->gpu_only ? " (GPU lanes only: CPU lanes loading)" : "", kt->all ? "kernels only" : "all events");
     Grid_text(g, r.x, r.y, r.w, buf, ROLE_PANEL_TITLE, ATTR_BOLD);
+    /* min and max make room for the names where the table is narrow */
+    bool narrow = r.w - FIXED_W < NAME_MIN_W;
+    int name_w = r.w - FIXED_W + (narrow ? WID[KT_MIN] + WID[KT_MAX] : 0);
+    if (name_w < 8) name_w = 8;
+    names_for(kt, t, name_w, ascii);
     /* header: the sort column carries an arrow */
     int x = r.x;
     for (int c = 0; c < KT__COLS; c++) {
+        if (narrow && (c == KT_MIN || c == KT_MAX)) continue;
         char h[32];
         const char *arrow = c == (int)kt->sort ? (kt->asc ? (ascii ? "^" : "\xe2\x96\xb2") : (ascii ? "v" : "\xe2\x96\xbc")) : "";
         snprintf(h, sizeof h, "%d %s%s", c + 1, HEAD[c], arrow);
@@ -182,9 +212,17 @@ int KTable_render(Grid *g, Rect r, const Trace *t, const KTable *kt, size_t sel,
         snprintf(c[KT_SHARE], 48, "%.1f%%", kt->sum > 0 ? 100.0 * (double)row->total / (double)kt->sum : 0.0);
         snprintf(c[KT_CLASS], 48, "%s", EventClass_name((EventClass)row->cls));
         char line[1024];
-        int o = snprintf(line, sizeof line, "%*s %*s %*s %*s %*s %*s %*s  ", WID[0] - 1, c[0], WID[1] - 1, c[1],
-                         WID[2] - 1, c[2], WID[3] - 1, c[3], WID[4] - 1, c[4], WID[5] - 1, c[5], WID[6] - 1, c[6]);
-        Lanes_shortName(StrTab_get(t->strings, row->name), line + o, sizeof line - (size_t)o, !ascii);
+        int o = 0;
+        for (int k = 0; k < KT_NAME; k++)
+            if (!narrow || (k != KT_MIN && k != KT_MAX)) o += snprintf(line + o, sizeof line - (size_t)o, "%*s ", WID[k] - 1, c[k]);
+        o += snprintf(line + o, sizeof line - (size_t)o, " ");
+        if (kt->hscroll > 0) { /* the full name from hscroll columns on */
+            const char *p = StrTab_get(t->strings, row->name);
+            for (int k = 0; k < kt->hscroll && *p; k++) Utf8_decode(&p);
+            snprintf(line + o, sizeof line - (size_t)o, "%s", p);
+        } else {
+            snprintf(line + o, sizeof line - (size_t)o, "%s", kt->shown[i]);
+        }
         int role = i == sel ? ROLE_SELECTED_TEXT : ROLE_PANEL;
         if (i == sel) Grid_fill(g, (Rect){r.x, y, r.w, 1}, ' ', role, 0);
         Grid_textAscii(g, r.x, y, r.w, line, role, 0, ascii);
@@ -382,6 +420,8 @@ static void sort_key(App *a, KTableState *s, KtCol c) {
         if (s->kt.rows[i].name == keep) s->sel = i;
 }
 
+enum { HSCROLL_STEP = 8 }; /* columns a name scroll moves */
+
 static void move_key(App *a, KTableState *s, const TuiKey *k) {
     size_t n = s->kt.n;
     int page = s->rows_shown > 1 ? s->rows_shown : 10;
@@ -397,6 +437,12 @@ static void move_key(App *a, KTableState *s, const TuiKey *k) {
     case 'G':
     case TK_END: s->sel = n ? n - 1 : 0; break;
     case 'a': rebuild(a, s, !s->kt.all); break;
+    case '<':
+    case 'h':
+    case TK_LEFT: s->kt.hscroll = s->kt.hscroll > HSCROLL_STEP ? s->kt.hscroll - HSCROLL_STEP : 0; break;
+    case '>':
+    case 'l':
+    case TK_RIGHT: s->kt.hscroll += HSCROLL_STEP; break;
     case 'y': copy_name(a, s); break;
     default:
         if (k->code >= '1' && k->code < '1' + KT__COLS) {
@@ -423,19 +469,25 @@ static bool kt_key(App *a, void *st, const TuiKey *k, unsigned *redraw) {
     return true;
 }
 
-/* The open table over the lanes (labels and plot). */
+/* The open table over the lanes and the panel: every column for the names. */
 static void kt_render(App *a, void *st, Grid *g, const Layout *L) {
     KTableState *s = st;
     if (!s->open) return;
-    Rect r = {L->labels.x, L->labels.y, L->plot.x + L->plot.w - L->labels.x, L->labels.h};
+    Rect r = {0, L->labels.y, L->title.w, L->legend.y - L->labels.y};
     /* keep the selection visible for the height we get */
     int body = r.h - 6 > 0 ? r.h - 6 : 1;
     if (s->sel >= s->top + (size_t)body) s->top = s->sel - (size_t)body + 1;
     s->rows_shown = KTable_render(g, r, a->t, &s->kt, s->sel, s->top, !a->gl->unicode);
 }
 
+/* The open table takes the panel's place too. */
+static bool kt_panel(App *a, void *st, Grid *g, Rect panel, bool at_right) {
+    (void)a, (void)g, (void)panel, (void)at_right;
+    return ((KTableState *)st)->open;
+}
+
 static const KeyBinding KTABLE_KEYS[] = {
-    {{'t'}, "t", "kernel table of the marked (or visible) range: 1-8 sort, Enter slowest (then n/N), a all events, y copy",
+    {{'t'}, "t", "kernel table of the marked (or visible) range: 1-8 sort, Enter slowest (then n/N), a all events, < > scroll names, y copy",
      k_open, 0},
 };
 
@@ -447,4 +499,5 @@ const Feature KTable_feature = {
     .retrace = kt_retrace,
     .key = kt_key,
     .render = kt_render,
+    .panel = kt_panel,
 };

@@ -29,6 +29,12 @@ typedef struct {
     bool all; /* every event name (not counters), else GPU kernels only */
     KtCol sort;
     bool asc;
+    /* the names as the name column shows them (KName_distinct), for shown_w columns;
+     * rebuilt when the rows, their order or the width change */
+    char **shown;
+    int shown_w;
+    bool shown_ascii;
+    int hscroll; /* > 0: the name column shows the full names from this column on */
 } KTable;
 
 /* Rows for the events intersecting [t0, t1) (kernels only unless all). Sorted by total,
@@ -41,9 +47,12 @@ void KTable_sort(KTable *kt, const Trace *t, KtCol col, bool asc);
  * malloc'ed. Returns their number. */
 size_t KTable_instances(const Trace *t, uint32_t name, int64_t t0, int64_t t1, bool all, size_t **out);
 /* Draws the table into r: a title, the header (sort column marked), rows from top with
- * sel highlighted, the selected row's full name wrapped below, and the keys. Names go
- * through the grid's sanitising text output. Returns the number of table rows shown. */
-int KTable_render(Grid *g, Rect r, const Trace *t, const KTable *kt, size_t sel, size_t top, bool ascii);
+ * sel highlighted, the selected row's full name wrapped below, and the keys. The name
+ * column takes the rest of the width (min and max make room for it where r is
+ * narrow), its names told apart by KName_distinct, or the full names scrolled by
+ * kt->hscroll. Names go through the grid's sanitising text output. Returns the number
+ * of table rows shown. */
+int KTable_render(Grid *g, Rect r, const Trace *t, KTable *kt, size_t sel, size_t top, bool ascii);
 /* OSC 52 "copy to clipboard" sequence for s (ESC ] 52 ; c ; base64 BEL) into out;
  * returns its length, or 0 when it does not fit. */
 size_t KTable_osc52(const char *s, char *out, size_t n);

@@ -17,7 +17,8 @@ static const struct {
     {"Home", TK_HOME},     {"End", TK_END},       {"Tab", TK_TAB},     {"S-Tab", TK_BTAB},  {"Enter", TK_ENTER},
     {"Esc", TK_ESC},       {"Space", ' '},        {"BS", TK_BACKSPACE}, {"Del", TK_DELETE}, {"F1", TK_F1},
     {"lt", '<'},           {"gt", '>'},           {"Resize", TK_RESIZE}, {"Click", TK_CLICK},
-    {"WheelUp", TK_WHEEL_UP}, {"WheelDown", TK_WHEEL_DOWN},
+    {"WheelUp", TK_WHEEL_UP}, {"WheelDown", TK_WHEEL_DOWN}, {"Press", TK_PRESS}, {"Drag", TK_DRAG},
+    {"Release", TK_RELEASE},
 };
 
 const char *Keys_name(int code, char buf[16]) {
@@ -49,7 +50,8 @@ static bool parse_named(const char *text, size_t len, TuiKey *k, char *err, size
         snprintf(err, errlen, "unknown key <%s> (see 'ovtrace view --help')", name);
         return false;
     }
-    bool positioned = k->code == TK_CLICK || k->code == TK_WHEEL_UP || k->code == TK_WHEEL_DOWN || k->code == TK_RESIZE;
+    bool positioned = k->code == TK_CLICK || k->code == TK_WHEEL_UP || k->code == TK_WHEEL_DOWN ||
+                      k->code == TK_RESIZE || k->code == TK_PRESS || k->code == TK_DRAG || k->code == TK_RELEASE;
     if (!colon && positioned) {
         snprintf(err, errlen, "key <%s> needs a position: <%s:X,Y>", name, name);
         return false;

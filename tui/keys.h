@@ -37,6 +37,9 @@ enum {
     TK_WHEEL_UP,   /* x, y */
     TK_WHEEL_DOWN, /* x, y */
     TK_INTERRUPT,  /* SIGINT/SIGTERM/SIGHUP arrived */
+    TK_PRESS,      /* x, y: button 1 went down (a click when it comes up there) */
+    TK_DRAG,       /* x, y: the mouse moved with button 1 down */
+    TK_RELEASE,    /* x, y: button 1 came up */
 };
 
 struct TuiKey {

@@ -284,9 +284,9 @@ void Lanes_render(App *a, Grid *g, Rect labels, Rect plot) {
     int sep = labels.x + labels.w;
     for (int y = plot.y; y < plot.y + plot.h; y++) Grid_put(g, sep, y, a->gl->vline, ROLE_DIM, 0);
     for (int k = 0; k < plot.h; k++) {
-        size_t line = v->top + (size_t)k;
+        size_t line = App_lineAtRow(a, k);
         int y = plot.y + k;
-        if (line >= a->lines.n) break;
+        if (line == SIZE_MAX) break;
         const Line *L = &a->lines.v[line];
         bool selected = line == v->line;
         if (L->kind == LINE_GROUP) {
@@ -304,7 +304,8 @@ void Lanes_render(App *a, Grid *g, Rect labels, Rect plot) {
         }
     }
     /* say what v would show, below the last line when there is room */
-    size_t shown = a->lines.n > v->top ? a->lines.n - v->top : 0;
+    size_t p = v->pinned < a->lines.n ? v->pinned : a->lines.n;
+    size_t shown = p + (a->lines.n > v->top ? a->lines.n - v->top : 0);
     if (a->n_hidden && !a->show_all && shown < (size_t)plot.h) {
         char note[128];
         snprintf(note, sizeof note, "%zu empty or annotation-only CPU group%s hidden (v shows them)", a->n_hidden,

@@ -201,7 +201,10 @@ struct LoadWatch {
     LoadPhase phase;
     double t0, t_read_end, t_last_cb;
     long throttle_ms; /* view --debug-load-throttle-ms: sleep per report (e2e tests) */
-    PreviewModel *preview;       /* updated by the loading thread, under mu */
+    /* the preview has a lock of its own: an update of many lanes holds it long, and
+     * the UI thread only tries it (a snapshot keeps the last copy when it is taken) */
+    pthread_mutex_t pmu;
+    PreviewModel *preview;       /* updated by the loading thread, under pmu */
     PreviewModel *preview_shown; /* the snapshotting thread's copy */
 };
 
@@ -213,6 +216,7 @@ static void watch_add(LoadWatch *w, size_t *cap, const char *path) {
 LoadWatch *LoadWatch_new(const char *const *paths, size_t n) {
     LoadWatch *w = xcalloc(1, sizeof *w);
     pthread_mutex_init(&w->mu, NULL);
+    pthread_mutex_init(&w->pmu, NULL);
     size_t cap = 0;
     for (size_t i = 0; i < n; i++) {
         struct stat st;
@@ -256,6 +260,7 @@ void LoadWatch_free(LoadWatch *w) {
     Preview_free(w->preview);
     Preview_free(w->preview_shown);
     pthread_mutex_destroy(&w->mu);
+    pthread_mutex_destroy(&w->pmu);
     free(w);
 }
 
@@ -296,9 +301,9 @@ void LoadWatch_enablePreview(LoadWatch *w, const CommRules *rules) {
 void LoadWatch_observe(void *ctx, const Trace *partial) {
     LoadWatch *w = ctx;
     if (!w->preview) return;
-    pthread_mutex_lock(&w->mu);
+    pthread_mutex_lock(&w->pmu);
     Preview_update(w->preview, partial);
-    pthread_mutex_unlock(&w->mu);
+    pthread_mutex_unlock(&w->pmu);
 }
 
 void LoadWatch_setPhase(LoadWatch *w, LoadPhase p) {
@@ -334,11 +339,14 @@ void LoadWatch_snapshot(LoadWatch *w, LoadingView *v) {
     } else if (v->phase >= LOAD_BUILDING) {
         v->read_elapsed = w->t_read_end - w->t0;
     }
-    if (w->preview) { /* copies only when the loader changed it */
-        Preview_copy(w->preview_shown, w->preview);
+    pthread_mutex_unlock(&w->mu);
+    if (w->preview) { /* copies only when the loader changed it, and never waits for it */
+        if (pthread_mutex_trylock(&w->pmu) == 0) {
+            Preview_copy(w->preview_shown, w->preview);
+            pthread_mutex_unlock(&w->pmu);
+        }
         v->preview = w->preview_shown;
     }
-    pthread_mutex_unlock(&w->mu);
 }
 
 /* ---------- background job ---------- */

@@ -79,8 +79,9 @@ void LoadWatch_setPhase(LoadWatch *w, LoadPhase p);
 /* Keeps a preview of the partial trace (rules: as the final classification, NULL:
  * built-in); borrowed rules must outlive w. */
 void LoadWatch_enablePreview(LoadWatch *w, const CommRules *rules);
-/* LoadOptions.observe; ctx is the LoadWatch. Updates the preview under the watch's
- * mutex (only the events added since the last call are read). */
+/* LoadOptions.observe; ctx is the LoadWatch. Updates the preview under the preview's
+ * own mutex (only the events added since the last call are read); a snapshot only
+ * tries that mutex, so the UI thread never waits for an update. */
 void LoadWatch_observe(void *ctx, const Trace *partial);
 /* Consistent copy for rendering; names/sizes point into w (valid until LoadWatch_free).
  * The preview is copied into a model w keeps for the one thread that takes snapshots

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ovtrace/base/alloc.h"
 #include "app.h"
 #include "feature.h"
 
@@ -191,8 +192,8 @@ static unsigned k_click(App *a, const TuiKey *k, int arg) {
         return REDRAW_VIEW;
     }
     if (k->y < y0 || k->y >= y0 + L->plot.h || k->x >= L->plot.x + L->plot.w) return REDRAW_NONE;
-    size_t line = a->v.top + (size_t)(k->y - y0);
-    if (line >= a->lines.n) return REDRAW_NONE;
+    size_t line = App_lineAtRow(a, k->y - y0);
+    if (line == SIZE_MAX) return REDRAW_NONE;
     const Line *ln = &a->lines.v[line];
     if (ln->kind == LINE_GROUP) {
         a->v.line = line;
@@ -210,6 +211,93 @@ static unsigned k_click(App *a, const TuiKey *k, int arg) {
         App_selectLine(a, line);
     }
     return REDRAW_VIEW;
+}
+
+/* A drag with button 1: on the timeline it marks a range, on the ruler it pans. */
+typedef struct {
+    enum { DRAG_NONE, DRAG_RANGE, DRAG_PAN } kind;
+    int x0;         /* the column it started at */
+    int64_t time0;  /* the time under it (a range's first end) */
+    int64_t view0;  /* the window's start then (a pan) */
+    bool moved;     /* a column away from x0 at least once */
+} NavState;
+
+extern const Feature Nav_feature;
+
+static void *nav_init(App *a) {
+    (void)a;
+    return xcalloc(1, sizeof(NavState));
+}
+
+static void nav_free(App *a, void *st) {
+    (void)a;
+    free(st);
+}
+
+/* time under column x of the plot, x clamped to it */
+static int64_t time_at_clamped(const App *a, int x) {
+    const Rect *p = &a->layout.plot;
+    if (x < p->x) x = p->x;
+    if (x >= p->x + p->w) x = p->x + p->w - 1;
+    return time_at(a, x);
+}
+
+/* Button 1 down: a click (cursor, lane, event, fold) that may become a drag. */
+static unsigned k_press(App *a, const TuiKey *k, int arg) {
+    NavState *s = Feature_state(a, &Nav_feature);
+    const Layout *L = &a->layout;
+    s->kind = DRAG_NONE;
+    s->moved = false;
+    if (L->too_small) return REDRAW_NONE;
+    bool on_ruler = k->y >= L->ruler.y && k->y < L->ruler.y + L->ruler.h && k->x >= L->plot.x &&
+                    k->x < L->plot.x + L->plot.w;
+    bool on_plot = k->y >= L->plot.y && k->y < L->plot.y + L->plot.h && k->x >= L->plot.x &&
+                   k->x < L->plot.x + L->plot.w;
+    if (on_ruler || on_plot) {
+        s->kind = on_ruler ? DRAG_PAN : DRAG_RANGE;
+        s->x0 = k->x;
+        s->time0 = time_at(a, k->x);
+        s->view0 = a->v.t0;
+    }
+    return k_click(a, k, arg);
+}
+
+/* Motion with button 1 down: the range from the press to here (its figures in the
+ * panel as the marks keys give them), or the window dragged along with the mouse. */
+static unsigned k_drag(App *a, const TuiKey *k, int arg) {
+    (void)arg;
+    NavState *s = Feature_state(a, &Nav_feature);
+    if (s->kind == DRAG_NONE || a->layout.plot.w <= 0) return REDRAW_NONE;
+    if (k->x != s->x0) s->moved = true;
+    if (!s->moved) return REDRAW_NONE;
+    if (s->kind == DRAG_PAN) {
+        int64_t per_col = View_span(&a->v) / a->layout.plot.w;
+        View_pan(&a->v, s->view0 - (int64_t)(k->x - s->x0) * per_col - a->v.t0);
+        a->v.follow = false;
+        return REDRAW_VIEW;
+    }
+    int64_t t = time_at_clamped(a, k->x);
+    if (t == s->time0) return REDRAW_NONE;
+    a->v.mark0 = s->time0;
+    a->v.mark1 = t;
+    a->v.cursor = t;
+    a->v.panel = PANEL_RANGE;
+    a->v.panel_hidden = false;
+    return REDRAW_VIEW;
+}
+
+/* Button 1 up: the drag ends (the last motion's place counts too). */
+static unsigned k_release(App *a, const TuiKey *k, int arg) {
+    NavState *s = Feature_state(a, &Nav_feature);
+    unsigned r = k_drag(a, k, arg);
+    if (s->kind == DRAG_RANGE && s->moved && View_rangeSet(&a->v))
+        App_message(a, ROLE_GOOD, "range marked: statistics in the panel (r: details, Esc: clear)");
+    s->kind = DRAG_NONE;
+    return r | REDRAW_VIEW | KEEP_MSG;
+}
+
+static unsigned k_mouse(App *a, const TuiKey *k, int arg) {
+    return k->code == TK_PRESS ? k_press(a, k, arg) : k->code == TK_DRAG ? k_drag(a, k, arg) : k_release(a, k, arg);
 }
 
 static const KeyBinding NAV_KEYS[] = {
@@ -243,6 +331,7 @@ static const KeyBinding NAV_KEYS[] = {
     {{TK_ENTER, ' '}, "Enter Space", "collapse / expand the group (live: Space on a lane freezes)", k_toggle, 0},
     {{'.'}, ".", "next event on the lane", k_event, 1},
     {{','}, ",", "previous event on the lane", k_event, -1},
-    {{TK_CLICK}, "click", "select the event (or fold a group header)", k_click, 0},
+    {{TK_CLICK}, "click", "select the event and its lane (or fold a group header)", k_click, 0},
+    {{TK_PRESS, TK_DRAG, TK_RELEASE}, "drag", "on the timeline: mark a range (its statistics in the panel); on the ruler: pan", k_mouse, 0},
 };
-const Feature Nav_feature = {.name = "navigation", FEATURE_KEYS(NAV_KEYS)};
+const Feature Nav_feature = {.name = "navigation", FEATURE_KEYS(NAV_KEYS), .init = nav_init, .free = nav_free};

@@ -68,10 +68,12 @@ static bool showing_range(const App *a, const PanelState *s) {
     return a->v.panel == PANEL_RANGE && View_rangeSet(&a->v) && s->report;
 }
 
-/* The range figures' columns: the layout widens the side panel to them. */
+/* The columns the content takes (the range figures' table, the details' keys and
+ * values): the layout widens the side panel to them, or puts it at the bottom. */
 static int pn_width(const App *a, const void *st) {
     const PanelState *s = st;
-    return showing_range(a, s) ? RangePanel_width(a->t, s->report) : 0;
+    if (showing_range(a, s)) return RangePanel_width(a->t, s->report, s->range_a, s->range_b);
+    return Details_width(&s->details);
 }
 
 static bool pn_panel(App *a, void *st, Grid *g, Rect panel, bool at_right) {

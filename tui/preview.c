@@ -145,16 +145,29 @@ static int cmp_lane(const PreviewLane *x, const PreviewLane *y) {
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static void sort_order(PreviewModel *p) { /* insertion sort: new lanes are few, the rest is sorted */
-    for (size_t i = 1; i < p->n_lanes; i++) {
-        uint32_t v = p->order[i];
-        size_t j = i;
-        while (j > 0 && cmp_lane(&p->lanes[p->order[j - 1]], &p->lanes[v]) > 0) {
-            p->order[j] = p->order[j - 1];
-            j--;
-        }
-        p->order[j] = v;
-    }
+static const PreviewLane *sort_lanes; /* qsort has no context; the loading thread alone sorts */
+static int order_cmp(const void *pa, const void *pb) {
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    int c = cmp_lane(&sort_lanes[a], &sort_lanes[b]);
+    return c ? c : (a > b) - (a < b);
+}
+
+/* Lanes in display order: order[0, sorted) is in order already; the lanes after it are
+ * sorted and merged in, O(n + k log k) for k new lanes (a million lanes arriving over
+ * many updates never costs a quadratic sort). sorted 0: everything is sorted anew. */
+static void sort_order(PreviewModel *p, size_t sorted) {
+    size_t n = p->n_lanes;
+    if (sorted >= n) return;
+    sort_lanes = p->lanes;
+    qsort(p->order + sorted, n - sorted, sizeof *p->order, order_cmp);
+    if (!sorted) return;
+    uint32_t *m = xmalloc(n * sizeof *m);
+    size_t i = 0, j = sorted, o = 0;
+    while (i < sorted && j < n) m[o++] = order_cmp(&p->order[j], &p->order[i]) < 0 ? p->order[j++] : p->order[i++];
+    while (i < sorted) m[o++] = p->order[i++];
+    while (j < n) m[o++] = p->order[j++];
+    memcpy(p->order, m, n * sizeof *m);
+    free(m);
 }
 
 static int32_t rank_of(const Trace *t, uint32_t source) {
@@ -184,12 +197,13 @@ static void set_group_label(PreviewLane *l, const Trace *t, bool multi) {
 
 static void add_lanes(PreviewModel *p, const Trace *t) {
     bool resort = false;
+    size_t sorted = p->n_lanes; /* the lanes known so far are in order unless a rank moved */
     bool multi = t->n_sources > 1;
     if (multi != p->multi_source) p->multi_source = multi, resort = true;
     /* ranks may become known later in a file (distributedInfo after the events) */
     for (size_t i = 0; i < p->n_lanes; i++) {
         int32_t r = rank_of(t, p->lanes[i].source);
-        if (r != p->lanes[i].rank) p->lanes[i].rank = r, resort = true;
+        if (r != p->lanes[i].rank) p->lanes[i].rank = r, resort = true, sorted = 0;
     }
     if (t->n_lanes > p->n_lanes) {
         if (t->n_lanes > p->cap_lanes) {
@@ -221,7 +235,7 @@ static void add_lanes(PreviewModel *p, const Trace *t) {
     }
     if (resort) {
         for (size_t i = 0; i < p->n_lanes; i++) set_group_label(&p->lanes[i], t, multi);
-        sort_order(p);
+        sort_order(p, sorted);
         p->version++;
     }
 }

@@ -13,6 +13,21 @@ void Prompt_open(Prompt *p, const char *label, const char *text, PromptFn submit
     p->len = strlen(p->buf);
     p->submit = submit;
     p->tab = tab;
+    p->yes_no = false;
+}
+
+void Prompt_openYesNo(Prompt *p, const char *label, PromptFn submit) {
+    Prompt_open(p, label, "", submit, NULL);
+    p->yes_no = true;
+}
+
+/* The answer to a yes/no question: y or Y yes; n, N, Enter, Esc no; other keys wait. */
+static unsigned yes_no_key(struct App *a, Prompt *p, const TuiKey *k) {
+    bool yes = k->code == 'y' || k->code == 'Y';
+    if (!yes && k->code != 'n' && k->code != 'N' && k->code != TK_ENTER && k->code != TK_ESC) return REDRAW_NONE;
+    p->open = false;
+    if (p->submit) p->submit(a, yes ? "y" : "n");
+    return REDRAW_VIEW;
 }
 
 /* A typed character, as UTF-8, while it fits. */
@@ -29,6 +44,7 @@ static unsigned type_char(Prompt *p, int code) {
 }
 
 unsigned Prompt_key(struct App *a, Prompt *p, const TuiKey *k) {
+    if (p->yes_no) return yes_no_key(a, p, k);
     switch (k->code) {
     case TK_ESC: p->open = false; return REDRAW_VIEW;
     case TK_BACKSPACE:

@@ -3,9 +3,12 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ovtrace/model/timeunits.h"
+#include "ovtrace/base/alloc.h"
+#include "kname.h"
 #include "lanes_render.h"
 #include "ruler.h"
 
@@ -41,26 +44,43 @@ static size_t table(const Trace *t, const OverlapReport *R, char cell[8][NC][32]
     return nd;
 }
 
-int RangePanel_width(const Trace *t, const OverlapReport *R) {
-    if (!R || R->n_devices == 0) return 0;
-    char cell[8][NC][32];
-    int wid[NC], w = 0;
-    table(t, R, cell, wid);
-    for (int k = 0; k < NC; k++) w += wid[k] + 1;
-    return w + 4; /* "(us)" */
-}
-
-void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, int64_t a, int64_t b,
-                       const Glyphs *gl) {
-    if (r.w <= 0 || r.h <= 0 || !R) return;
-    int y = r.y;
+/* The range ("0us..4464us (4464us)") and its command ("= ovtrace stats --range
+ * 0ns:4464000ns"). */
+static void range_lines(const Trace *t, int64_t a, int64_t b, char *range, char *cmd, size_t n) {
     char sa[48], sb[48], sd[48], arg[96];
     int64_t res = (b - a) / 1000 > 0 ? (b - a) / 1000 : 1;
     Ruler_format(sa, sizeof sa, a - t->t_min, res);
     Ruler_format(sb, sizeof sb, b - t->t_min, res);
     Ruler_format(sd, sizeof sd, b - a, res);
     RangePanel_rangeArg(t, a, b, arg, sizeof arg);
-    Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "%s..%s (%s)  = ovtrace stats --range %s", sa, sb, sd, arg);
+    snprintf(range, n, "%s..%s (%s)", sa, sb, sd);
+    snprintf(cmd, n, "= ovtrace stats --range %s", arg);
+}
+
+int RangePanel_width(const Trace *t, const OverlapReport *R, int64_t a, int64_t b) {
+    char range[160], cmd[160];
+    range_lines(t, a, b, range, cmd, sizeof range);
+    int w = (int)strlen(cmd); /* the command goes below the range when both do not fit */
+    if (!R || R->n_devices == 0) return w;
+    char cell[8][NC][32];
+    int wid[NC], tw = 0;
+    table(t, R, cell, wid);
+    for (int k = 0; k < NC; k++) tw += wid[k] + 1;
+    return tw + 4 > w ? tw + 4 : w; /* "(us)" */
+}
+
+void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, int64_t a, int64_t b,
+                       const Glyphs *gl) {
+    if (r.w <= 0 || r.h <= 0 || !R) return;
+    int y = r.y;
+    char range[160], cmd[160];
+    range_lines(t, a, b, range, cmd, sizeof range);
+    if ((int)(strlen(range) + 2 + strlen(cmd)) <= r.w) {
+        Grid_printf(g, r.x, y++, r.w, ROLE_PANEL, 0, "%s  %s", range, cmd);
+    } else {
+        Grid_text(g, r.x, y++, r.w, range, ROLE_PANEL, 0);
+        if (y < r.y + r.h) Grid_text(g, r.x, y++, r.w, cmd, ROLE_PANEL, 0);
+    }
     if (R->n_devices == 0) {
         Grid_text(g, r.x, y, r.w, "no GPU activity in the range", ROLE_DIM, 0);
         return;
@@ -91,11 +111,18 @@ void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, 
     }
     if (y < r.y + r.h && R->n_kernels)
         Grid_text(g, r.x, y++, r.w, "  count   total us  class   top kernels", ROLE_PANEL_KEY, ATTR_BOLD);
+    /* the names told apart in the width left after the figures */
+    char **names = R->n_kernels ? xcalloc(R->n_kernels, sizeof *names) : NULL;
+    const char **full = R->n_kernels ? xcalloc(R->n_kernels, sizeof *full) : NULL;
+    for (size_t i = 0; i < R->n_kernels; i++) full[i] = StrTab_get(t->strings, R->kernels[i].name);
+    KName_distinct(full, R->n_kernels, r.w - 28, gl->unicode, names);
     for (size_t i = 0; i < R->n_kernels && y < r.y + r.h; i++, y++) {
         const KernelFigures *k = &R->kernels[i];
-        char tot[32], name[256];
+        char tot[32];
         Time_formatUs(tot, sizeof tot, k->total);
-        Lanes_shortName(StrTab_get(t->strings, k->name), name, sizeof name, gl->unicode);
-        Grid_printf(g, r.x, y, r.w, ROLE_PANEL, 0, "%7zu %10s  %-7s %s", k->count, tot, EventClass_name(k->cls), name);
+        Grid_printf(g, r.x, y, r.w, ROLE_PANEL, 0, "%7zu %10s  %-7s %s", k->count, tot, EventClass_name(k->cls), names[i]);
     }
+    for (size_t i = 0; i < R->n_kernels; i++) free(names[i]);
+    free(names);
+    free(full);
 }

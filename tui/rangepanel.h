@@ -10,9 +10,9 @@
 #include "grid.h"
 #include "theme.h"
 
-/* Columns the device table needs (0: no devices): the layout widens the side panel to
- * it on wide screens. */
-int RangePanel_width(const Trace *t, const OverlapReport *R);
+/* Columns the panel of [a, b) needs: the device table and the equivalent command, whole
+ * (the layout widens the side panel to them, or puts the panel at the bottom). */
+int RangePanel_width(const Trace *t, const OverlapReport *R, int64_t a, int64_t b);
 void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, int64_t a, int64_t b, const Glyphs *gl);
 
 #endif

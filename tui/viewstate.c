@@ -143,14 +143,19 @@ double View_zoomLevel(const ViewState *v) {
 
 void View_scrollToLine(ViewState *v, size_t n_lines) {
     if (n_lines == 0) {
-        v->line = v->top = 0;
+        v->line = v->top = v->pinned = 0;
         return;
     }
     if (v->line >= n_lines) v->line = n_lines - 1;
+    size_t p = v->pinned < n_lines ? v->pinned : n_lines;
     size_t rows = v->rows > 0 ? (size_t)v->rows : 1;
-    if (v->line < v->top) v->top = v->line;
-    if (v->line >= v->top + rows) v->top = v->line - rows + 1;
-    if (v->top + rows > n_lines) v->top = n_lines > rows ? n_lines - rows : 0;
+    rows = rows > p ? rows - p : 1; /* the rows that scroll */
+    if (v->top < p) v->top = p;
+    if (v->line >= p) {
+        if (v->line < v->top) v->top = v->line;
+        if (v->line >= v->top + rows) v->top = v->line - rows + 1;
+    }
+    if (v->top + rows > n_lines) v->top = n_lines - p > rows ? n_lines - rows : p;
 }
 
 bool View_rangeSet(const ViewState *v) { return v->mark0 != VIEW_NO_MARK && v->mark1 != VIEW_NO_MARK; }

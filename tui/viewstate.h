@@ -17,7 +17,8 @@ typedef struct {
     int64_t min_t, max_t; /* model extent */
     int cols;             /* plot columns (set by the layout; deepest zoom = 1 ns per column) */
     int rows;             /* timeline lines shown (set by the layout) */
-    size_t line, top;     /* selected line, first line shown */
+    size_t line, top;     /* selected line, first line shown below the pinned ones */
+    size_t pinned;        /* lines [0, pinned) stay at the top of the timeline (pin.c) */
     size_t sel;           /* selected event or SIZE_MAX */
     int64_t mark0, mark1; /* range marks (VIEW_NO_MARK) */
     PanelMode panel;
@@ -44,7 +45,8 @@ void View_home(ViewState *v);
 void View_end(ViewState *v);
 /* Zoom relative to fit-all (1.0 = everything visible). */
 double View_zoomLevel(const ViewState *v);
-/* Keeps the selected line inside [top, top + rows). */
+/* Keeps the selected line on screen: a pinned one always is; another inside
+ * [top, top + rows - pinned), top never among the pinned lines. */
 void View_scrollToLine(ViewState *v, size_t n_lines);
 bool View_rangeSet(const ViewState *v);
 /* Moves the cursor by delta ns within the visible window (the window stays). */

@@ -31,7 +31,7 @@ copy)
   keys 5 g
   expect 'grep -q "5 max▼" "$TMP/screen"' "max sort not shown"
   first=$(grep -A1 "5 max▼" "$TMP/screen" | tail -1)
-  echo "$first" | grep -q "718.0us .*dpsk::ep::internode::dispatch" || fail "dispatch is not the first row by max: $first"
+  echo "$first" | grep -q "718.0us .* dispatch<false, 8, false, 8>" || fail "dispatch is not the first row by max: $first"
   # the full name of the selected row is shown below the table
   expect 'grep -q "void dpsk::ep::internode::dispatch<" "$TMP/screen"' "no full name"
   # y copies it with OSC 52: tmux stores it in its paste buffer

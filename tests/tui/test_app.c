@@ -3,11 +3,15 @@
 #include "tui_fixture.h"
 
 #include "panel.h"
+#include "partner.h"
 
 #include "ovtrace/analysis/overlap.h"
 #include "feature.h"
 #include "help.h"
 #include "keys.h"
+
+#include <stdio.h>
+#include <unistd.h>
 
 static App *make_app(Grid *g) {
     Fix f = Fix_new();
@@ -114,6 +118,31 @@ static void test_zoom_pan_fit(void **state) {
     assert_int_equal(View_span(&a->v), a->layout.plot.w);
     press(a, &g, "0");
     assert_int_equal(View_span(&a->v), full);
+    done(a, &g);
+}
+
+/* Panning keeps the cursor where it was on screen (so w then zooms there, not at an
+ * edge); at the trace's end the window stops and the cursor moves on alone. */
+static void test_pan_keeps_cursor_column(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    press(a, &g, "W");
+    for (int i = 0; i < 30; i++) press(a, &g, ">");
+    int64_t off = a->v.cursor - a->v.t0;
+    assert_true(off > 0 && off < View_span(&a->v));
+    const char *keys[] = {"l", "<S-Right>", "h", "<S-Left>", "d", "a"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        int64_t t0 = a->v.t0;
+        press(a, &g, keys[k]);
+        assert_int_not_equal(a->v.t0, t0); /* the window moved */
+        assert_int_equal(a->v.cursor - a->v.t0, off);
+    }
+    /* w zooms around the cursor: it stays in the same place relative to the window */
+    double frac = (double)off / (double)View_span(&a->v);
+    press(a, &g, "w");
+    double now = (double)(a->v.cursor - a->v.t0) / (double)View_span(&a->v);
+    assert_true(now > frac - 0.02 && now < frac + 0.02);
     done(a, &g);
 }
 
@@ -314,6 +343,255 @@ static void test_mouse(void **state) {
     done(a, &g);
 }
 
+/* Time at the middle of plot column x (as the mouse handlers take it). */
+static int64_t col_time(const App *a, int x) {
+    const Rect *p = &a->layout.plot;
+    int64_t c0 = TraceIndex_colTime(a->v.t0, a->v.t1, p->w, x - p->x);
+    int64_t c1 = TraceIndex_colTime(a->v.t0, a->v.t1, p->w, x - p->x + 1);
+    return c0 + (c1 - c0) / 2;
+}
+
+/* Press, drag, release on the timeline marks the range between the two columns, and
+ * the panel shows its figures (Overlap_compute, as m ... m gives them); a drag on the
+ * ruler pans with the mouse; a click on a lane's label selects the lane. */
+static void test_mouse_drag(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    const Rect p = a->layout.plot;
+    int y = p.y + 1, x0 = p.x + 10, x1 = p.x + 40;
+    int64_t want0 = col_time(a, x0), want1 = col_time(a, x1);
+    char s[128];
+    snprintf(s, sizeof s, "<Press:%d,%d><Drag:%d,%d><Drag:%d,%d><Release:%d,%d>", x0, y, x0 + 5, y, x1, y, x1, y);
+    press(a, &g, s);
+    assert_true(View_rangeSet(&a->v));
+    int64_t r0, r1;
+    View_range(&a->v, &r0, &r1);
+    assert_int_equal(r0, want0);
+    assert_int_equal(r1, want1);
+    assert_int_equal(a->v.panel, PANEL_RANGE);
+    OverlapFilter f = OverlapFilter_all();
+    f.t0 = r0;
+    f.t1 = r1;
+    OverlapReport *R = Overlap_compute(a->t, &f);
+    assert_non_null(Panel_rangeReport(a));
+    assert_int_equal(Panel_rangeReport(a)->devices[0].comm, R->devices[0].comm);
+    assert_int_equal(Panel_rangeReport(a)->devices[0].overlap, R->devices[0].overlap);
+    OverlapReport_free(R);
+    assert_true(Grid_findAny(&g, "Range statistics", NULL) >= 0);
+    /* dragging right to left marks the same kind of range */
+    snprintf(s, sizeof s, "<Esc><Press:%d,%d><Release:%d,%d>", x1, y, x0, y);
+    press(a, &g, s);
+    View_range(&a->v, &r0, &r1);
+    assert_int_equal(r0, want0);
+    assert_int_equal(r1, want1);
+    /* a press and release in one column is a click: no range */
+    snprintf(s, sizeof s, "<Esc><Press:%d,%d><Release:%d,%d>", x0, y, x0, y);
+    press(a, &g, s);
+    assert_false(View_rangeSet(&a->v));
+    /* the ruler: zoomed in, dragging 10 columns right moves the window 10 columns left */
+    press(a, &g, "WW");
+    int64_t t0 = a->v.t0, per_col = View_span(&a->v) / p.w;
+    snprintf(s, sizeof s, "<Press:%d,%d><Drag:%d,%d><Release:%d,%d>", x1, a->layout.ruler.y, x1 + 10,
+             a->layout.ruler.y, x1 + 10, a->layout.ruler.y);
+    press(a, &g, s);
+    assert_int_equal(a->v.t0, t0 - 10 * per_col);
+    assert_false(View_rangeSet(&a->v));
+    /* a click on the second lane's label selects that lane */
+    size_t line = a->v.top + 2;
+    snprintf(s, sizeof s, "<Click:%d,%d>", 2, p.y + 2);
+    press(a, &g, s);
+    assert_int_equal(a->v.line, line);
+    done(a, &g);
+}
+
+/* P pins the selected lane to the top: it is drawn on the first timeline row whatever
+ * the scroll, the rest scrolls below it; P again puts it back in its place. */
+static void test_pin(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    size_t n = a->lines.n;
+    /* the last GPU row (stream 27) */
+    size_t s27 = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (a->lines.v[i].kind == LINE_ROW && a->t->lanes[a->lines.v[i].lane].stream == 27) s27 = i;
+    assert_int_not_equal(s27, SIZE_MAX);
+    assert_true(s27 > 0);
+    Line pinned = a->lines.v[s27];
+    a->v.line = s27;
+    press(a, &g, "P");
+    assert_int_equal(a->v.pinned, 1);
+    assert_int_equal(a->lines.n, n);
+    assert_int_equal(a->lines.v[0].row, pinned.row);
+    assert_int_equal(a->v.line, 0); /* the selection follows it */
+    assert_true(Grid_find(&g, a->layout.plot.y, "stream 27") >= 0);
+    /* scrolled: row 0 is still the pinned line, the next rows scroll */
+    a->v.line = n - 1;
+    a->v.rows = 2;
+    View_scrollToLine(&a->v, a->lines.n);
+    assert_int_equal(App_lineAtRow(a, 0), 0);
+    assert_int_equal(App_lineAtRow(a, 1), a->v.top);
+    assert_true(a->v.top > 1);
+    press(a, &g, "<Home>");
+    /* unpin: back in its place */
+    a->v.line = 0;
+    press(a, &g, "P");
+    assert_int_equal(a->v.pinned, 0);
+    assert_int_equal(a->lines.v[s27].row, pinned.row);
+    assert_int_equal(a->v.line, s27);
+    /* a group pins with its lines: the CPU group (the last header) comes first, then
+     * expanded, its thread row pinned with it */
+    size_t hdr = SIZE_MAX;
+    for (size_t i = 0; i < a->lines.n; i++)
+        if (a->lines.v[i].kind == LINE_GROUP) hdr = i;
+    uint32_t grp = a->lines.v[hdr].group;
+    a->v.line = hdr;
+    press(a, &g, "P");
+    assert_int_equal(a->lines.v[0].kind, LINE_GROUP);
+    assert_int_equal(a->lines.v[0].group, grp);
+    size_t before = a->v.pinned;
+    press(a, &g, "<Enter>"); /* expand it */
+    assert_true(a->v.pinned > before);
+    for (size_t i = 0; i < a->v.pinned; i++) assert_int_equal(a->lines.v[i].group, grp);
+    done(a, &g);
+}
+
+/* The arrow's cells: along the start column, a corner, along the row next to the end,
+ * a head pointing at the end; ASCII too; nothing on one row. */
+static void test_flow_arrow_cells(void **state) {
+    (void)state;
+    Grid g;
+    Grid_init(&g, 12, 8);
+    Rect plot = {0, 0, 12, 8};
+    Flow_drawArrow(&g, plot, 2, 6, 8, 1, true); /* up and right */
+    assert_int_equal(Grid_at(&g, 2, 5)->ch, 0x2502);
+    assert_int_equal(Grid_at(&g, 2, 3)->ch, 0x2502);
+    assert_int_equal(Grid_at(&g, 2, 2)->ch, 0x250C);
+    assert_int_equal(Grid_at(&g, 5, 2)->ch, 0x2500);
+    assert_int_equal(Grid_at(&g, 8, 2)->ch, 0x25B2);
+    assert_int_equal(Grid_at(&g, 2, 6)->ch, ' '); /* the ends themselves stay */
+    assert_int_equal(Grid_at(&g, 8, 1)->ch, ' ');
+    Grid_clear(&g);
+    Flow_drawArrow(&g, plot, 9, 1, 3, 5, false); /* down and left, ASCII */
+    assert_int_equal(Grid_at(&g, 9, 2)->ch, '|');
+    assert_int_equal(Grid_at(&g, 9, 4)->ch, '+');
+    assert_int_equal(Grid_at(&g, 6, 4)->ch, '-');
+    assert_int_equal(Grid_at(&g, 3, 4)->ch, 'v');
+    Grid_clear(&g);
+    Flow_drawArrow(&g, plot, 1, 3, 9, 3, true);
+    for (int x = 0; x < 12; x++) assert_int_equal(Grid_at(&g, x, 3)->ch, ' ');
+    /* next rows, either way: the head alone on the start's row */
+    Flow_drawArrow(&g, plot, 1, 4, 6, 3, true);
+    assert_int_equal(Grid_at(&g, 6, 4)->ch, 0x25B2);
+    assert_int_equal(Grid_at(&g, 1, 4)->ch, ' ');
+    Flow_drawArrow(&g, plot, 1, 5, 1, 6, true);
+    assert_int_equal(Grid_at(&g, 1, 5)->ch, ' ');
+    Grid_free(&g);
+}
+
+/* A selected kernel's launch link is drawn: the head over the kernel's start column, on
+ * the line next to its row, pointing at it; none without a selection. */
+static void test_flow_arrow_on_timeline(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    press(a, &g, "<End>"); /* the CPU group (its launches) below the GPU rows */
+    press(a, &g, "<Enter>");
+    press(a, &g, "0/dispatch<Enter>");
+    size_t k = a->v.sel;
+    assert_int_not_equal(k, SIZE_MAX);
+    assert_int_not_equal(Trace_partner(a->t, k), SIZE_MAX);
+    size_t line = Lines_findRow(&a->lines, Lines_rowOfEvent(a->t, k));
+    int y = a->layout.plot.y + (int)(line - a->v.top);
+    const Rect *p = &a->layout.plot;
+    int x = p->x + (int)((a->t->events[k].ts - a->v.t0) * p->w / (a->v.t1 - a->v.t0));
+    /* the launch is on a CPU line below: the head is under the kernel, pointing up */
+    assert_int_equal(Grid_at(&g, x, y + 1)->ch, 0x25B2);
+    press(a, &g, "<Esc><Esc>");
+    a->v.sel = SIZE_MAX;
+    App_render(a, &g);
+    assert_int_not_equal(Grid_at(&g, x, y + 1)->ch, 0x25B2);
+    done(a, &g);
+}
+
+/* e onto a file that exists asks first: n (or Enter, Esc) keeps it, y replaces it;
+ * other keys wait for the answer. */
+static void test_export_asks_before_overwrite(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    char dir[] = "/tmp/ovtrace-test-export-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128], script[256];
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("old", f);
+    fclose(f);
+    snprintf(script, sizeof script, "e<C-u>%s<Enter>", path);
+    press(a, &g, script);
+    assert_true(a->prompt.open);
+    assert_non_null(strstr(a->prompt.label, "exists: overwrite? (y/n)"));
+    press(a, &g, "x"); /* not an answer */
+    assert_true(a->prompt.open);
+    press(a, &g, "n");
+    assert_false(a->prompt.open);
+    assert_non_null(strstr(a->msg, "kept"));
+    char buf[8] = "";
+    f = fopen(path, "r");
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_equal(buf, "old");
+    press(a, &g, script);
+    press(a, &g, "y");
+    assert_non_null(strstr(a->msg, "exported"));
+    f = fopen(path, "r");
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_not_equal(buf, "old");
+    unlink(path);
+    rmdir(dir);
+    done(a, &g);
+}
+
+/* : runs SQL over the trace: an id column makes a result list (the first result
+ * selected, n/N step in result order, the results in the match colour, Esc ends); other
+ * rows a table over the timeline; an error says where. */
+static void test_sql_query(void **state) {
+    (void)state;
+    Grid g;
+    App *a = make_app(&g);
+    press(a, &g, ":<C-u>select id from events where name like '%dispatch%' order by ts desc<Enter>");
+    size_t d[10];
+    assert_int_equal(events_in_time_order(a->t, "dispatch", d, 10), 10);
+    assert_int_equal(a->v.sel, d[9]); /* the latest first: result order */
+    assert_non_null(strstr(a->msg, "query result 1/10"));
+    press(a, &g, "n");
+    assert_int_equal(a->v.sel, d[8]);
+    press(a, &g, "N");
+    assert_int_equal(a->v.sel, d[9]);
+    /* another result than the selection is in the match colour */
+    press(a, &g, "0");
+    size_t line = Lines_findRow(&a->lines, Lines_rowOfEvent(a->t, d[0]));
+    int y = a->layout.plot.y + (int)(line - a->v.top);
+    const TraceEvent *e = &a->t->events[d[0]];
+    int x = a->layout.plot.x + TraceIndex_colOf(a->v.t0, a->v.t1, a->layout.plot.w, e->ts + e->dur / 2);
+    int role = Grid_at(&g, x, y)->role;
+    assert_true(role == ROLE_MATCH || role == ROLE_MATCH_TEXT);
+    press(a, &g, "<Esc>");
+    assert_int_not_equal(Grid_at(&g, x, y)->role, ROLE_MATCH);
+    /* no id column: a table */
+    press(a, &g, ":<C-u>select name, count(*) as n from events group by name order by name<Enter>");
+    assert_true(Grid_findAny(&g, "Query: 5 rows", NULL) >= 0);
+    assert_true(Grid_findAny(&g, "cudaLaunchKernelExC", NULL) >= 0);
+    press(a, &g, "<Esc>");
+    assert_true(Grid_findAny(&g, "Query:", NULL) < 0);
+    press(a, &g, ":<C-u>select nope from events<Enter>");
+    assert_non_null(strstr(a->msg, "no such column: nope (at column 8)"));
+    done(a, &g);
+}
+
 /* App_applyBinding: a handler's reaction decides whether the status message survives the key. */
 static unsigned h_keep(App *a, const TuiKey *k, int arg) {
     (void)a, (void)k, (void)arg;
@@ -397,12 +675,19 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_script_parse),
         cmocka_unit_test(test_zoom_pan_fit),
+        cmocka_unit_test(test_pan_keeps_cursor_column),
         cmocka_unit_test(test_lanes_and_events),
         cmocka_unit_test(test_search_and_partner),
         cmocka_unit_test(test_range_matches_stats),
         cmocka_unit_test(test_help_lists_every_binding),
         cmocka_unit_test(test_no_key_bound_twice),
         cmocka_unit_test(test_mouse),
+        cmocka_unit_test(test_mouse_drag),
+        cmocka_unit_test(test_pin),
+        cmocka_unit_test(test_flow_arrow_cells),
+        cmocka_unit_test(test_flow_arrow_on_timeline),
+        cmocka_unit_test(test_export_asks_before_overwrite),
+        cmocka_unit_test(test_sql_query),
         cmocka_unit_test(test_search_refuses_exponential_regex),
         cmocka_unit_test(test_reaction_keeps_or_clears_message),
         cmocka_unit_test(test_help_count_is_rendered_lines),

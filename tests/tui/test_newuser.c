@@ -314,9 +314,9 @@ static void test_range_panel_wide(void **state) {
         char ratio[16];
         snprintf(ratio, sizeof ratio, "%.4f", Panel_rangeReport(a)->devices[0].ratio);
         assert_true(find_row_from(&g, hy + 1, ratio) > hy);
-        /* kernel names whole, not "cutl" */
-        assert_true(find_row(&g, "dpsk::ep::internode::combine<") >= 0);
-        assert_true(find_row(&g, "cutlass::device_kernel<") >= 0);
+        /* kernel names whole, not "cutl" (without the namespaces that tell nothing apart) */
+        assert_true(find_row(&g, "combine<false>") >= 0);
+        assert_true(find_row(&g, "device_kernel<foo>") >= 0);
         done(a, &g);
     }
 }

@@ -3,6 +3,8 @@
  * grid, the loading screen with a preview, and the preview fed by the real loader. */
 #include "tui_fixture.h"
 
+#include <time.h>
+
 #include <stdio.h>
 #include <unistd.h>
 
@@ -134,6 +136,28 @@ static void test_lane_order(void **state) {
     Preview_update(p, f.t);
     assert_string_equal(p->lanes[sp].group_label, "rank 1 CPU \"Spans\"");
     assert_string_equal(p->lanes[sp].label, "PyTorch");
+    Preview_free(p);
+    Trace_free(f.t);
+}
+
+/* Many lanes arriving in reverse order over many updates: the order stays exact and
+ * costs O(n log n) per update (an insertion sort here takes minutes). */
+static void test_lane_order_many(void **state) {
+    (void)state;
+    enum { N = 60000, STEP = 1000 };
+    Fix f = Fix_new();
+    PreviewModel *p = Preview_new(NULL, 0);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < N; i += STEP) {
+        for (int k = 0; k < STEP; k++) Fix_gpu(&f, 0, N - i - k); /* streams N down to 1 */
+        Preview_update(p, f.t);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_int_equal(p->n_lanes, N);
+    for (size_t i = 1; i < N; i++) assert_true(p->lanes[p->order[i - 1]].key < p->lanes[p->order[i]].key);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    assert_true(s < 10.0);
     Preview_free(p);
     Trace_free(f.t);
 }
@@ -510,6 +534,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_merge_keeps_totals_exact),
         cmocka_unit_test(test_lane_order),
+        cmocka_unit_test(test_lane_order_many),
         cmocka_unit_test(test_cursor_counts_once),
         cmocka_unit_test(test_classes),
         cmocka_unit_test(test_copy),
