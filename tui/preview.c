@@ -118,9 +118,20 @@ static void add_busy(const PreviewModel *p, PreviewSlot *s, int64_t a, int64_t b
     }
 }
 
+/* The lane's slot for class cls, made on first use; NULL once the bucket budget is
+ * spent (the event still counts on its lane, its busy time is not drawn). */
 static PreviewSlot *slot_for(PreviewModel *p, PreviewLane *l, int cls) {
     int k = l->slot_of[cls];
     if (k < 0) {
+        size_t need = (size_t)p->n_buckets * (sizeof(int64_t) + sizeof(int32_t)) + sizeof(int32_t);
+        if (p->bucket_bytes + need > PREVIEW_MAX_BUCKET_BYTES) {
+            if (l->n_slots == 0 && !l->no_slot) {
+                l->no_slot = true;
+                p->lanes_no_slot++;
+            }
+            return NULL;
+        }
+        p->bucket_bytes += need;
         k = l->n_slots++;
         l->slot_of[cls] = (int8_t)k;
         l->slots[k].cls = (uint8_t)cls;
@@ -274,7 +285,8 @@ static bool add_event(PreviewModel *p, const Trace *t, const TraceEvent *e) {
     }
     if (b > p->max_end) p->max_end = b;
     PreviewLane *l = &p->lanes[e->lane];
-    add_busy(p, slot_for(p, l, class_of(p, t, e, l)), a, b);
+    PreviewSlot *s = slot_for(p, l, class_of(p, t, e, l));
+    if (s) add_busy(p, s, a, b);
     return true;
 }
 
@@ -367,6 +379,7 @@ void Preview_copy(PreviewModel *dst, const PreviewModel *src) {
     dst->t0 = src->t0;
     dst->t_end = src->t_end;
     dst->any = src->any;
+    dst->lanes_no_slot = src->lanes_no_slot;
     dst->min_ts = src->min_ts;
     dst->max_end = src->max_end;
     dst->cursor = src->cursor;
@@ -507,8 +520,12 @@ static int render(Grid *g, Rect r, const PreviewModel *p, const Glyphs *gl, bool
     int64_t t0 = p->min_ts, t1 = p->max_end > p->min_ts ? p->max_end : p->min_ts + 1;
     if ((__int128)t1 - t0 > INT64_MAX) t1 = t0 + INT64_MAX; /* absurd timestamps: keep spans in int64 */
     char buf[256];
-    snprintf(buf, sizeof buf, "Preview: %zu lane%s so far, from the events read (the timeline opens when the load "
-             "completes)", p->n_lanes, p->n_lanes == 1 ? "" : "s");
+    if (p->lanes_no_slot) /* the bucket budget is spent: say which lanes show no busy time */
+        snprintf(buf, sizeof buf, "Preview: %zu lanes so far (%zu without busy time: preview memory is bounded); "
+                 "the timeline opens when the load completes", p->n_lanes, p->lanes_no_slot);
+    else
+        snprintf(buf, sizeof buf, "Preview: %zu lane%s so far, from the events read (the timeline opens when the load "
+                 "completes)", p->n_lanes, p->n_lanes == 1 ? "" : "s");
     Grid_textAscii(g, r.x, r.y, r.w, buf, ROLE_DIM, 0, ascii);
     /* ruler: two lines over the plot, the unit on the left */
     ViewState v = {0};

@@ -29,6 +29,10 @@
 #include "theme.h"
 
 #define PREVIEW_BUCKETS 512
+/* The most the live model's buckets may take (a copy for drawing takes two thirds of
+ * that again): with 100k lanes, 6 KB of buckets per lane and class would be gigabytes.
+ * Lanes that arrive after the budget is spent are listed without their busy time. */
+#define PREVIEW_MAX_BUCKET_BYTES ((size_t)48 << 20)
 
 /* Busy time of one event class on one lane, per bucket. */
 typedef struct {
@@ -52,6 +56,7 @@ typedef struct {
     uint8_t n_slots;
     PreviewSlot slots[CLASS__COUNT];
     size_t events;
+    bool no_slot; /* counted in PreviewModel.lanes_no_slot */
 } PreviewLane;
 
 typedef struct PreviewModel {
@@ -81,6 +86,8 @@ typedef struct PreviewModel {
     uint8_t *name_cls;             /* per StrTab id: 0 unknown, 1 compute, 2 comm */
     size_t n_name_cls;
     size_t cap_lanes;
+    size_t bucket_bytes;   /* what the slots' buckets take, bounded by PREVIEW_MAX_BUCKET_BYTES */
+    size_t lanes_no_slot;  /* lanes with events but no buckets: the budget was spent */
 } PreviewModel;
 
 /* rules: the CommRules the final model is classified with (NULL: built-in defaults);

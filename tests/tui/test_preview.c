@@ -530,11 +530,42 @@ static void test_job_preview(void **state) {
     rmdir(dir);
 }
 
+/* Preview memory is bounded whatever the lane count: past PREVIEW_MAX_BUCKET_BYTES new
+ * lanes get no buckets (counted, and said on the header line), every lane and event is
+ * still counted, and the lanes that have buckets keep exact totals. */
+static void test_bucket_budget(void **state) {
+    (void)state;
+    enum { N = 20000 };
+    Fix f = Fix_new();
+    PreviewModel *p = Preview_new(NULL, 0);
+    for (int i = 0; i < N; i++) Fix_add(&f, Fix_gpu(&f, 0, i + 1), 1000 + i, 500, "gemm", KIND_KERNEL, 0);
+    Preview_update(p, f.t);
+    assert_int_equal(p->n_lanes, N);
+    assert_int_equal(p->events, N);
+    assert_true(p->bucket_bytes <= PREVIEW_MAX_BUCKET_BYTES);
+    assert_true(p->lanes_no_slot > 0 && p->lanes_no_slot < N);
+    size_t with = 0;
+    for (size_t i = 0; i < N; i++)
+        if (p->lanes[i].n_slots) {
+            with++;
+            assert_int_equal(Preview_laneBusy(p, i, -1), 500);
+        }
+    assert_int_equal(with + p->lanes_no_slot, N);
+    Grid g;
+    Grid_init(&g, 200, 45);
+    Preview_render(&g, (Rect){0, 0, 200, 45}, p, Glyphs_get(true), false);
+    assert_true(Grid_find(&g, 0, "without busy time: preview memory is bounded") > 0);
+    Grid_free(&g);
+    Preview_free(p);
+    Trace_free(f.t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_merge_keeps_totals_exact),
         cmocka_unit_test(test_lane_order),
         cmocka_unit_test(test_lane_order_many),
+        cmocka_unit_test(test_bucket_budget),
         cmocka_unit_test(test_cursor_counts_once),
         cmocka_unit_test(test_classes),
         cmocka_unit_test(test_copy),
