@@ -100,7 +100,8 @@ int live_cmd_source(const LiveCliOptions *o, const char *cmd, LiveCliSource *src
 
 void live_cmd_describe(const LiveCliOptions *o, LiveCliSource src, char **argv, const LiveSessionConfig *cfg,
                        char *buf, size_t n) {
-    if (src == LIVE_CLI_SIMULATE) snprintf(buf, n, "SIMULATED %s", SchedMode_name(cfg->sim.params.mode));
+    if (src == LIVE_CLI_SIMULATE) /* serving runs decode steps, but it is its own mode */
+        snprintf(buf, n, "SIMULATED %s", cfg->sim.serve ? "serve" : SchedMode_name(cfg->sim.params.mode));
     else if (src == LIVE_CLI_WORKLOAD) snprintf(buf, n, "CUPTI in-process: workload moe %s", SchedMode_name(o->mode));
     else snprintf(buf, n, "CUPTI injected: %s", argv[o->cmd_index] ? argv[o->cmd_index] : "?");
 }

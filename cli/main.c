@@ -1,6 +1,9 @@
 /* ovtrace: one binary, one subcommand per file. `ovtrace FILE...` means view. */
 #include <stdio.h>
+#include <errno.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "ovtrace/cli/signals.h"
@@ -27,6 +30,42 @@ static void usage(FILE *out) {
     for (size_t i = 0; i < N_COMMANDS; i++) fprintf(out, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fprintf(out, "\n'ovtrace COMMAND --help' describes a command. ");
     Cli_helpValues(out);
+}
+
+/* Edit distance of two short words (transpositions count one), for "did you mean". */
+static size_t edit_distance(const char *x, const char *y) {
+    size_t nx = strlen(x), ny = strlen(y);
+    if (nx > 31 || ny > 31) return SIZE_MAX;
+    size_t d[32][32];
+    for (size_t i = 0; i <= nx; i++) d[i][0] = i;
+    for (size_t j = 0; j <= ny; j++) d[0][j] = j;
+    for (size_t i = 1; i <= nx; i++)
+        for (size_t j = 1; j <= ny; j++) {
+            size_t best = d[i - 1][j - 1] + (x[i - 1] != y[j - 1]);
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[nx][ny];
+}
+
+/* A first word that is no file and looks like no path is a mistyped command: say so
+ * (with the nearest command) instead of "No such file" or "the viewer needs a
+ * terminal". True when it printed the error. */
+static bool unknown_command(const char *a) {
+    struct stat st;
+    if (a[0] == '-' || strchr(a, '/') || strchr(a, '.') || stat(a, &st) == 0 || errno != ENOENT) return false;
+    const char *near = NULL;
+    size_t best = 3;
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        size_t d = edit_distance(a, COMMANDS[i].name);
+        if (d < best) best = d, near = COMMANDS[i].name;
+    }
+    if (near) cli_error("unknown command '%s': did you mean '%s'? (try 'ovtrace --help')", a, near);
+    else cli_error("'%s' is neither a command nor a file (try 'ovtrace --help')", a);
+    return true;
 }
 
 int main(int argc, char **argv) {
@@ -71,6 +110,7 @@ int main(int argc, char **argv) {
         }
         return cli_finishStdout(COMMANDS[i].run(argc - 1, argv + 1));
     }
+    if (unknown_command(a)) return 2;
     if (a[0] == '-' && strcmp(a, "-") && !Cli_isOption(VIEW_TABLES, a)) {
         cli_error("unknown option '%s' (try 'ovtrace --help')", a);
         return 2;

@@ -145,7 +145,8 @@ void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f, const C
     char h[32];
     if (S.straggler >= 0) {
         human(h, sizeof h, S.waited_for[S.straggler]);
-        fprintf(out, "straggler: rank %d arrived last in %zu of %zu collectives; others waited %s for it\n",
+        fprintf(out, "straggler: rank %d arrived last in %zu of %zu collectives; others waited %s for it (summed over "
+                     "the ranks that waited)\n",
                 R->ranks[S.straggler].rank, S.last[S.straggler], S.n_inst, h);
     } else {
         fprintf(out, "straggler: none (no matched collectives%s)\n", f->t0 != INT64_MIN || f->t1 != INT64_MAX ? " in the range" : "");

@@ -17,6 +17,21 @@ check "top-level help lists commands" bash -c "'$BIN' --help | grep -q workload"
 "$BIN" stats --bogus x 2>"$tmp/err"; rc=$?
 check "unknown option rejected" test $rc -eq 2
 check "unknown option named" grep -q -- "--bogus" "$tmp/err"
+# a mistyped command is named as one, with the nearest command; a word that is neither
+# a command nor a file says so, on a terminal or not
+"$BIN" stat "$DATA/kineto-2node.json" 2>"$tmp/err"; rc=$?
+check "ovtrace stat: exit 2" test $rc -eq 2
+check "ovtrace stat: did you mean stats" grep -q "unknown command 'stat': did you mean 'stats'?" "$tmp/err"
+"$BIN" frobnicate </dev/null 2>"$tmp/err" | cat; rc=${PIPESTATUS[0]}
+check "ovtrace frobnicate: exit 2" test $rc -eq 2
+check "ovtrace frobnicate: neither a command nor a file" grep -q "'frobnicate' is neither a command nor a file" "$tmp/err"
+# a range wholly outside the trace: the same error from stats as from view
+for c in stats view; do
+    "$BIN" $c --dump --range 200ms:300ms "$DATA/moe-ep/rank0.json" >/dev/null 2>"$tmp/err"; rc=$?
+    [ $c = stats ] && { "$BIN" stats --range 200ms:300ms "$DATA/moe-ep/rank0.json" >/dev/null 2>"$tmp/err"; rc=$?; }
+    check "$c --range outside the trace: exit 2" test $rc -eq 2
+    check "$c --range outside the trace: says so" grep -q "lies outside the trace, which spans 0..40.62ms" "$tmp/err"
+done
 # `ovtrace FILE...` is view: view's options may come first, as after `ovtrace view`
 for opts in "--color none" "-v" "--range 0:100us" "-q" "--color=none --ascii"; do
     "$BIN" $opts --dump --size 80x20 "$DATA/kineto-2node.json" >"$tmp/o1" 2>/dev/null; rc=$?

@@ -14,6 +14,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 for b in dynamic fixed; do
   "$BIN" record --simulate --mode serve --batching $b --rate 2000 --steps 200 --speed 1000000 -o "$TMP/$b.json" \
     >"$TMP/rec.$b" 2>&1 || { cat "$TMP/rec.$b"; fail "record --mode serve --batching $b"; }
+  grep -q 'SIMULATED serve' "$TMP/rec.$b" || { cat "$TMP/rec.$b"; fail "record does not say it simulated serving ($b)"; }
   "$BIN" stats "$TMP/$b.json" >"$TMP/stats.$b" || fail "stats on the $b recording"
   grep -q '^serving (200 steps over ' "$TMP/stats.$b" || { cat "$TMP/stats.$b"; fail "no serving section ($b)"; }
   grep -Eq '^  latency       p50 [0-9.]+ ms, p99 [0-9.]+ ms' "$TMP/stats.$b" || fail "no latency percentiles ($b)"
