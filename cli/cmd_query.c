@@ -1,4 +1,4 @@
-/* ovtrace query: SQL over traces (docs/query.md). Each -c runs in order; results as an
+/* ovtrace query: SQL over traces (docs/sql.md). Each -c runs in order; results as an
  * aligned table, CSV or JSON. Without -c, a prompt on a terminal (libedit: line
  * editing and the session's history), else the SQL on standard input. Text from the
  * trace or the SQL reaches the terminal escaped (base/termsafe). */
@@ -23,7 +23,7 @@ void help_query(FILE *out) {
             "SQL (SQLite) over the traces: the tables events, lanes, flows, counters, collectives,\n"
             "devices and steps read the loaded model in place; arg(id, 'key') reads an event's\n"
             "argument from its file; median(x) and percentile(x, p) aggregate. Times are integer ns,\n"
-            "ts from the trace start (ts_abs: the trace's own clock). Schema and examples: docs/query.md.\n\n"
+            "ts from the trace start (ts_abs: the trace's own clock). Schema and examples: docs/sql.md.\n\n"
             "options:\n"
             "  -c, --command SQL  run SQL (one or more statements); several -c run in order, and\n"
             "                     the first error stops (exit status 1)\n"
@@ -309,7 +309,7 @@ static int dot_command(const char *line, OutMode *mode) {
     } else if (!strcmp(cmd, "help")) {
         printf(".tables            the tables\n.schema [TABLE]    their columns\n"
                ".mode table|csv|json  how results print\n.quit              leave (also Ctrl-D)\n"
-               "SQL ends with ';'. docs/query.md lists the tables and example queries.\n");
+               "SQL ends with ';'. docs/sql.md lists the tables and example queries.\n");
     } else {
         char safe[256];
         cli_error("unknown command '%s' (.help lists them)", TermSafe_str(line, safe, sizeof safe));

@@ -1,4 +1,4 @@
-/* The : key: an SQL query over the trace (ovtrace/query/query.h, docs/query.md). When
+/* The : key: an SQL query over the trace (ovtrace/query/query.h, docs/sql.md). When
  * the result has an `id` column, its rows name events: they become a result list,
  * highlighted on the timeline and stepped with n/N from the first (Esc ends it); any
  * other result shows as a table over the timeline (j/k scroll, Esc closes). The
@@ -258,7 +258,7 @@ static bool sql_panel(App *a, void *st, Grid *g, Rect panel, bool at_right) {
 }
 
 static const KeyBinding SQL_KEYS[] = {
-    {{':'}, ":", "SQL query (docs/query.md): rows with an id column are events (highlighted, n/N step); else a table",
+    {{':'}, ":", "SQL query (docs/sql.md): rows with an id column are events (highlighted, n/N step); else a table",
      k_query, 0},
 };
 

@@ -1,6 +1,6 @@
 /* SQL over a loaded trace: an in-memory SQLite database whose tables are virtual
  * tables reading the finished model in place (no copy of the events) and the analysis
- * figures computed from it (docs/query.md):
+ * figures computed from it (docs/sql.md):
  *   events, lanes, flows, counters, collectives, devices(range), steps(pattern)
  * and the functions arg(id, key) (an event's argument, read from its source on demand),
  * median(x) and percentile(x, p). Constraints on events' id, ts/end, lane, rank, device,
