@@ -51,8 +51,12 @@ uint32_t Lines_rowOfEvent(const Trace *t, size_t idx) {
     return l->first_row + d;
 }
 
+/* CPU groups start folded under the GPU streams they launch onto; a trace without GPU
+ * groups has nothing else to show, so its CPU groups start open. */
 void Lines_defaultCollapsed(const Trace *t, bool *collapsed) {
-    for (uint32_t g = 0; g < t->n_groups; g++) collapsed[g] = !t->groups[g].gpu;
+    bool any_gpu = false;
+    for (uint32_t g = 0; g < t->n_groups; g++) any_gpu |= t->groups[g].gpu;
+    for (uint32_t g = 0; g < t->n_groups; g++) collapsed[g] = any_gpu && !t->groups[g].gpu;
 }
 
 size_t Lines_clutter(const Trace *t, bool *hidden) {

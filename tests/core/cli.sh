@@ -32,6 +32,14 @@ for c in stats view; do
     check "$c --range outside the trace: exit 2" test $rc -eq 2
     check "$c --range outside the trace: says so" grep -q "lies outside the trace, which spans 0..40.62ms" "$tmp/err"
 done
+# a CPU-only trace opens with its threads shown (nothing else to show), a trace with GPU
+# streams with its CPU groups folded under them
+printf '[{"ph":"X","name":"op_a","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","name":"op_b","pid":1,"tid":2,"ts":5,"dur":10}]' >"$tmp/cpu.json"
+"$BIN" view --dump --size 80x24 "$tmp/cpu.json" >"$tmp/cpu.dump"
+check "CPU-only trace: its threads are open" grep -q "thread 2 .*op_b" "$tmp/cpu.dump"
+check "CPU-only trace: the group is not folded" grep -Eq "^(▼|-) CPU pid 1  2 threads" "$tmp/cpu.dump"
+"$BIN" view --dump --size 80x24 "$DATA/kineto-2node.json" >"$tmp/gpu.dump"
+check "GPU trace: CPU groups folded" grep -Eq "^(▶|\+) CPU" "$tmp/gpu.dump"
 # `ovtrace FILE...` is view: view's options may come first, as after `ovtrace view`
 for opts in "--color none" "-v" "--range 0:100us" "-q" "--color=none --ascii"; do
     "$BIN" $opts --dump --size 80x20 "$DATA/kineto-2node.json" >"$tmp/o1" 2>/dev/null; rc=$?
