@@ -56,10 +56,17 @@ void Statusbar_title(const App *a, Grid *g, Rect r) {
     /* a recording of the simulator says so on every screen; a lazy load, what is missing */
     char lz[256];
     const char *lazy = Features_title(a, lz, sizeof lz);
-    int n = snprintf(buf, sizeof buf, " ovtrace  %s%s%s%s%sview %s..%s (%s)%szoom %.1fx%scursor %s", a->title,
-                     a->t && a->t->simulated && !a->src ? " SIMULATED" : "", lazy ? sep : "", lazy ? lazy : "", sep,
-                     t0, t1, sp, sep, View_zoomLevel(v), sep, cur);
-    (void)n;
+    const char *sim = a->t && a->t->simulated && !a->src ? " SIMULATED" : "";
+    snprintf(buf, sizeof buf, " ovtrace  %s%s%s%s%sview %s..%s (%s)%szoom %.1fx%scursor %s", a->title, sim,
+             lazy ? sep : "", lazy ? lazy : "", sep, t0, t1, sp, sep, View_zoomLevel(v), sep, cur);
+    if (Utf8_columns(buf) > (size_t)r.w) { /* narrow: whole parts, the cursor before view and zoom (never "cursor 31m") */
+        char head[320], view[160], zoom[48], curs[64];
+        snprintf(head, sizeof head, "ovtrace  %s%s", a->title, sim);
+        snprintf(view, sizeof view, "view %s..%s (%s)", t0, t1, sp);
+        snprintf(zoom, sizeof zoom, "zoom %.1fx", View_zoomLevel(v));
+        snprintf(curs, sizeof curs, "cursor %s", cur);
+        Statusbar_compose(buf, sizeof buf, r.w, sep, head, lazy, view, curs, zoom);
+    }
     Grid_textAscii(g, r.x, r.y, r.w, buf, ROLE_TITLE, ATTR_BOLD, !a->gl->unicode);
 }
 

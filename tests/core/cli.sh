@@ -40,6 +40,11 @@ check "CPU-only trace: its threads are open" grep -q "thread 2 .*op_b" "$tmp/cpu
 check "CPU-only trace: the group is not folded" grep -Eq "^(▼|-) CPU pid 1  2 threads" "$tmp/cpu.dump"
 "$BIN" view --dump --size 80x24 "$DATA/kineto-2node.json" >"$tmp/gpu.dump"
 check "GPU trace: CPU groups folded" grep -Eq "^(▶|\+) CPU" "$tmp/gpu.dump"
+# at 80 columns the title keeps the cursor whole (never "cursor 31m" or a bare "cursor"),
+# dropping zoom and view first
+cp "$DATA/moe-ep/rank0.json" "$tmp/a-rather-long-trace-file-name-rank0.json"
+"$BIN" view --dump --size 80x24 --keys "llllllllllll" "$tmp/a-rather-long-trace-file-name-rank0.json" | head -1 >"$tmp/title"
+check "80 columns: the cursor is whole in the title" grep -Eq "cursor [0-9.]+(ns|us|ms|s)( |$)" "$tmp/title"
 # `ovtrace FILE...` is view: view's options may come first, as after `ovtrace view`
 for opts in "--color none" "-v" "--range 0:100us" "-q" "--color=none --ascii"; do
     "$BIN" $opts --dump --size 80x20 "$DATA/kineto-2node.json" >"$tmp/o1" 2>/dev/null; rc=$?
