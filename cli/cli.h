@@ -68,6 +68,14 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A filter value of option `opt` (--rank, --device, --stream, --top): an integer in
  * 0..max, else a usage error naming the option and the range (false). */
 bool cli_filterValue(const char *opt, const char *v, int64_t max, int64_t *out);
+/* A --range's ends and the trace's span as text, relative to the trace start (an open
+ * end, INT64_MIN or INT64_MAX, is the trace's own). */
+typedef struct {
+    char a0[48], a1[48], span[48];
+} RangeTexts;
+RangeTexts cli_rangeTexts(const Trace *t, int64_t r0, int64_t r1);
+/* The error view and stats give for a --range wholly outside the trace. */
+void cli_rangeOutside(const char *range, const Trace *t, int64_t r0, int64_t r1);
 /* Flushes stdout; if that or any earlier write to it failed (ENOSPC, EIO, EBADF), says
  * so and returns 1 (rc when already non-zero), else rc. Every command's exit goes through it. */
 int cli_finishStdout(int rc);

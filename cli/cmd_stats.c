@@ -229,11 +229,7 @@ int cmd_stats(int argc, char **argv) {
             goto out;
         }
         if (f.t1 <= t->t_min || f.t0 >= t->t_max) { /* as view says it: all-zero tables look like a broken trace */
-            char a0[48], a1[48], e1[48];
-            Time_format(a0, sizeof a0, (f.t0 == INT64_MIN ? t->t_min : f.t0) - t->t_min);
-            Time_format(a1, sizeof a1, (f.t1 == INT64_MAX ? t->t_max : f.t1) - t->t_min);
-            Time_format(e1, sizeof e1, t->t_max - t->t_min);
-            cli_error("--range %s: %s..%s lies outside the trace, which spans 0..%s", range, a0, a1, e1);
+            cli_rangeOutside(range, t, f.t0, f.t1);
             Trace_free(t);
             goto out;
         }

@@ -289,18 +289,15 @@ int cmd_view(int argc, char **argv) {
         if (r1 == INT64_MAX) r1 = t->t_max;
         int64_t q0 = r0, q1 = r1;
         int fit = App_clampRange(a, &r0, &r1);
-        if (fit != 0) { /* say so: an empty view with no message looks like a broken trace */
-            char a0[48], a1[48], e1[48];
-            Time_format(a0, sizeof a0, q0 - t->t_min);
-            Time_format(a1, sizeof a1, q1 - t->t_min);
-            Time_format(e1, sizeof e1, t->t_max - t->t_min);
-            if (fit < 0) {
-                Crt_done();
-                cli_error("--range %s: %s..%s lies outside the trace, which spans 0..%s", range, a0, a1, e1);
-                rc = 2;
-                goto out;
-            }
-            App_notice(a, true, "--range %s..%s goes past the trace (0..%s): clamped", a0, a1, e1);
+        if (fit < 0) { /* say so: an empty view with no message looks like a broken trace */
+            Crt_done();
+            cli_rangeOutside(range, t, q0, q1);
+            rc = 2;
+            goto out;
+        }
+        if (fit > 0) {
+            RangeTexts x = cli_rangeTexts(t, q0, q1);
+            App_notice(a, true, "--range %s..%s goes past the trace (0..%s): clamped", x.a0, x.a1, x.span);
         }
         App_setWindow(a, r0, r1);
     } else {

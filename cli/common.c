@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "ovtrace/base/clock.h"
 #include "ovtrace/base/parse.h"
+#include "ovtrace/model/timeunits.h"
 #include "ovtrace/base/termsafe.h"
 #include "ovtrace/read/collargs.h"
 
@@ -25,6 +26,19 @@ bool cli_filterValue(const char *opt, const char *v, int64_t max, int64_t *out) 
     if (Parse_i64(v, out) && *out >= 0 && *out <= max) return true;
     cli_error("%s needs an integer in 0..%" PRId64 ", got '%s'", opt, max, v);
     return false;
+}
+
+RangeTexts cli_rangeTexts(const Trace *t, int64_t r0, int64_t r1) {
+    RangeTexts x;
+    Time_format(x.a0, sizeof x.a0, (r0 == INT64_MIN ? t->t_min : r0) - t->t_min);
+    Time_format(x.a1, sizeof x.a1, (r1 == INT64_MAX ? t->t_max : r1) - t->t_min);
+    Time_format(x.span, sizeof x.span, t->t_max - t->t_min);
+    return x;
+}
+
+void cli_rangeOutside(const char *range, const Trace *t, int64_t r0, int64_t r1) {
+    RangeTexts x = cli_rangeTexts(t, r0, r1);
+    cli_error("--range %s: %s..%s lies outside the trace, which spans 0..%s", range, x.a0, x.a1, x.span);
 }
 
 /* The largest OVTRACE_CACHE_MAX_MB whose byte count fits 64 bits. */
