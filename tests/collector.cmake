@@ -21,6 +21,11 @@ if(TARGET ovtrace_cupti_translate)
   # libcupti: the real cupti_collector.c, no GPU, no libcupti.
   ovtrace_unit_test(collector.cupti SOURCES ${PROJECT_SOURCE_DIR}/collector/cupti_collector.c
     ${_cdir}/fake_cupti.c ${_cdir}/test_cupti.c LIBS ovtrace_cupti_translate TIMEOUT 60)
+  # The injection library's stop signals: an interrupted program hands over what CUPTI
+  # holds before it ends (the real inject.c and cupti_collector.c, stand-in libcupti).
+  ovtrace_unit_test(collector.inject_signal SOURCES ${PROJECT_SOURCE_DIR}/collector/inject.c
+    ${PROJECT_SOURCE_DIR}/collector/cupti_collector.c ${_cdir}/fake_cupti.c ${_cdir}/test_inject_signal.c
+    LIBS ovtrace_cupti_translate TIMEOUT 60)
 endif()
 
 # The GPU run's own consumer (ovtrace-gpucheck, tests/gpu/) on the live stand-in program:
