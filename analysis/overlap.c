@@ -70,16 +70,10 @@ static int cmp_kernel(const void *a, const void *b) {
 static int64_t lane_busy(const Trace *t, const Lane *l, int64_t t0, int64_t t1, size_t *n_events, Edges *E) {
     E->n = 0;
     size_t n = 0;
-    for (uint32_t k = 0; k < l->n_rows; k++) {
-        const Row *r = &t->rows[l->first_row + k];
-        for (size_t i = Row_lowerBound(t, r, t0); i < r->first + r->count; i++) {
-            const TraceEvent *e = &t->events[i];
-            if (e->ts >= t1) break;
-            if (!Overlap_counts(e)) continue;
-            int64_t s = e->ts > t0 ? e->ts : t0, en = TraceEvent_end(e) < t1 ? TraceEvent_end(e) : t1;
-            n++;
-            if (en > s) push_interval(E, s, en, 0);
-        }
+    for (LaneWindow w = LaneWindow_begin(t, l, t0, t1); LaneWindow_next(&w);) {
+        if (!Overlap_counts(w.ev)) continue;
+        n++;
+        if (w.end > w.start) push_interval(E, w.start, w.end, 0);
     }
     *n_events = n;
     int64_t meas[8];
@@ -113,24 +107,19 @@ OverlapReport *Overlap_compute(const Trace *t, const OverlapFilter *f) {
         for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
             const Lane *l = &t->lanes[li];
             if (!lane_selected(l, f)) continue;
-            for (uint32_t k = 0; k < l->n_rows; k++) {
-                const Row *r = &t->rows[l->first_row + k];
-                for (size_t i = Row_lowerBound(t, r, t0); i < r->first + r->count; i++) {
-                    const TraceEvent *e = &t->events[i];
-                    if (e->ts >= t1) break;
-                    if (!Overlap_counts(e)) continue;
-                    int64_t end = TraceEvent_end(e);
-                    int64_t s = e->ts > t0 ? e->ts : t0, en = end < t1 ? end : t1;
-                    if (s < D.window_start) D.window_start = s;
-                    if (en > D.window_end) D.window_end = en;
-                    D.n_events++;
-                    int c = sweep_class(e->cls);
-                    if (c >= 0 && en > s) push_interval(&E, s, en, c);
-                    if (kcount && e->kind == KIND_KERNEL) {
-                        kcount[e->name]++;
-                        ktotal[e->name] = sat_add(ktotal[e->name], en - s);
-                        kcls[e->name] = (uint8_t)e->cls;
-                    }
+            for (LaneWindow w = LaneWindow_begin(t, l, t0, t1); LaneWindow_next(&w);) {
+                const TraceEvent *e = w.ev;
+                if (!Overlap_counts(e)) continue;
+                int64_t s = w.start, en = w.end;
+                if (s < D.window_start) D.window_start = s;
+                if (en > D.window_end) D.window_end = en;
+                D.n_events++;
+                int c = sweep_class(e->cls);
+                if (c >= 0 && en > s) push_interval(&E, s, en, c);
+                if (kcount && e->kind == KIND_KERNEL) {
+                    kcount[e->name]++;
+                    ktotal[e->name] = sat_add(ktotal[e->name], en - s);
+                    kcls[e->name] = (uint8_t)e->cls;
                 }
             }
             GROW(D.streams, cap_streams, D.n_streams + 1);
@@ -212,19 +201,11 @@ void Overlap_band(const Trace *t, uint32_t group, int64_t t0, int64_t t1, int nc
     if (group >= t->n_groups || ncols <= 0 || t1 <= t0) return;
     const Group *G = &t->groups[group];
     Edges E = {0};
-    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
-        const Lane *l = &t->lanes[li];
-        for (uint32_t k = 0; k < l->n_rows; k++) {
-            const Row *r = &t->rows[l->first_row + k];
-            for (size_t i = Row_lowerBound(t, r, t0); i < r->first + r->count; i++) {
-                const TraceEvent *e = &t->events[i];
-                if (e->ts >= t1) break;
-                int c = Overlap_counts(e) ? sweep_class(e->cls) : -1;
-                int64_t s = e->ts > t0 ? e->ts : t0, en = TraceEvent_end(e) < t1 ? TraceEvent_end(e) : t1;
-                if (c >= 0 && en > s) push_interval(&E, s, en, c);
-            }
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++)
+        for (LaneWindow w = LaneWindow_begin(t, &t->lanes[li], t0, t1); LaneWindow_next(&w);) {
+            int c = Overlap_counts(w.ev) ? sweep_class(w.ev->cls) : -1;
+            if (c >= 0 && w.end > w.start) push_interval(&E, w.start, w.end, c);
         }
-    }
     Edges_sort(E.e, E.n, &E.scratch, &E.cap_scratch);
     /* walk segments of constant state and spread each over the columns it covers */
     int cnt[3] = {0, 0, 0};

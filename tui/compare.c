@@ -110,16 +110,10 @@ size_t Compare_kernelChanges(const Trace *t, const uint32_t *run_of_source, int6
         const Lane *l = &t->lanes[li];
         uint32_t run = run_of_source[l->source];
         if (!l->gpu || run > 1) continue;
-        for (uint32_t r = 0; r < l->n_rows; r++) {
-            const Row *row = &t->rows[l->first_row + r];
-            for (size_t i = Row_lowerBound(t, row, t0); i < row->first + row->count; i++) {
-                const TraceEvent *e = &t->events[i];
-                if (e->ts >= t1) break;
-                if (e->kind != KIND_KERNEL) continue;
-                int64_t s = e->ts > t0 ? e->ts : t0, en = TraceEvent_end(e) < t1 ? TraceEvent_end(e) : t1;
-                k[e->name].count[run]++;
-                k[e->name].total[run] += en > s ? en - s : 0;
-            }
+        for (LaneWindow w = LaneWindow_begin(t, l, t0, t1); LaneWindow_next(&w);) {
+            if (w.ev->kind != KIND_KERNEL) continue;
+            k[w.ev->name].count[run]++;
+            k[w.ev->name].total[run] += w.end > w.start ? w.end - w.start : 0;
         }
     }
     /* keep the top max by insertion: max is small */

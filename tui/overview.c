@@ -72,27 +72,21 @@ void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, i
     memset(out, 0, (size_t)ncols * sizeof *out);
     if (!R || t1 <= t0 || ncols <= 0) return;
     const Group *G = &t->groups[group];
-    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
-        const Lane *l = &t->lanes[li];
-        for (uint32_t k = 0; k < l->n_rows; k++) {
-            const Row *r = &t->rows[l->first_row + k];
-            for (size_t i = Row_lowerBound(t, r, t0); i < r->first + r->count; i++) {
-                const TraceEvent *e = &t->events[i];
-                if (e->ts >= t1) break;
-                int64_t ws, we;
-                if (e->cls != CLASS_COMM || e->kind != KIND_KERNEL || !Coll_waitPart(R, i, &ws, &we)) continue;
-                if (ws < t0) ws = t0;
-                if (we > t1) we = t1;
-                if (we <= ws) continue;
-                int c0 = TraceIndex_colOf(t0, t1, ncols, ws), c1 = TraceIndex_colOf(t0, t1, ncols, we - 1);
-                for (int c = c0 < 0 ? 0 : c0; c <= c1 && c < ncols; c++) {
-                    int64_t ca = TraceIndex_colTime(t0, t1, ncols, c), cb = TraceIndex_colTime(t0, t1, ncols, c + 1);
-                    int64_t s = ws > ca ? ws : ca, en = we < cb ? we : cb;
-                    if (en > s) out[c] += en - s;
-                }
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++)
+        for (LaneWindow w = LaneWindow_begin(t, &t->lanes[li], t0, t1); LaneWindow_next(&w);) {
+            int64_t ws, we;
+            const TraceEvent *e = w.ev;
+            if (e->cls != CLASS_COMM || e->kind != KIND_KERNEL || !Coll_waitPart(R, w.index, &ws, &we)) continue;
+            if (ws < t0) ws = t0;
+            if (we > t1) we = t1;
+            if (we <= ws) continue;
+            int c0 = TraceIndex_colOf(t0, t1, ncols, ws), c1 = TraceIndex_colOf(t0, t1, ncols, we - 1);
+            for (int c = c0 < 0 ? 0 : c0; c <= c1 && c < ncols; c++) {
+                int64_t ca = TraceIndex_colTime(t0, t1, ncols, c), cb = TraceIndex_colTime(t0, t1, ncols, c + 1);
+                int64_t s = ws > ca ? ws : ca, en = we < cb ? we : cb;
+                if (en > s) out[c] += en - s;
             }
         }
-    }
 }
 
 /* After the band of a rank line is drawn: columns where the device is mostly in exposed

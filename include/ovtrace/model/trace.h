@@ -253,6 +253,48 @@ static inline const char *Trace_name(const Trace *t, const TraceEvent *e) {
 uint32_t Trace_laneOf(const Trace *t, size_t idx);
 /* First event in row whose end > ts (i.e. the first that may be visible from ts). */
 size_t Row_lowerBound(const Trace *t, const Row *r, int64_t ts);
+
+/* The events of one lane that overlap [t0, t1), row by row, each row in time order: the
+ * walk every windowed figure (overlap, bands, wait parts, compare) is made of.
+ *   LaneWindow w = LaneWindow_begin(t, lane, t0, t1);
+ *   while (LaneWindow_next(&w)) use(w.index, w.ev, w.start, w.end);
+ * start/end are the event clipped to the window (end may equal start: instants, counters). */
+typedef struct {
+    const Trace *t;
+    const Lane *lane;
+    int64_t t0, t1;
+    uint32_t row;          /* next row of the lane */
+    size_t cur, row_end;   /* cursor in the current row */
+    size_t index;          /* the event: its index in t->events */
+    const TraceEvent *ev;
+    int64_t start, end;    /* ... clipped to [t0, t1) */
+} LaneWindow;
+
+static inline LaneWindow LaneWindow_begin(const Trace *t, const Lane *lane, int64_t t0, int64_t t1) {
+    LaneWindow w = {t, lane, t0, t1, 0, 0, 0, 0, NULL, 0, 0};
+    return w;
+}
+
+static inline bool LaneWindow_next(LaneWindow *w) {
+    for (;;) {
+        if (w->cur < w->row_end) {
+            const TraceEvent *e = &w->t->events[w->cur];
+            if (e->ts < w->t1) {
+                int64_t end = TraceEvent_end(e);
+                w->index = w->cur++;
+                w->ev = e;
+                w->start = e->ts > w->t0 ? e->ts : w->t0;
+                w->end = end < w->t1 ? end : w->t1;
+                return true;
+            }
+            w->cur = w->row_end; /* the rest of this row starts later */
+        }
+        if (w->row >= w->lane->n_rows) return false;
+        const Row *r = &w->t->rows[w->lane->first_row + w->row++];
+        w->cur = Row_lowerBound(w->t, r, w->t0);
+        w->row_end = r->first + r->count;
+    }
+}
 /* Partner of a GPU op (its launching runtime call) or of a launch (its GPU op), by
  * flow: the source's ac2g flows, or those Trace_finish derived from equal correlation
  * ids where the source had none. SIZE_MAX if none. */
