@@ -25,3 +25,10 @@ set_tests_properties(export.merge_roundtrip PROPERTIES TIMEOUT 120)
 add_test(NAME export.clip_range
   COMMAND sh ${export_dir}/clip_range.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_LIST_DIR}/data ${OVTRACE_DEEPSEEK})
 set_tests_properties(export.clip_range PROPERTIES TIMEOUT 120)
+
+# what ovtrace writes (exports of every input kind, record outputs, the samples) follows
+# the rules of Perfetto's JSON importer (tests/export/perfetto_rules.py).
+add_test(NAME export.perfetto_import
+  COMMAND sh ${export_dir}/perfetto_import.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_LIST_DIR}/data
+          ${PROJECT_SOURCE_DIR}/sample-traces ${OVTRACE_DEEPSEEK})
+set_tests_properties(export.perfetto_import PROPERTIES TIMEOUT 120)
