@@ -2,7 +2,14 @@
  * `ovtrace export` writes and Perfetto opens:
  *
  *   {"traceEvents": [ M metadata for lanes, X events, ac2g flow s/f pairs ... ],
- *    "displayTimeUnit": "ms", "traceName": ..., "ovtrace": {simulated, params, ring drops}}
+ *    "displayTimeUnit": "ms", "baseTimeNanoseconds": B, "traceName": ...,
+ *    "ovtrace": {simulated, params, ring drops}}
+ *
+ * Times are written relative to B, the whole second of the first event (as Kineto and
+ * Proton do): an epoch-scale time in µs with a nanosecond fraction has 19 digits, more
+ * than the double that browsers, Perfetto and Python read it into can hold, so
+ * back-to-back kernels would seem to overlap by up to 0.25 µs there. Relative times of
+ * a recording days long keep whole nanoseconds; ovtrace adds B back when loading.
  *
  * Crash safety with O(new events) per checkpoint: the file is a sequence of
  * independently compressed frames (zstd frames / gzip members / plain text, which
@@ -46,6 +53,8 @@ struct LiveRecorder {
     bool stream; /* written in order, never truncated or renamed */
     off_t body_end;
     uint64_t cursor, lost, events, checkpoints;
+    int64_t base_ns; /* baseTimeNanoseconds, fixed by the first event */
+    bool has_base;
     /* caches */
     char **names;
     size_t cap_names;
@@ -183,18 +192,19 @@ static void new_lanes(LiveRecorder *r, LiveStore *s) {
     }
 }
 
-/* "pid", "tid" and "ts" of an event on lane l */
-static void where(ChromeJson *w, const LiveLane *l, int64_t ts) {
+/* "pid", "tid" and "ts" (relative to the recording's base) of an event on lane l */
+static void where(const LiveRecorder *r, ChromeJson *w, const LiveLane *l, int64_t ts) {
     ChromeJson_intField(w, "pid", l->pid);
     ChromeJson_intField(w, "tid", l->tid);
-    ChromeJson_usField(w, "ts", ts);
+    ChromeJson_usField(w, "ts", ts - r->base_ns);
 }
 
-static void write_counter(ChromeJson *w, const LiveLane *l, const TraceEvent *e, const char *name) {
+static void write_counter(LiveRecorder *r, const LiveLane *l, const TraceEvent *e, const char *name) {
+    ChromeJson *w = &r->json;
     ChromeJson_beginEvent(w);
     ChromeJson_strField(w, "ph", "C");
     ChromeJson_strField(w, "name", name);
-    where(w, l, e->ts);
+    where(r, w, l, e->ts);
     ChromeJson_beginObject(w, "args");
     ChromeJson_stringKey(w, name);
     ChromeJson_printf(w, "%.3f", e->value);
@@ -202,7 +212,8 @@ static void write_counter(ChromeJson *w, const LiveLane *l, const TraceEvent *e,
     ChromeJson_end(w);
 }
 
-static void write_slice(ChromeJson *w, const LiveLane *l, const TraceEvent *e, const char *name) {
+static void write_slice(LiveRecorder *r, const LiveLane *l, const TraceEvent *e, const char *name) {
+    ChromeJson *w = &r->json;
     EventKind k = (EventKind)e->kind;
     ChromeJson_beginEvent(w);
     if (k == KIND_INSTANT) {
@@ -214,7 +225,7 @@ static void write_slice(ChromeJson *w, const LiveLane *l, const TraceEvent *e, c
         ChromeJson_strField(w, "cat", k == KIND_OTHER ? "overhead" : EventKind_category(k));
     }
     ChromeJson_strField(w, "name", name);
-    where(w, l, e->ts);
+    where(r, w, l, e->ts);
     if (k != KIND_INSTANT) ChromeJson_usField(w, "dur", e->dur);
     ChromeJson_beginObject(w, "args");
     if (EventKind_isGpu(k)) {
@@ -227,11 +238,12 @@ static void write_slice(ChromeJson *w, const LiveLane *l, const TraceEvent *e, c
 }
 
 /* The ac2g flow end of a launch (s) or of the GPU work it launched (f). */
-static void write_flow(ChromeJson *w, const LiveLane *l, const TraceEvent *e, bool start) {
+static void write_flow(LiveRecorder *r, const LiveLane *l, const TraceEvent *e, bool start) {
+    ChromeJson *w = &r->json;
     ChromeJson_beginEvent(w);
     ChromeJson_strField(w, "ph", start ? "s" : "f");
     ChromeJson_intField(w, "id", e->corr);
-    where(w, l, e->ts);
+    where(r, w, l, e->ts);
     ChromeJson_strField(w, "cat", "ac2g");
     ChromeJson_strField(w, "name", "ac2g");
     if (!start) ChromeJson_strField(w, "bp", "e");
@@ -244,14 +256,20 @@ static void write_event(LiveRecorder *r, LiveStore *s, const TraceEvent *e) {
     const LiveLane *l = &r->lanes[e->lane];
     EventKind k = (EventKind)e->kind;
     const char *name = name_of(r, s, e->name);
+    if (!r->has_base) { /* the whole second at or before the first event */
+        int64_t sec = e->ts / 1000000000;
+        if (e->ts < 0 && e->ts % 1000000000) sec--;
+        r->base_ns = sec * 1000000000;
+        r->has_base = true;
+    }
     if (k == KIND_COUNTER) {
-        write_counter(&r->json, l, e, name);
+        write_counter(r, l, e, name);
         return;
     }
-    write_slice(&r->json, l, e, name);
+    write_slice(r, l, e, name);
     if (!e->corr) return;
-    if (EventKind_isLaunch(k)) write_flow(&r->json, l, e, true);
-    else if (EventKind_isGpuWork(k)) write_flow(&r->json, l, e, false);
+    if (EventKind_isLaunch(k)) write_flow(r, l, e, true);
+    else if (EventKind_isGpuWork(k)) write_flow(r, l, e, false);
 }
 
 /* Compresses text and writes it at `at`. The first write of a checkpoint (*cut false)
@@ -319,7 +337,9 @@ static bool checkpoint(LiveRecorder *r, LiveStore *s, bool complete, size_t max_
              ", \"checkpoints\": %" PRIu64 ", \"complete\": %s}",
              r->events, r->lost, r->checkpoints, complete ? "true" : "false");
     char *meta = LiveStore_metaJson(s, extra);
-    ChromeJson_printf(w, "\n],\n\"displayTimeUnit\": \"ms\",\n\"traceName\": \"%s\",\n\"ovtrace\": ",
+    ChromeJson_puts(w, "\n],\n\"displayTimeUnit\": \"ms\",\n");
+    if (r->has_base) ChromeJson_printf(w, "\"baseTimeNanoseconds\": %" PRId64 ",\n", r->base_ns);
+    ChromeJson_printf(w, "\"traceName\": \"%s\",\n\"ovtrace\": ",
                       LiveStore_isSimulated(s) ? "ovtrace record (SIMULATED)" : "ovtrace record");
     ChromeJson_puts(w, meta);
     ChromeJson_puts(w, "\n}\n");

@@ -180,6 +180,10 @@ bool SimRanks_write(const SimRanksConfig *c, const char *out_path, uint64_t *eve
     for (int r = 0; r < N; r++) rr[r] = rng_seed(c->seed, (uint64_t)r + 1);
     Rng shared = rng_seed(c->seed, 0xC0);
     ChromeJson *json = xcalloc((size_t)N, sizeof *json); /* each rank's file, in memory */
+    /* times relative to the whole second of the start, one base for every rank (as the
+     * recorder writes them, live/record.c: exact in any reader's double) */
+    int64_t base = c->start_ns / 1000000000 * 1000000000;
+    if (c->start_ns < 0 && c->start_ns % 1000000000) base -= 1000000000;
     bool ok = true;
     uint64_t events = 0;
     int gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 8;
@@ -189,11 +193,12 @@ bool SimRanks_write(const SimRanksConfig *c, const char *out_path, uint64_t *eve
         char pj[1024];
         ScheduleParams_json(&c->params, pj, sizeof pj);
         ChromeJson_printf(w,
-                "{\n\"schemaVersion\": 1,\n\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d},\n"
+                "{\n\"schemaVersion\": 1,\n\"baseTimeNanoseconds\": %lld,\n"
+                "\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d},\n"
                 "\"ovtrace\": {\"simulated\": true, \"source\": \"simulator (ranks)\", \"params\": %s,\n"
                 " \"ranks\": {\"ranks\": %d, \"imbalance\": %g, \"jitter\": %g, \"seed\": %llu, \"clock_skew_ns\": %lld,"
                 " \"load\": %.6f}},\n\"traceEvents\": [",
-                r, N, pj, N, c->imbalance, c->jitter, (unsigned long long)c->seed, (long long)c->clock_skew_ns, load[r]);
+                (long long)base, r, N, pj, N, c->imbalance, c->jitter, (unsigned long long)c->seed, (long long)c->clock_skew_ns, load[r]);
         rank_metadata(w, sch, r, r % gpn);
     }
     int64_t *ready = xmalloc((size_t)N * sizeof *ready);
@@ -230,7 +235,7 @@ bool SimRanks_write(const SimRanksConfig *c, const char *out_path, uint64_t *eve
                 }
                 free_at[(size_t)r * SCHED_MAX_STREAMS + (size_t)op->stream] = end[at];
                 int64_t off = c->start_ns + (int64_t)(r / gpn) * c->clock_skew_ns;
-                op_event(&json[r], sch, op, r % gpn, off + start[at], end[at] - start[at], k);
+                op_event(&json[r], sch, op, r % gpn, off + start[at] - base, end[at] - start[at], k);
                 events++;
             }
         }

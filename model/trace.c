@@ -12,6 +12,7 @@
 #include "ovtrace/base/hash.h"
 #include "ovtrace/base/map.h"
 #include "ovtrace/model/parfor.h"
+#include "ovtrace/model/timeunits.h"
 #include "subrows.h"
 
 /* qsort/bsearch with a NULL base are undefined even for n == 0 (UBSan says so). */
@@ -176,6 +177,33 @@ void Trace_addFlowPoint(Trace *t, uint32_t source, int64_t pid, int64_t tid, int
     TraceBuild *B = t->build;
     GROW(B->fp, B->cap_fp, B->n_fp + 1);
     B->fp[B->n_fp++] = (FlowPoint){source, pid, tid, ts, id, cat, ph, enclosing};
+}
+
+static bool shifted_in_model(int64_t ts, int64_t dur, int64_t delta) {
+    int64_t a, b;
+    return !__builtin_add_overflow(ts, delta, &a) && Time_inModel(a) && !__builtin_add_overflow(a, dur, &b) &&
+           Time_inModel(b);
+}
+
+bool Trace_shiftSource(Trace *t, uint32_t source, size_t first_event, int64_t delta) {
+    TraceBuild *B = t->build;
+    if (!delta) return true;
+    for (int pass = 0; pass < 2; pass++) { /* check everything, then change everything */
+        for (size_t i = first_event; i < t->n_events; i++) {
+            TraceEvent *e = &t->events[i];
+            if (t->lanes[e->lane].source != source) continue;
+            int64_t dur = e->kind == KIND_COUNTER || e->dur < 0 ? 0 : e->dur; /* a counter holds its value */
+            if (!pass && !shifted_in_model(e->ts, dur, delta)) return false;
+            if (pass) e->ts += delta;
+        }
+        for (size_t i = 0; B && i < B->n_fp; i++) {
+            FlowPoint *f = &B->fp[i];
+            if (f->source != source) continue;
+            if (!pass && !shifted_in_model(f->ts, 0, delta)) return false;
+            if (pass) f->ts += delta;
+        }
+    }
+    return true;
 }
 
 void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int64_t new_pid) {

@@ -76,6 +76,10 @@ typedef struct {
     /* top-level metadata, accumulated as the text of one JSON object */
     char *meta;
     size_t meta_len, meta_cap;
+    /* "baseTimeNanoseconds" (the last one): the source's times are relative to it */
+    int64_t base_ns;
+    uint64_t base_off; /* where its value starts, for the warning when it cannot apply */
+    bool base_bad;     /* present but not an integer number of ns */
     bool cancelled;
     /* parallel parsing of a mapped file (see parallel_start) */
     bool worker;          /* parsing one slice of the event array for another loader */
@@ -1046,6 +1050,40 @@ static bool note_truncated_at(Loader *L, uint64_t off) {
 
 static bool note_truncated(Loader *L, const char *p) { return note_truncated_at(L, L->base + (uint64_t)(p - L->buf)); }
 
+/* Kineto (PyTorch 2.4 and later), Proton and ovtrace's own recordings write "ts"
+ * relative to a base and put the base, in ns since the epoch, under this top-level key
+ * (absolute epoch-scale times with a fractional part have more digits than a double
+ * holds, so browsers and Perfetto would round them). Parsed exactly from its text; the
+ * last one counts, as in JSON.parse. */
+static void note_base_time(Loader *L, const Tok *val) {
+    int64_t b;
+    L->base_off = L->base + (uint64_t)(val->p - L->buf);
+    if (val->type == TOK_NUMBER && Time_parseDecimal(val->p, val->n, 0, &b)) {
+        L->base_ns = b;
+        L->base_bad = false;
+    } else {
+        L->base_ns = 0;
+        L->base_bad = true;
+    }
+}
+
+/* The base applies to every time of the source once the whole file is read (Kineto
+ * writes it after the events). A base that is not a number, or that would put an
+ * event outside the model's range, is left out with a warning. */
+static void apply_base_time(Loader *L, size_t first_event) {
+    Trace *t = L->t;
+    const char *why = NULL;
+    if (L->base_bad) why = "is not an integer number of nanoseconds";
+    else if (L->base_ns && !Trace_shiftSource(t, L->source, first_event, L->base_ns))
+        why = "would put events outside the times ovtrace can hold";
+    else t->sources[L->source].base_time_ns = L->base_ns;
+    if (!why || t->input_warning) return;
+    char msg[512];
+    int n = snprintf(msg, sizeof msg, "%s: byte %" PRIu64 ": baseTimeNanoseconds %s; times are read as written",
+                     L->path, L->base_off, why);
+    t->input_warning = xstrdup(n > 0 ? msg : "baseTimeNanoseconds ignored");
+}
+
 static bool parse_top(Loader *L, char *err, size_t errlen) {
     const char *p = L->buf;
     /* UTF-8 byte order mark */
@@ -1126,6 +1164,7 @@ static bool parse_top(Loader *L, char *err, size_t errlen) {
                 too_big(L, L->base + (uint64_t)(kstart - L->buf), err, errlen);
                 return false;
             }
+            if (Js_keyIs(&key, "baseTimeNanoseconds")) note_base_time(L, &val);
             /* keep other top-level keys verbatim (deviceProperties, distributedInfo, ...) */
             meta_append(L, L->meta_len ? "," : "{", 1);
             meta_append(L, kstart, (size_t)(q - kstart));
@@ -1261,6 +1300,7 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
         ok = false;
     }
     if (ok) apply_meta(&L);
+    if (ok) apply_base_time(&L, before);
     if (ok) LoadMerged_split(t, L.source); /* a merged export: back to one source per rank */
     /* B without E: run to the end of the trace, fixed up in Trace_finish */
     free_stacks(&L);

@@ -27,9 +27,8 @@ void SourceMeta_apply(TraceSource *src, const cJSON *m) {
         free(src->trace_name);
         src->trace_name = xstrdup(tn->valuestring);
     }
-    const cJSON *bt = cJSON_GetObjectItemCaseSensitive(m, "baseTimeNanoseconds");
-    if (cJSON_IsNumber(bt) && bt->valuedouble > -9.2e18 && bt->valuedouble < 9.2e18) /* else the cast is UB */
-        src->base_time_ns = (int64_t)bt->valuedouble;
+    /* baseTimeNanoseconds is not metadata: the loader applies it to the source's times
+     * (load_chrome.c), exactly; a merged file's event text is relative to its own. */
 }
 
 /* "rank R rest": R (0..1e9) and the rest; false for any other text. */
@@ -80,6 +79,7 @@ void LoadMerged_split(Trace *t, uint32_t source) {
             src[i] = Trace_addSource(t, t->sources[source].path);
             TraceSource *s = &t->sources[src[i]];
             s->compression = t->sources[source].compression;
+            s->base_time_ns = t->sources[source].base_time_ns; /* the text of all ranks is relative to it */
             const cJSON *sm = cJSON_GetObjectItemCaseSensitive(e, "meta");
             if (cJSON_IsObject(sm)) {
                 s->meta_json = cJSON_PrintUnformatted(sm);

@@ -7,8 +7,8 @@
 
 #include "ovtrace/model/trace.h"
 
-/* rank, world size, time unit, trace name and base time of a source from its top-level
- * keys (distributedInfo, displayTimeUnit, traceName, baseTimeNanoseconds). */
+/* rank, world size, time unit and trace name of a source from its top-level keys
+ * (distributedInfo, displayTimeUnit, traceName). */
 void SourceMeta_apply(TraceSource *s, const cJSON *top);
 
 /* If source's top-level keys say it is a merged export ("ovtrace": {"merged": true,

@@ -50,8 +50,9 @@
 #define SNAP_END "OVTSEND1"
 /* Bumped whenever the file format or what the loader puts in the model changes, so a
  * snapshot never serves a model this build would not load (2: counter values as the
- * nearest double, B/E paired per thread). */
-#define SNAP_VERSION 2u
+ * nearest double, B/E paired per thread; 3: times of a source with baseTimeNanoseconds
+ * are base + ts). */
+#define SNAP_VERSION 3u
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_PREFIX 16
 #define SNAP_TRAILER 32

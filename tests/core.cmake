@@ -26,6 +26,8 @@ ovtrace_unit_test(core.termsafe SOURCES ${core_dir}/test_termsafe.c)
 # Counter series (every series of a counter event kept).
 ovtrace_unit_test(core.counters SOURCES ${core_dir}/test_counters.c)
 add_test(NAME core.counters_cli COMMAND sh ${core_dir}/counters_cli.sh $<TARGET_FILE:ovtrace> ${data_dir})
+# baseTimeNanoseconds: relative times per file, exact; mixed bases align and merge
+add_test(NAME core.base_time COMMAND sh ${core_dir}/base_time.sh $<TARGET_FILE:ovtrace> ${PROJECT_SOURCE_DIR}/tests/export/perfetto_rules.py)
 ovtrace_unit_test(core.serve_stats SOURCES ${core_dir}/test_serve_stats.c)
 # sub-rows against a brute-force greedy; big lanes (1.1M identical, 600k nested) take
 # minutes with a quadratic scan: the timeout catches one.

@@ -170,6 +170,7 @@ typedef struct {
     size_t *by_src;     /* event indices, ascending within a source */
     uint8_t *lane_kept; /* per lane: some event of it is kept */
     bool merge_pids;    /* several sources in one file: pids are made distinct */
+    int64_t out_base;   /* the output's baseTimeNanoseconds: written times are relative to it */
     JsCtx js;
     char *scratch;
     size_t scratch_cap;
@@ -398,7 +399,7 @@ static void write_synth(Exporter *X, ChromeJson *w, size_t idx) {
     out_tid_key(X, w, l->tid);
     int64_t ts, dur;
     clipped(X, e, &ts, &dur);
-    ChromeJson_usField(w, "ts", ts);
+    ChromeJson_usField(w, "ts", ts - X->out_base);
     if (*ph == 'X') ChromeJson_usField(w, "dur", dur);
     ChromeJson_beginObject(w, "args");
     if (*ph == 'C') {
@@ -478,6 +479,8 @@ static bool write_events(Exporter *X, ChromeJson *w, Unit *u, char *err, size_t 
         }
         sort_by_src(recs, n);
         const TraceSource *S = &t->sources[source];
+        /* a source relative to another base than the output's: every start is rewritten */
+        bool rebase = S->base_time_ns != X->out_base;
         SrcReader r = {0};
         bool ok = true;
         if (n) {
@@ -535,7 +538,7 @@ static bool write_events(Exporter *X, ChromeJson *w, Unit *u, char *err, size_t 
             /* a B is written as an X with its duration (an unmatched one only when cut) */
             bool b_to_x = ev.ph && *ev.ph == 'B' && (!(e->flags & EVF_NO_DUR) || clip);
             u->events++;
-            if (r.map && !b_to_x && !X->merge_pids && !clip) {
+            if (r.map && !b_to_x && !X->merge_pids && !clip && !rebase) {
                 /* unedited objects that follow each other in a mapped source are
                  * written as one run, separators included */
                 if (run_end && adjacent(run_end, obj)) {
@@ -557,7 +560,7 @@ static bool write_events(Exporter *X, ChromeJson *w, Unit *u, char *err, size_t 
             int ne = 0;
             if (X->merge_pids && ev.pid) ed[ne].a = ev.pid, ed[ne].b = ev.pid_end, ed[ne++].what = ED_PID;
             if (b_to_x) ed[ne].a = ev.ph, ed[ne].b = ev.ph + 1, ed[ne++].what = ED_PH; /* the letter */
-            if (clip && ev.ts) ed[ne].a = ev.ts, ed[ne].b = ev.ts_end, ed[ne++].what = ED_TS;
+            if ((clip || rebase) && ev.ts) ed[ne].a = ev.ts, ed[ne].b = ev.ts_end, ed[ne++].what = ED_TS;
             if (clip && ev.dur && !b_to_x) ed[ne].a = ev.dur, ed[ne].b = ev.dur_end, ed[ne++].what = ED_DUR;
             for (int i = 1; i < ne; i++) /* at most 4: insertion sort by position */
                 for (int j = i; j > 0 && ed[j].a < ed[j - 1].a; j--) {
@@ -577,7 +580,7 @@ static bool write_events(Exporter *X, ChromeJson *w, Unit *u, char *err, size_t 
                 ChromeJson_write(w, cur, (size_t)(ed[i].a - cur));
                 if (ed[i].what == ED_PID) out_pid_key(X, w, source, l->pid);
                 else if (ed[i].what == ED_PH) ChromeJson_write(w, "X", 1);
-                else ChromeJson_us(w, ed[i].what == ED_TS ? cts : cdur);
+                else ChromeJson_us(w, ed[i].what == ED_TS ? cts - X->out_base : cdur);
                 cur = ed[i].b;
             }
             if (b_to_x) {
@@ -723,7 +726,7 @@ static void flow_point(Exporter *X, ChromeJson *w, const Flow *fl, size_t ev, ch
     out_tid_key(X, w, l->tid);
     int64_t ts, dur;
     clipped(X, e, &ts, &dur); /* at the slice's written start */
-    ChromeJson_usField(w, "ts", ts);
+    ChromeJson_usField(w, "ts", ts - X->out_base);
     ChromeJson_strField(w, "cat", cat);
     ChromeJson_strField(w, "name", cat);
     ChromeJson_end(w);
@@ -804,7 +807,8 @@ static JsStatus meta_member(JsCtx *c, void *ctx, const Tok *key, const char **pp
             m->name_out[dn] = '\0';
         }
         m->named = true;
-    } else if (!Js_keyIs(key, "ovtrace") && !Js_keyIs(key, "traceEvents")) {
+    } else if (!Js_keyIs(key, "ovtrace") && !Js_keyIs(key, "traceEvents") &&
+               !Js_keyIs(key, "baseTimeNanoseconds")) { /* written by write_trailer */
         ChromeJson_puts(m->w, ",\n");
         ChromeJson_write(m->w, kstart, (size_t)(*pp - kstart));
     }
@@ -846,6 +850,7 @@ static bool write_trailer(Exporter *X, ChromeJson *w, const Unit *u, size_t n_fl
         ChromeJson_fail(w, "not written: bad source metadata"); /* no more output into a half-written state */
         return false;
     }
+    if (X->out_base) ChromeJson_printf(w, ",\n\"baseTimeNanoseconds\":%" PRId64, X->out_base);
     ChromeJson_puts(w, ",\n\"traceName\":");
     char tn[8192];
     if (name[0]) snprintf(tn, sizeof tn, "%s (ovtrace export: %s)", name, fdesc);
@@ -905,7 +910,39 @@ static bool write_events_guarded(Exporter *X, ChromeJson *w, Unit *u, char *err,
     return ok;
 }
 
+/* Whether a unit's times, written as they are, would lose nanoseconds in a reader's
+ * double: Perfetto, browsers and Python read "ts" in µs into a double, exact for a
+ * fraction only below 2^53 ns (104 days after the epoch), so an epoch-scale start with a
+ * nanosecond fraction is rounded (to ~256 ns in Perfetto) and back-to-back kernels seem
+ * to overlap. Sources relative to a base of their own are safe already. */
+static bool unit_needs_base(const Exporter *X, const Unit *u) {
+    const Trace *t = X->t;
+    const int64_t exact = INT64_C(1) << 53;
+    for (size_t i = 0; i < u->n_sources; i++) {
+        uint32_t s = u->sources[i];
+        if (t->sources[s].base_time_ns) continue;
+        for (size_t k = X->by_src_off[s]; k < X->by_src_off[s + 1]; k++) {
+            int64_t ts = t->events[X->by_src[k]].ts;
+            if ((ts >= exact || ts <= -exact) && ts % 1000) return true;
+        }
+    }
+    return false;
+}
+
+/* The output's baseTimeNanoseconds: the first source's, so that its text is copied as it
+ * is (sources with another base are rewritten); when the times need one and the source
+ * has none, the whole second at or before the trace's start. */
+static int64_t unit_base(const Exporter *X, const Unit *u) {
+    const Trace *t = X->t;
+    int64_t base = u->n_sources ? t->sources[u->sources[0]].base_time_ns : 0;
+    if (base || !unit_needs_base(X, u)) return base;
+    int64_t sec = t->t_min / 1000000000;
+    if (t->t_min < 0 && t->t_min % 1000000000) sec--;
+    return sec * 1000000000;
+}
+
 static bool write_unit(Exporter *X, ChromeJson *w, Unit *u, char *err, size_t errlen) {
+    X->out_base = unit_base(X, u);
     ChromeJson_puts(w, "{\"traceEvents\":[");
     write_metadata(X, w, u);
     if (!write_events_guarded(X, w, u, err, errlen)) return false;

@@ -76,19 +76,21 @@ static void kineto_memory(void **state) {
     assert_int_equal(ac->device, -1);
     /* statistics over the samples in a range: [150 us, 350 us) holds 3 MiB and 2 MiB */
     CounterStats st;
-    assert_int_equal(t->t_min, 100000); /* the first sample, before the first op (102 us) */
-    assert_true(Counter_stats(t, a0, 150000, 350000, &st));
+    /* the first sample, before the first op (102 us), after the file's baseTimeNanoseconds */
+    const int64_t base = INT64_C(1700000000000000000);
+    assert_int_equal(t->t_min, base + 100000);
+    assert_true(Counter_stats(t, a0, base + 150000, base + 350000, &st));
     assert_int_equal(st.n, 2);
     assert_true(st.min == 2 * M && st.max == 3 * M && st.mean == 2.5 * M && st.last == 2 * M);
     assert_true(Counter_stats(t, b0, 0, INT64_MAX, &st));
     assert_true(st.min == -2 * M && st.max == 2 * M && st.mean == 0);
-    assert_false(Counter_stats(t, a0, 401000, 500000, &st));
+    assert_false(Counter_stats(t, a0, base + 401000, base + 500000, &st));
     /* value in effect: the last sample at or before */
     double v;
-    assert_false(Counter_valueAt(t, a0, 99999, &v));
-    assert_true(Counter_valueAt(t, a0, 100000, &v) && v == 1 * M);
-    assert_true(Counter_valueAt(t, a0, 299999, &v) && v == 3 * M);
-    assert_true(Counter_valueAt(t, r0, 10000000, &v) && v == 4 * M);
+    assert_false(Counter_valueAt(t, a0, base + 99999, &v));
+    assert_true(Counter_valueAt(t, a0, base + 100000, &v) && v == 1 * M);
+    assert_true(Counter_valueAt(t, a0, base + 299999, &v) && v == 3 * M);
+    assert_true(Counter_valueAt(t, r0, base + 10000000, &v) && v == 4 * M);
     char buf[32];
     Counter_format(3 * M, true, buf, sizeof buf);
     assert_string_equal(buf, "3.00 MiB");

@@ -45,6 +45,10 @@ static void compare_file(const char *path) {
     assert_non_null(root);
     cJSON *evs = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
     assert_true(cJSON_IsArray(evs));
+    /* times are relative to a top-level baseTimeNanoseconds when there is one (the
+     * fixtures' bases are exact in a double) */
+    cJSON *bt = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "baseTimeNanoseconds") : NULL;
+    int64_t base = cJSON_IsNumber(bt) ? (int64_t)bt->valuedouble : 0;
     size_t cap = (size_t)cJSON_GetArraySize(evs), nr = 0;
     Ref *ref = calloc(cap + 1, sizeof *ref);
     cJSON *e;
@@ -59,7 +63,7 @@ static void compare_file(const char *path) {
             cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(args, "Total Allocated")))
             continue;
         ref[nr].name = cJSON_IsString(name) ? name->valuestring : "";
-        ref[nr].ts = (int64_t)llround(ts->valuedouble * 1000.0);
+        ref[nr].ts = base + (int64_t)llround(ts->valuedouble * 1000.0);
         ref[nr].dur = cJSON_IsNumber(dur) ? (int64_t)llround(dur->valuedouble * 1000.0) : 0;
         nr++;
     }

@@ -16,13 +16,18 @@ running Perfetto itself:
   slice, "f" without to the next slice on its thread: each must exist, or the arrow
   is silently lost; every flow id (cat, name, id) that ends also starts.
 Slices that partly overlap on one thread are not errors: Perfetto spills them onto an
-overflow track; their count is printed.
+overflow track; their count is printed. But slices that overlap only as Perfetto reads
+them, through a double (an epoch-scale time in µs with a nanosecond fraction has more
+digits than a double holds), while their exact decimal times do not, are errors: the
+writer should have written times relative to "baseTimeNanoseconds".
 
 usage: perfetto_rules.py FILE...   (.json, .json.gz, .json.zst via `zstd -dc`)
        perfetto_rules.py --self-test
 Exit 0 when every file passes, 1 with the first errors of each failing file listed."""
 import bisect
 import gzip
+import math
+from decimal import Decimal
 import json
 import subprocess
 import sys
@@ -35,7 +40,7 @@ META = {"process_name", "thread_name", "process_sort_index", "thread_sort_index"
 def is_num(v):
     if isinstance(v, bool):
         return False
-    if isinstance(v, (int, float)):
+    if isinstance(v, (int, float, Decimal)):
         return True
     if isinstance(v, str):
         try:
@@ -57,11 +62,47 @@ def ident(v):
     return None
 
 
-def us(v):
-    return float(v)
+def perfetto_ns(v):
+    """A time in ns as Perfetto's CoerceToTs reads it: an integer exactly, anything else
+    through a double, llround(d * 1000)."""
+    if isinstance(v, int):
+        return v * 1000
+    d = float(v)
+    if d == math.trunc(d):
+        return int(d) * 1000
+    x = d * 1000.0
+    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
 
 
-def check(doc):
+def count_partial_overlaps(slices):
+    """Slices that start inside an open one and end after it, per thread."""
+    n = 0
+    for sl in slices.values():
+        sl.sort()
+        stack = []
+        for s, en in sl:
+            while stack and stack[-1] <= s:
+                stack.pop()
+            if stack and en > stack[-1]:
+                n += 1
+            else:
+                stack.append(en)
+    return n
+
+
+def exact_slices(events):
+    """X slices per thread with exact decimal times (Decimal parsed from the text)."""
+    out = {}
+    for e in events:
+        if isinstance(e, dict) and e.get("ph") == "X" and is_num(e.get("ts")) and is_num(e.get("dur")):
+            ts = Decimal(str(e["ts"]))
+            out.setdefault((ident(e.get("pid")), ident(e.get("tid", e.get("pid")))), []).append(
+                (ts, ts + Decimal(str(e["dur"]))))
+    return out
+
+
+def check(doc, exact_events=None):
+    """exact_events: the same events parsed with exact decimals (None: no rounding check)."""
     errors, spilled = [], 0
     if isinstance(doc, dict):
         events = doc.get("traceEvents")
@@ -107,13 +148,13 @@ def check(doc):
         if not is_num(e.get("ts")):
             err(i, "ts %r is not a number" % (e.get("ts"),))
             continue
-        ts = us(e["ts"])
+        ts = perfetto_ns(e["ts"])
         if ph == "X":
             d = e.get("dur")
-            if not is_num(d) or us(d) < 0:
+            if not is_num(d) or perfetto_ns(d) < 0:
                 err(i, "X with dur %r (Perfetto drops it)" % (d,))
                 continue
-            slices.setdefault(thread, []).append((ts, ts + us(d)))
+            slices.setdefault(thread, []).append((ts, ts + perfetto_ns(d)))  # Perfetto: start + duration, in ns
         elif ph == "C":
             a = e.get("args")
             if not isinstance(a, dict) or not a or not all(is_num(v) for v in a.values()):
@@ -134,20 +175,16 @@ def check(doc):
             if s not in ("g", "p") and "tid" not in e and "pid" not in e:
                 err(i, "thread instant without tid")
 
+    spilled = count_partial_overlaps(slices)
+    if exact_events is not None:
+        rounded = spilled - count_partial_overlaps(exact_slices(exact_events))
+        if rounded > 0:
+            errors.append("%d slices overlap only as a double reads their times (more digits than a double "
+                          "holds): write times relative to baseTimeNanoseconds" % rounded)
     index = {}
     for th, sl in slices.items():
-        sl.sort()
         starts = [s for s, _ in sl]
         index[th] = (starts, sl)
-        # partial overlaps: a slice that starts inside the previous open one and ends after it
-        stack = []
-        for s, en in sl:
-            while stack and stack[-1] <= s:
-                stack.pop()
-            if stack and en > stack[-1]:
-                spilled += 1
-            else:
-                stack.append(en)
 
     def enclosing(th, ts):
         if th not in index:
@@ -182,14 +219,20 @@ def check(doc):
     return errors, spilled
 
 
-def load(path):
+def read_bytes(path):
     if path.endswith(".gz"):
         with gzip.open(path, "rb") as f:
-            return json.loads(f.read())
+            return f.read()
     if path.endswith(".zst"):
-        return json.loads(subprocess.run(["zstd", "-dc", path], check=True, capture_output=True).stdout)
+        return subprocess.run(["zstd", "-dc", path], check=True, capture_output=True).stdout
     with open(path, "rb") as f:
-        return json.loads(f.read())
+        return f.read()
+
+
+def events_of(doc):
+    if isinstance(doc, dict) and isinstance(doc.get("traceEvents"), list):
+        return doc["traceEvents"]
+    return doc if isinstance(doc, list) else []
 
 
 def self_test():
@@ -224,6 +267,22 @@ def self_test():
                                {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 5, "dur": 10}]}
     errs, spilled = check(overlap)
     assert errs == [] and spilled == 1, (errs, spilled)
+    # back to back at ns precision on an epoch-scale clock: apart exactly, overlapping as
+    # Perfetto reads them (the first such pair of a 5 us kernel among the first starts)
+    base = 1795321160675127
+    for k in range(1000):
+        a, b = "%d.%03d" % (base, k), "%d.%03d" % (base + 5, k)
+        if perfetto_ns(float(a)) + 5000 > perfetto_ns(float(b)):
+            break
+    else:
+        raise AssertionError("no pair found")
+    text = ('{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":%s,"dur":5},'
+            '{"ph":"X","name":"b","pid":1,"tid":1,"ts":%s,"dur":10}]}' % (a, b))
+    errs, _ = check(json.loads(text), events_of(json.loads(text, parse_float=Decimal)))
+    assert errs, "the check misses: overlaps made by double rounding"
+    rel = text.replace(a, "0.%03d" % k).replace(b, "5.%03d" % k)
+    errs, _ = check(json.loads(rel), events_of(json.loads(rel, parse_float=Decimal)))
+    assert errs == [], errs
     print("perfetto-rules self-test: ok (%d broken traces caught)" % len(bad))
 
 
@@ -236,10 +295,10 @@ def main(argv):
         return 2
     bad = 0
     for path in argv[1:]:
-        doc = load(path)
-        n = len(doc["traceEvents"]) if isinstance(doc, dict) and isinstance(doc.get("traceEvents"), list) else \
-            len(doc) if isinstance(doc, list) else 0
-        errors, spilled = check(doc)
+        text = read_bytes(path)
+        doc = json.loads(text)
+        n = len(events_of(doc))
+        errors, spilled = check(doc, events_of(json.loads(text, parse_float=Decimal)))
         if errors:
             bad += 1
             shown = [x for x in errors if x is not None]

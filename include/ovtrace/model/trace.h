@@ -223,6 +223,11 @@ int64_t Trace_stringKey(Trace *t, const char *s, size_t len);
  * process `new_pid` of source `to` (splitting a merged export back into its ranks).
  * Only after the last Trace_gpuLane/Trace_cpuLane call for `source`. */
 void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int64_t new_pid);
+/* Adds delta to every timestamp of `source` (events from first_event on, and its flow
+ * points): a source whose times are written relative to a base (`baseTimeNanoseconds`)
+ * gets its absolute times. False, and nothing changed, when a shifted time would leave
+ * the model's range (timeunits.h). Before Trace_finish. */
+bool Trace_shiftSource(Trace *t, uint32_t source, size_t first_event, int64_t delta);
 
 /* Moves everything src (an unfinished trace with one source, built from a later slice of
  * the same file) holds into dst's source: strings, lanes, events, metadata, flow points
