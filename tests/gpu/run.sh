@@ -17,7 +17,7 @@
 # (expert GEMM prefill/serial vs SMs/(SMs-comm SMs)); collector overhead (alternating
 # runs, medians); a CUDA program of its own and the workload under injection; fork after
 # CUDA init; the stop protocol (record --duration, in-process and injected; gpucheck
-# --stop-after); the viewer killed mid-run; PyTorch against torch.profiler (kernel names,
+# --stop-after; Ctrl-C to the process group of an injected program); the viewer killed mid-run; PyTorch against torch.profiler (kernel names,
 # counts, mean durations, overlap ratios); the project's GPU test (collector.gpu_collect).
 #   OUT=/path BUDGET=450 OVTRACE_BUILD=dir CUDA_HOME=/usr/local/cuda bash tests/gpu/run.sh
 set -u -o pipefail
@@ -231,6 +231,11 @@ if [ -n "$OV" ]; then
     STOPS="$STOPS record: $(grep -o '"stop": {[^}]*}' "$OUT/traces/stop.json" 2>/dev/null) $(grep -h -o 'stopped by signal [0-9]* after [0-9]* of [0-9]* measured steps' "$LOG");"
     step stop-record-inject 60 "'$OV' record -o '$OUT/traces/stop-inject.json' --duration 3 -- '$PROG' plain 100000"
     STOPS="$STOPS record-injected: $(grep -o '"stop": {[^}]*}' "$OUT/traces/stop-inject.json" 2>/dev/null);"
+    # Ctrl-C at a terminal: SIGINT to the whole process group, the program included (it
+    # has no handler: the injection library flushes, then it ends by SIGINT)
+    step ctrl-c-inject 60 "setsid '$OV' record -o '$OUT/traces/ctrlc-inject.json' -- '$PROG' plain 100000 & ov=\$!
+      sleep 3; kill -INT -- -\$ov; wait \$ov; echo \"record exit \$?\""
+    STOPS="$STOPS ctrl-c-injected: $(grep -o '"stop": {[^}]*}' "$OUT/traces/ctrlc-inject.json" 2>/dev/null) $(grep -o '"program": {[^}]*}' "$OUT/traces/ctrlc-inject.json" 2>/dev/null);"
     # the viewer dies mid-run: the workload must finish on its own
     step viewer-killed 90 "'$OV' record -o '$OUT/traces/gone.json.zst' --workload moe --mode prefill --steps 200 & ov=\$!
       sleep 5; wl=\$(for p in /proc/[0-9]*; do [ \"\$(awk '/^PPid:/ {print \$2}' \$p/status 2>/dev/null)\" = \$ov ] && echo \${p#/proc/}; done | head -1)
