@@ -312,9 +312,38 @@ static int cmp_event(const TraceEvent *x, const TraceEvent *y) {
     return 0;
 }
 
+/* Thread metadata (thread_name, thread_sort_index) is keyed by (pid, tid), which names
+ * one GPU lane only when its stream is its tid, or when it is the only GPU lane of that
+ * thread: Kineto puts a device-wide sync (args.stream -1) on tid 1 beside stream 1, and
+ * both cannot be "stream 1". Returns, per lane, whether the metadata is its own. */
+static bool *lanes_owning_thread_meta(const Trace *t) {
+    bool *own = xmalloc((t->n_lanes ? t->n_lanes : 1) * sizeof *own);
+    U64Map m;
+    U64Map_init(&m, 16);
+    for (size_t i = 0; i < t->n_lanes; i++) {
+        const Lane *l = &t->lanes[i];
+        own[i] = true;
+        if (!l->gpu) continue;
+        uint64_t key = Hash_mix(Hash_mix(l->source, (uint64_t)l->pid), (uint64_t)l->tid);
+        size_t pos = U64Map_start(&m, key);
+        uint32_t v;
+        while ((v = U64Map_next(&m, key, &pos)) != U64MAP_NONE) { /* the thread's first lane */
+            const Lane *o = &t->lanes[v];
+            if (o->source == l->source && o->pid == l->pid && o->tid == l->tid) break;
+        }
+        if (v == U64MAP_NONE) U64Map_add(&m, key, (uint32_t)i); /* one entry per thread: linear */
+        else own[i] = own[v] = false;
+    }
+    U64Map_free(&m);
+    for (size_t i = 0; i < t->n_lanes; i++) /* shared: the lane whose stream is the tid keeps it */
+        if (!own[i] && t->lanes[i].tid >= 0 && t->lanes[i].stream == t->lanes[i].tid) own[i] = true;
+    return own;
+}
+
 static void order_groups_and_lanes(Trace *t) {
     TraceBuild *B = t->build;
     sort_n(B->meta, B->n_meta, sizeof *B->meta, cmp_meta);
+    bool *own_meta = lanes_owning_thread_meta(t);
     /* groups: one per (source, gpu, device|pid) */
     Group *groups = NULL;
     size_t n_groups = 0, cap = 0;
@@ -343,7 +372,7 @@ static void order_groups_and_lanes(Trace *t) {
             G->first_lane = (uint32_t)i; /* provisional: first lane seen */
         }
         lane_group[i] = (uint32_t)g;
-        const MetaRec *m = meta_find(B, l->source, META_THREAD_NAME, l->pid, l->tid);
+        const MetaRec *m = own_meta[i] ? meta_find(B, l->source, META_THREAD_NAME, l->pid, l->tid) : NULL;
         if (m && m->str) {
             l->name = m->str;
         } else {
@@ -353,7 +382,7 @@ static void order_groups_and_lanes(Trace *t) {
                                         : snprintf(buf, sizeof buf, "thread %lld", (long long)l->tid);
             l->name = StrTab_intern(t->strings, buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1));
         }
-        m = meta_find(B, l->source, META_THREAD_SORT, l->pid, l->tid);
+        m = own_meta[i] ? meta_find(B, l->source, META_THREAD_SORT, l->pid, l->tid) : NULL;
         l->sort_index = m ? m->num : (l->gpu ? l->stream : l->tid);
         /* string pids name their own group when no process_name says otherwise */
         if (!groups[g].name && l->pid < 0) groups[g].name = (uint32_t)(-1 - l->pid);
@@ -390,6 +419,7 @@ static void order_groups_and_lanes(Trace *t) {
     free(lmap);
     free(gmap);
     free(lane_group);
+    free(own_meta);
 }
 
 /* FinishOptions.timing: the wall time of each step of Trace_finish (bench/). */
