@@ -196,6 +196,17 @@ void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int6
         if (B->fp[i].source == source && B->fp[i].pid == pid) B->fp[i].source = to, B->fp[i].pid = new_pid;
 }
 
+void Trace_deferExtent(Trace *t, int64_t ts, int64_t end) {
+    if (ts != INT64_MAX && (!t->deferred_has_min || ts < t->deferred_min)) {
+        t->deferred_min = ts;
+        t->deferred_has_min = true;
+    }
+    if (!t->deferred_has_max || end > t->deferred_max) {
+        t->deferred_max = end;
+        t->deferred_has_max = true;
+    }
+}
+
 /* ---------- merging a parallel slice ---------- */
 
 void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
@@ -215,6 +226,8 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
         else
             lmap[i] = Trace_cpuLane(dst, dst_source, pid, tid);
     }
+    if (src->deferred_has_min) Trace_deferExtent(dst, src->deferred_min, src->deferred_min);
+    if (src->deferred_has_max) Trace_deferExtent(dst, INT64_MAX, src->deferred_max);
     GROW(dst->events, dst->cap_events, dst->n_events + src->n_events);
     for (size_t i = 0; i < src->n_events; i++) {
         TraceEvent e = src->events[i];
@@ -890,6 +903,10 @@ void Trace_finishWith(Trace *t, const FinishOptions *fo) {
         if (end > t->t_max) t->t_max = end;
     }
     if (t->n_events == 0) t->t_min = t->t_max = 0;
+    /* a GPU-first model spans what the full one will: the same origin */
+    if (t->deferred_has_min && (t->n_events == 0 || t->deferred_min < t->t_min)) t->t_min = t->deferred_min;
+    if (t->deferred_has_max && (t->n_events == 0 || t->deferred_max > t->t_max)) t->t_max = t->deferred_max;
+    if (t->t_max < t->t_min) t->t_max = t->t_min;
     for (size_t i = 0; i < t->n_events; i++) { /* B without E runs to the end */
         TraceEvent *e = &t->events[i];
         if (e->flags & EVF_NO_DUR) e->dur = t->t_max - e->ts;

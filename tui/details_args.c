@@ -2,7 +2,7 @@
  * written (an id above 2^53 survives exactly; cJSON would go through a double), nested
  * values with the whitespace outside strings removed, strings decoded. The text was
  * walked by the loader's member loop (Args_members), so keys read as they do there:
- * escapes decoded, the first of two equal keys counts. */
+ * escapes decoded, the last of two equal keys counts. */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,11 +59,11 @@ typedef struct {
     const char *cat_p, *cat_q, *args_p, *args_q;
 } Top;
 
-/* The first of two equal keys counts, as in the loader (and cJSON) */
+/* The last of two equal keys counts, as in the loader (and JSON.parse) */
 static void top_member(void *ctx, const char *key, const char *vp, const char *vq) {
     Top *t = ctx;
-    if (!strcmp(key, "cat") && !t->cat_p) t->cat_p = vp, t->cat_q = vq;
-    if (!strcmp(key, "args") && !t->args_p) t->args_p = vp, t->args_q = vq;
+    if (!strcmp(key, "cat")) t->cat_p = vp, t->cat_q = vq;
+    if (!strcmp(key, "args")) t->args_p = vp, t->args_q = vq;
 }
 
 static void arg_member(void *ctx, const char *key, const char *vp, const char *vq) {

@@ -49,11 +49,23 @@ static void test_peek(void **state) {
     assert_int_equal(n, strlen(b));
     assert_true(pk.ph && pk.ph[0] == 'X' && pk.cat_n == 6 && !memcmp(pk.cat, "cpu_op", 6));
     assert_false(pk.esc); /* the escape is in "name", not in ph or cat */
-    /* an escaped ph, a duplicated cat, an escaped key: left to the real parser */
+    /* an escaped ph, an escaped key: left to the real parser */
     assert_int_equal(peek("{\"ph\": \"\\u0058\"}", &pk, &n), JSPEEK_OK);
     assert_true(pk.esc);
+    /* of two equal keys the last counts, a string or not */
     assert_int_equal(peek("{\"cat\": \"kernel\", \"cat\": \"cpu_op\", \"ph\": \"X\"}", &pk, &n), JSPEEK_OK);
-    assert_true(pk.esc);
+    assert_false(pk.esc);
+    assert_true(pk.cat_n == 6 && !memcmp(pk.cat, "cpu_op", 6));
+    assert_int_equal(peek("{\"ph\": \"X\", \"cat\": \"kernel\", \"ph\": 1}", &pk, &n), JSPEEK_OK);
+    assert_null(pk.ph);
+    /* the members that place the event in time, as written; pid and tid only checked */
+    assert_int_equal(peek("{\"ts\": 1.5, \"ph\": \"X\", \"args\": {\"ts\": 9}, \"dur\" :\n 20 , \"ts\":7, \"pid\": \"a\", "
+                          "\"tid\": -3}", &pk, &n), JSPEEK_OK);
+    assert_true(pk.ts && pk.ts_n == 1 && pk.ts[0] == '7');
+    assert_true(pk.dur && pk.dur_n == 2 && !memcmp(pk.dur, "20", 2));
+    assert_false(pk.ts_bad || pk.dur_bad || pk.id_bad);
+    assert_int_equal(peek("{\"ts\": \"7\", \"dur\": [1], \"tid\": null}", &pk, &n), JSPEEK_OK);
+    assert_true(!pk.ts && pk.ts_bad && !pk.dur && pk.dur_bad && pk.id_bad);
     assert_int_equal(peek("{\"c\\u0061t\": \"cpu_op\", \"ph\": \"X\"}", &pk, &n), JSPEEK_OK);
     assert_true(pk.esc);
     /* numbers and containers are not strings */
@@ -64,7 +76,7 @@ static void test_peek(void **state) {
     /* unfinished: more data needed; stray closers: the parser reports them */
     assert_int_equal(peek("{\"ph\": \"X\", \"name\": \"ab", &pk, &n), JSPEEK_MORE);
     assert_int_equal(peek("{\"ph\": \"X\", \"a\": {", &pk, &n), JSPEEK_MORE);
-    assert_int_equal(peek("{\"a\": 1]}", &pk, &n), JSPEEK_OK); /* braces only: ']' closes a level */
+    assert_int_equal(peek("{\"a\": 1]}", &pk, &n), JSPEEK_BAD); /* the parser says where */
     assert_int_equal(peek("x", &pk, &n), JSPEEK_BAD);
 }
 
@@ -208,6 +220,10 @@ static size_t compare(const Trace *full, const Trace *gpu) {
     assert_int_equal(gpu->n_events, gpu_events);
     assert_int_equal(gpu->n_flows, 0);
     assert_int_equal(gpu->n_sources, full->n_sources);
+    /* the same extent: times relative to t_min (the ruler, the details, the range
+     * commands) do not move when the full model replaces the GPU-first one */
+    assert_int_equal(gpu->t_min, full->t_min);
+    assert_int_equal(gpu->t_max, full->t_max);
     for (size_t s = 0; s < full->n_sources; s++) assert_int_equal(gpu->sources[s].rank, full->sources[s].rank);
 
     /* overlap per device: what the band and the range panel draw */

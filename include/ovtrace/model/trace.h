@@ -183,6 +183,11 @@ typedef struct Trace {
      * partners and counters are missing until the full model replaces this one */
     bool gpu_only;
     size_t deferred; /* gpu_only loads: events passed over (0: the model is complete) */
+    /* gpu_only loads: the span the passed-over events will have in the full model
+     * (Trace_deferExtent), folded into t_min/t_max by Trace_finish, so that times
+     * relative to t_min stay the same when the full model replaces this one */
+    int64_t deferred_min, deferred_max;
+    bool deferred_has_min, deferred_has_max;
     TraceDiag diag;
     /* "FILE: ..." something the input layer ignored (trailing garbage after gzip data),
      * or NULL; not in TraceDiag, whose layout the snapshot stores (a trace with one is
@@ -223,6 +228,10 @@ int64_t Trace_stringKey(Trace *t, const char *s, size_t len);
  * process `new_pid` of source `to` (splitting a merged export back into its ranks).
  * Only after the last Trace_gpuLane/Trace_cpuLane call for `source`. */
 void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int64_t new_pid);
+
+/* A passed-over event (LoadOptions.gpu_only) that the full model will hold from ts to
+ * end (ts INT64_MAX: it only ends there, as an E ends its B). */
+void Trace_deferExtent(Trace *t, int64_t ts, int64_t end);
 
 /* Moves everything src (an unfinished trace with one source, built from a later slice of
  * the same file) holds into dst's source: strings, lanes, events, metadata, flow points
