@@ -913,10 +913,14 @@ void Trace_finishWith(Trace *t, const FinishOptions *fo) {
     }
     for (size_t i = 0; i < t->n_sources; i++)
         if (t->sources[i].rank < 0) t->sources[i].rank = (int32_t)i;
+    size_t n_fp = t->build->n_fp;
+    if (fo->step) fo->step(fo->step_ctx, FINISH_LANES, t->n_events, t->n_lanes, n_fp);
     order_groups_and_lanes(t);
     clock_mark(&clk, "groups");
+    if (fo->step) fo->step(fo->step_ctx, FINISH_SORT, t->n_events, t->n_lanes, n_fp);
     layout_lanes(t, fo);
     clock_mark(&clk, "layout");
+    if (fo->step) fo->step(fo->step_ctx, FINISH_FLOWS, t->n_events, t->n_lanes, n_fp);
     bind_flows(t, fo);
     clock_mark(&clk, "flows");
     sort_n(t->flows, t->n_flows, sizeof *t->flows, cmp_flow_from);

@@ -1340,6 +1340,10 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
         ok = false;
     }
     if (ok) apply_meta(&L);
+    if (ok && opt && opt->progress) { /* the reports come every few MB: the last one at the end, with every event */
+        uint64_t size = Input_fileSize(in);
+        opt->progress(opt->progress_ctx, path, size ? size : Input_fileOffset(in), size, t->n_events);
+    }
     if (ok) LoadMerged_split(t, L.source); /* a merged export: back to one source per rank */
     /* B without E: run to the end of the trace, fixed up in Trace_finish */
     free_stacks(&L);

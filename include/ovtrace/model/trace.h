@@ -245,12 +245,23 @@ void Trace_finish(Trace *t);
  * depend on the count). */
 void Trace_finishThreads(Trace *t, int threads);
 
+/* The steps of Trace_finish, as FinishOptions.step announces them. */
+typedef enum {
+    FINISH_LANES, /* ordering groups and lanes from the metadata */
+    FINISH_SORT,  /* ordering each lane's events, sub-rows, moving the events into place */
+    FINISH_FLOWS, /* binding flow points to events, deriving launch links */
+} FinishStep;
+
 /* How Trace_finishWith works; zeroed: one thread, no timing. */
 typedef struct {
     int threads;           /* as Trace_finishThreads (0: one) */
     uint64_t parallel_min; /* threads start only when a second lane holds this many events
                               or flow points (0: 32Ki; tests: 1, small traces in parallel) */
     FILE *timing;          /* each step's wall time and resident memory (bench/). NULL: none */
+    /* Called as each step starts, on the finishing thread, with the model's events,
+     * lanes and flow points (a loading screen names what it waits for). NULL: none */
+    void (*step)(void *ctx, FinishStep step, size_t events, size_t lanes, size_t flow_points);
+    void *step_ctx;
 } FinishOptions;
 void Trace_finishWith(Trace *t, const FinishOptions *fo);
 
