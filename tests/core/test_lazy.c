@@ -330,6 +330,56 @@ static void test_shipped_multirank(void **state) {
     check_files(samples + 1, 1, false);
 }
 
+/* The span of the passed-over events, with the loader's checks: CPU events start
+ * before the first kernel and end after the last, an E ends its B, and events the
+ * loader skips (a negative dur, a null pid, a string ts, a counter without a number),
+ * flows, metadata and async events span nothing. Written in the peek's shape and with
+ * escapes (the validating parser's path), in one slice and in many. */
+static void test_passed_over_span(void **state) {
+    (void)state;
+    static const char *const shapes[] = {
+        "{\"ph\":\"%s\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":%s,\"tid\":3,\"ts\":%s%s}",
+        "{\"ph\":\"%s\",\"c\\u0061t\":\"cpu_op\",\"name\":\"op\",\"pid\":%s,\"tid\":3,\"ts\":%s%s}",
+    };
+    for (size_t sh = 0; sh < 2; sh++) {
+        char *b = malloc(1 << 16);
+        size_t o = (size_t)sprintf(b, "{\"traceEvents\":[");
+#define EV(ph, pid, ts, more) o += (size_t)sprintf(b + o, shapes[sh], ph, pid, ts, more), b[o++] = ','
+        EV("X", "1", "0.1", ",\"dur\":-1");       /* skipped: negative dur */
+        EV("X", "null", "0.2", ",\"dur\":1");     /* skipped: null pid */
+        EV("X", "1", "\"0.3\"", ",\"dur\":1");  /* skipped: ts a string */
+        EV("C", "1", "0.4", ",\"args\":{\"a\":\"x\"}"); /* no series: no event */
+        EV("s", "1", "0.5", ",\"id\":1");           /* a flow: no event */
+        EV("b", "1", "0.6", ",\"id\":2");           /* async: not modelled */
+        EV("X", "1", "5", ",\"dur\":2,\"args\":{\"ts\":0.01}"); /* the start */
+        EV("i", "1", "6", ",\"ts\":0.7,\"ts\":7"); /* the last ts counts */
+        EV("B", "1", "50", "");
+        EV("E", "1", "90", "");                       /* the end: it closes the B */
+        EV("E", "1", "1e9", ",\"dur\":\"x\"");   /* skipped: dur not a number */
+        EV("C", "1", "8", ",\"args\":{\"v\":1}");
+#undef EV
+        for (int k = 0; k < 300; k++) /* enough objects for parallel slices */
+            o += (size_t)sprintf(b + o, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,"
+                                        "\"ts\":%d,\"dur\":0.5,\"args\":{\"device\":0,\"stream\":7}}%s",
+                                 k % 7, 10 + k / 10, k < 299 ? "," : "");
+        o += (size_t)sprintf(b + o, ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":9,\"ts\":0,"
+                                    "\"args\":{\"name\":\"x\"}}]}");
+        char path[] = "/tmp/ovtrace-lazy-span-XXXXXX.json";
+        int fd = mkstemps(path, 5);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, b, o), (ssize_t)o);
+        close(fd);
+        free(b);
+        const char *p[] = {path};
+        check_files(p, 1, true);
+        Trace *gpu = load(p, 1, true, 1);
+        assert_int_equal(gpu->t_min, 5000); /* 5 us: the kernels start at 10 */
+        assert_int_equal(gpu->t_max, 90000);
+        Trace_free(gpu);
+        unlink(path);
+    }
+}
+
 static void test_deepseek(void **state) {
     (void)state;
     if (access(OVTRACE_DEEPSEEK, R_OK) != 0) skip();
@@ -374,6 +424,7 @@ int main(void) {
         cmocka_unit_test(test_peek),
         cmocka_unit_test(test_peek_random),
         cmocka_unit_test(test_shipped_multirank),
+        cmocka_unit_test(test_passed_over_span),
         cmocka_unit_test(test_deepseek),
         cmocka_unit_test(test_simulated_stragglers),
     };
