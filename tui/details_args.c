@@ -66,9 +66,27 @@ static void top_member(void *ctx, const char *key, const char *vp, const char *v
     if (!strcmp(key, "args")) t->args_p = vp, t->args_q = vq;
 }
 
+typedef struct {
+    DetailsCache *d;
+    size_t first; /* the first args field */
+} ArgsCtx;
+
+/* Args with up to this many members are checked for equal keys (a linear look each);
+ * a hostile event with more lists every member as written. */
+#define ARGS_DEDUP_MAX 256
+
 static void arg_member(void *ctx, const char *key, const char *vp, const char *vq) {
+    ArgsCtx *a = ctx;
     char *v = value_text(vp, vq);
-    Details_add(ctx, key, v ? v : "?");
+    if (a->d->n - a->first <= ARGS_DEDUP_MAX)
+        for (size_t i = a->first; i < a->d->n; i++)
+            if (!strcmp(a->d->keys[i], key)) { /* the last value counts, in the first one's place */
+                free(a->d->vals[i]);
+                a->d->vals[i] = xstrdup(v ? v : "?");
+                free(v);
+                return;
+            }
+    Details_add(a->d, key, v ? v : "?");
     free(v);
 }
 
@@ -86,7 +104,8 @@ bool Details_addArgsJson(DetailsCache *d, const char *raw, size_t len) {
         return true;
     }
     size_t before = d->n;
-    if (!Args_members(top.args_p, (size_t)(top.args_q - top.args_p), arg_member, d, err, sizeof err)) return false;
+    ArgsCtx ac = {d, before};
+    if (!Args_members(top.args_p, (size_t)(top.args_q - top.args_p), arg_member, &ac, err, sizeof err)) return false;
     if (d->n == before) Details_add(d, "args", "(none)");
     return true;
 }
