@@ -345,7 +345,9 @@ static void defer_extent(Loader *L, char ph, const DeferredTime *d) {
     if (d->dur_given && (!d->dur || !Time_parseMicros(d->dur, d->dur_n, &dur) || dur < 0 || dur >= TIME_LIMIT_NS - ts))
         return;
     if (ph == 'C' && d->values == 0) return;
-    if (ph == 'E') Trace_deferExtent(L->t, INT64_MAX, ts); /* the end of its B */
+    /* an E is taken to end a B (a stray one, which the full load skips, only makes
+     * t_max later here: the origin, t_min, is exact) */
+    if (ph == 'E') Trace_deferExtent(L->t, INT64_MAX, ts);
     else Trace_deferExtent(L->t, ts, ph == 'X' ? ts + dur : ts);
 }
 
@@ -453,8 +455,7 @@ JS_INLINE JsStatus event_member(JsCtx *c, void *ctx, const Tok *key, const char 
     char buf[KEY_BUF];
     Tok k = Js_keyPlain(key, buf, sizeof buf);
     const char *a = *pp;
-    if (TOK_IS(&k, "args")) /* the last "args" counts: forget an earlier one's */
-        forget_args(ev);
+    if (TOK_IS(&k, "args")) forget_args(ev); /* the last "args" counts: forget an earlier one's */
     if (*a == '{' && TOK_IS(&k, "args")) {
         bool counter =
             (ev->ph.type == TOK_STRING && ev->ph.n == 1 && ev->ph.p[0] == 'C') || TOK_IS(&ev->name, MEMORY_EVENT);
