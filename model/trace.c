@@ -224,6 +224,17 @@ void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int6
         if (B->fp[i].source == source && B->fp[i].pid == pid) B->fp[i].source = to, B->fp[i].pid = new_pid;
 }
 
+void Trace_deferExtent(Trace *t, int64_t ts, int64_t end) {
+    if (ts != INT64_MAX && (!t->deferred_has_min || ts < t->deferred_min)) {
+        t->deferred_min = ts;
+        t->deferred_has_min = true;
+    }
+    if (!t->deferred_has_max || end > t->deferred_max) {
+        t->deferred_max = end;
+        t->deferred_has_max = true;
+    }
+}
+
 /* ---------- merging a parallel slice ---------- */
 
 void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
@@ -243,6 +254,8 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
         else
             lmap[i] = Trace_cpuLane(dst, dst_source, pid, tid);
     }
+    if (src->deferred_has_min) Trace_deferExtent(dst, src->deferred_min, src->deferred_min);
+    if (src->deferred_has_max) Trace_deferExtent(dst, INT64_MAX, src->deferred_max);
     GROW(dst->events, dst->cap_events, dst->n_events + src->n_events);
     for (size_t i = 0; i < src->n_events; i++) {
         TraceEvent e = src->events[i];
@@ -340,9 +353,38 @@ static int cmp_event(const TraceEvent *x, const TraceEvent *y) {
     return 0;
 }
 
+/* Thread metadata (thread_name, thread_sort_index) is keyed by (pid, tid), which names
+ * one GPU lane only when its stream is its tid, or when it is the only GPU lane of that
+ * thread: Kineto puts a device-wide sync (args.stream -1) on tid 1 beside stream 1, and
+ * both cannot be "stream 1". Returns, per lane, whether the metadata is its own. */
+static bool *lanes_owning_thread_meta(const Trace *t) {
+    bool *own = xmalloc((t->n_lanes ? t->n_lanes : 1) * sizeof *own);
+    U64Map m;
+    U64Map_init(&m, 16);
+    for (size_t i = 0; i < t->n_lanes; i++) {
+        const Lane *l = &t->lanes[i];
+        own[i] = true;
+        if (!l->gpu) continue;
+        uint64_t key = Hash_mix(Hash_mix(l->source, (uint64_t)l->pid), (uint64_t)l->tid);
+        size_t pos = U64Map_start(&m, key);
+        uint32_t v;
+        while ((v = U64Map_next(&m, key, &pos)) != U64MAP_NONE) { /* the thread's first lane */
+            const Lane *o = &t->lanes[v];
+            if (o->source == l->source && o->pid == l->pid && o->tid == l->tid) break;
+        }
+        if (v == U64MAP_NONE) U64Map_add(&m, key, (uint32_t)i); /* one entry per thread: linear */
+        else own[i] = own[v] = false;
+    }
+    U64Map_free(&m);
+    for (size_t i = 0; i < t->n_lanes; i++) /* shared: the lane whose stream is the tid keeps it */
+        if (!own[i] && t->lanes[i].tid >= 0 && t->lanes[i].stream == t->lanes[i].tid) own[i] = true;
+    return own;
+}
+
 static void order_groups_and_lanes(Trace *t) {
     TraceBuild *B = t->build;
     sort_n(B->meta, B->n_meta, sizeof *B->meta, cmp_meta);
+    bool *own_meta = lanes_owning_thread_meta(t);
     /* groups: one per (source, gpu, device|pid) */
     Group *groups = NULL;
     size_t n_groups = 0, cap = 0;
@@ -371,7 +413,7 @@ static void order_groups_and_lanes(Trace *t) {
             G->first_lane = (uint32_t)i; /* provisional: first lane seen */
         }
         lane_group[i] = (uint32_t)g;
-        const MetaRec *m = meta_find(B, l->source, META_THREAD_NAME, l->pid, l->tid);
+        const MetaRec *m = own_meta[i] ? meta_find(B, l->source, META_THREAD_NAME, l->pid, l->tid) : NULL;
         if (m && m->str) {
             l->name = m->str;
         } else {
@@ -381,7 +423,7 @@ static void order_groups_and_lanes(Trace *t) {
                                         : snprintf(buf, sizeof buf, "thread %lld", (long long)l->tid);
             l->name = StrTab_intern(t->strings, buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1));
         }
-        m = meta_find(B, l->source, META_THREAD_SORT, l->pid, l->tid);
+        m = own_meta[i] ? meta_find(B, l->source, META_THREAD_SORT, l->pid, l->tid) : NULL;
         l->sort_index = m ? m->num : (l->gpu ? l->stream : l->tid);
         /* string pids name their own group when no process_name says otherwise */
         if (!groups[g].name && l->pid < 0) groups[g].name = (uint32_t)(-1 - l->pid);
@@ -418,6 +460,7 @@ static void order_groups_and_lanes(Trace *t) {
     free(lmap);
     free(gmap);
     free(lane_group);
+    free(own_meta);
 }
 
 /* FinishOptions.timing: the wall time of each step of Trace_finish (bench/). */
@@ -888,16 +931,24 @@ void Trace_finishWith(Trace *t, const FinishOptions *fo) {
         if (end > t->t_max) t->t_max = end;
     }
     if (t->n_events == 0) t->t_min = t->t_max = 0;
+    /* a GPU-first model spans what the full one will: the same origin */
+    if (t->deferred_has_min && (t->n_events == 0 || t->deferred_min < t->t_min)) t->t_min = t->deferred_min;
+    if (t->deferred_has_max && (t->n_events == 0 || t->deferred_max > t->t_max)) t->t_max = t->deferred_max;
+    if (t->t_max < t->t_min) t->t_max = t->t_min;
     for (size_t i = 0; i < t->n_events; i++) { /* B without E runs to the end */
         TraceEvent *e = &t->events[i];
         if (e->flags & EVF_NO_DUR) e->dur = t->t_max - e->ts;
     }
     for (size_t i = 0; i < t->n_sources; i++)
         if (t->sources[i].rank < 0) t->sources[i].rank = (int32_t)i;
+    size_t n_fp = t->build->n_fp;
+    if (fo->step) fo->step(fo->step_ctx, FINISH_LANES, t->n_events, t->n_lanes, n_fp);
     order_groups_and_lanes(t);
     clock_mark(&clk, "groups");
+    if (fo->step) fo->step(fo->step_ctx, FINISH_SORT, t->n_events, t->n_lanes, n_fp);
     layout_lanes(t, fo);
     clock_mark(&clk, "layout");
+    if (fo->step) fo->step(fo->step_ctx, FINISH_FLOWS, t->n_events, t->n_lanes, n_fp);
     bind_flows(t, fo);
     clock_mark(&clk, "flows");
     sort_n(t->flows, t->n_flows, sizeof *t->flows, cmp_flow_from);

@@ -14,12 +14,12 @@
 
 typedef struct {
     const char *want;
-    const char *vp, *vq; /* the first member named want */
+    const char *vp, *vq; /* the last member named want (as the loader and JSON.parse read it) */
 } FindCtx;
 
 static void find_member(void *ctx, const char *key, const char *vp, const char *vq) {
     FindCtx *f = ctx;
-    if (!f->vp && !strcmp(key, f->want)) f->vp = vp, f->vq = vq;
+    if (!strcmp(key, f->want)) f->vp = vp, f->vq = vq;
 }
 
 /* The member `key` of the JSON object [p, q): its value's text, or false. */

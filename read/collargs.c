@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cjsonlast.h"
 #include "ovtrace/read/jsonscan.h"
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/read/input.h"
@@ -43,12 +44,12 @@ static bool parse_args(const char *obj, size_t n, CollArgs *a, StrTab *st) {
         !memmem(obj, n, "\"Seq\"", 5) && !memmem(obj, n, "\\u", 2))
         return false;
     cJSON *root = cJSON_ParseWithLength(obj, n);
-    const cJSON *args = root ? cJSON_GetObjectItemCaseSensitive(root, "args") : NULL;
+    const cJSON *args = root ? Json_last(root, "args") : NULL;
     bool any = false;
     if (cJSON_IsObject(args)) {
-        const cJSON *g = cJSON_GetObjectItemCaseSensitive(args, "Process Group Name");
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(args, "Collective name");
-        const cJSON *s = cJSON_GetObjectItemCaseSensitive(args, "Seq");
+        const cJSON *g = Json_last(args, "Process Group Name");
+        const cJSON *c = Json_last(args, "Collective name");
+        const cJSON *s = Json_last(args, "Seq");
         if (cJSON_IsString(g)) a->group = StrTab_intern(st, g->valuestring, strlen(g->valuestring));
         else if (cJSON_IsNumber(g)) { /* some writers store the name as a number */
             char b[32];

@@ -1,6 +1,8 @@
-/* A fast look at one JSON object without building it: its end and the raw text of two
- * top-level string members. The GPU-first load (LoadOptions.gpu_only) uses it to pass
- * over CPU events at close to memory speed. */
+/* A fast look at one JSON object without building it: its end, the raw text of the
+ * top-level members the GPU-first load decides by (ph, cat) and those that place the
+ * event in time (ts, dur, pid, tid); of two equal keys the last counts, as in the
+ * loader. The GPU-first load (LoadOptions.gpu_only) uses it to pass over CPU events at
+ * close to memory speed. */
 #ifndef OVTRACE_JSONPEEK_H
 #define OVTRACE_JSONPEEK_H
 #include <stdbool.h>
@@ -9,15 +11,22 @@
 typedef struct {
     const char *ph, *cat; /* string contents (no quotes), NULL when absent or not a plain string */
     size_t ph_n, cat_n;
-    bool esc; /* "ph" or "cat" holds an escape, or appears twice: parse it properly */
+    /* the raw text of "ts" and "dur" when not a string or container (a number, or a
+     * literal the loader rejects), NULL when absent; ts_bad/dur_bad: a string or a
+     * container, which the loader rejects too */
+    const char *ts, *dur;
+    size_t ts_n, dur_n;
+    bool ts_bad, dur_bad;
+    bool id_bad; /* "pid" or "tid" is neither a number nor a string */
+    bool esc;    /* a key, "ph" or "cat" holds an escape: parse it properly */
 } JsPeek;
 
 typedef enum { JSPEEK_OK, JSPEEK_MORE, JSPEEK_BAD } JsPeekStatus;
 
-/* p is at '{'. Scans strings and braces only (no number or literal validation) to the
- * matching '}' and sets *end just after it. JSPEEK_MORE: the object does not end
- * before `end`; JSPEEK_BAD: something the caller should hand to the validating parser
- * (it reports the error with its offset). */
+/* p is at '{'. Scans strings and braces only (no number or literal validation; nested
+ * containers are passed whole) to the matching '}' and sets *end just after it.
+ * JSPEEK_MORE: the object does not end before `end`; JSPEEK_BAD: something the caller
+ * should hand to the validating parser (it reports the error with its offset). */
 JsPeekStatus JsPeek_object(const char *p, const char *end, JsPeek *out, const char **obj_end);
 
 #endif

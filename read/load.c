@@ -115,6 +115,12 @@ static uint64_t json_estimate(const char *path, uint64_t size) {
     return gz || zst ? size * 8 : size;
 }
 
+/* FinishOptions.step: the same stages, told through LoadOptions.stage. */
+static void finish_step(void *ctx, FinishStep step, size_t events, size_t lanes, size_t flow_points) {
+    const LoadOptions *opt = ctx;
+    opt->stage(opt->stage_ctx, (LoadStage)step, events, lanes, flow_points);
+}
+
 Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, char *err, size_t errlen) {
     char **files = NULL;
     size_t n_files = 0, cap = 0, dir_skipped = 0;
@@ -181,7 +187,11 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         for (size_t i = 0; ok && i < n_files; i++)
             ok = Input_canReopen(files[i]) && Load_isSqlite(files[i]) ? Load_nsysFile(t, files[i], err, errlen)
                                                                        : Load_chromeFile(t, files[i], opt, err, errlen);
-        if (ok) Trace_finishWith(t, &(FinishOptions){.threads = threads, .timing = opt ? opt->finish_timing : NULL});
+        if (ok)
+            Trace_finishWith(t, &(FinishOptions){.threads = threads,
+                                                 .timing = opt ? opt->finish_timing : NULL,
+                                                 .step = opt && opt->stage ? finish_step : NULL,
+                                                 .step_ctx = (void *)opt});
         /* nothing passed over (every event on a GPU lane): the model is complete */
         if (ok) t->gpu_only = opt && opt->gpu_only && t->deferred > 0;
     }
@@ -190,6 +200,7 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         ok = false;
     }
     if (ok) {
+        if (opt && opt->stage) opt->stage(opt->stage_ctx, LOAD_STAGE_CLASSIFY, t->n_events, t->n_lanes, t->n_flows);
         CommRules *def = opt && opt->rules ? NULL : CommRules_default();
         Classify_trace(t, opt && opt->rules ? opt->rules : def);
         CommRules_free(def);
@@ -208,6 +219,7 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         } else if (t->input_warning) {
             note(&log, "not saved: %s", t->input_warning);
         } else if (opt && opt->cache_sync) {
+            if (opt->stage) opt->stage(opt->stage_ctx, LOAD_STAGE_SNAPSHOT, t->n_events, t->n_lanes, t->n_flows);
             double t0 = Clock_monotonicS();
             if (Snapshot_save(t, fl, n_files, ids, cpath, opt->cache_opt.max_bytes, e, sizeof e))
                 note(&log, "saved %s (%.2f s)", cpath, Clock_monotonicS() - t0);

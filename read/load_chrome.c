@@ -329,13 +329,43 @@ static bool keeps_gpu(const Tok *cat, char ph) {
     return ph == 'M' || ((ph == 'X' || ph == 'B' || ph == 'E') && EventKind_isGpu(kind_of(cat, ph)));
 }
 
+/* GPU-first load: what a passed-over event will span in the full model, so that the
+ * GPU-first model gets the same t_min (the origin of every relative time on screen) and
+ * t_max. The checks are add_event's: an event it would skip spans nothing. `values`:
+ * for a counter, how many of its series hold a number (a counter with none adds no
+ * event). */
+typedef struct {
+    const char *ts, *dur; /* number text, or NULL (absent or not a number) */
+    size_t ts_n, dur_n;
+    bool dur_given; /* "dur" present (a non-number then skips the event) */
+    bool ids_ok;    /* pid and tid are numbers, strings or absent */
+    int values;
+} DeferredTime;
+
+static void defer_extent(Loader *L, char ph, const DeferredTime *d) {
+    if (!strchr("XBEiIRnC", ph) || !d->ids_ok || !d->ts) return;
+    int64_t ts, dur = 0;
+    if (!Time_parseMicros(d->ts, d->ts_n, &ts) || !Time_inModel(ts)) return;
+    if (d->dur_given && (!d->dur || !Time_parseMicros(d->dur, d->dur_n, &dur) || dur < 0 || dur >= TIME_LIMIT_NS - ts))
+        return;
+    if (ph == 'C' && d->values == 0) return;
+    /* an E is taken to end a B (a stray one, which the full load skips, only makes
+     * t_max later here: the origin, t_min, is exact) */
+    if (ph == 'E') Trace_deferExtent(L->t, INT64_MAX, ts);
+    else Trace_deferExtent(L->t, ts, ph == 'X' ? ts + dur : ts);
+}
+
 /* GPU-first load: true when the object at q (found by JsPeek) certainly holds no GPU
  * event, so it is passed over without being built (its errors, if any, are reported by
- * the full load). Anything unusual (no "ph", escapes) is left to parse_event. */
-static bool peek_skips(const JsPeek *pk) {
-    if (pk->esc || !pk->ph || pk->ph_n != 1) return false;
+ * the full load); its span is noted. Anything unusual (no "ph", escapes) is left to
+ * parse_event, and so are counters, whose series decide whether they add an event. */
+static bool peek_skips(Loader *L, const JsPeek *pk) {
+    if (pk->esc || !pk->ph || pk->ph_n != 1 || pk->ph[0] == 'C') return false;
     Tok cat = {pk->cat, (uint32_t)pk->cat_n, pk->cat ? TOK_STRING : TOK_NONE, false};
-    return !keeps_gpu(&cat, pk->ph[0]);
+    if (keeps_gpu(&cat, pk->ph[0])) return false;
+    DeferredTime d = {pk->ts, pk->dur, pk->ts_n, pk->dur_n, pk->dur || pk->dur_bad, !pk->id_bad, 0};
+    defer_extent(L, pk->ph[0], &d);
+    return true;
 }
 
 static bool is_p2p(const Trace *t, uint32_t name) {
@@ -346,7 +376,7 @@ static bool is_p2p(const Trace *t, uint32_t name) {
 /* ---------- event object ---------- */
 
 static void set_tok(Tok *dst, const Tok *src) {
-    if (dst->type == TOK_NONE) *dst = *src; /* first key wins, as with cJSON_GetObjectItem */
+    *dst = *src; /* of two equal keys the last counts, as in JSON.parse, browsers and Perfetto */
 }
 
 /* The member callbacks compare keys decoded (Js_keyPlain): only keys of up to 21 bytes
@@ -358,6 +388,42 @@ typedef struct {
     RawEvent *ev;
     bool counter;
 } EventCtx;
+
+/* The series of a counter's args that already has key k (decoded), or -1. Keys
+ * repeat only in odd files, and a counter has few series: a linear look, bounded so
+ * that a hostile counter of many series stays linear (past the bound a repeated key is
+ * kept twice). */
+#define SERIES_DEDUP_MAX 64
+static int series_find(Loader *L, const RawEvent *ev, const Tok *k) {
+    if (ev->n_series == 0 || ev->n_series > SERIES_DEDUP_MAX) return -1;
+    char *s = scratch(L, (size_t)k->n + 1);
+    size_t n = Js_decode(k, s);
+    for (int i = 0; i < ev->n_series; i++)
+        if (Js_keyIsn(&L->series_key[i], s, n)) return i;
+    return -1;
+}
+
+/* A member of a counter's args: a number is a series (the last of two equal keys
+ * counts, in the first one's place, as JSON.parse orders them); anything else under a
+ * series' key removes it. */
+static void add_series(Loader *L, RawEvent *ev, const Tok *key, const Tok *v) {
+    int i = series_find(L, ev, key);
+    if (i >= 0 && v->type != TOK_NUMBER) {
+        memmove(&L->series_key[i], &L->series_key[i + 1], (size_t)(ev->n_series - i - 1) * sizeof *L->series_key);
+        memmove(&L->series_val[i], &L->series_val[i + 1], (size_t)(ev->n_series - i - 1) * sizeof *L->series_val);
+        ev->n_series--;
+        return;
+    }
+    if (v->type != TOK_NUMBER) return;
+    if (i >= 0) {
+        L->series_val[i] = *v;
+        return;
+    }
+    GROW(L->series_key, L->series_cap, (size_t)ev->n_series + 1);
+    GROW(L->series_val, L->series_vcap, (size_t)ev->n_series + 1);
+    L->series_key[ev->n_series] = *key; /* raw: decoded when the series is named */
+    L->series_val[ev->n_series++] = *v;
+}
 
 JS_INLINE JsStatus arg_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
     EventCtx *x = ctx;
@@ -373,13 +439,7 @@ JS_INLINE JsStatus arg_member(JsCtx *c, void *ctx, const Tok *key, const char **
     else if (TOK_IS(&k, "name")) set_tok(&ev->a_name, &v);
     else if (TOK_IS(&k, "labels")) set_tok(&ev->a_labels, &v);
     else if (TOK_IS(&k, "sort_index")) set_tok(&ev->a_sort, &v);
-    if (x->counter && v.type == TOK_NUMBER) {
-        Loader *L = x->L;
-        GROW(L->series_key, L->series_cap, (size_t)ev->n_series + 1);
-        GROW(L->series_val, L->series_vcap, (size_t)ev->n_series + 1);
-        L->series_key[ev->n_series] = *key; /* raw: decoded when the series is named */
-        L->series_val[ev->n_series++] = v;
-    }
+    if (x->counter) add_series(x->L, ev, key, &v);
     return JS_OK;
 }
 
@@ -388,13 +448,19 @@ static JsStatus parse_args(Loader *L, const char **pp, RawEvent *ev, bool counte
     return Js_members(&L->js, pp, arg_member, &x);
 }
 
+static void forget_args(RawEvent *ev) {
+    ev->a_device = ev->a_stream = ev->a_corr = ev->a_name = ev->a_labels = ev->a_sort = ev->args = (Tok){0};
+    ev->n_series = 0;
+}
+
 JS_INLINE JsStatus event_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
     EventCtx *x = ctx;
     RawEvent *ev = x->ev;
     char buf[KEY_BUF];
     Tok k = Js_keyPlain(key, buf, sizeof buf);
     const char *a = *pp;
-    if (*a == '{' && ev->args.type == TOK_NONE && TOK_IS(&k, "args")) {
+    if (TOK_IS(&k, "args")) forget_args(ev); /* the last "args" counts: forget an earlier one's */
+    if (*a == '{' && TOK_IS(&k, "args")) {
         bool counter =
             (ev->ph.type == TOK_STRING && ev->ph.n == 1 && ev->ph.p[0] == 'C') || TOK_IS(&ev->name, MEMORY_EVENT);
         JsStatus st = parse_args(x->L, pp, ev, counter);
@@ -580,6 +646,18 @@ static bool memory_counters(Loader *L, const RawEvent *ev, const TraceEvent *e, 
     return any;
 }
 
+static bool id_ok(const Tok *t) { return t->type == TOK_NONE || t->type == TOK_NUMBER || t->type == TOK_STRING; }
+
+/* defer_extent for an event parse_event built. */
+static void defer_parsed(Loader *L, const RawEvent *ev, char ph) {
+    bool ts_num = ev->ts.type == TOK_NUMBER, dur_num = ev->dur.type == TOK_NUMBER;
+    DeferredTime d = {ts_num ? ev->ts.p : NULL, dur_num ? ev->dur.p : NULL, ev->ts.n, ev->dur.n,
+                      ev->dur.type != TOK_NONE, id_ok(&ev->pid) && id_ok(&ev->tid), 0};
+    double v;
+    for (int i = 0; ph == 'C' && i < ev->n_series && !d.values; i++) d.values += Js_double(&L->series_val[i], &v);
+    defer_extent(L, ph, &d);
+}
+
 static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
     char ph = ev->ph.type == TOK_STRING && ev->ph.n == 1 ? ev->ph.p[0] : 0;
     if (!ph) {
@@ -589,6 +667,7 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
     if (gpu_only(L) && !keeps_gpu(&ev->cat, ph)) { /* loaded by the full load */
         L->n_deferred++;
         L->t->deferred++;
+        defer_parsed(L, ev, ph);
         return;
     }
     int64_t pid, tid;
@@ -978,10 +1057,9 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
                 if (!window_refill(L, &p, NULL)) goto trunc;
                 continue;
             }
-            if (ps == JSPEEK_OK && (uint64_t)(oe - q) <= L->max_token && peek_skips(&pk)) {
+            if (ps == JSPEEK_OK && (uint64_t)(oe - q) <= L->max_token && peek_skips(L, &pk)) {
                 L->n_deferred++;
                 L->t->deferred++;
-        L->t->deferred++;
                 first = comma = false;
                 p = oe;
                 elem_off = L->base + (uint64_t)(p - L->buf);
@@ -1067,16 +1145,33 @@ static void note_base_time(Loader *L, const Tok *val) {
     }
 }
 
+/* A GPU-first load's span of the events it passed over in this file (only this file's
+ * is in the trace while it is read), moved by the file's base. */
+static bool shift_deferred(Trace *t, int64_t base) {
+    int64_t a = 0, b = 0;
+    if (t->deferred_has_min && (__builtin_add_overflow(t->deferred_min, base, &a) || !Time_inModel(a))) return false;
+    if (t->deferred_has_max && (__builtin_add_overflow(t->deferred_max, base, &b) || !Time_inModel(b))) return false;
+    if (t->deferred_has_min) t->deferred_min = a;
+    if (t->deferred_has_max) t->deferred_max = b;
+    return true;
+}
+
 /* The base applies to every time of the source once the whole file is read (Kineto
  * writes it after the events). A base that is not a number, or that would put an
  * event outside the model's range, is left out with a warning. */
 static void apply_base_time(Loader *L, size_t first_event) {
     Trace *t = L->t;
     const char *why = NULL;
-    if (L->base_bad) why = "is not an integer number of nanoseconds";
-    else if (L->base_ns && !Trace_shiftSource(t, L->source, first_event, L->base_ns))
+    if (L->base_bad) {
+        why = "is not an integer number of nanoseconds";
+    } else if (L->base_ns && !shift_deferred(t, L->base_ns)) {
         why = "would put events outside the times ovtrace can hold";
-    else t->sources[L->source].base_time_ns = L->base_ns;
+    } else if (L->base_ns && !Trace_shiftSource(t, L->source, first_event, L->base_ns)) {
+        shift_deferred(t, -L->base_ns); /* back: it fitted before */
+        why = "would put events outside the times ovtrace can hold";
+    } else {
+        t->sources[L->source].base_time_ns = L->base_ns;
+    }
     if (!why || t->input_warning) return;
     char msg[512];
     int n = snprintf(msg, sizeof msg, "%s: byte %" PRIu64 ": baseTimeNanoseconds %s; times are read as written",
@@ -1192,6 +1287,8 @@ static bool parse_top(Loader *L, char *err, size_t errlen) {
 
 #include <cjson/cJSON.h>
 
+#include "cjsonlast.h"
+
 #include "load_merged.h"
 
 /* Reads rank, world size, time unit, trace name and base time from the kept
@@ -1205,8 +1302,8 @@ static void apply_meta(Loader *L) {
     if (!m) return;
     SourceMeta_apply(src, m);
     /* recordings of the simulator say so; the viewer marks them SIMULATED */
-    cJSON *ov = cJSON_GetObjectItemCaseSensitive(m, "ovtrace");
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ov, "simulated"))) L->t->simulated = true;
+    const cJSON *ov = Json_last(m, "ovtrace");
+    if (cJSON_IsTrue(Json_last(ov, "simulated"))) L->t->simulated = true;
     cJSON_Delete(m);
 }
 
@@ -1269,6 +1366,10 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
         L.feed = SlabFeed_start(in, L.threads, slab, slab_parse, &L, slab_result_free);
     }
     size_t before = t->n_events, skipped_before = t->diag.skipped;
+    /* this file's passed-over span apart from the other files' (its base applies to it) */
+    int64_t dmin = t->deferred_min, dmax = t->deferred_max;
+    bool dhmin = t->deferred_has_min, dhmax = t->deferred_has_max;
+    t->deferred_has_min = t->deferred_has_max = false;
     bool ok = map ? guarded_parse(&L, err, errlen) : parse_top(&L, err, errlen);
     parallel_finish(&L);
     SlabFeed_stop(L.feed); /* joins the reader: Input's error and truncation are final */
@@ -1301,6 +1402,12 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
     }
     if (ok) apply_meta(&L);
     if (ok) apply_base_time(&L, before);
+    if (dhmin) Trace_deferExtent(t, dmin, dmin);
+    if (dhmax) Trace_deferExtent(t, INT64_MAX, dmax);
+    if (ok && opt && opt->progress) { /* the reports come every few MB: the last one at the end, with every event */
+        uint64_t size = Input_fileSize(in);
+        opt->progress(opt->progress_ctx, path, size ? size : Input_fileOffset(in), size, t->n_events);
+    }
     if (ok) LoadMerged_split(t, L.source); /* a merged export: back to one source per rank */
     /* B without E: run to the end of the trace, fixed up in Trace_finish */
     free_stacks(&L);

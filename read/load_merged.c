@@ -9,20 +9,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cjsonlast.h"
 #include "ovtrace/base/alloc.h"
 
 void SourceMeta_apply(TraceSource *src, const cJSON *m) {
-    const cJSON *di = cJSON_GetObjectItemCaseSensitive(m, "distributedInfo");
-    const cJSON *r = cJSON_GetObjectItemCaseSensitive(di, "rank");
+    const cJSON *di = Json_last(m, "distributedInfo");
+    const cJSON *r = Json_last(di, "rank");
     if (cJSON_IsNumber(r) && r->valuedouble >= 0 && r->valuedouble < 1e9) src->rank = (int32_t)r->valuedouble;
-    const cJSON *ws = cJSON_GetObjectItemCaseSensitive(di, "world_size");
+    const cJSON *ws = Json_last(di, "world_size");
     if (cJSON_IsNumber(ws) && ws->valuedouble > 0 && ws->valuedouble < 1e9) src->world_size = (int32_t)ws->valuedouble;
-    const cJSON *du = cJSON_GetObjectItemCaseSensitive(m, "displayTimeUnit");
+    const cJSON *du = Json_last(m, "displayTimeUnit");
     if (cJSON_IsString(du)) {
         free(src->display_time_unit);
         src->display_time_unit = xstrdup(du->valuestring);
     }
-    const cJSON *tn = cJSON_GetObjectItemCaseSensitive(m, "traceName");
+    const cJSON *tn = Json_last(m, "traceName");
     if (cJSON_IsString(tn)) {
         free(src->trace_name);
         src->trace_name = xstrdup(tn->valuestring);
@@ -58,10 +59,10 @@ void LoadMerged_split(Trace *t, uint32_t source) {
     const char *meta = t->sources[source].meta_json;
     if (!meta) return;
     cJSON *m = cJSON_Parse(meta);
-    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(m, "ovtrace");
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(ov, "sources");
+    const cJSON *ov = Json_last(m, "ovtrace");
+    const cJSON *list = Json_last(ov, "sources");
     int n = cJSON_GetArraySize(list);
-    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ov, "merged")) || !cJSON_IsArray(list) || n < 1 ||
+    if (!cJSON_IsTrue(Json_last(ov, "merged")) || !cJSON_IsArray(list) || n < 1 ||
         n > 100000) {
         cJSON_Delete(m);
         return;
@@ -71,7 +72,7 @@ void LoadMerged_split(Trace *t, uint32_t source) {
     uint32_t *src = xmalloc((size_t)n * sizeof *src);
     for (int i = 0; i < n; i++) {
         const cJSON *e = cJSON_GetArrayItem(list, i);
-        const cJSON *r = cJSON_GetObjectItemCaseSensitive(e, "rank");
+        const cJSON *r = Json_last(e, "rank");
         rank[i] = cJSON_IsNumber(r) && r->valuedouble >= 0 && r->valuedouble < 1e9 ? (int32_t)r->valuedouble : -1;
         if (i == 0) {
             src[i] = source;
@@ -80,7 +81,7 @@ void LoadMerged_split(Trace *t, uint32_t source) {
             TraceSource *s = &t->sources[src[i]];
             s->compression = t->sources[source].compression;
             s->base_time_ns = t->sources[source].base_time_ns; /* the text of all ranks is relative to it */
-            const cJSON *sm = cJSON_GetObjectItemCaseSensitive(e, "meta");
+            const cJSON *sm = Json_last(e, "meta");
             if (cJSON_IsObject(sm)) {
                 s->meta_json = cJSON_PrintUnformatted(sm);
                 SourceMeta_apply(s, sm);

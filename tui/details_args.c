@@ -2,7 +2,7 @@
  * written (an id above 2^53 survives exactly; cJSON would go through a double), nested
  * values with the whitespace outside strings removed, strings decoded. The text was
  * walked by the loader's member loop (Args_members), so keys read as they do there:
- * escapes decoded, the first of two equal keys counts. */
+ * escapes decoded, the last of two equal keys counts. */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,16 +59,34 @@ typedef struct {
     const char *cat_p, *cat_q, *args_p, *args_q;
 } Top;
 
-/* The first of two equal keys counts, as in the loader (and cJSON) */
+/* The last of two equal keys counts, as in the loader (and JSON.parse) */
 static void top_member(void *ctx, const char *key, const char *vp, const char *vq) {
     Top *t = ctx;
-    if (!strcmp(key, "cat") && !t->cat_p) t->cat_p = vp, t->cat_q = vq;
-    if (!strcmp(key, "args") && !t->args_p) t->args_p = vp, t->args_q = vq;
+    if (!strcmp(key, "cat")) t->cat_p = vp, t->cat_q = vq;
+    if (!strcmp(key, "args")) t->args_p = vp, t->args_q = vq;
 }
 
+typedef struct {
+    DetailsCache *d;
+    size_t first; /* the first args field */
+} ArgsCtx;
+
+/* Args with up to this many members are checked for equal keys (a linear look each);
+ * a hostile event with more lists every member as written. */
+#define ARGS_DEDUP_MAX 256
+
 static void arg_member(void *ctx, const char *key, const char *vp, const char *vq) {
+    ArgsCtx *a = ctx;
     char *v = value_text(vp, vq);
-    Details_add(ctx, key, v ? v : "?");
+    if (a->d->n - a->first <= ARGS_DEDUP_MAX)
+        for (size_t i = a->first; i < a->d->n; i++)
+            if (!strcmp(a->d->keys[i], key)) { /* the last value counts, in the first one's place */
+                free(a->d->vals[i]);
+                a->d->vals[i] = xstrdup(v ? v : "?");
+                free(v);
+                return;
+            }
+    Details_add(a->d, key, v ? v : "?");
     free(v);
 }
 
@@ -86,7 +104,8 @@ bool Details_addArgsJson(DetailsCache *d, const char *raw, size_t len) {
         return true;
     }
     size_t before = d->n;
-    if (!Args_members(top.args_p, (size_t)(top.args_q - top.args_p), arg_member, d, err, sizeof err)) return false;
+    ArgsCtx ac = {d, before};
+    if (!Args_members(top.args_p, (size_t)(top.args_q - top.args_p), arg_member, &ac, err, sizeof err)) return false;
     if (d->n == before) Details_add(d, "args", "(none)");
     return true;
 }

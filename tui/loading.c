@@ -96,16 +96,36 @@ static void render_bar(Grid *g, int x, int y, int w, uint64_t done, uint64_t tot
     }
 }
 
-static const char *phase_text(const LoadingView *v) {
-    if (v->cancelling) return "cancelling...";
-    switch (v->phase) {
-    case LOAD_STARTING: return "opening...";
-    case LOAD_READING: return "reading events";
-    case LOAD_BUILDING: return "building the timeline (sorting lanes, nesting, classifying, indexing)...";
-    case LOAD_DONE: return "done";
-    case LOAD_FAILED: return "failed";
+char *Loading_stageText(char *buf, size_t n, const LoadingView *v) {
+    char ev[32], ln[32], fp[32], el[32];
+    format_count(ev, sizeof ev, v->events);
+    format_count(ln, sizeof ln, v->lanes);
+    format_count(fp, sizeof fp, v->flow_points);
+    const char *what = NULL;
+    int k = 0;
+    if (v->cancelling) what = "cancelling...";
+    else if (v->phase == LOAD_STARTING) what = "opening...";
+    else if (v->phase == LOAD_READING) what = "reading events";
+    else if (v->phase == LOAD_DONE) what = "done";
+    else if (v->phase == LOAD_FAILED) what = "failed";
+    if (what) {
+        snprintf(buf, n, "%s", what);
+        return buf;
     }
-    return "";
+    switch (v->build) {
+    case BUILD_WAITING: k = snprintf(buf, n, "parsing the last events"); break;
+    case BUILD_LANES: k = snprintf(buf, n, "ordering %s lane%s", ln, v->lanes == 1 ? "" : "s"); break;
+    case BUILD_SORT:
+        k = snprintf(buf, n, "sorting %s events on %s lane%s into rows", ev, ln, v->lanes == 1 ? "" : "s");
+        break;
+    case BUILD_FLOWS: k = snprintf(buf, n, "binding %s flow point%s to events", fp, v->flow_points == 1 ? "" : "s"); break;
+    case BUILD_CLASSIFY: k = snprintf(buf, n, "classifying event names (compute, communication, ...)"); break;
+    case BUILD_SNAPSHOT: k = snprintf(buf, n, "saving a snapshot for the next open"); break;
+    case BUILD_INDEX: k = snprintf(buf, n, "indexing the timeline and the overlap bands"); break;
+    }
+    if (k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, " (%s)", Loading_formatEta(el, sizeof el, v->stage_elapsed));
+    return buf;
 }
 
 static bool shows_preview(const Grid *g, const LoadingView *v) {
@@ -169,11 +189,17 @@ bool Loading_render(Grid *g, const LoadingView *v, const Glyphs *gl) {
     char rs[32];
     if (rate > 0) snprintf(rs, sizeof rs, "%.0f MB/s", rate / 1e6);
     else snprintf(rs, sizeof rs, "-- MB/s");
-    snprintf(buf, sizeof buf, "%s / %s   %s events   %s   ETA %s", Loading_formatBytes(dn, sizeof dn, v->done), tot,
-             format_count(ev, sizeof ev, v->events), rs,
-             Loading_formatEta(eta, sizeof eta, v->phase >= LOAD_BUILDING ? 0 : Loading_eta(v)));
+    /* once every byte is read, the time it took instead of an ETA of 0 */
+    if (v->phase >= LOAD_BUILDING)
+        snprintf(buf, sizeof buf, "%s / %s   %s events   %s   read in %s", Loading_formatBytes(dn, sizeof dn, v->done),
+                 tot, format_count(ev, sizeof ev, v->events), rs, Loading_formatEta(eta, sizeof eta, v->read_elapsed));
+    else
+        snprintf(buf, sizeof buf, "%s / %s   %s events   %s   ETA %s", Loading_formatBytes(dn, sizeof dn, v->done),
+                 tot, format_count(ev, sizeof ev, v->events), rs, Loading_formatEta(eta, sizeof eta, Loading_eta(v)));
     Grid_textAscii(g, mx, y++, cw, buf, ROLE_PANEL, 0, ascii);
-    snprintf(buf, sizeof buf, "elapsed %s   %s", Loading_formatEta(el, sizeof el, v->elapsed), phase_text(v));
+    char stage[160];
+    snprintf(buf, sizeof buf, "elapsed %s   %s", Loading_formatEta(el, sizeof el, v->elapsed),
+             Loading_stageText(stage, sizeof stage, v));
     Grid_textAscii(g, mx, y++, cw, buf, v->cancelling ? ROLE_ERROR : ROLE_DIM, 0, ascii);
     y++;
     int drawn = preview ? Preview_render(g, (Rect){0, y, g->w, g->h - 1 - y}, v->preview, gl, v->colors) : 0;
@@ -199,7 +225,9 @@ struct LoadWatch {
     size_t cur;
     size_t events;
     LoadPhase phase;
-    double t0, t_read_end, t_last_cb;
+    BuildStage build;
+    size_t lanes, flow_points;
+    double t0, t_read_end, t_last_cb, t_stage;
     long throttle_ms; /* view --debug-load-throttle-ms: sleep per report (e2e tests) */
     /* the preview has a lock of its own: an update of many lanes holds it long, and
      * the UI thread only tries it (a snapshot keeps the last copy when it is taken) */
@@ -313,6 +341,35 @@ void LoadWatch_setPhase(LoadWatch *w, LoadPhase p) {
     pthread_mutex_unlock(&w->mu);
 }
 
+/* Under w->mu: the loader is past its bytes. */
+static void enter_building(LoadWatch *w, double now) {
+    if (w->phase < LOAD_BUILDING) {
+        w->t_read_end = w->t_last_cb; /* the reading ended with the last report */
+        w->phase = LOAD_BUILDING;
+    }
+    w->t_stage = now;
+}
+
+void LoadWatch_stage(void *ctx, LoadStage stage, size_t events, size_t lanes, size_t flow_points) {
+    LoadWatch *w = ctx;
+    double now = Clock_monotonicS();
+    pthread_mutex_lock(&w->mu);
+    enter_building(w, now);
+    w->build = (BuildStage)(stage + 1);
+    w->events = events; /* the model's: the last progress report may be a slice behind */
+    w->lanes = lanes;
+    w->flow_points = flow_points;
+    pthread_mutex_unlock(&w->mu);
+}
+
+void LoadWatch_setBuild(LoadWatch *w, BuildStage b) {
+    double now = Clock_monotonicS();
+    pthread_mutex_lock(&w->mu);
+    enter_building(w, now);
+    w->build = b;
+    pthread_mutex_unlock(&w->mu);
+}
+
 void LoadWatch_snapshot(LoadWatch *w, LoadingView *v) {
     double now = Clock_monotonicS();
     pthread_mutex_lock(&w->mu);
@@ -323,6 +380,10 @@ void LoadWatch_snapshot(LoadWatch *w, LoadingView *v) {
     v->current = w->cur;
     v->events = w->events;
     v->phase = w->phase;
+    v->build = w->build;
+    v->lanes = w->lanes;
+    v->flow_points = w->flow_points;
+    v->stage_elapsed = w->phase == LOAD_BUILDING ? now - w->t_stage : 0;
     v->elapsed = now - w->t0;
     for (size_t i = 0; i < w->n; i++) {
         uint64_t tot = w->cb_total[i] ? w->cb_total[i] : w->sizes[i];
@@ -334,6 +395,8 @@ void LoadWatch_snapshot(LoadWatch *w, LoadingView *v) {
     if (v->phase == LOAD_READING && w->n && w->cur == w->n - 1 && v->total - v->done <= PROGRESS_STEP &&
         now - w->t_last_cb > 0.25) {
         v->phase = LOAD_BUILDING;
+        v->build = BUILD_WAITING;
+        v->stage_elapsed = now - w->t_last_cb;
         v->done = v->total;
         v->read_elapsed = w->t_last_cb - w->t0;
     } else if (v->phase >= LOAD_BUILDING) {
@@ -355,7 +418,7 @@ static void *job_main(void *arg) {
     LoadJob *j = arg;
     Trace *t = Load_files(j->paths, j->n_paths, &j->opt, j->err, sizeof j->err);
     if (t) {
-        LoadWatch_setPhase(j->watch, LOAD_BUILDING);
+        LoadWatch_setBuild(j->watch, BUILD_INDEX);
         j->app = App_new(t, j->caps, j->title); /* builds the view index off the UI thread */
         j->warnings = Load_warningsText(t);
         LoadWatch_setPhase(j->watch, LOAD_DONE);
@@ -377,6 +440,8 @@ void LoadJob_init(LoadJob *j, const char *const *paths, size_t n, const LoadOpti
     j->watch = LoadWatch_new(paths, n);
     j->opt.progress = LoadWatch_progress;
     j->opt.progress_ctx = j->watch;
+    j->opt.stage = LoadWatch_stage;
+    j->opt.stage_ctx = j->watch;
     LoadWatch_enablePreview(j->watch, j->opt.rules); /* classified with the rules the model will use */
     j->opt.observe = LoadWatch_observe;
     j->opt.observe_ctx = j->watch;

@@ -36,16 +36,31 @@ typedef enum {
     LOAD_FAILED,
 } LoadPhase;
 
+/* What LOAD_BUILDING is doing: the loader's stages (LoadStage, one apart), then the
+ * viewer's index. */
+typedef enum {
+    BUILD_WAITING, /* every byte reported, no stage yet: the parse's last slices */
+    BUILD_LANES,   /* LOAD_STAGE_LANES + 1 */
+    BUILD_SORT,
+    BUILD_FLOWS,
+    BUILD_CLASSIFY,
+    BUILD_SNAPSHOT,
+    BUILD_INDEX, /* the viewer's index: per-row sums, overlap bands (App_new) */
+} BuildStage;
+
 typedef struct {
     size_t n_files;
     const char *const *names; /* display names (base names), n_files of them */
     const uint64_t *sizes;    /* bytes on disk, n_files of them */
     size_t current;           /* index of the file being read */
     uint64_t done, total;     /* bytes over all files (compressed files count compressed bytes) */
-    size_t events;            /* events parsed so far */
+    size_t events;            /* model events so far (what `stats` counts); final from BUILD_LANES on */
     double elapsed;           /* seconds since the load started */
     double read_elapsed;      /* seconds the reading took (set from LOAD_BUILDING on) */
     LoadPhase phase;
+    BuildStage build;           /* in LOAD_BUILDING */
+    size_t lanes, flow_points;  /* told with the stage (from BUILD_LANES on) */
+    double stage_elapsed;       /* seconds in the current build stage */
     bool cancelling;             /* the user asked to cancel; waiting for the loader to stop */
     const PreviewModel *preview; /* NULL or no lanes yet: no preview */
     bool colors;                 /* the terminal has colours: the preview shows the class legend */
@@ -61,6 +76,9 @@ double Loading_eta(const LoadingView *v);
 char *Loading_formatEta(char *buf, size_t n, double seconds);
 /* Decimal units like the stats progress bar: "812 B", "3.4 kB", "682.1 MB", "2.00 GB". */
 char *Loading_formatBytes(char *buf, size_t n, uint64_t bytes);
+/* What the load is doing, for the line under the figures: "reading events", "sorting
+ * 1,289,714 events on 8 lanes into rows (0.3 s)", ... Returns buf. */
+char *Loading_stageText(char *buf, size_t n, const LoadingView *v);
 /* The whole loading screen, sized to g. With a preview that has lanes (and room for
  * it), the progress block moves to the top and the preview fills the rest. Returns
  * whether the preview was drawn. */
@@ -76,6 +94,10 @@ void LoadWatch_free(LoadWatch *w);
 /* LoadProgressFn; ctx is the LoadWatch. */
 void LoadWatch_progress(void *ctx, const char *path, uint64_t done, uint64_t total, size_t events);
 void LoadWatch_setPhase(LoadWatch *w, LoadPhase p);
+/* LoadStageFn; ctx is the LoadWatch. Enters LOAD_BUILDING with the model's counts. */
+void LoadWatch_stage(void *ctx, LoadStage stage, size_t events, size_t lanes, size_t flow_points);
+/* The viewer's own build stage (BUILD_INDEX). */
+void LoadWatch_setBuild(LoadWatch *w, BuildStage b);
 /* Keeps a preview of the partial trace (rules: as the final classification, NULL:
  * built-in); borrowed rules must outlive w. */
 void LoadWatch_enablePreview(LoadWatch *w, const CommRules *rules);

@@ -789,7 +789,6 @@ typedef struct {
     ChromeJson *w;
     char *name_out;
     size_t name_len;
-    bool named;
 } MetaCtx;
 
 static JsStatus meta_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
@@ -799,14 +798,14 @@ static JsStatus meta_member(JsCtx *c, void *ctx, const Tok *key, const char **pp
     JsStatus st = Js_value(c, pp, &v);
     if (st != JS_OK) return st;
     if (Js_keyIs(key, "traceName")) {
-        /* the first one counts, as for the loader (cJSON_GetObjectItem) */
-        if (!m->named && v.type == TOK_STRING && v.n < m->name_len) {
+        /* the last one counts, as for the loader (and JSON.parse) */
+        m->name_out[0] = '\0';
+        if (v.type == TOK_STRING && v.n < m->name_len) {
             GROW(m->X->scratch, m->X->scratch_cap, v.n + 1);
             size_t dn = Js_decode(&v, m->X->scratch);
             memcpy(m->name_out, m->X->scratch, dn);
             m->name_out[dn] = '\0';
         }
-        m->named = true;
     } else if (!Js_keyIs(key, "ovtrace") && !Js_keyIs(key, "traceEvents") &&
                !Js_keyIs(key, "baseTimeNanoseconds")) { /* written by write_trailer */
         ChromeJson_puts(m->w, ",\n");
@@ -827,7 +826,7 @@ static bool write_meta_members(Exporter *X, ChromeJson *w, const TraceSource *sr
     size_t n = strlen(meta);
     const char *p = Js_ws(meta, meta + n);
     X->js.end = meta + n;
-    MetaCtx m = {X, w, name_out, name_len, false};
+    MetaCtx m = {X, w, name_out, name_len};
     JsStatus st = p < X->js.end && *p == '{' ? Js_members(&X->js, &p, meta_member, &m)
                                              : Js_fail(&X->js, p, "'{' (an object of top-level members)");
     st = Js_complete(&X->js, st);

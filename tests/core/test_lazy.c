@@ -49,11 +49,23 @@ static void test_peek(void **state) {
     assert_int_equal(n, strlen(b));
     assert_true(pk.ph && pk.ph[0] == 'X' && pk.cat_n == 6 && !memcmp(pk.cat, "cpu_op", 6));
     assert_false(pk.esc); /* the escape is in "name", not in ph or cat */
-    /* an escaped ph, a duplicated cat, an escaped key: left to the real parser */
+    /* an escaped ph, an escaped key: left to the real parser */
     assert_int_equal(peek("{\"ph\": \"\\u0058\"}", &pk, &n), JSPEEK_OK);
     assert_true(pk.esc);
+    /* of two equal keys the last counts, a string or not */
     assert_int_equal(peek("{\"cat\": \"kernel\", \"cat\": \"cpu_op\", \"ph\": \"X\"}", &pk, &n), JSPEEK_OK);
-    assert_true(pk.esc);
+    assert_false(pk.esc);
+    assert_true(pk.cat_n == 6 && !memcmp(pk.cat, "cpu_op", 6));
+    assert_int_equal(peek("{\"ph\": \"X\", \"cat\": \"kernel\", \"ph\": 1}", &pk, &n), JSPEEK_OK);
+    assert_null(pk.ph);
+    /* the members that place the event in time, as written; pid and tid only checked */
+    assert_int_equal(peek("{\"ts\": 1.5, \"ph\": \"X\", \"args\": {\"ts\": 9}, \"dur\" :\n 20 , \"ts\":7, \"pid\": \"a\", "
+                          "\"tid\": -3}", &pk, &n), JSPEEK_OK);
+    assert_true(pk.ts && pk.ts_n == 1 && pk.ts[0] == '7');
+    assert_true(pk.dur && pk.dur_n == 2 && !memcmp(pk.dur, "20", 2));
+    assert_false(pk.ts_bad || pk.dur_bad || pk.id_bad);
+    assert_int_equal(peek("{\"ts\": \"7\", \"dur\": [1], \"tid\": null}", &pk, &n), JSPEEK_OK);
+    assert_true(!pk.ts && pk.ts_bad && !pk.dur && pk.dur_bad && pk.id_bad);
     assert_int_equal(peek("{\"c\\u0061t\": \"cpu_op\", \"ph\": \"X\"}", &pk, &n), JSPEEK_OK);
     assert_true(pk.esc);
     /* numbers and containers are not strings */
@@ -64,7 +76,7 @@ static void test_peek(void **state) {
     /* unfinished: more data needed; stray closers: the parser reports them */
     assert_int_equal(peek("{\"ph\": \"X\", \"name\": \"ab", &pk, &n), JSPEEK_MORE);
     assert_int_equal(peek("{\"ph\": \"X\", \"a\": {", &pk, &n), JSPEEK_MORE);
-    assert_int_equal(peek("{\"a\": 1]}", &pk, &n), JSPEEK_OK); /* braces only: ']' closes a level */
+    assert_int_equal(peek("{\"a\": 1]}", &pk, &n), JSPEEK_BAD); /* the parser says where */
     assert_int_equal(peek("x", &pk, &n), JSPEEK_BAD);
 }
 
@@ -208,6 +220,10 @@ static size_t compare(const Trace *full, const Trace *gpu) {
     assert_int_equal(gpu->n_events, gpu_events);
     assert_int_equal(gpu->n_flows, 0);
     assert_int_equal(gpu->n_sources, full->n_sources);
+    /* the same extent: times relative to t_min (the ruler, the details, the range
+     * commands) do not move when the full model replaces the GPU-first one */
+    assert_int_equal(gpu->t_min, full->t_min);
+    assert_int_equal(gpu->t_max, full->t_max);
     for (size_t s = 0; s < full->n_sources; s++) assert_int_equal(gpu->sources[s].rank, full->sources[s].rank);
 
     /* overlap per device: what the band and the range panel draw */
@@ -314,6 +330,56 @@ static void test_shipped_multirank(void **state) {
     check_files(samples + 1, 1, false);
 }
 
+/* The span of the passed-over events, with the loader's checks: CPU events start
+ * before the first kernel and end after the last, an E ends its B, and events the
+ * loader skips (a negative dur, a null pid, a string ts, a counter without a number),
+ * flows, metadata and async events span nothing. Written in the peek's shape and with
+ * escapes (the validating parser's path), in one slice and in many. */
+static void test_passed_over_span(void **state) {
+    (void)state;
+    static const char *const shapes[] = {
+        "{\"ph\":\"%s\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":%s,\"tid\":3,\"ts\":%s%s}",
+        "{\"ph\":\"%s\",\"c\\u0061t\":\"cpu_op\",\"name\":\"op\",\"pid\":%s,\"tid\":3,\"ts\":%s%s}",
+    };
+    for (size_t sh = 0; sh < 2; sh++) {
+        char *b = malloc(1 << 16);
+        size_t o = (size_t)sprintf(b, "{\"traceEvents\":[");
+#define EV(ph, pid, ts, more) o += (size_t)sprintf(b + o, shapes[sh], ph, pid, ts, more), b[o++] = ','
+        EV("X", "1", "0.1", ",\"dur\":-1");       /* skipped: negative dur */
+        EV("X", "null", "0.2", ",\"dur\":1");     /* skipped: null pid */
+        EV("X", "1", "\"0.3\"", ",\"dur\":1");  /* skipped: ts a string */
+        EV("C", "1", "0.4", ",\"args\":{\"a\":\"x\"}"); /* no series: no event */
+        EV("s", "1", "0.5", ",\"id\":1");           /* a flow: no event */
+        EV("b", "1", "0.6", ",\"id\":2");           /* async: not modelled */
+        EV("X", "1", "5", ",\"dur\":2,\"args\":{\"ts\":0.01}"); /* the start */
+        EV("i", "1", "6", ",\"ts\":0.7,\"ts\":7"); /* the last ts counts */
+        EV("B", "1", "50", "");
+        EV("E", "1", "90", "");                       /* the end: it closes the B */
+        EV("E", "1", "1e9", ",\"dur\":\"x\"");   /* skipped: dur not a number */
+        EV("C", "1", "8", ",\"args\":{\"v\":1}");
+#undef EV
+        for (int k = 0; k < 300; k++) /* enough objects for parallel slices */
+            o += (size_t)sprintf(b + o, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,"
+                                        "\"ts\":%d,\"dur\":0.5,\"args\":{\"device\":0,\"stream\":7}}%s",
+                                 k % 7, 10 + k / 10, k < 299 ? "," : "");
+        o += (size_t)sprintf(b + o, ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":9,\"ts\":0,"
+                                    "\"args\":{\"name\":\"x\"}}]}");
+        char path[] = "/tmp/ovtrace-lazy-span-XXXXXX.json";
+        int fd = mkstemps(path, 5);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, b, o), (ssize_t)o);
+        close(fd);
+        free(b);
+        const char *p[] = {path};
+        check_files(p, 1, true);
+        Trace *gpu = load(p, 1, true, 1);
+        assert_int_equal(gpu->t_min, 5000); /* 5 us: the kernels start at 10 */
+        assert_int_equal(gpu->t_max, 90000);
+        Trace_free(gpu);
+        unlink(path);
+    }
+}
+
 static void test_deepseek(void **state) {
     (void)state;
     if (access(OVTRACE_DEEPSEEK, R_OK) != 0) skip();
@@ -358,6 +424,7 @@ int main(void) {
         cmocka_unit_test(test_peek),
         cmocka_unit_test(test_peek_random),
         cmocka_unit_test(test_shipped_multirank),
+        cmocka_unit_test(test_passed_over_span),
         cmocka_unit_test(test_deepseek),
         cmocka_unit_test(test_simulated_stragglers),
     };

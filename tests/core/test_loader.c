@@ -479,8 +479,37 @@ static void b_e_pair_by_thread(void **state) {
     Trace_free(t);
 }
 
+/* Thread metadata names a GPU lane only where it is that thread's lane: a device-wide
+ * sync with args.stream -1 on tid 1 beside stream 1 gets a label of its own, and the
+ * stream-1 lane keeps the thread's name and sort index. */
+static void lanes_sharing_a_thread_keep_their_labels(void **state) {
+    (void)state;
+    Trace *t = tu_load_ok(
+        "[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":1,\"args\":{\"name\":\"stream 1\"}},"
+        "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":0,\"tid\":1,\"args\":{\"sort_index\":9}},"
+        "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":7,\"args\":{\"name\":\"compute\"}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":1,\"ts\":1,\"dur\":1,"
+        "\"args\":{\"device\":0,\"stream\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Context Sync\",\"pid\":0,\"tid\":1,\"ts\":3,\"dur\":1,"
+        "\"args\":{\"device\":0,\"stream\":-1}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k7\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":1,"
+        "\"args\":{\"device\":0,\"stream\":7}}]");
+    long k1 = tu_find(t, "k1"), sync = tu_find(t, "Context Sync"), k7 = tu_find(t, "k7");
+    assert_true(k1 >= 0 && sync >= 0 && k7 >= 0);
+    const Lane *a = lane_of(t, k1), *b = lane_of(t, sync), *c = lane_of(t, k7);
+    assert_ptr_not_equal(a, b);
+    assert_int_equal(b->stream, -1);
+    assert_string_equal(StrTab_get(t->strings, a->name), "stream 1");
+    assert_string_equal(StrTab_get(t->strings, b->name), "stream -1");
+    assert_string_equal(StrTab_get(t->strings, c->name), "compute"); /* alone on its thread */
+    assert_int_equal(a->sort_index, 9);
+    assert_int_equal(b->sort_index, -1);
+    Trace_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(lanes_sharing_a_thread_keep_their_labels),
         cmocka_unit_test(object_form_all_phases),
         cmocka_unit_test(b_e_pair_by_thread),
         cmocka_unit_test(array_form_strings_and_legacy),

@@ -138,13 +138,29 @@ static void escaped_keys_load_as_plain(void **state) {
     assert_int_equal(bad, 0);
 }
 
-/* The first of two equal keys counts (cJSON_GetObjectItem), escaped or not. */
-static void first_of_equal_keys_counts(void **state) {
+/* Of two equal keys the last counts (JSON.parse, browsers, Perfetto), spelled with
+ * escapes or not: event members, args members and top-level members alike. */
+static void last_of_equal_keys_counts(void **state) {
     (void)state;
     Trace *t = tu_load_ok("{\"traceEvents\":[{\"ph\":\"X\",\"n\\u0061me\":\"first\",\"name\":\"second\",\"pid\":1,"
-                          "\"tid\":1,\"ts\":1,\"dur\":1}],\"trac\\u0065Name\":\"one\",\"traceName\":\"two\"}");
-    assert_int_equal(tu_find(t, "first"), 0);
-    assert_string_equal(t->sources[0].trace_name, "one");
+                          "\"tid\":1,\"ts\":1,\"dur\":1},"
+                          "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":1,\"ts\":1,\"dur\":1,"
+                          "\"args\":{\"stream\":7,\"str\\u0065am\":9},\"args\":{\"stream\":3}},"
+                          "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":1,\"ts\":1,\"dur\":1,"
+                          "\"args\":{\"stream\":3},\"args\":{\"stream\":7,\"str\\u0065am\":9}},"
+                          "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":2,\"args\":{\"a\":1,\"b\":2,\"a\":5}}],"
+                          "\"trac\\u0065Name\":\"one\",\"traceName\":\"two\"}");
+    assert_int_equal(tu_find(t, "first"), -1);
+    assert_true(tu_find(t, "second") >= 0);
+    assert_int_equal(t->lanes[t->events[tu_find(t, "k")].lane].stream, 3);
+    assert_int_equal(t->lanes[t->events[tu_find(t, "k2")].lane].stream, 9);
+    long a = tu_find(t, "mem.a"), b = tu_find(t, "mem.b");
+    assert_true(a >= 0 && b >= 0);
+    assert_true(t->events[a].value == 5.0); /* one series per key, with its last value */
+    size_t series = 0;
+    for (size_t i = 0; i < t->n_events; i++) series += t->events[i].kind == KIND_COUNTER;
+    assert_int_equal(series, 2);
+    assert_string_equal(t->sources[0].trace_name, "two");
     Trace_free(t);
 }
 
@@ -214,16 +230,16 @@ static void export_recognises_escaped_keys(void **state) {
             free(json);
         }
     }
-    /* of two traceNames the first counts, as for the loader */
+    /* of two traceNames the last counts, as for the loader */
     char *path;
     Trace *t = load_kept("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}],"
                          "\"traceName\":\"first\",\"traceName\":\"second\"}",
                          &path);
-    assert_string_equal(t->sources[0].trace_name, "first");
+    assert_string_equal(t->sources[0].trace_name, "second");
     cJSON *out = export_parsed(t);
     unlink(path);
     assert_int_equal(count_members(out, "traceName"), 1);
-    assert_memory_equal(cJSON_GetObjectItemCaseSensitive(out, "traceName")->valuestring, "first (", 7);
+    assert_memory_equal(cJSON_GetObjectItemCaseSensitive(out, "traceName")->valuestring, "second (", 8);
     cJSON_Delete(out);
     Trace_free(t);
 }
@@ -357,7 +373,7 @@ static void truncated_objects(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(escaped_keys_load_as_plain),
-        cmocka_unit_test(first_of_equal_keys_counts),
+        cmocka_unit_test(last_of_equal_keys_counts),
         cmocka_unit_test(export_recognises_escaped_keys),
         cmocka_unit_test(syntax_errors_agree),
         cmocka_unit_test(truncated_objects),

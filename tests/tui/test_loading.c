@@ -159,17 +159,60 @@ static void test_render_files_and_building(void **state) {
     assert_true(Grid_findAny(&g, "1.25 GB / 2.00 GB", &col) > 0);
     assert_true(Grid_findAny(&g, "500 MB/s", &col) > 0);
     assert_true(Grid_findAny(&g, "ETA 1.5 s", &col) > 0);
-    /* after the bytes: building, full bar, rate over the reading time */
+    /* after the bytes: full bar, rate and time over the reading, the stage named */
     v.phase = LOAD_BUILDING;
+    v.build = BUILD_SORT;
+    v.events = 1526512;
+    v.lanes = 8;
+    v.stage_elapsed = 0.4;
     v.done = v.total;
     v.read_elapsed = 4.0;
     v.elapsed = 4.6;
     Loading_render(&g, &v, Glyphs_get(true));
     assert_true(Grid_findAny(&g, "100%", &col) > 0);
-    assert_true(Grid_findAny(&g, "building the timeline", &col) > 0);
-    assert_true(Grid_findAny(&g, "ETA 0.0 s", &col) > 0);
+    assert_true(Grid_findAny(&g, "sorting 1,526,512 events on 8 lanes into rows (0.4 s)", &col) > 0);
+    assert_true(Grid_findAny(&g, "1,526,512 events", &col) > 0);
+    assert_true(Grid_findAny(&g, "read in 4.0 s", &col) > 0);
+    assert_int_equal(Grid_findAny(&g, "ETA", &col), -1); /* no "ETA 0.0 s" while it builds */
     assert_true(Grid_findAny(&g, "500 MB/s", &col) > 0);
     Grid_free(&g);
+}
+
+/* Each stage of the build has its own words, with the counts it works on. */
+static void test_stage_text(void **state) {
+    (void)state;
+    LoadingView v = view1(100, 1.0);
+    char b[160];
+    assert_string_equal(Loading_stageText(b, sizeof b, &v), "reading events");
+    v.phase = LOAD_STARTING;
+    assert_string_equal(Loading_stageText(b, sizeof b, &v), "opening...");
+    v.phase = LOAD_BUILDING;
+    v.events = 1289714;
+    v.lanes = 1;
+    v.flow_points = 250001;
+    v.stage_elapsed = 1.25;
+    static const struct {
+        BuildStage b;
+        const char *text;
+    } want[] = {
+        {BUILD_WAITING, "parsing the last events (1.2 s)"},
+        {BUILD_LANES, "ordering 1 lane (1.2 s)"},
+        {BUILD_SORT, "sorting 1,289,714 events on 1 lane into rows (1.2 s)"},
+        {BUILD_FLOWS, "binding 250,001 flow points to events (1.2 s)"},
+        {BUILD_CLASSIFY, "classifying event names (compute, communication, ...) (1.2 s)"},
+        {BUILD_SNAPSHOT, "saving a snapshot for the next open (1.2 s)"},
+        {BUILD_INDEX, "indexing the timeline and the overlap bands (1.2 s)"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        v.build = want[i].b;
+        assert_string_equal(Loading_stageText(b, sizeof b, &v), want[i].text);
+    }
+    v.cancelling = true;
+    assert_string_equal(Loading_stageText(b, sizeof b, &v), "cancelling...");
+    char tiny[8]; /* cut, never overrun */
+    v.cancelling = false;
+    v.build = BUILD_SORT;
+    assert_int_equal(strlen(Loading_stageText(tiny, sizeof tiny, &v)), 7);
 }
 
 /* writes n bytes to dir/name */
@@ -214,9 +257,20 @@ static void test_watch_aggregates(void **state) {
     assert_int_equal(v.current, 1);
     assert_int_equal(v.done, 1100);
     assert_int_equal(v.events, 30);
-    LoadWatch_setPhase(w, LOAD_BUILDING);
+    /* the loader's stages: building, with the model's event count (the reports of
+     * the parse may be a slice behind it) */
+    LoadWatch_stage(w, LOAD_STAGE_SORT, 35, 4, 2);
     LoadWatch_snapshot(w, &v);
+    assert_int_equal(v.phase, LOAD_BUILDING);
+    assert_int_equal(v.build, BUILD_SORT);
+    assert_int_equal(v.events, 35);
+    assert_int_equal(v.lanes, 4);
+    assert_int_equal(v.flow_points, 2);
     assert_int_equal(v.done, 6000);
+    LoadWatch_setBuild(w, BUILD_INDEX);
+    LoadWatch_snapshot(w, &v);
+    assert_int_equal(v.build, BUILD_INDEX);
+    assert_int_equal(v.events, 35);
     LoadWatch_free(w);
     unlink(a), unlink(b), unlink(c), unlink(ignored), rmdir(sub), rmdir(dir);
 }
@@ -242,6 +296,9 @@ static void test_job(void **state) {
     LoadWatch_snapshot(j.watch, &v);
     assert_int_equal(v.phase, LOAD_DONE);
     assert_int_equal(v.done, v.total);
+    assert_int_equal(v.events, j.app->t->n_events); /* what `stats` says, not the last report's */
+    assert_int_equal(v.lanes, j.app->t->n_lanes);
+    assert_int_equal(v.build, BUILD_INDEX);
     Trace *t = j.app->t;
     App_free(j.app);
     Trace_free(t);
@@ -280,7 +337,7 @@ int main(void) {
         cmocka_unit_test(test_percent_rate_eta),     cmocka_unit_test(test_format),
         cmocka_unit_test(test_render_unicode),       cmocka_unit_test(test_render_ascii_and_small),
         cmocka_unit_test(test_render_files_and_building), cmocka_unit_test(test_watch_aggregates),
-        cmocka_unit_test(test_job),
+        cmocka_unit_test(test_job),          cmocka_unit_test(test_stage_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

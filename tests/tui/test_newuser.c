@@ -199,15 +199,17 @@ static void test_details_exact_args(void **state) {
     assert_true(Details_addArgsJson(&d, "{\"ph\":\"i\"}", 10));
     assert_string_equal(field(&d, "args"), "(none)");
     Details_free(&d);
-    /* keys as the loader reads them: escapes decoded, the first of
-     * two equal keys counts */
+    /* keys as the loader reads them: escapes decoded, the last of two equal keys
+     * counts (in the first one's place, as JSON.parse lists them) */
     Details_init(&d);
     const char *dup = "{\"c\\u0061t\": \"kernel\", \"cat\": \"other\", \"\\u0061rgs\": {\"\\u0064evice\": 3}, "
-                      "\"args\": {\"b\": 2}}";
+                      "\"args\": {\"b\": 2, \"a\": 1, \"\\u0062\": 5}}";
     assert_true(Details_addArgsJson(&d, dup, strlen(dup)));
-    assert_string_equal(field(&d, "cat"), "kernel");
-    assert_string_equal(field(&d, "device"), "3");
-    assert_null(field(&d, "b"));
+    assert_string_equal(field(&d, "cat"), "other");
+    assert_null(field(&d, "device"));
+    assert_string_equal(field(&d, "b"), "5");
+    assert_int_equal(d.n, 3); /* cat, b, a */
+    assert_string_equal(d.keys[1], "b");
     Details_free(&d);
     const char *bad[] = {"[1,2]", "{\"args\": {\"a\" 1}}", "{\"args\": {\"a\": \"x", "{\"args\": {\"a\": [1, 2}", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -183,6 +183,11 @@ typedef struct Trace {
      * partners and counters are missing until the full model replaces this one */
     bool gpu_only;
     size_t deferred; /* gpu_only loads: events passed over (0: the model is complete) */
+    /* gpu_only loads: the span the passed-over events will have in the full model
+     * (Trace_deferExtent), folded into t_min/t_max by Trace_finish, so that times
+     * relative to t_min stay the same when the full model replaces this one */
+    int64_t deferred_min, deferred_max;
+    bool deferred_has_min, deferred_has_max;
     TraceDiag diag;
     /* "FILE: ..." something the input layer ignored (trailing garbage after gzip data),
      * or NULL; not in TraceDiag, whose layout the snapshot stores (a trace with one is
@@ -229,6 +234,10 @@ void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int6
  * the model's range (timeunits.h). Before Trace_finish. */
 bool Trace_shiftSource(Trace *t, uint32_t source, size_t first_event, int64_t delta);
 
+/* A passed-over event (LoadOptions.gpu_only) that the full model will hold from ts to
+ * end (ts INT64_MAX: it only ends there, as an E ends its B). */
+void Trace_deferExtent(Trace *t, int64_t ts, int64_t end);
+
 /* Moves everything src (an unfinished trace with one source, built from a later slice of
  * the same file) holds into dst's source: strings, lanes, events, metadata, flow points
  * and diagnostics, in src's order, as if dst had parsed the slice itself. src is left
@@ -241,12 +250,23 @@ void Trace_finish(Trace *t);
  * depend on the count). */
 void Trace_finishThreads(Trace *t, int threads);
 
+/* The steps of Trace_finish, as FinishOptions.step announces them. */
+typedef enum {
+    FINISH_LANES, /* ordering groups and lanes from the metadata */
+    FINISH_SORT,  /* ordering each lane's events, sub-rows, moving the events into place */
+    FINISH_FLOWS, /* binding flow points to events, deriving launch links */
+} FinishStep;
+
 /* How Trace_finishWith works; zeroed: one thread, no timing. */
 typedef struct {
     int threads;           /* as Trace_finishThreads (0: one) */
     uint64_t parallel_min; /* threads start only when a second lane holds this many events
                               or flow points (0: 32Ki; tests: 1, small traces in parallel) */
     FILE *timing;          /* each step's wall time and resident memory (bench/). NULL: none */
+    /* Called as each step starts, on the finishing thread, with the model's events,
+     * lanes and flow points (a loading screen names what it waits for). NULL: none */
+    void (*step)(void *ctx, FinishStep step, size_t events, size_t lanes, size_t flow_points);
+    void *step_ctx;
 } FinishOptions;
 void Trace_finishWith(Trace *t, const FinishOptions *fo);
 

@@ -14,10 +14,26 @@
 typedef void (*LoadProgressFn)(void *ctx, const char *path, uint64_t bytes_done, uint64_t bytes_total,
                                size_t events);
 
+/* What Load_files does once every byte is parsed (LoadOptions.stage). */
+typedef enum {
+    LOAD_STAGE_LANES = FINISH_LANES, /* Trace_finish's steps */
+    LOAD_STAGE_SORT = FINISH_SORT,
+    LOAD_STAGE_FLOWS = FINISH_FLOWS,
+    LOAD_STAGE_CLASSIFY, /* naming the class of each distinct event name */
+    LOAD_STAGE_SNAPSHOT, /* saving the snapshot cache's copy (LoadOptions.cache_sync) */
+} LoadStage;
+/* events: the model's (what `stats` counts: not metadata, flow points or E events);
+ * flow_points: the s/t/f events to bind. */
+typedef void (*LoadStageFn)(void *ctx, LoadStage stage, size_t events, size_t lanes, size_t flow_points);
+
 typedef struct {
     const CommRules *rules; /* NULL: built-in defaults */
     LoadProgressFn progress; /* called every few MB (from the loading thread) */
     void *progress_ctx;
+    /* Called as each stage after the parse starts (from the loading thread); the last
+     * progress report of a file comes at its end, with the events of the whole model. */
+    LoadStageFn stage;
+    void *stage_ctx;
     const volatile int *cancel; /* when it becomes non-zero, loading stops with "cancelled" */
     int threads;                /* parser threads: 0 = one per core, 1 = single */
     uint64_t min_parallel_bytes; /* files smaller than this parse single-threaded (0: 16 MB;
