@@ -33,13 +33,23 @@ typedef struct {
     int64_t num;
 } MetaRec;
 
+/* A thread that flow points name: (source, pid, tid) as the source wrote them. Points
+ * refer to it by number: a Kineto trace has one point per ac2g end, on a few threads. */
 typedef struct {
     uint32_t source;
-    int64_t pid, tid, ts;
+    int64_t pid, tid;
+} FpThread;
+
+#define FP_MAX_THREADS (1u << 29)
+
+/* 24 B. */
+typedef struct {
+    int64_t ts;
     uint64_t id;
     uint32_t cat;
-    char ph;
-    bool enclosing;
+    uint32_t thread : 29; /* FpThread index */
+    uint32_t ph : 2;      /* ph_order: s 0, t 1, f 2 */
+    uint32_t enclosing : 1;
 } FlowPoint;
 
 typedef struct TraceBuild {
@@ -49,6 +59,9 @@ typedef struct TraceBuild {
     size_t n_meta, cap_meta;
     FlowPoint *fp;
     size_t n_fp, cap_fp;
+    FpThread *thr;
+    size_t n_thr, cap_thr;
+    U64Map thr_map; /* hash of (source, pid, tid) -> thread numbers */
     size_t cap_sources;
 } TraceBuild;
 
@@ -57,14 +70,17 @@ Trace *Trace_new(void) {
     t->strings = StrTab_new();
     t->build = xcalloc(1, sizeof *t->build);
     U64Map_init(&t->build->lane_map, 32);
+    U64Map_init(&t->build->thr_map, 32);
     return t;
 }
 
 static void build_free(TraceBuild *b) {
     if (!b) return;
     U64Map_free(&b->lane_map);
+    U64Map_free(&b->thr_map);
     free(b->meta);
     free(b->fp);
+    free(b->thr);
     free(b);
 }
 
@@ -171,11 +187,38 @@ void Trace_setMeta(Trace *t, uint32_t source, MetaKind k, int64_t pid, int64_t t
                                      str ? StrTab_intern(t->strings, str, len) : 0, num};
 }
 
+static int ph_order(char ph) { return ph == 's' ? 0 : ph == 't' ? 1 : 2; }
+
+static uint64_t thread_hash(uint32_t source, int64_t pid, int64_t tid) {
+    return Hash_mix(Hash_mix(source, (uint64_t)pid), (uint64_t)tid);
+}
+
+static bool thread_is(const FpThread *h, uint32_t source, int64_t pid, int64_t tid) {
+    return h->source == source && h->pid == pid && h->tid == tid;
+}
+
+/* The number of thread (source, pid, tid), added if new; UINT32_MAX past
+ * FP_MAX_THREADS. Points come in runs on one thread: the last one is tried first. */
+static uint32_t fp_thread(TraceBuild *B, uint32_t source, int64_t pid, int64_t tid) {
+    if (B->n_fp && thread_is(&B->thr[B->fp[B->n_fp - 1].thread], source, pid, tid)) return B->fp[B->n_fp - 1].thread;
+    uint64_t key = thread_hash(source, pid, tid);
+    size_t pos = U64Map_start(&B->thr_map, key);
+    for (uint32_t v; (v = U64Map_next(&B->thr_map, key, &pos)) != U64MAP_NONE;)
+        if (thread_is(&B->thr[v], source, pid, tid)) return v;
+    if (B->n_thr >= FP_MAX_THREADS) return UINT32_MAX;
+    GROW(B->thr, B->cap_thr, B->n_thr + 1);
+    B->thr[B->n_thr] = (FpThread){source, pid, tid};
+    U64Map_add(&B->thr_map, key, (uint32_t)B->n_thr);
+    return (uint32_t)B->n_thr++;
+}
+
 void Trace_addFlowPoint(Trace *t, uint32_t source, int64_t pid, int64_t tid, int64_t ts, uint64_t id, uint32_t cat,
                         char ph, bool enclosing) {
     TraceBuild *B = t->build;
+    uint32_t h = fp_thread(B, source, pid, tid);
+    if (h == UINT32_MAX) return; /* half a billion threads with flows: no room to name more */
     GROW(B->fp, B->cap_fp, B->n_fp + 1);
-    B->fp[B->n_fp++] = (FlowPoint){source, pid, tid, ts, id, cat, ph, enclosing};
+    B->fp[B->n_fp++] = (FlowPoint){ts, id, cat, h, (uint32_t)ph_order(ph), enclosing};
 }
 
 void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int64_t new_pid) {
@@ -192,8 +235,13 @@ void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int6
     }
     for (size_t i = 0; i < B->n_meta; i++)
         if (B->meta[i].source == source && B->meta[i].pid == pid) B->meta[i].source = to, B->meta[i].pid = new_pid;
-    for (size_t i = 0; i < B->n_fp; i++)
-        if (B->fp[i].source == source && B->fp[i].pid == pid) B->fp[i].source = to, B->fp[i].pid = new_pid;
+    for (size_t i = 0; i < B->n_thr; i++) {
+        FpThread *h = &B->thr[i];
+        if (h->source != source || h->pid != pid) continue;
+        h->source = to;
+        h->pid = new_pid;
+        U64Map_add(&B->thr_map, thread_hash(h->source, h->pid, h->tid), (uint32_t)i); /* found under its new key */
+    }
 }
 
 /* ---------- merging a parallel slice ---------- */
@@ -232,15 +280,18 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
         m.str = smap[m.str];
         D->meta[D->n_meta++] = m;
     }
+    uint32_t *tmap = xmalloc((S->n_thr ? S->n_thr : 1) * sizeof *tmap);
+    for (size_t i = 0; i < S->n_thr; i++)
+        tmap[i] = fp_thread(D, dst_source, KEY(S->thr[i].pid), KEY(S->thr[i].tid));
     GROW(D->fp, D->cap_fp, D->n_fp + S->n_fp);
     for (size_t i = 0; i < S->n_fp; i++) {
         FlowPoint f = S->fp[i];
-        f.source = dst_source;
-        f.pid = KEY(f.pid);
-        f.tid = KEY(f.tid);
+        if (tmap[f.thread] == UINT32_MAX) continue;
+        f.thread = tmap[f.thread];
         f.cat = smap[f.cat];
         D->fp[D->n_fp++] = f;
     }
+    free(tmap);
 #undef KEY
     TraceDiag *d = &dst->diag, *s = &src->diag;
     if (s->skipped && !d->skipped) { /* dst's slice comes first: its first skip stays first */
@@ -633,21 +684,20 @@ static uint32_t *bind_points(const Trace *t, const FinishOptions *fo) {
     const TraceBuild *B = t->build;
     size_t n = B->n_fp, nl = t->n_lanes;
     uint32_t *ev_of = xmalloc((n ? n : 1) * sizeof *ev_of);
-    uint32_t *lane_of = xmalloc((n ? n : 1) * sizeof *lane_of);
+    uint32_t *lane_of = xmalloc((B->n_thr ? B->n_thr : 1) * sizeof *lane_of); /* per thread */
+    for (size_t h = 0; h < B->n_thr; h++) lane_of[h] = lane_by_raw(t, B->thr[h].source, B->thr[h].pid, B->thr[h].tid);
     size_t *first = xcalloc(nl + 2, sizeof *first);
-    uint32_t last = UINT32_MAX; /* flow points come in runs of the same pid/tid */
     for (size_t i = 0; i < n; i++) {
-        const FlowPoint *f = &B->fp[i];
-        if (i == 0 || f->source != f[-1].source || f->pid != f[-1].pid || f->tid != f[-1].tid)
-            last = lane_by_raw(t, f->source, f->pid, f->tid);
-        lane_of[i] = last;
+        uint32_t l = lane_of[B->fp[i].thread];
         ev_of[i] = UINT32_MAX;
-        if (last != UINT32_MAX) first[last + 2]++;
+        if (l != UINT32_MAX) first[l + 2]++;
     }
     for (size_t l = 0; l < nl; l++) first[l + 2] += first[l + 1];
     uint32_t *by_lane = xmalloc((n ? n : 1) * sizeof *by_lane);
-    for (size_t i = 0; i < n; i++)
-        if (lane_of[i] != UINT32_MAX) by_lane[first[lane_of[i] + 1]++] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t l = lane_of[B->fp[i].thread];
+        if (l != UINT32_MAX) by_lane[first[l + 1]++] = (uint32_t)i;
+    }
     PointBind P = {t, B->fp, by_lane, first, ev_of};
     uint32_t *order = lanes_by_size(first, nl);
     ParFor_run(order, nl, threads_for(first, order, nl, fo), bind_lane, &P);
@@ -658,11 +708,9 @@ static uint32_t *bind_points(const Trace *t, const FinishOptions *fo) {
     return ev_of;
 }
 
-static int ph_order(char ph) { return ph == 's' ? 0 : ph == 't' ? 1 : 2; }
-
 /* A chain's points in flow order: s, t, f, each by time, then file order. */
 static bool fp_before(const FlowPoint *fp, uint32_t a, uint32_t b) {
-    int oa = ph_order(fp[a].ph), ob = ph_order(fp[b].ph);
+    int oa = fp[a].ph, ob = fp[b].ph;
     if (oa != ob) return oa < ob;
     if (fp[a].ts != fp[b].ts) return fp[a].ts < fp[b].ts;
     return a < b;
@@ -720,13 +768,15 @@ static uint32_t *group_by_hash(size_t n, uint64_t (*hash)(const void *, uint32_t
 }
 
 static uint64_t fp_key_hash(const void *ctx, uint32_t i) {
-    const FlowPoint *f = (const FlowPoint *)ctx + i;
-    return chain_hash(f->source, f->cat, f->id);
+    const TraceBuild *B = ctx;
+    const FlowPoint *f = &B->fp[i];
+    return chain_hash(B->thr[f->thread].source, f->cat, f->id);
 }
 
 static bool fp_same(const void *ctx, uint32_t a, uint32_t b) {
-    const FlowPoint *x = (const FlowPoint *)ctx + a, *y = (const FlowPoint *)ctx + b;
-    return x->source == y->source && x->cat == y->cat && x->id == y->id;
+    const TraceBuild *B = ctx;
+    const FlowPoint *x = &B->fp[a], *y = &B->fp[b];
+    return x->cat == y->cat && x->id == y->id && B->thr[x->thread].source == B->thr[y->thread].source;
 }
 
 typedef struct {
@@ -755,7 +805,7 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     clock_mark(&clk, "  points");
     uint32_t *heads;
     size_t n_chains;
-    uint32_t *next = group_by_hash(B->n_fp, fp_key_hash, fp_same, B->fp, &heads, &n_chains);
+    uint32_t *next = group_by_hash(B->n_fp, fp_key_hash, fp_same, B, &heads, &n_chains);
     uint32_t *chain = NULL;
     size_t chain_cap = 0;
     for (size_t c = 0; c < n_chains; c++) {
