@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "evsort.h"
 #include "ovtrace/base/alloc.h"
@@ -246,6 +248,23 @@ void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int6
 
 /* ---------- merging a parallel slice ---------- */
 
+/* Gives the whole pages inside [from, to) of a heap array back to the kernel (they
+ * would read as zeros): the part already copied elsewhere, before the array is freed. */
+static void release_pages(const void *from, const void *to) {
+    static uintptr_t page;
+    if (!page) {
+        long p = sysconf(_SC_PAGESIZE);
+        page = p > 0 ? (uintptr_t)p : 4096;
+    }
+    uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1), b = (uintptr_t)to & ~(page - 1);
+    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+/* Elements per block of an absorb copy: the copy runs from the end of src's arrays,
+ * block by block, and gives back the pages copied so far, so both whole arrays never
+ * exist at once (a slice holds half the events of a two-thread load). */
+#define ABSORB_BLOCK ((size_t)1 << 15)
+
 void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
     size_t n_str = StrTab_count(src->strings);
     uint32_t *smap = xmalloc(n_str * sizeof *smap);
@@ -264,12 +283,18 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
             lmap[i] = Trace_cpuLane(dst, dst_source, pid, tid);
     }
     GROW(dst->events, dst->cap_events, dst->n_events + src->n_events);
-    for (size_t i = 0; i < src->n_events; i++) {
-        TraceEvent e = src->events[i];
-        e.name = smap[e.name];
-        e.lane = lmap[e.lane];
-        dst->events[dst->n_events++] = e;
+    for (size_t hi = src->n_events; hi > 0;) {
+        size_t lo = hi > ABSORB_BLOCK ? hi - ABSORB_BLOCK : 0;
+        for (size_t i = lo; i < hi; i++) {
+            TraceEvent e = src->events[i];
+            e.name = smap[e.name];
+            e.lane = lmap[e.lane];
+            dst->events[dst->n_events + i] = e;
+        }
+        release_pages(src->events + lo, src->events + src->n_events);
+        hi = lo;
     }
+    dst->n_events += src->n_events;
     TraceBuild *D = dst->build, *S = src->build;
     for (size_t i = 0; i < S->n_meta; i++) {
         MetaRec m = S->meta[i];
@@ -284,13 +309,21 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
     for (size_t i = 0; i < S->n_thr; i++)
         tmap[i] = fp_thread(D, dst_source, KEY(S->thr[i].pid), KEY(S->thr[i].tid));
     GROW(D->fp, D->cap_fp, D->n_fp + S->n_fp);
-    for (size_t i = 0; i < S->n_fp; i++) {
-        FlowPoint f = S->fp[i];
-        if (tmap[f.thread] == UINT32_MAX) continue;
-        f.thread = tmap[f.thread];
-        f.cat = smap[f.cat];
-        D->fp[D->n_fp++] = f;
+    size_t kept = 0; /* src's points on threads dst can number, in order */
+    for (size_t i = 0; i < S->n_fp; i++) kept += tmap[S->fp[i].thread] != UINT32_MAX;
+    for (size_t hi = S->n_fp, at = D->n_fp + kept; hi > 0;) {
+        size_t lo = hi > ABSORB_BLOCK ? hi - ABSORB_BLOCK : 0;
+        for (size_t i = hi; i-- > lo;) {
+            FlowPoint f = S->fp[i];
+            if (tmap[f.thread] == UINT32_MAX) continue;
+            f.thread = tmap[f.thread];
+            f.cat = smap[f.cat];
+            D->fp[--at] = f;
+        }
+        release_pages(S->fp + lo, S->fp + S->n_fp);
+        hi = lo;
     }
+    D->n_fp += kept;
     free(tmap);
 #undef KEY
     TraceDiag *d = &dst->diag, *s = &src->diag;
