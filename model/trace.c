@@ -765,36 +765,34 @@ static void add_flow(Trace *t, size_t *cap, uint64_t id, uint32_t cat, size_t fr
 }
 
 /* Groups items 0..n-1 by key with an open-addressing table: returns, per item, the
- * next item of its group (UINT32_MAX at the end) and, in *heads, each group's first
- * item in order of first appearance. same(ctx, a, b): do items a and b share a key.
- * Not a U64Map: its table holds a group number per slot (4 bytes, the key is the
- * group's head item), where U64Map's 16-byte slots would quadruple the peak memory
- * on a trace with millions of flow points. */
+ * next item of its group (UINT32_MAX at the end; a group's items in ascending order)
+ * and, in *heads, each group's first item. same(ctx, a, b): do items a and b share a
+ * key. Not a U64Map: its table holds a group number per slot (4 bytes, the key is the
+ * group's head item, at most 3/4 full), where U64Map's 16-byte slots would take many
+ * times the peak memory on a trace with millions of flow points. Items are taken from
+ * the last, each put in front of its group, so no group needs its tail remembered; the
+ * groups come in no particular order (callers sort what they build from them). */
 static uint32_t *group_by_hash(size_t n, uint64_t (*hash)(const void *, uint32_t),
                                bool (*same)(const void *, uint32_t, uint32_t), const void *ctx, uint32_t **heads,
                                size_t *n_heads) {
     size_t cap = 16;
-    while (cap < 2 * n) cap <<= 1;
-    uint32_t *slot = xmalloc(cap * sizeof *slot); /* group number + 1, 0 = empty */
-    memset(slot, 0, cap * sizeof *slot);
+    while (cap < n + n / 3 + 1) cap <<= 1;
+    uint32_t *slot = xcalloc(cap, sizeof *slot); /* group number + 1, 0 = empty */
     uint32_t *next = xmalloc((n ? n : 1) * sizeof *next);
-    uint32_t *head = xmalloc((n ? n : 1) * sizeof *head), *tail = xmalloc((n ? n : 1) * sizeof *tail);
+    uint32_t *head = xmalloc((n ? n : 1) * sizeof *head);
     size_t ng = 0;
-    for (size_t i = 0; i < n; i++) {
-        next[i] = UINT32_MAX;
+    for (size_t i = n; i-- > 0;) {
         size_t h = (size_t)hash(ctx, (uint32_t)i) & (cap - 1);
         while (slot[h] && !same(ctx, head[slot[h] - 1], (uint32_t)i)) h = (h + 1) & (cap - 1);
         if (!slot[h]) {
             slot[h] = (uint32_t)++ng;
-            head[ng - 1] = tail[ng - 1] = (uint32_t)i;
+            next[i] = UINT32_MAX;
         } else {
-            uint32_t g = slot[h] - 1;
-            next[tail[g]] = (uint32_t)i;
-            tail[g] = (uint32_t)i;
+            next[i] = head[slot[h] - 1];
         }
+        head[slot[h] - 1] = (uint32_t)i;
     }
     free(slot);
-    free(tail);
     *heads = head;
     *n_heads = ng;
     return next;
