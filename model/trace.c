@@ -36,13 +36,25 @@ typedef struct {
 } MetaRec;
 
 /* A thread that flow points name: (source, pid, tid) as the source wrote them. Points
- * refer to it by number: a Kineto trace has one point per ac2g end, on a few threads. */
+ * refer to it by number: a Kineto trace has one point per ac2g end, on a few threads.
+ * last_*: its previous point, the base of the next one's differences in the stream. */
 typedef struct {
     uint32_t source;
     int64_t pid, tid;
+    int64_t last_ts;
+    uint64_t last_id;
+    uint32_t last_cat;
 } FpThread;
 
 #define FP_MAX_THREADS (1u << 29)
+
+/* Flow points, while the trace is built, are a byte stream (fp_put): a Kineto trace has
+ * one per ac2g end, and they are held while the source file is still mapped. Per point
+ * a byte of phase, binding rule and which fields follow, then varints: the thread's
+ * number when it is not the previous point's, the category when it is not the
+ * thread's last, then the time and the id as zigzag differences from the thread's
+ * last point: ~5 B a point. The flow step decodes them into 24-B records. */
+enum { FPS_ENCLOSING = 1u << 2, FPS_THREAD = 1u << 3, FPS_CAT = 1u << 4, FPS_MAX = 1 + 5 + 5 + 10 + 10 };
 
 /* 24 B. */
 typedef struct {
@@ -59,8 +71,11 @@ typedef struct TraceBuild {
     size_t cap_lanes;
     MetaRec *meta;
     size_t n_meta, cap_meta;
-    FlowPoint *fp;
+    FlowPoint *fp; /* decoded: only during the flow step */
     size_t n_fp, cap_fp;
+    uint8_t *fps; /* the stream of the n_fp points */
+    size_t fps_len, fps_cap;
+    uint32_t fps_thread; /* the thread of the stream's last point */
     FpThread *thr;
     size_t n_thr, cap_thr;
     U64Map thr_map; /* hash of (source, pid, tid) -> thread numbers */
@@ -73,6 +88,7 @@ Trace *Trace_new(void) {
     t->build = xcalloc(1, sizeof *t->build);
     U64Map_init(&t->build->lane_map, 32);
     U64Map_init(&t->build->thr_map, 32);
+    t->build->fps_thread = UINT32_MAX;
     return t;
 }
 
@@ -82,6 +98,7 @@ static void build_free(TraceBuild *b) {
     U64Map_free(&b->thr_map);
     free(b->meta);
     free(b->fp);
+    free(b->fps);
     free(b->thr);
     free(b);
 }
@@ -202,16 +219,101 @@ static bool thread_is(const FpThread *h, uint32_t source, int64_t pid, int64_t t
 /* The number of thread (source, pid, tid), added if new; UINT32_MAX past
  * FP_MAX_THREADS. Points come in runs on one thread: the last one is tried first. */
 static uint32_t fp_thread(TraceBuild *B, uint32_t source, int64_t pid, int64_t tid) {
-    if (B->n_fp && thread_is(&B->thr[B->fp[B->n_fp - 1].thread], source, pid, tid)) return B->fp[B->n_fp - 1].thread;
+    if (B->fps_thread != UINT32_MAX && thread_is(&B->thr[B->fps_thread], source, pid, tid)) return B->fps_thread;
     uint64_t key = thread_hash(source, pid, tid);
     size_t pos = U64Map_start(&B->thr_map, key);
     for (uint32_t v; (v = U64Map_next(&B->thr_map, key, &pos)) != U64MAP_NONE;)
         if (thread_is(&B->thr[v], source, pid, tid)) return v;
     if (B->n_thr >= FP_MAX_THREADS) return UINT32_MAX;
     GROW(B->thr, B->cap_thr, B->n_thr + 1);
-    B->thr[B->n_thr] = (FpThread){source, pid, tid};
+    B->thr[B->n_thr] = (FpThread){source, pid, tid, 0, 0, UINT32_MAX};
     U64Map_add(&B->thr_map, key, (uint32_t)B->n_thr);
     return (uint32_t)B->n_thr++;
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v) {
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static const uint8_t *get_varint(const uint8_t *p, uint64_t *v) {
+    uint64_t x = 0;
+    for (int shift = 0;; shift += 7) {
+        uint8_t b = *p++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) break;
+    }
+    *v = x;
+    return p;
+}
+
+/* a - b as a zigzag code (small either way), and back; in uint64, so any two int64s */
+static uint64_t zigzag(uint64_t a, uint64_t b) {
+    uint64_t d = a - b;
+    return (d << 1) ^ (0 - (d >> 63));
+}
+static uint64_t unzigzag(uint64_t base, uint64_t z) { return base + ((z >> 1) ^ (0 - (z & 1))); }
+
+/* Appends point (thread h, ...) to the stream; ph is ph_order's. */
+static void fp_put(TraceBuild *B, uint32_t h, int64_t ts, uint64_t id, uint32_t cat, unsigned ph, bool enclosing) {
+    FpThread *th = &B->thr[h];
+    if (B->fps_cap - B->fps_len < FPS_MAX) GROW(B->fps, B->fps_cap, B->fps_len + FPS_MAX);
+    uint8_t *p = B->fps + B->fps_len, *head = p++;
+    *head = (uint8_t)(ph | (enclosing ? FPS_ENCLOSING : 0));
+    if (h != B->fps_thread) {
+        *head |= FPS_THREAD;
+        p = put_varint(p, h);
+    }
+    if (cat != th->last_cat) {
+        *head |= FPS_CAT;
+        p = put_varint(p, cat);
+    }
+    p = put_varint(p, zigzag((uint64_t)ts, (uint64_t)th->last_ts));
+    p = put_varint(p, zigzag(id, th->last_id));
+    th->last_ts = ts;
+    th->last_id = id;
+    th->last_cat = cat;
+    B->fps_thread = h;
+    B->fps_len = (size_t)(p - B->fps);
+    B->n_fp++;
+}
+
+/* Reading a stream: each thread's last point (threads as the stream's writer numbered
+ * them), the last point's thread. */
+typedef struct {
+    FpThread *last; /* only last_ts, last_id, last_cat are used */
+    uint32_t thread;
+} FpReader;
+
+static FpReader fp_reader(size_t n_thr) {
+    FpReader r = {xmalloc((n_thr ? n_thr : 1) * sizeof *r.last), UINT32_MAX};
+    for (size_t i = 0; i < n_thr; i++) r.last[i] = (FpThread){0, 0, 0, 0, 0, UINT32_MAX};
+    return r;
+}
+
+/* The point at p into *f; returns the next. */
+static const uint8_t *fp_get(FpReader *r, const uint8_t *p, FlowPoint *f) {
+    uint8_t head = *p++;
+    uint64_t v;
+    if (head & FPS_THREAD) {
+        p = get_varint(p, &v);
+        r->thread = (uint32_t)v;
+    }
+    FpThread *th = &r->last[r->thread];
+    if (head & FPS_CAT) {
+        p = get_varint(p, &v);
+        th->last_cat = (uint32_t)v;
+    }
+    p = get_varint(p, &v);
+    th->last_ts = (int64_t)unzigzag((uint64_t)th->last_ts, v);
+    p = get_varint(p, &v);
+    th->last_id = unzigzag(th->last_id, v);
+    *f = (FlowPoint){th->last_ts, th->last_id, th->last_cat, r->thread, head & 3u, (head & FPS_ENCLOSING) != 0};
+    return p;
 }
 
 void Trace_addFlowPoint(Trace *t, uint32_t source, int64_t pid, int64_t tid, int64_t ts, uint64_t id, uint32_t cat,
@@ -219,8 +321,7 @@ void Trace_addFlowPoint(Trace *t, uint32_t source, int64_t pid, int64_t tid, int
     TraceBuild *B = t->build;
     uint32_t h = fp_thread(B, source, pid, tid);
     if (h == UINT32_MAX) return; /* half a billion threads with flows: no room to name more */
-    GROW(B->fp, B->cap_fp, B->n_fp + 1);
-    B->fp[B->n_fp++] = (FlowPoint){ts, id, cat, h, (uint32_t)ph_order(ph), enclosing};
+    fp_put(B, h, ts, id, cat, (unsigned)ph_order(ph), enclosing);
 }
 
 void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int64_t new_pid) {
@@ -260,9 +361,10 @@ static void release_pages(const void *from, const void *to) {
     if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
-/* Elements per block of an absorb copy: the copy runs from the end of src's arrays,
- * block by block, and gives back the pages copied so far, so both whole arrays never
- * exist at once (a slice holds half the events of a two-thread load). */
+/* Events per block of an absorb copy, and 8 times as many bytes of flow-point stream:
+ * the events are copied from the end of src's array block by block, the stream read
+ * from its start, and the pages done so far given back after each block, so neither is
+ * ever held twice whole (a slice holds half the events of a two-thread load). */
 #define ABSORB_BLOCK ((size_t)1 << 15)
 
 void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
@@ -308,22 +410,19 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
     uint32_t *tmap = xmalloc((S->n_thr ? S->n_thr : 1) * sizeof *tmap);
     for (size_t i = 0; i < S->n_thr; i++)
         tmap[i] = fp_thread(D, dst_source, KEY(S->thr[i].pid), KEY(S->thr[i].tid));
-    GROW(D->fp, D->cap_fp, D->n_fp + S->n_fp);
-    size_t kept = 0; /* src's points on threads dst can number, in order */
-    for (size_t i = 0; i < S->n_fp; i++) kept += tmap[S->fp[i].thread] != UINT32_MAX;
-    for (size_t hi = S->n_fp, at = D->n_fp + kept; hi > 0;) {
-        size_t lo = hi > ABSORB_BLOCK ? hi - ABSORB_BLOCK : 0;
-        for (size_t i = hi; i-- > lo;) {
-            FlowPoint f = S->fp[i];
-            if (tmap[f.thread] == UINT32_MAX) continue;
-            f.thread = tmap[f.thread];
-            f.cat = smap[f.cat];
-            D->fp[--at] = f;
+    FpReader r = fp_reader(S->n_thr);
+    const uint8_t *p = S->fps, *released = S->fps;
+    for (size_t i = 0; i < S->n_fp; i++) {
+        FlowPoint f;
+        p = fp_get(&r, p, &f);
+        if (tmap[f.thread] != UINT32_MAX)
+            fp_put(D, tmap[f.thread], f.ts, f.id, smap[f.cat], f.ph, f.enclosing);
+        if ((size_t)(p - released) >= ABSORB_BLOCK * 8) { /* give back what was read */
+            release_pages(S->fps, p);
+            released = p;
         }
-        release_pages(S->fp + lo, S->fp + S->n_fp);
-        hi = lo;
     }
-    D->n_fp += kept;
+    free(r.last);
     free(tmap);
 #undef KEY
     TraceDiag *d = &dst->diag, *s = &src->diag;
@@ -342,7 +441,7 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
         s->truncated_path = NULL;
     }
     src->n_events = 0;
-    S->n_meta = S->n_fp = 0;
+    S->n_meta = S->n_fp = S->fps_len = 0;
     free(smap);
     free(lmap);
 }
@@ -832,6 +931,14 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     size_t cap = 0;
     /* flow points: each to its event, then chains (source, cat, id) in flow order */
     Clock clk = clock_start(fo);
+    B->fp = xmalloc((B->n_fp ? B->n_fp : 1) * sizeof *B->fp);
+    FpReader r = fp_reader(B->n_thr);
+    const uint8_t *p = B->fps;
+    for (size_t i = 0; i < B->n_fp; i++) p = fp_get(&r, p, &B->fp[i]);
+    free(r.last);
+    free(B->fps); /* the file is closed by now: the records may take their room */
+    B->fps = NULL;
+    B->fps_len = B->fps_cap = 0;
     uint32_t *ev_of = bind_points(t, fo);
     clock_mark(&clk, "  points");
     uint32_t *heads;
