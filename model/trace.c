@@ -352,11 +352,8 @@ void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int6
 /* Gives the whole pages inside [from, to) of a heap array back to the kernel (they
  * would read as zeros): the part already copied elsewhere, before the array is freed. */
 static void release_pages(const void *from, const void *to) {
-    static uintptr_t page;
-    if (!page) {
-        long p = sysconf(_SC_PAGESIZE);
-        page = p > 0 ? (uintptr_t)p : 4096;
-    }
+    long p = sysconf(_SC_PAGESIZE);
+    uintptr_t page = p > 0 ? (uintptr_t)p : 4096;
     uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1), b = (uintptr_t)to & ~(page - 1);
     if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
 }
