@@ -462,7 +462,7 @@ int cmd_query(int argc, char **argv) {
         goto out;
     }
     char err[512];
-    QueryOptions qo = {A.in.coll};
+    QueryOptions qo = {A.in.coll, 0};
     QueryDb *q = QueryDb_open(t, &qo, err, sizeof err);
     if (!q) {
         cli_error("%s", err);

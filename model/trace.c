@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "evsort.h"
 #include "ovtrace/base/alloc.h"
@@ -34,13 +36,35 @@ typedef struct {
     int64_t num;
 } MetaRec;
 
+/* A thread that flow points name: (source, pid, tid) as the source wrote them. Points
+ * refer to it by number: a Kineto trace has one point per ac2g end, on a few threads.
+ * last_*: its previous point, the base of the next one's differences in the stream. */
 typedef struct {
     uint32_t source;
-    int64_t pid, tid, ts;
+    int64_t pid, tid;
+    int64_t last_ts;
+    uint64_t last_id;
+    uint32_t last_cat;
+} FpThread;
+
+#define FP_MAX_THREADS (1u << 29)
+
+/* Flow points, while the trace is built, are a byte stream (fp_put): a Kineto trace has
+ * one per ac2g end, and they are held while the source file is still mapped. Per point
+ * a byte of phase, binding rule and which fields follow, then varints: the thread's
+ * number when it is not the previous point's, the category when it is not the
+ * thread's last, then the time and the id as zigzag differences from the thread's
+ * last point: ~5 B a point. The flow step decodes them into 24-B records. */
+enum { FPS_ENCLOSING = 1u << 2, FPS_THREAD = 1u << 3, FPS_CAT = 1u << 4, FPS_MAX = 1 + 5 + 5 + 10 + 10 };
+
+/* 24 B. */
+typedef struct {
+    int64_t ts;
     uint64_t id;
     uint32_t cat;
-    char ph;
-    bool enclosing;
+    uint32_t thread : 29; /* FpThread index */
+    uint32_t ph : 2;      /* ph_order: s 0, t 1, f 2 */
+    uint32_t enclosing : 1;
 } FlowPoint;
 
 typedef struct TraceBuild {
@@ -48,8 +72,14 @@ typedef struct TraceBuild {
     size_t cap_lanes;
     MetaRec *meta;
     size_t n_meta, cap_meta;
-    FlowPoint *fp;
+    FlowPoint *fp; /* decoded: only during the flow step */
     size_t n_fp, cap_fp;
+    uint8_t *fps; /* the stream of the n_fp points */
+    size_t fps_len, fps_cap;
+    uint32_t fps_thread; /* the thread of the stream's last point */
+    FpThread *thr;
+    size_t n_thr, cap_thr;
+    U64Map thr_map; /* hash of (source, pid, tid) -> thread numbers */
     size_t cap_sources;
 } TraceBuild;
 
@@ -58,14 +88,19 @@ Trace *Trace_new(void) {
     t->strings = StrTab_new();
     t->build = xcalloc(1, sizeof *t->build);
     U64Map_init(&t->build->lane_map, 32);
+    U64Map_init(&t->build->thr_map, 32);
+    t->build->fps_thread = UINT32_MAX;
     return t;
 }
 
 static void build_free(TraceBuild *b) {
     if (!b) return;
     U64Map_free(&b->lane_map);
+    U64Map_free(&b->thr_map);
     free(b->meta);
     free(b->fp);
+    free(b->fps);
+    free(b->thr);
     free(b);
 }
 
@@ -172,11 +207,122 @@ void Trace_setMeta(Trace *t, uint32_t source, MetaKind k, int64_t pid, int64_t t
                                      str ? StrTab_intern(t->strings, str, len) : 0, num};
 }
 
+static int ph_order(char ph) { return ph == 's' ? 0 : ph == 't' ? 1 : 2; }
+
+static uint64_t thread_hash(uint32_t source, int64_t pid, int64_t tid) {
+    return Hash_mix(Hash_mix(source, (uint64_t)pid), (uint64_t)tid);
+}
+
+static bool thread_is(const FpThread *h, uint32_t source, int64_t pid, int64_t tid) {
+    return h->source == source && h->pid == pid && h->tid == tid;
+}
+
+/* The number of thread (source, pid, tid), added if new; UINT32_MAX past
+ * FP_MAX_THREADS. Points come in runs on one thread: the last one is tried first. */
+static uint32_t fp_thread(TraceBuild *B, uint32_t source, int64_t pid, int64_t tid) {
+    if (B->fps_thread != UINT32_MAX && thread_is(&B->thr[B->fps_thread], source, pid, tid)) return B->fps_thread;
+    uint64_t key = thread_hash(source, pid, tid);
+    size_t pos = U64Map_start(&B->thr_map, key);
+    for (uint32_t v; (v = U64Map_next(&B->thr_map, key, &pos)) != U64MAP_NONE;)
+        if (thread_is(&B->thr[v], source, pid, tid)) return v;
+    if (B->n_thr >= FP_MAX_THREADS) return UINT32_MAX;
+    GROW(B->thr, B->cap_thr, B->n_thr + 1);
+    B->thr[B->n_thr] = (FpThread){source, pid, tid, 0, 0, UINT32_MAX};
+    U64Map_add(&B->thr_map, key, (uint32_t)B->n_thr);
+    return (uint32_t)B->n_thr++;
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v) {
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static const uint8_t *get_varint(const uint8_t *p, uint64_t *v) {
+    uint64_t x = 0;
+    for (int shift = 0;; shift += 7) {
+        uint8_t b = *p++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) break;
+    }
+    *v = x;
+    return p;
+}
+
+/* a - b as a zigzag code (small either way), and back; in uint64, so any two int64s */
+static uint64_t zigzag(uint64_t a, uint64_t b) {
+    uint64_t d = a - b;
+    return (d << 1) ^ (0 - (d >> 63));
+}
+static uint64_t unzigzag(uint64_t base, uint64_t z) { return base + ((z >> 1) ^ (0 - (z & 1))); }
+
+/* Appends point (thread h, ...) to the stream; ph is ph_order's. */
+static void fp_put(TraceBuild *B, uint32_t h, int64_t ts, uint64_t id, uint32_t cat, unsigned ph, bool enclosing) {
+    FpThread *th = &B->thr[h];
+    if (B->fps_cap - B->fps_len < FPS_MAX) GROW(B->fps, B->fps_cap, B->fps_len + FPS_MAX);
+    uint8_t *p = B->fps + B->fps_len, *head = p++;
+    *head = (uint8_t)(ph | (enclosing ? FPS_ENCLOSING : 0));
+    if (h != B->fps_thread) {
+        *head |= FPS_THREAD;
+        p = put_varint(p, h);
+    }
+    if (cat != th->last_cat) {
+        *head |= FPS_CAT;
+        p = put_varint(p, cat);
+    }
+    p = put_varint(p, zigzag((uint64_t)ts, (uint64_t)th->last_ts));
+    p = put_varint(p, zigzag(id, th->last_id));
+    th->last_ts = ts;
+    th->last_id = id;
+    th->last_cat = cat;
+    B->fps_thread = h;
+    B->fps_len = (size_t)(p - B->fps);
+    B->n_fp++;
+}
+
+/* Reading a stream: each thread's last point (threads as the stream's writer numbered
+ * them), the last point's thread. */
+typedef struct {
+    FpThread *last; /* only last_ts, last_id, last_cat are used */
+    uint32_t thread;
+} FpReader;
+
+static FpReader fp_reader(size_t n_thr) {
+    FpReader r = {xmalloc((n_thr ? n_thr : 1) * sizeof *r.last), UINT32_MAX};
+    for (size_t i = 0; i < n_thr; i++) r.last[i] = (FpThread){0, 0, 0, 0, 0, UINT32_MAX};
+    return r;
+}
+
+/* The point at p into *f; returns the next. */
+static const uint8_t *fp_get(FpReader *r, const uint8_t *p, FlowPoint *f) {
+    uint8_t head = *p++;
+    uint64_t v;
+    if (head & FPS_THREAD) {
+        p = get_varint(p, &v);
+        r->thread = (uint32_t)v;
+    }
+    FpThread *th = &r->last[r->thread];
+    if (head & FPS_CAT) {
+        p = get_varint(p, &v);
+        th->last_cat = (uint32_t)v;
+    }
+    p = get_varint(p, &v);
+    th->last_ts = (int64_t)unzigzag((uint64_t)th->last_ts, v);
+    p = get_varint(p, &v);
+    th->last_id = unzigzag(th->last_id, v);
+    *f = (FlowPoint){th->last_ts, th->last_id, th->last_cat, r->thread, head & 3u, (head & FPS_ENCLOSING) != 0};
+    return p;
+}
+
 void Trace_addFlowPoint(Trace *t, uint32_t source, int64_t pid, int64_t tid, int64_t ts, uint64_t id, uint32_t cat,
                         char ph, bool enclosing) {
     TraceBuild *B = t->build;
-    GROW(B->fp, B->cap_fp, B->n_fp + 1);
-    B->fp[B->n_fp++] = (FlowPoint){source, pid, tid, ts, id, cat, ph, enclosing};
+    uint32_t h = fp_thread(B, source, pid, tid);
+    if (h == UINT32_MAX) return; /* half a billion threads with flows: no room to name more */
+    fp_put(B, h, ts, id, cat, (unsigned)ph_order(ph), enclosing);
 }
 
 static bool shifted_in_model(int64_t ts, int64_t dur, int64_t delta) {
@@ -220,8 +366,13 @@ void Trace_moveProcess(Trace *t, uint32_t source, int64_t pid, uint32_t to, int6
     }
     for (size_t i = 0; i < B->n_meta; i++)
         if (B->meta[i].source == source && B->meta[i].pid == pid) B->meta[i].source = to, B->meta[i].pid = new_pid;
-    for (size_t i = 0; i < B->n_fp; i++)
-        if (B->fp[i].source == source && B->fp[i].pid == pid) B->fp[i].source = to, B->fp[i].pid = new_pid;
+    for (size_t i = 0; i < B->n_thr; i++) {
+        FpThread *h = &B->thr[i];
+        if (h->source != source || h->pid != pid) continue;
+        h->source = to;
+        h->pid = new_pid;
+        U64Map_add(&B->thr_map, thread_hash(h->source, h->pid, h->tid), (uint32_t)i); /* found under its new key */
+    }
 }
 
 void Trace_deferExtent(Trace *t, int64_t ts, int64_t end) {
@@ -236,6 +387,21 @@ void Trace_deferExtent(Trace *t, int64_t ts, int64_t end) {
 }
 
 /* ---------- merging a parallel slice ---------- */
+
+/* Gives the whole pages inside [from, to) of a heap array back to the kernel (they
+ * would read as zeros): the part already copied elsewhere, before the array is freed. */
+static void release_pages(const void *from, const void *to) {
+    long p = sysconf(_SC_PAGESIZE);
+    uintptr_t page = p > 0 ? (uintptr_t)p : 4096;
+    uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1), b = (uintptr_t)to & ~(page - 1);
+    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+/* Events per block of an absorb copy, and 8 times as many bytes of flow-point stream:
+ * the events are copied from the end of src's array block by block, the stream read
+ * from its start, and the pages done so far given back after each block, so neither is
+ * ever held twice whole (a slice holds half the events of a two-thread load). */
+#define ABSORB_BLOCK ((size_t)1 << 15)
 
 void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
     size_t n_str = StrTab_count(src->strings);
@@ -257,12 +423,18 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
     if (src->deferred_has_min) Trace_deferExtent(dst, src->deferred_min, src->deferred_min);
     if (src->deferred_has_max) Trace_deferExtent(dst, INT64_MAX, src->deferred_max);
     GROW(dst->events, dst->cap_events, dst->n_events + src->n_events);
-    for (size_t i = 0; i < src->n_events; i++) {
-        TraceEvent e = src->events[i];
-        e.name = smap[e.name];
-        e.lane = lmap[e.lane];
-        dst->events[dst->n_events++] = e;
+    for (size_t hi = src->n_events; hi > 0;) {
+        size_t lo = hi > ABSORB_BLOCK ? hi - ABSORB_BLOCK : 0;
+        for (size_t i = lo; i < hi; i++) {
+            TraceEvent e = src->events[i];
+            e.name = smap[e.name];
+            e.lane = lmap[e.lane];
+            dst->events[dst->n_events + i] = e;
+        }
+        release_pages(src->events + lo, src->events + src->n_events);
+        hi = lo;
     }
+    dst->n_events += src->n_events;
     TraceBuild *D = dst->build, *S = src->build;
     for (size_t i = 0; i < S->n_meta; i++) {
         MetaRec m = S->meta[i];
@@ -273,15 +445,23 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
         m.str = smap[m.str];
         D->meta[D->n_meta++] = m;
     }
-    GROW(D->fp, D->cap_fp, D->n_fp + S->n_fp);
+    uint32_t *tmap = xmalloc((S->n_thr ? S->n_thr : 1) * sizeof *tmap);
+    for (size_t i = 0; i < S->n_thr; i++)
+        tmap[i] = fp_thread(D, dst_source, KEY(S->thr[i].pid), KEY(S->thr[i].tid));
+    FpReader r = fp_reader(S->n_thr);
+    const uint8_t *p = S->fps, *released = S->fps;
     for (size_t i = 0; i < S->n_fp; i++) {
-        FlowPoint f = S->fp[i];
-        f.source = dst_source;
-        f.pid = KEY(f.pid);
-        f.tid = KEY(f.tid);
-        f.cat = smap[f.cat];
-        D->fp[D->n_fp++] = f;
+        FlowPoint f;
+        p = fp_get(&r, p, &f);
+        if (tmap[f.thread] != UINT32_MAX)
+            fp_put(D, tmap[f.thread], f.ts, f.id, smap[f.cat], f.ph, f.enclosing);
+        if ((size_t)(p - released) >= ABSORB_BLOCK * 8) { /* give back what was read */
+            release_pages(S->fps, p);
+            released = p;
+        }
     }
+    free(r.last);
+    free(tmap);
 #undef KEY
     TraceDiag *d = &dst->diag, *s = &src->diag;
     if (s->skipped && !d->skipped) { /* dst's slice comes first: its first skip stays first */
@@ -299,7 +479,7 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
         s->truncated_path = NULL;
     }
     src->n_events = 0;
-    S->n_meta = S->n_fp = 0;
+    S->n_meta = S->n_fp = S->fps_len = 0;
     free(smap);
     free(lmap);
 }
@@ -704,21 +884,20 @@ static uint32_t *bind_points(const Trace *t, const FinishOptions *fo) {
     const TraceBuild *B = t->build;
     size_t n = B->n_fp, nl = t->n_lanes;
     uint32_t *ev_of = xmalloc((n ? n : 1) * sizeof *ev_of);
-    uint32_t *lane_of = xmalloc((n ? n : 1) * sizeof *lane_of);
+    uint32_t *lane_of = xmalloc((B->n_thr ? B->n_thr : 1) * sizeof *lane_of); /* per thread */
+    for (size_t h = 0; h < B->n_thr; h++) lane_of[h] = lane_by_raw(t, B->thr[h].source, B->thr[h].pid, B->thr[h].tid);
     size_t *first = xcalloc(nl + 2, sizeof *first);
-    uint32_t last = UINT32_MAX; /* flow points come in runs of the same pid/tid */
     for (size_t i = 0; i < n; i++) {
-        const FlowPoint *f = &B->fp[i];
-        if (i == 0 || f->source != f[-1].source || f->pid != f[-1].pid || f->tid != f[-1].tid)
-            last = lane_by_raw(t, f->source, f->pid, f->tid);
-        lane_of[i] = last;
+        uint32_t l = lane_of[B->fp[i].thread];
         ev_of[i] = UINT32_MAX;
-        if (last != UINT32_MAX) first[last + 2]++;
+        if (l != UINT32_MAX) first[l + 2]++;
     }
     for (size_t l = 0; l < nl; l++) first[l + 2] += first[l + 1];
     uint32_t *by_lane = xmalloc((n ? n : 1) * sizeof *by_lane);
-    for (size_t i = 0; i < n; i++)
-        if (lane_of[i] != UINT32_MAX) by_lane[first[lane_of[i] + 1]++] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t l = lane_of[B->fp[i].thread];
+        if (l != UINT32_MAX) by_lane[first[l + 1]++] = (uint32_t)i;
+    }
     PointBind P = {t, B->fp, by_lane, first, ev_of};
     uint32_t *order = lanes_by_size(first, nl);
     ParFor_run(order, nl, threads_for(first, order, nl, fo), bind_lane, &P);
@@ -729,11 +908,9 @@ static uint32_t *bind_points(const Trace *t, const FinishOptions *fo) {
     return ev_of;
 }
 
-static int ph_order(char ph) { return ph == 's' ? 0 : ph == 't' ? 1 : 2; }
-
 /* A chain's points in flow order: s, t, f, each by time, then file order. */
 static bool fp_before(const FlowPoint *fp, uint32_t a, uint32_t b) {
-    int oa = ph_order(fp[a].ph), ob = ph_order(fp[b].ph);
+    int oa = fp[a].ph, ob = fp[b].ph;
     if (oa != ob) return oa < ob;
     if (fp[a].ts != fp[b].ts) return fp[a].ts < fp[b].ts;
     return a < b;
@@ -755,49 +932,49 @@ static void add_flow(Trace *t, size_t *cap, uint64_t id, uint32_t cat, size_t fr
 }
 
 /* Groups items 0..n-1 by key with an open-addressing table: returns, per item, the
- * next item of its group (UINT32_MAX at the end) and, in *heads, each group's first
- * item in order of first appearance. same(ctx, a, b): do items a and b share a key.
- * Not a U64Map: its table holds a group number per slot (4 bytes, the key is the
- * group's head item), where U64Map's 16-byte slots would quadruple the peak memory
- * on a trace with millions of flow points. */
+ * next item of its group (UINT32_MAX at the end; a group's items in ascending order)
+ * and, in *heads, each group's first item. same(ctx, a, b): do items a and b share a
+ * key. Not a U64Map: its table holds a group number per slot (4 bytes, the key is the
+ * group's head item, at most 3/4 full), where U64Map's 16-byte slots would take many
+ * times the peak memory on a trace with millions of flow points. Items are taken from
+ * the last, each put in front of its group, so no group needs its tail remembered; the
+ * groups come in no particular order (callers sort what they build from them). */
 static uint32_t *group_by_hash(size_t n, uint64_t (*hash)(const void *, uint32_t),
                                bool (*same)(const void *, uint32_t, uint32_t), const void *ctx, uint32_t **heads,
                                size_t *n_heads) {
     size_t cap = 16;
-    while (cap < 2 * n) cap <<= 1;
-    uint32_t *slot = xmalloc(cap * sizeof *slot); /* group number + 1, 0 = empty */
-    memset(slot, 0, cap * sizeof *slot);
+    while (cap < n + n / 3 + 1) cap <<= 1;
+    uint32_t *slot = xcalloc(cap, sizeof *slot); /* group number + 1, 0 = empty */
     uint32_t *next = xmalloc((n ? n : 1) * sizeof *next);
-    uint32_t *head = xmalloc((n ? n : 1) * sizeof *head), *tail = xmalloc((n ? n : 1) * sizeof *tail);
+    uint32_t *head = xmalloc((n ? n : 1) * sizeof *head);
     size_t ng = 0;
-    for (size_t i = 0; i < n; i++) {
-        next[i] = UINT32_MAX;
+    for (size_t i = n; i-- > 0;) {
         size_t h = (size_t)hash(ctx, (uint32_t)i) & (cap - 1);
         while (slot[h] && !same(ctx, head[slot[h] - 1], (uint32_t)i)) h = (h + 1) & (cap - 1);
         if (!slot[h]) {
             slot[h] = (uint32_t)++ng;
-            head[ng - 1] = tail[ng - 1] = (uint32_t)i;
+            next[i] = UINT32_MAX;
         } else {
-            uint32_t g = slot[h] - 1;
-            next[tail[g]] = (uint32_t)i;
-            tail[g] = (uint32_t)i;
+            next[i] = head[slot[h] - 1];
         }
+        head[slot[h] - 1] = (uint32_t)i;
     }
     free(slot);
-    free(tail);
     *heads = head;
     *n_heads = ng;
     return next;
 }
 
 static uint64_t fp_key_hash(const void *ctx, uint32_t i) {
-    const FlowPoint *f = (const FlowPoint *)ctx + i;
-    return chain_hash(f->source, f->cat, f->id);
+    const TraceBuild *B = ctx;
+    const FlowPoint *f = &B->fp[i];
+    return chain_hash(B->thr[f->thread].source, f->cat, f->id);
 }
 
 static bool fp_same(const void *ctx, uint32_t a, uint32_t b) {
-    const FlowPoint *x = (const FlowPoint *)ctx + a, *y = (const FlowPoint *)ctx + b;
-    return x->source == y->source && x->cat == y->cat && x->id == y->id;
+    const TraceBuild *B = ctx;
+    const FlowPoint *x = &B->fp[a], *y = &B->fp[b];
+    return x->cat == y->cat && x->id == y->id && B->thr[x->thread].source == B->thr[y->thread].source;
 }
 
 typedef struct {
@@ -822,11 +999,19 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     size_t cap = 0;
     /* flow points: each to its event, then chains (source, cat, id) in flow order */
     Clock clk = clock_start(fo);
+    B->fp = xmalloc((B->n_fp ? B->n_fp : 1) * sizeof *B->fp);
+    FpReader r = fp_reader(B->n_thr);
+    const uint8_t *p = B->fps;
+    for (size_t i = 0; i < B->n_fp; i++) p = fp_get(&r, p, &B->fp[i]);
+    free(r.last);
+    free(B->fps); /* the file is closed by now: the records may take their room */
+    B->fps = NULL;
+    B->fps_len = B->fps_cap = 0;
     uint32_t *ev_of = bind_points(t, fo);
     clock_mark(&clk, "  points");
     uint32_t *heads;
     size_t n_chains;
-    uint32_t *next = group_by_hash(B->n_fp, fp_key_hash, fp_same, B->fp, &heads, &n_chains);
+    uint32_t *next = group_by_hash(B->n_fp, fp_key_hash, fp_same, B, &heads, &n_chains);
     uint32_t *chain = NULL;
     size_t chain_cap = 0;
     for (size_t c = 0; c < n_chains; c++) {

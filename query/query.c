@@ -118,6 +118,8 @@ sqlite3 *QueryDb_sqlite(QueryDb *q) { return q->db; }
 
 uint64_t QueryDb_eventsVisited(const QueryDb *q) { return q->visited; }
 
+size_t QueryDb_groupingBytes(const QueryDb *q) { return q->grouping_bytes; }
+
 static void set_error(QueryDb *q, size_t from, QueryError *e) {
     snprintf(e->msg, sizeof e->msg, "%s", sqlite3_errmsg(q->db));
     int off = sqlite3_error_offset(q->db);

@@ -14,6 +14,7 @@ struct QueryDb {
     const Trace *t;
     QueryOptions opt;
     uint64_t visited; /* events the events table looked at */
+    size_t grouping_bytes; /* the most a grouping by name held */
     /* analysis results, computed the first time a table needs them */
     CounterSet *counters;
     CollReport *coll;

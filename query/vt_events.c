@@ -59,6 +59,29 @@ typedef struct {
     QueryDb *q;
 } EvTab;
 
+/* The selected events grouped by name, the names in their BINARY order, without a
+ * permutation of the whole selection: each selected event gets the number of its
+ * batch (a run of names in output order) in one byte, and the batches are produced
+ * one at a time: a batch of one name is read straight off the byte array, a batch of
+ * several is scattered by name into a buffer of at most `cap` events. Within a name,
+ * index order. */
+typedef struct {
+    uint8_t *batch;       /* per event in [lo, hi): its batch, BN_NONE when not selected */
+    size_t lo, hi;
+    uint32_t *ids;        /* the selected names in output order */
+    size_t n_ids;
+    size_t *first;        /* batch b holds ids[first[b] .. first[b + 1]) */
+    size_t n_batches, cur; /* cur: the batch being read */
+    uint32_t *count;      /* per string id: its selected events, then its next slot */
+    uint32_t *buf;        /* the current batch's events, grouped by name */
+    size_t n_buf, at;
+    size_t scan;          /* a one-name batch: where the next search starts */
+} ByName;
+
+enum { BN_NONE = 0xff, BN_MAX_BATCHES = 0xff };
+
+static void by_name_free(ByName *g);
+
 typedef struct {
     sqlite3_vtab_cursor base;
     QueryDb *q;
@@ -68,10 +91,7 @@ typedef struct {
     size_t n_ranges, ri;
     size_t i, stop;  /* the current event and the end of its range */
     bool eof;
-    /* by name (ORDER BY or GROUP BY name): every matching event, grouped by name in
-     * the names' BINARY order, walked with `at` */
-    uint32_t *by_name;
-    size_t n_by_name, at;
+    ByName *by_name; /* ORDER BY or GROUP BY name: the events grouped by name */
 } EvCursor;
 
 /* idxNum: rows come grouped by name, the names in ascending (or descending) order */
@@ -207,7 +227,7 @@ static int ev_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
 static int ev_close(sqlite3_vtab_cursor *cur) {
     EvCursor *c = (EvCursor *)cur;
     filter_free(&c->f);
-    free(c->by_name);
+    by_name_free(c->by_name);
     free(c->lane_ok);
     free(c->ranges);
     free(c);
@@ -439,42 +459,142 @@ static int cmp_name(const void *a, const void *b) {
     return r ? r : lx < ly ? -1 : lx > ly;
 }
 
-/* Orders the events the cursor selects by name: one walk counts them per string id,
- * the ids that occur are sorted by their text, and a second walk places each event
- * (a counting sort: 4 bytes per selected event, no copy of a name). Within a name,
- * index order. `start` is the cursor as xFilter set it up, before the first settle. */
-static void collect_by_name(EvCursor *c, const EvCursor *start, bool desc) {
-    const Trace *t = c->q->t;
-    size_t n = 0, n_str = StrTab_count(t->strings);
-    uint32_t *count = xcalloc(n_str + 1, sizeof *count);
-    size_t n_ids = 0;
-    for (; !c->eof; c->i++, settle(c)) {
-        if (count[t->events[c->i].name]++ == 0) n_ids++;
-        n++;
-    }
-    uint32_t *ids = xmalloc((n_ids + 1) * sizeof *ids);
-    n_ids = 0;
-    for (uint32_t s = 0; s < n_str; s++)
-        if (count[s]) ids[n_ids++] = s;
-    g_names = t->strings; /* qsort has no context argument; one thread runs a query */
-    qsort(ids, n_ids, sizeof *ids, cmp_name);
-    uint32_t pos = 0; /* count[] becomes each name's first slot */
-    for (size_t k = 0; k < n_ids; k++) {
-        uint32_t id = ids[desc ? n_ids - 1 - k : k], m = count[id];
-        count[id] = pos;
-        pos += m;
-    }
-    c->by_name = xmalloc((n + 1) * sizeof *c->by_name);
-    c->i = start->i, c->stop = start->stop, c->ri = start->ri, c->eof = false;
-    for (settle(c); !c->eof; c->i++, settle(c)) c->by_name[count[t->events[c->i].name]++] = (uint32_t)c->i;
-    c->n_by_name = n;
-    free(count);
-    free(ids);
+static void by_name_free(ByName *g) {
+    if (!g) return;
+    free(g->batch);
+    free(g->ids);
+    free(g->first);
+    free(g->count);
+    free(g->buf);
+    free(g);
 }
 
+/* Cuts ids (in output order) into runs of names holding at most `cap` events together
+ * (a name with more is a run of its own), at most BN_MAX_BATCHES runs: the last takes
+ * whatever remains. Returns the largest run of several names, in events. */
+static size_t cut_batches(ByName *g, size_t cap) {
+    g->first = xmalloc((g->n_ids + 1) * sizeof *g->first);
+    g->n_batches = 0;
+    size_t run = 0, largest = 0, k0 = 0;
+    for (size_t k = 0; k < g->n_ids; k++) {
+        size_t m = g->count[g->ids[k]];
+        if (k > k0 && run + m > cap && g->n_batches + 1 < BN_MAX_BATCHES) {
+            if (k - k0 > 1 && run > largest) largest = run;
+            g->first[g->n_batches++] = k0;
+            k0 = k, run = 0;
+        }
+        run += m;
+    }
+    if (g->n_ids) {
+        if (g->n_ids - k0 > 1 && run > largest) largest = run;
+        g->first[g->n_batches++] = k0;
+    }
+    g->first[g->n_batches] = g->n_ids;
+    return largest;
+}
+
+/* The next event of the current batch at or after `from`, in index order. */
+static size_t batch_next(const ByName *g, size_t from) {
+    const uint8_t *p = memchr(g->batch + (from - g->lo), (int)g->cur, g->hi - from);
+    return p ? g->lo + (size_t)(p - g->batch) : SIZE_MAX;
+}
+
+/* Makes batch g->cur readable: a batch of several names is scattered into buf by name
+ * (count[] becomes each name's next slot), a batch of one is read in place. */
+static void load_batch(ByName *g, const Trace *t, uint64_t *visited) {
+    size_t k0 = g->first[g->cur], k1 = g->first[g->cur + 1];
+    g->at = g->n_buf = 0;
+    g->scan = g->lo;
+    if (k1 - k0 == 1) return;
+    uint32_t pos = 0;
+    for (size_t k = k0; k < k1; k++) {
+        uint32_t id = g->ids[k], m = g->count[id];
+        g->count[id] = pos;
+        pos += m;
+    }
+    for (size_t i = batch_next(g, g->lo); i != SIZE_MAX; i = batch_next(g, i + 1)) {
+        g->buf[g->count[t->events[i].name]++] = (uint32_t)i;
+        (*visited)++;
+    }
+    g->n_buf = pos;
+}
+
+/* The next event of the grouping into c->i, or eof. */
 static void step_by_name(EvCursor *c) {
-    c->eof = c->at >= c->n_by_name;
-    if (!c->eof) c->i = c->by_name[c->at];
+    ByName *g = c->by_name;
+    const Trace *t = c->q->t;
+    while (g->cur < g->n_batches) {
+        if (g->first[g->cur + 1] - g->first[g->cur] > 1) {
+            if (g->at < g->n_buf) {
+                c->i = g->buf[g->at++];
+                return;
+            }
+        } else {
+            size_t i = g->scan < g->hi ? batch_next(g, g->scan) : SIZE_MAX;
+            if (i != SIZE_MAX) {
+                c->i = i;
+                g->scan = i + 1;
+                return;
+            }
+        }
+        if (++g->cur < g->n_batches) load_batch(g, t, &c->q->visited);
+    }
+    c->eof = true;
+}
+
+/* Orders the events the cursor selects by name. One walk counts them per string id
+ * and finds the index span they lie in; the names that occur are sorted by their text
+ * and cut into batches; a second walk writes each event's batch number. 1 byte per
+ * event of the span and 4 per event of the largest batch (a 64th of the selection, at
+ * least 64Ki, or QueryOptions.group_batch), where a permutation would take 4 bytes per
+ * selected event. `start` is the cursor as xFilter set it up, before the first settle. */
+static void collect_by_name(EvCursor *c, const EvCursor *start, bool desc) {
+    const Trace *t = c->q->t;
+    ByName *g = xcalloc(1, sizeof *g);
+    size_t n = 0, n_str = StrTab_count(t->strings);
+    g->count = xcalloc(n_str + 1, sizeof *g->count);
+    g->lo = SIZE_MAX;
+    for (; !c->eof; c->i++, settle(c)) {
+        if (g->count[t->events[c->i].name]++ == 0) g->n_ids++;
+        if (c->i < g->lo) g->lo = c->i;
+        if (c->i >= g->hi) g->hi = c->i + 1;
+        n++;
+    }
+    c->by_name = g;
+    if (!n) {
+        c->eof = true;
+        return;
+    }
+    g->ids = xmalloc(g->n_ids * sizeof *g->ids);
+    g->n_ids = 0;
+    for (uint32_t s = 0; s < n_str; s++)
+        if (g->count[s]) g->ids[g->n_ids++] = s;
+    g_names = t->strings; /* qsort has no context argument; one thread runs a query */
+    qsort(g->ids, g->n_ids, sizeof *g->ids, cmp_name);
+    if (desc)
+        for (size_t a = 0, b = g->n_ids - 1; a < b; a++, b--) {
+            uint32_t x = g->ids[a];
+            g->ids[a] = g->ids[b];
+            g->ids[b] = x;
+        }
+    size_t cap = c->q->opt.group_batch ? c->q->opt.group_batch : n / 64;
+    if (!c->q->opt.group_batch && cap < (1u << 16)) cap = 1u << 16;
+    size_t largest = cut_batches(g, cap);
+    uint8_t *batch_of = xmalloc(n_str + 1); /* per string id */
+    for (size_t b = 0; b < g->n_batches; b++)
+        for (size_t k = g->first[b]; k < g->first[b + 1]; k++) batch_of[g->ids[k]] = (uint8_t)b;
+    g->batch = xmalloc(g->hi - g->lo);
+    memset(g->batch, BN_NONE, g->hi - g->lo);
+    c->i = start->i, c->stop = start->stop, c->ri = start->ri, c->eof = false;
+    for (settle(c); !c->eof; c->i++, settle(c)) g->batch[c->i - g->lo] = batch_of[t->events[c->i].name];
+    free(batch_of);
+    g->buf = xmalloc((largest ? largest : 1) * sizeof *g->buf);
+    size_t held = (g->hi - g->lo) + largest * sizeof *g->buf;
+    if (held > c->q->grouping_bytes) c->q->grouping_bytes = held;
+    c->eof = false;
+    g->cur = 0;
+    load_batch(g, t, &c->q->visited);
+    step_by_name(c);
 }
 
 static int ev_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv) {
@@ -482,9 +602,8 @@ static int ev_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
     const Trace *t = c->q->t;
     filter_parse(&c->f, c->q, idxStr ? idxStr : "", argc, argv);
     free(c->ranges);
-    free(c->by_name);
+    by_name_free(c->by_name);
     c->by_name = NULL;
-    c->n_by_name = c->at = 0;
     c->ranges = NULL;
     c->n_ranges = c->ri = c->i = c->stop = 0;
     c->eof = false;
@@ -508,17 +627,13 @@ static int ev_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
     }
     EvCursor start = *c;
     settle(c);
-    if (idxNum & EV_PLAN_BY_NAME) {
-        collect_by_name(c, &start, idxNum & EV_PLAN_DESC);
-        step_by_name(c);
-    }
+    if (idxNum & EV_PLAN_BY_NAME) collect_by_name(c, &start, idxNum & EV_PLAN_DESC);
     return SQLITE_OK;
 }
 
 static int ev_next(sqlite3_vtab_cursor *cur) {
     EvCursor *c = (EvCursor *)cur;
     if (c->by_name) {
-        c->at++;
         step_by_name(c);
         return SQLITE_OK;
     }

@@ -1247,6 +1247,48 @@ static void big_lanes_threads(void **state) {
     spec_free(&s);
 }
 
+/* Flow points keep their times and ids whatever the distance between one point and
+ * the previous on its thread: times 9.4e18 ns apart (more than INT64_MAX) and ids at
+ * both ends of the 64-bit range, on a launch thread and a GPU stream. */
+static void far_apart_points(void **state) {
+    (void)state;
+    Trace *t = Trace_new();
+    uint32_t src = Trace_addSource(t, "far");
+    uint32_t cpu = Trace_cpuLane(t, src, 1, 1), gpu = Trace_gpuLane(t, src, 0, 7, 0, 7);
+    const int64_t T[2] = {-4700000000000000000, 4700000000000000000};
+    const uint64_t id[2] = {UINT64_MAX, 1};
+    uint32_t cat = StrTab_intern(t->strings, "ac2g", 4);
+    for (int k = 0; k < 2; k++) {
+        TraceEvent e = {0};
+        e.ts = T[k];
+        e.dur = 10;
+        e.src = TRACE_NO_SRC;
+        e.lane = cpu;
+        e.kind = KIND_RUNTIME;
+        Trace_append(t, &e);
+        e.ts = T[k] + 5;
+        e.dur = 1;
+        e.lane = gpu;
+        e.kind = KIND_KERNEL;
+        Trace_append(t, &e);
+    }
+    for (int k = 0; k < 2; k++) {
+        Trace_addFlowPoint(t, src, 1, 1, T[k] + 1, id[k], cat, 's', true);
+        Trace_addFlowPoint(t, src, 0, 7, T[k] + 5, id[k], cat, 'f', true);
+    }
+    Trace_finish(t);
+    assert_int_equal(t->n_flows, 2);
+    for (size_t i = 0; i < 2; i++) {
+        const Flow *f = &t->flows[i];
+        const TraceEvent *a = &t->events[f->from], *b = &t->events[f->to];
+        assert_int_equal(a->kind, KIND_RUNTIME);
+        assert_int_equal(b->kind, KIND_KERNEL);
+        assert_int_equal(b->ts, a->ts + 5);
+        assert_int_equal(f->id, (uint32_t)id[a->ts > 0]);
+    }
+    Trace_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(empty),
@@ -1256,6 +1298,7 @@ int main(void) {
         cmocka_unit_test(ids_and_lanes),
         cmocka_unit_test(randomized),
         cmocka_unit_test(big_lanes_threads),
+        cmocka_unit_test(far_apart_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,6 +128,51 @@ static void slices_adopted_on_plain_events(void **state) {
     free(s);
 }
 
+/* n launches on a CPU thread, each with its kernel on a GPU stream and an ac2g flow
+ * (s on the launch, f on the kernel): 2n events and 2n flow points. No correlation ids,
+ * so a flow lost on the way is not derived again from them. */
+static char *launch_flows(size_t n, size_t *len) {
+    size_t cap = n * 400 + 64, k = 0;
+    char *s = malloc(cap);
+    k += (size_t)sprintf(s, "[");
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)sprintf(s + k,
+                             "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+                             "\"tid\":1,\"ts\":%zu,\"dur\":5},\n"
+                             "{\"ph\":\"s\",\"cat\":\"ac2g\",\"id\":%zu,\"pid\":1,\"tid\":1,\"ts\":%zu},\n"
+                             "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%zu\",\"pid\":0,\"tid\":7,\"ts\":%zu,"
+                             "\"dur\":4,\"args\":{\"device\":0,\"stream\":7}},\n"
+                             "{\"ph\":\"f\",\"cat\":\"ac2g\",\"id\":%zu,\"pid\":0,\"tid\":7,\"ts\":%zu,\"bp\":\"e\"}",
+                             i ? ",\n" : "", i * 10, i + 1, i * 10 + 1, i % 9, i * 10 + 3, i + 1, i * 10 + 3);
+    k += (size_t)sprintf(s + k, "]");
+    *len = k;
+    return s;
+}
+
+/* Slices larger than the blocks Trace_absorb copies at a time (32k events, 32k flow
+ * points): every launch keeps its kernel's flow, as on one thread. */
+static void large_slices_keep_their_flows(void **state) {
+    (void)state;
+    size_t n, launches = 60000;
+    char *s = launch_flows(launches, &n);
+    char *p = tu_write(s, n, ".json");
+    for (int th = 2; th <= 3; th++) check_file(p, th, true);
+    char err[512];
+    Trace *t = load_with(p, 2, err, sizeof err);
+    if (!t) fail_msg("%s", err);
+    assert_int_equal(t->n_events, 2 * launches);
+    assert_int_equal(t->n_flows, launches);
+    for (size_t i = 0; i < t->n_events; i++)
+        if (t->events[i].kind == KIND_KERNEL) { /* its launch started 3 us before it */
+            size_t l = Trace_partner(t, i);
+            if (l == SIZE_MAX) fail_msg("the kernel at %lld ns has no launch", (long long)t->events[i].ts);
+            assert_int_equal(t->events[l].ts, t->events[i].ts - 3000);
+        }
+    Trace_free(t);
+    unlink(p);
+    free(s);
+}
+
 /* Negative keys encode string pids/tids, so a numeric "pid": -166 must not be read as
  * string number 165 (a heap overflow in Trace_absorb, input found by fuzz_load_parallel).
  * It is keyed by its text, stays apart from pid 166 and from a string pid "x", and the
@@ -267,6 +312,7 @@ int main(void) {
         cmocka_unit_test(deepseek_in_slices),
         cmocka_unit_test(misleading_text_and_crossing_pairs),
         cmocka_unit_test(slices_adopted_on_plain_events),
+        cmocka_unit_test(large_slices_keep_their_flows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

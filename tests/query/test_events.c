@@ -308,10 +308,10 @@ static char *text(const char *sql) {
     return out;
 }
 
-/* GROUP BY name and ORDER BY name come from the table already grouped (no sorter):
- * the groups, their order and the rows within them are those SQLite's sorter gives. */
-static void test_by_name(void **state) {
-    (void)state;
+/* Every by-name form against SQLite's sorter (the same query over a subquery no
+ * constraint or ordering reaches), under the first n_preds of: every event, a 20 ms
+ * window, kernels, two lanes. */
+static void check_by_name_forms(const char *what, size_t n_preds) {
     int64_t a = (T->t_max - T->t_min) / 3, b = a + 20000000;
     const char *forms[] = {
         "SELECT group_concat(name || ':' || n || ':' || d, ';') FROM (SELECT name, count(*) n, sum(dur) d FROM %s"
@@ -324,10 +324,11 @@ static void test_by_name(void **state) {
         "SELECT group_concat(name, ';') FROM (SELECT name FROM %s ORDER BY name DESC)",
         "SELECT group_concat(name, ';') FROM (SELECT name FROM %s ORDER BY name)",
         "SELECT group_concat(name, ';') FROM (SELECT DISTINCT name FROM %s ORDER BY name)",
+        "SELECT group_concat(name || ':' || id, ';') FROM (SELECT name, id FROM %s ORDER BY name)",
     };
     char where[256], from[300], sql[1024];
-    const char *preds[] = {"1", "kind = 'kernel'", "lane IN (2, 5)", NULL};
-    for (size_t p = 0; p < 4; p++) {
+    const char *preds[] = {"1", NULL, "kind = 'kernel'", "lane IN (2, 5)"};
+    for (size_t p = 0; p < n_preds; p++) {
         if (preds[p]) snprintf(where, sizeof where, "%s", preds[p]);
         else snprintf(where, sizeof where, "ts >= %lld AND ts < %lld", (long long)a, (long long)b);
         for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
@@ -337,12 +338,80 @@ static void test_by_name(void **state) {
             snprintf(from, sizeof from, "(SELECT * FROM events LIMIT -1) WHERE %s", where);
             snprintf(sql, sizeof sql, forms[f], from);
             char *want = text(sql);
-            if (strcmp(got, want)) fail_msg("form %zu, WHERE %s: the table's grouping differs from SQLite's", f, where);
+            if (strcmp(got, want))
+                fail_msg("%s, form %zu, WHERE %s: the table's grouping differs from SQLite's", what, f, where);
             assert_true(strlen(got) > 0);
             free(got);
             free(want);
         }
     }
+}
+
+/* GROUP BY name and ORDER BY name come from the table already grouped (no sorter):
+ * the groups, their order and the rows within them are those SQLite's sorter gives,
+ * whether the names come in batches of several (the default: 64Ki events of the 200k
+ * at once, about 13 names; 12,000: two or three), each name alone (1 event: every name
+ * is a batch of its own), and holding a byte per event, not a 4-byte permutation. */
+static void test_by_name(void **state) {
+    (void)state;
+    check_by_name_forms("default batches", 4);
+    size_t held = QueryDb_groupingBytes(Q);
+    assert_true(held > 0);
+    if (held > N + 4 * 65536) fail_msg("grouping by name held %zu bytes for %zu events", held, N);
+    QueryDb *keep = Q;
+    const size_t batches[] = {12000, 1};
+    for (size_t k = 0; k < 2; k++) {
+        QueryOptions o = QueryOptions_default();
+        o.group_batch = batches[k];
+        char err[256], what[64];
+        Q = QueryDb_open(T, &o, err, sizeof err);
+        assert_non_null(Q);
+        snprintf(what, sizeof what, "batches of %zu events", batches[k]);
+        check_by_name_forms(what, 2);
+        assert_true(QueryDb_groupingBytes(Q) <= N + 4 * batches[k] * 3);
+        QueryDb_close(Q);
+    }
+    Q = keep;
+}
+
+/* More names than a byte numbers batches: the last batch takes the names left over
+ * and the grouping still matches SQLite's. */
+static void test_by_name_many_names(void **state) {
+    (void)state;
+    Trace *keep_t = T;
+    QueryDb *keep_q = Q;
+    T = Trace_new();
+    uint32_t src = Trace_addSource(T, "names");
+    uint32_t lane = Trace_gpuLane(T, src, 0, 7, 0, 7);
+    for (int i = 0; i < 3000; i++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "kernel_%03d", (int)(next_rand() % 600));
+        TraceEvent e = {0};
+        e.ts = 1000 * (int64_t)i;
+        e.dur = 500;
+        e.src = TRACE_NO_SRC;
+        e.name = StrTab_intern(T->strings, nm, strlen(nm));
+        e.lane = lane;
+        e.kind = KIND_KERNEL;
+        Trace_append(T, &e);
+    }
+    Trace_finish(T);
+    QueryOptions o = QueryOptions_default();
+    o.group_batch = 1;
+    char err[256];
+    Q = QueryDb_open(T, &o, err, sizeof err);
+    assert_non_null(Q);
+    char *got = text("SELECT group_concat(name || ':' || id, ';') FROM (SELECT name, id FROM events ORDER BY name)");
+    char *want = text("SELECT group_concat(name || ':' || id, ';') FROM "
+                      "(SELECT name, id FROM (SELECT * FROM events LIMIT -1) ORDER BY name, id)");
+    assert_string_equal(got, want);
+    assert_true(one("SELECT count(DISTINCT name) FROM events") > 255);
+    free(got);
+    free(want);
+    QueryDb_close(Q);
+    Trace_free(T);
+    T = keep_t;
+    Q = keep_q;
 }
 
 /* Cells: relative and absolute times, NULLs where a lane has no device or a kernel no
@@ -374,7 +443,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pushdown_agrees), cmocka_unit_test(test_window_visits_few),
         cmocka_unit_test(test_lane_and_id_visits), cmocka_unit_test(test_order_by_id),
-        cmocka_unit_test(test_by_name),          cmocka_unit_test(test_cells),
+        cmocka_unit_test(test_by_name),          cmocka_unit_test(test_by_name_many_names),
+        cmocka_unit_test(test_cells),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -21,11 +21,14 @@ typedef struct QueryDb QueryDb;
 
 typedef struct {
     CollOptions coll; /* Coll_analyze's options for the collectives table */
+    /* GROUP BY / ORDER BY name: the most events of several names grouped in memory at
+     * once (0: a 64th of the selected events, at least 64Ki; tests: small batches) */
+    size_t group_batch;
 } QueryOptions;
 
 /* Collectives matched as `stats` matches them: by the args the sources record. */
 static inline QueryOptions QueryOptions_default(void) {
-    QueryOptions o = {CollOptions_default()};
+    QueryOptions o = {CollOptions_default(), 0};
     o.coll.args = CollArgs_fetch;
     return o;
 }
@@ -60,5 +63,8 @@ const char *QueryDb_tableSchema(size_t i);
 /* Events the events table has looked at since the database opened (tests and
  * benchmarks: a window query must look at far fewer than the trace holds). */
 uint64_t QueryDb_eventsVisited(const QueryDb *q);
+/* The most memory, in bytes, a grouping of the events by name (GROUP BY or ORDER BY
+ * name answered by the table) has held since the database opened. */
+size_t QueryDb_groupingBytes(const QueryDb *q);
 
 #endif
