@@ -45,6 +45,7 @@ typedef struct {
     int64_t last_ts;
     uint64_t last_id;
     uint32_t last_cat;
+    int64_t shift; /* added to its points' times when decoded (Trace_shiftSource) */
 } FpThread;
 
 #define FP_MAX_THREADS (1u << 29)
@@ -227,7 +228,7 @@ static uint32_t fp_thread(TraceBuild *B, uint32_t source, int64_t pid, int64_t t
         if (thread_is(&B->thr[v], source, pid, tid)) return v;
     if (B->n_thr >= FP_MAX_THREADS) return UINT32_MAX;
     GROW(B->thr, B->cap_thr, B->n_thr + 1);
-    B->thr[B->n_thr] = (FpThread){source, pid, tid, 0, 0, UINT32_MAX};
+    B->thr[B->n_thr] = (FpThread){source, pid, tid, 0, 0, UINT32_MAX, 0};
     U64Map_add(&B->thr_map, key, (uint32_t)B->n_thr);
     return (uint32_t)B->n_thr++;
 }
@@ -292,7 +293,7 @@ typedef struct {
 
 static FpReader fp_reader(size_t n_thr) {
     FpReader r = {xmalloc((n_thr ? n_thr : 1) * sizeof *r.last), UINT32_MAX};
-    for (size_t i = 0; i < n_thr; i++) r.last[i] = (FpThread){0, 0, 0, 0, 0, UINT32_MAX};
+    for (size_t i = 0; i < n_thr; i++) r.last[i] = (FpThread){0, 0, 0, 0, 0, UINT32_MAX, 0};
     return r;
 }
 
@@ -342,13 +343,10 @@ bool Trace_shiftSource(Trace *t, uint32_t source, size_t first_event, int64_t de
             if (!pass && !shifted_in_model(e->ts, dur, delta)) return false;
             if (pass) e->ts += delta;
         }
-        for (size_t i = 0; B && i < B->n_fp; i++) {
-            FlowPoint *f = &B->fp[i];
-            if (f->source != source) continue;
-            if (!pass && !shifted_in_model(f->ts, 0, delta)) return false;
-            if (pass) f->ts += delta;
-        }
     }
+    /* flow points are a stream: their threads carry the shift to the decoding */
+    for (size_t i = 0; B && i < B->n_thr; i++)
+        if (B->thr[i].source == source) B->thr[i].shift = (int64_t)((uint64_t)B->thr[i].shift + (uint64_t)delta);
     return true;
 }
 
@@ -453,8 +451,10 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
     for (size_t i = 0; i < S->n_fp; i++) {
         FlowPoint f;
         p = fp_get(&r, p, &f);
-        if (tmap[f.thread] != UINT32_MAX)
-            fp_put(D, tmap[f.thread], f.ts, f.id, smap[f.cat], f.ph, f.enclosing);
+        if (tmap[f.thread] != UINT32_MAX) { /* times as the destination thread will decode them */
+            uint64_t ts = (uint64_t)f.ts + (uint64_t)S->thr[f.thread].shift - (uint64_t)D->thr[tmap[f.thread]].shift;
+            fp_put(D, tmap[f.thread], (int64_t)ts, f.id, smap[f.cat], f.ph, f.enclosing);
+        }
         if ((size_t)(p - released) >= ABSORB_BLOCK * 8) { /* give back what was read */
             release_pages(S->fps, p);
             released = p;
@@ -1002,7 +1002,11 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     B->fp = xmalloc((B->n_fp ? B->n_fp : 1) * sizeof *B->fp);
     FpReader r = fp_reader(B->n_thr);
     const uint8_t *p = B->fps;
-    for (size_t i = 0; i < B->n_fp; i++) p = fp_get(&r, p, &B->fp[i]);
+    for (size_t i = 0; i < B->n_fp; i++) {
+        p = fp_get(&r, p, &B->fp[i]);
+        /* unsigned: a hostile point far out of range binds to nothing, it does not overflow */
+        B->fp[i].ts = (int64_t)((uint64_t)B->fp[i].ts + (uint64_t)B->thr[B->fp[i].thread].shift);
+    }
     free(r.last);
     free(B->fps); /* the file is closed by now: the records may take their room */
     B->fps = NULL;
