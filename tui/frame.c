@@ -12,6 +12,7 @@
 void App_render(App *a, Grid *g) {
     Grid_clear(g);
     Layout L = Layout_computeFor(g->w, g->h, !a->v.panel_hidden, Features_panelWidth(a));
+    if (!L.too_small) Layout_reserveRight(&L, Features_plotReserve(a, L.plot.w));
     a->layout = L;
     if (L.too_small) {
         char buf[128];
