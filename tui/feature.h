@@ -71,6 +71,9 @@ typedef struct Feature {
     void (*mark_row)(App *a, void *st, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
     /* A glyph the legend should name (0: none); the first feature with one wins. */
     uint32_t (*legend)(const App *a, const void *st);
+    /* What its lines show, for the legend in place of the event colours (NULL: none);
+     * the first feature with one wins. */
+    const char *(*legend_note)(const App *a, const void *st);
 
     /* ---- the screen ---- */
     /* A note for the title bar (NULL: none); the first feature with one wins. */
@@ -128,6 +131,7 @@ bool Features_drawLine(App *a, Grid *g, const LineSlot *ls);
 size_t Features_pick(const App *a, const Line *L);
 void Features_markRow(App *a, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
 uint32_t Features_legend(const App *a);
+const char *Features_legendNote(const App *a);
 const char *Features_title(const App *a, char *buf, size_t n);
 bool Features_cover(App *a, Grid *g);
 void Features_render(App *a, Grid *g, const Layout *L);

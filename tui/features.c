@@ -173,6 +173,14 @@ uint32_t Features_legend(const App *a) {
     return 0;
 }
 
+const char *Features_legendNote(const App *a) {
+    for (size_t i = 0; i < N_FEATURES; i++) {
+        const char *note = FEATURES[i]->legend_note ? FEATURES[i]->legend_note(a, a->feat[i]) : NULL;
+        if (note) return note;
+    }
+    return NULL;
+}
+
 const char *Features_title(const App *a, char *buf, size_t n) {
     for (size_t i = 0; i < N_FEATURES; i++) {
         const char *note = FEATURES[i]->title ? FEATURES[i]->title(a, a->feat[i], buf, n) : NULL;

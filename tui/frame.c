@@ -30,6 +30,6 @@ void App_render(App *a, Grid *g) {
     Lanes_render(a, g, L.labels, L.plot);
     Features_render(a, g, &L);
     if (L.panel.w > 0 && L.panel.h > 0) Features_panel(a, g, L.panel, L.panel_right);
-    Band_legend(g, L.legend, a->caps, a->gl, Features_legend(a));
+    Band_legend(g, L.legend, a->caps, a->gl, Features_legend(a), Features_legendNote(a));
     Statusbar_status(a, g, L.status);
 }
