@@ -70,3 +70,6 @@ endforeach()
 # The side panels show every number whole at 80x24, 160x45 and 200x50 (headless).
 add_test(NAME tui.panels COMMAND bash ${tui_dir}/panels.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
 
+# An 8-rank run: the overview's labels explained, the range panel's straggler and
+# arrivals equal to stats --range (headless).
+add_test(NAME tui.rank_range COMMAND bash ${tui_dir}/rank_range.sh $<TARGET_FILE:ovtrace>)
