@@ -73,3 +73,5 @@ add_test(NAME tui.panels COMMAND bash ${tui_dir}/panels.sh $<TARGET_FILE:ovtrace
 # An 8-rank run: the overview's labels explained, the range panel's straggler and
 # arrivals equal to stats --range (headless).
 add_test(NAME tui.rank_range COMMAND bash ${tui_dir}/rank_range.sh $<TARGET_FILE:ovtrace>)
+# The kernel table and the range panel count a range's kernels alike and say how.
+add_test(NAME tui.range_kernels COMMAND bash ${tui_dir}/range_kernels.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
