@@ -887,6 +887,59 @@ const CollRank *Coll_straggler(const CollReport *r) {
     return best;
 }
 
+void Coll_arrivals(const CollReport *r, int64_t t0, int64_t t1, CollArrivals *out) {
+    memset(out, 0, sizeof *out);
+    out->last = xcalloc(r->n_ranks + 1, sizeof *out->last);
+    out->waited_for = xcalloc(r->n_ranks + 1, sizeof *out->waited_for);
+    for (size_t i = 0; i < r->n_inst; i++) {
+        const CollInstance *I = &r->inst[i];
+        if (I->last_start < t0 || I->last_start >= t1) continue;
+        out->n_inst++;
+        if (I->skew == 0) continue; /* all at once: nobody arrived last */
+        size_t ri = (size_t)(Coll_rank(r, I->last_rank) - r->ranks);
+        out->last[ri]++;
+        for (uint32_t j = 0; j < I->n; j++) out->waited_for[ri] += r->members[I->first + j].wait;
+    }
+    out->straggler = -1;
+    for (size_t k = 0; k < r->n_ranks; k++) {
+        if (!out->last[k]) continue;
+        int b = out->straggler;
+        if (b < 0 || out->last[k] > out->last[b] ||
+            (out->last[k] == out->last[b] && out->waited_for[k] > out->waited_for[b]))
+            out->straggler = (int)k;
+    }
+}
+
+void CollArrivals_free(CollArrivals *a) {
+    free(a->last);
+    free(a->waited_for);
+    a->last = NULL;
+    a->waited_for = NULL;
+}
+
+/* "45.9 ms", "812 us", "3.2 us": for the sentences */
+static void human(char *b, size_t n, int64_t ns) {
+    double a = (double)(ns < 0 ? -ns : ns);
+    const char *sign = ns < 0 ? "-" : "";
+    if (a >= 1e9) snprintf(b, n, "%s%.2f s", sign, a / 1e9);
+    else if (a >= 1e6) snprintf(b, n, "%s%.1f ms", sign, a / 1e6);
+    else if (a >= 1e3) snprintf(b, n, "%s%.1f us", sign, a / 1e3);
+    else snprintf(b, n, "%s%.0f ns", sign, a);
+}
+
+void Coll_stragglerLine(const CollReport *r, const CollArrivals *a, bool in_range, char *buf, size_t n) {
+    if (a->straggler < 0) {
+        snprintf(buf, n, "straggler: none (no matched collectives%s)", in_range ? " in the range" : "");
+        return;
+    }
+    char h[32];
+    human(h, sizeof h, a->waited_for[a->straggler]);
+    snprintf(buf, n,
+             "straggler: rank %d arrived last in %zu of %zu collectives; others waited %s for it (summed over the "
+             "ranks that waited)",
+             r->ranks[a->straggler].rank, a->last[a->straggler], a->n_inst, h);
+}
+
 bool Coll_waitPart(const CollReport *r, size_t idx, int64_t *ws, int64_t *we) {
     const CollMember *m = Coll_memberOf(r, idx);
     if (!m) return false;

@@ -102,8 +102,9 @@ static void print_table(FILE *out, const Trace *t, const OverlapReport *R, int64
         }
     }
     if (R->n_kernels) {
-        fprintf(out, "\ntop kernels by total time\n%7s %11s %9s  %-8s %s\n", "count", "total us", "mean us", "class",
-                "name");
+        bool ranged = t0 != INT64_MIN || t1 != INT64_MAX;
+        fprintf(out, "\ntop kernels by total time%s\n%7s %11s %9s  %-8s %s\n", ranged ? " (" OVERLAP_CLIPPED_WORDS ")" : "",
+                "count", "total us", "mean us", "class", "name");
         for (size_t i = 0; i < R->n_kernels; i++) {
             const KernelFigures *k = &R->kernels[i];
             us(c[0], 32, k->total);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/write/export.h"
 #include "ovtrace/model/timeunits.h"
 #include "ovtrace/tui/title.h"
@@ -73,16 +74,16 @@ static void notice_warnings(App *a, char *w) {
  * is restored and the result is the exit status: 1 after a load error (printed like
  * 'ovtrace stats' does), 0 when q cancelled, 128+signal after Ctrl-C/SIGTERM/SIGHUP. */
 static int view_load(InputOptions *in, Caps *caps, const char *title, int throttle_ms, int lazy_mode, int lazy_delay_ms,
-                     App **out) {
+                     FILE *cache_notes, App **out) {
     *out = NULL;
     if (in->n_files == 0) {
         cli_error("no trace file given");
         return 1;
     }
     if (!Crt_init(caps)) return 1;
-    /* -v's cache notes are not passed: stderr would draw over the screen */
+    /* -v's cache notes are kept for the end: stderr would draw over the screen */
     LoadOptions lo = InputOptions_loadOptions(in);
-    if (in->verbose) lo.cache_log = NULL;
+    if (in->verbose) lo.cache_log = cache_notes;
     /* many rank files: GPU lanes first for the rank overview, the rest in the background */
     bool lazy = LazyLoad_wanted((const char *const *)in->files, in->n_files, lazy_mode);
     LoadOptions first = lo;
@@ -232,6 +233,9 @@ int cmd_view(int argc, char **argv) {
     size_t nk = 0;
     Trace *t = NULL;
     App *a = NULL;
+    FILE *notes = NULL; /* -v: the cache notes of an interactive load */
+    char *notes_text = NULL;
+    size_t notes_len = 0;
     int rc = Cli_parseOptions("view", argc, argv, VIEW_TABLES, view_opt, &V, NULL);
     if (rc) goto out;
     rc = 2;
@@ -272,7 +276,8 @@ int cmd_view(int argc, char **argv) {
         a = App_new(t, caps, title);
         CollView_setOptions(a, &inp->coll);
     } else {
-        rc = view_load(inp, &caps, title, V.throttle_ms, V.lazy, V.lazy_delay_ms, &a);
+        if (inp->verbose) notes = xopen_memstream(&notes_text, &notes_len);
+        rc = view_load(inp, &caps, title, V.throttle_ms, V.lazy, V.lazy_delay_ms, notes, &a);
         if (!a) goto out;
         t = App_trace(a);
     }
@@ -307,8 +312,13 @@ int cmd_view(int argc, char **argv) {
     else rc = App_runInteractive(a, NULL);
 out:
     if (a && LazyLoad_ownsModel(a)) t = NULL;
-    App_free(a);
+    App_free(a); /* joins the background load, which may add a note */
     Trace_free(t);
+    if (notes) { /* the terminal is restored: -v's cache notes, as stats -v prints them */
+        fclose(notes);
+        fputs(notes_text, stderr);
+        free(notes_text);
+    }
     free(kv);
     InputOptions_free(inp);
     return rc;

@@ -16,12 +16,9 @@ typedef struct {
     CollReport *R;
     CollDeviceSplit *dev;
     size_t n_dev;
-    size_t n_inst;       /* instances in the range */
-    size_t *last;        /* per CollReport.ranks: arrived last (in the range) */
-    int64_t *waited_for; /* per CollReport.ranks */
+    CollArrivals A;      /* over the instances in the range, per CollReport.ranks */
     CollName *names;     /* per name over the instances in the range */
     size_t n_names;
-    int straggler;       /* index into R->ranks, -1 */
 } Summary;
 
 static int cmp_i64(const void *a, const void *b) {
@@ -43,8 +40,7 @@ static void summarize(Summary *S, const Trace *t, const OverlapFilter *f, const 
     CollReport *R = S->R;
     if (R->n_ranks >= 2 || one_rank_split)
         S->dev = Coll_deviceSplit(t, R, f->t0, f->t1, f->rank == OVERLAP_ANY_RANK ? INT32_MIN : f->rank, &S->n_dev);
-    S->last = xcalloc(R->n_ranks + 1, sizeof *S->last);
-    S->waited_for = xcalloc(R->n_ranks + 1, sizeof *S->waited_for);
+    Coll_arrivals(R, f->t0, f->t1, &S->A);
     S->names = xcalloc(R->n_names + 1, sizeof *S->names);
     int64_t *skews = xmalloc((R->n_inst + 1) * sizeof *skews);
     for (size_t k = 0; k < R->n_names; k++) {
@@ -60,30 +56,12 @@ static void summarize(Summary *S, const Trace *t, const OverlapFilter *f, const 
     }
     free(skews);
     qsort(S->names, S->n_names, sizeof *S->names, cmp_count);
-    for (size_t i = 0; i < R->n_inst; i++) {
-        const CollInstance *I = &R->inst[i];
-        if (I->last_start < f->t0 || I->last_start >= f->t1) continue;
-        S->n_inst++;
-        if (I->skew == 0) continue; /* all at once: nobody arrived last */
-        const CollRank *lr = Coll_rank(R, I->last_rank);
-        size_t ri = (size_t)(lr - R->ranks);
-        S->last[ri]++;
-        for (uint32_t j = 0; j < I->n; j++) S->waited_for[ri] += R->members[I->first + j].wait;
-    }
-    S->straggler = -1;
-    for (size_t r = 0; r < R->n_ranks; r++) {
-        if (!S->last[r]) continue;
-        if (S->straggler < 0 || S->last[r] > S->last[S->straggler] ||
-            (S->last[r] == S->last[S->straggler] && S->waited_for[r] > S->waited_for[S->straggler]))
-            S->straggler = (int)r;
-    }
 }
 
 static void summary_free(Summary *S) {
     CollReport_free(S->R);
     free(S->dev);
-    free(S->last);
-    free(S->waited_for);
+    CollArrivals_free(&S->A);
     free(S->names);
 }
 
@@ -123,7 +101,7 @@ void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f, const C
         return;
     }
     fprintf(out, "%zu ranks, %zu comm kernels: %zu matched instances, %zu kernels unmatched, %zu mismatched\n",
-            R->n_ranks, R->comm_kernels, S.n_inst, R->unmatched, R->mismatched);
+            R->n_ranks, R->comm_kernels, S.A.n_inst, R->unmatched, R->mismatched);
     fprintf(out, "comm per device (us): wait = before the last rank arrived, transfer = after\n");
     fprintf(out, "%4s %4s %10s %10s %10s %10s %10s %10s %5s %10s %10s\n", "rank", "dev", "comm", "wait", "transfer",
             "exposed", "exp.wait", "exp.xfer", "last", "waited on", "clock off");
@@ -137,20 +115,14 @@ void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f, const C
         Time_formatUs(c[3], 32, d->exposed);
         Time_formatUs(c[4], 32, d->exposed_wait);
         Time_formatUs(c[5], 32, d->exposed_transfer);
-        Time_formatUs(c[6], 32, S.waited_for[ri]);
+        Time_formatUs(c[6], 32, S.A.waited_for[ri]);
         Time_formatUs(c[7], 32, R->ranks[ri].clock_offset);
         fprintf(out, "%4d %4" PRId64 " %10s %10s %10s %10s %10s %10s %5zu %10s %10s\n", d->rank, d->device, c[0], c[1],
-                c[2], c[3], c[4], c[5], S.last[ri], c[6], c[7]);
+                c[2], c[3], c[4], c[5], S.A.last[ri], c[6], c[7]);
     }
-    char h[32];
-    if (S.straggler >= 0) {
-        human(h, sizeof h, S.waited_for[S.straggler]);
-        fprintf(out, "straggler: rank %d arrived last in %zu of %zu collectives; others waited %s for it (summed over "
-                     "the ranks that waited)\n",
-                R->ranks[S.straggler].rank, S.last[S.straggler], S.n_inst, h);
-    } else {
-        fprintf(out, "straggler: none (no matched collectives%s)\n", f->t0 != INT64_MIN || f->t1 != INT64_MAX ? " in the range" : "");
-    }
+    char line[256];
+    Coll_stragglerLine(R, &S.A, f->t0 != INT64_MIN || f->t1 != INT64_MAX, line, sizeof line);
+    fprintf(out, "%s\n", line);
     if (S.n_names) {
         fprintf(out, "per collective (skew = last start - first start, us)\n%7s %12s %12s  %s\n", "count", "median skew",
                 "max skew", "name");
@@ -179,7 +151,7 @@ void stats_coll_json(FILE *out, const Trace *t, const OverlapFilter *f, const Co
     fprintf(out,
             ",\n  \"collectives\": {\n    \"ranks\": %zu, \"comm_kernels\": %zu, \"instances\": %zu, \"unmatched\": %zu,"
             " \"mismatched\": %zu, \"args_read\": %zu,\n",
-            R->n_ranks, R->comm_kernels, S.n_inst, R->unmatched, R->mismatched, R->args_read);
+            R->n_ranks, R->comm_kernels, S.A.n_inst, R->unmatched, R->mismatched, R->args_read);
     fprintf(out,
             "    \"clock\": {\"median_end_spread_ns\": %" PRId64 ", \"max_end_spread_ns\": %" PRId64
             ", \"max_clock_offset_ns\": %" PRId64 ", \"negative_transfers\": %zu, \"reliable\": %s, \"warning\": ",
@@ -197,12 +169,12 @@ void stats_coll_json(FILE *out, const Trace *t, const OverlapFilter *f, const Co
                 ", \"exposed_transfer_ns\": %" PRId64 ", \"arrived_last\": %zu, \"others_waited_ns\": %" PRId64
                 ", \"clock_offset_ns\": %" PRId64 "}",
                 i ? "," : "", d->rank, d->device, d->comm, d->wait, d->transfer, d->exposed, d->exposed_wait,
-                d->exposed_transfer, S.last[ri], S.waited_for[ri], R->ranks[ri].clock_offset);
+                d->exposed_transfer, S.A.last[ri], S.A.waited_for[ri], R->ranks[ri].clock_offset);
     }
     fputs(S.n_dev ? "\n    ],\n    \"straggler\": " : "],\n    \"straggler\": ", out);
-    if (S.straggler >= 0)
+    if (S.A.straggler >= 0)
         fprintf(out, "{\"rank\": %d, \"arrived_last\": %zu, \"of\": %zu, \"others_waited_ns\": %" PRId64 "}",
-                R->ranks[S.straggler].rank, S.last[S.straggler], S.n_inst, S.waited_for[S.straggler]);
+                R->ranks[S.A.straggler].rank, S.A.last[S.A.straggler], S.A.n_inst, S.A.waited_for[S.A.straggler]);
     else fputs("null", out);
     fputs(",\n    \"per_name\": [", out);
     for (size_t k = 0; k < S.n_names; k++) {

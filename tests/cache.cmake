@@ -11,3 +11,8 @@ set_tests_properties(cache.cli PROPERTIES TIMEOUT 300)
 # the cache trusts only this user's snapshots: modes, owners, symlinks
 add_test(NAME cache.trust COMMAND bash ${cache_dir}/trust.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set_tests_properties(cache.trust PROPERTIES TIMEOUT 120)
+
+# view -v reports the cache after the screen is gone (tmux)
+add_test(NAME cache.view_verbose
+  COMMAND bash ${cache_dir}/view_verbose.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
+set_tests_properties(cache.view_verbose PROPERTIES LABELS "tmux" SKIP_RETURN_CODE 77 TIMEOUT 120)

@@ -44,7 +44,7 @@ void Band_renderRow(Grid *g, int x, int y, int w, const int64_t *ns, Caps caps, 
     }
 }
 
-void Band_legend(Grid *g, Rect r, Caps caps, const Glyphs *gl, uint32_t wait_glyph) {
+void Band_legend(Grid *g, Rect r, Caps caps, const Glyphs *gl, uint32_t wait_glyph, const char *note) {
     Grid_fill(g, r, ' ', ROLE_DEFAULT, 0);
     int x = r.x, end = r.x + r.w;
     x += Grid_text(g, x, r.y, end - x, "band:", ROLE_DIM, 0);
@@ -67,6 +67,10 @@ void Band_legend(Grid *g, Rect r, Caps caps, const Glyphs *gl, uint32_t wait_gly
         Grid_put(g, x++, r.y, wait_glyph, ROLE_DIM, 0);
         x++;
         x += Grid_text(g, x, r.y, end - x, "coll wait", ROLE_DEFAULT, 0);
+    }
+    if (note) {
+        if (x + 2 + (int)strlen(note) <= end) Grid_text(g, x + 2, r.y, end - x - 2, note, ROLE_DIM, 0);
+        return;
     }
     if (caps.colors == 0 || x + 20 >= end) return;
     x += 2;

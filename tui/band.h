@@ -14,7 +14,9 @@ BandState Band_pick(const int64_t ns[BAND__COUNT]);
 /* Draws w columns from ns[c * BAND__COUNT + state]. */
 void Band_renderRow(Grid *g, int x, int y, int w, const int64_t *ns, Caps caps, const Glyphs *gl);
 /* The always-visible legend line; wait_glyph (0: none) names the wait part of matched
- * collectives (a feature's legend operation), after the band states, within 80 columns. */
-void Band_legend(Grid *g, Rect r, Caps caps, const Glyphs *gl, uint32_t wait_glyph);
+ * collectives (a feature's legend operation), after the band states, within 80 columns.
+ * Then the event classes' colours, or note instead (a feature's legend_note: what its
+ * lines show; NULL: none) where it fits whole. */
+void Band_legend(Grid *g, Rect r, Caps caps, const Glyphs *gl, uint32_t wait_glyph, const char *note);
 
 #endif

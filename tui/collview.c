@@ -23,6 +23,8 @@ typedef struct {
     const CollOptions *opt; /* Coll_analyze's options (NULL: defaults; the caller's) */
     CollDeviceSplit *split; /* the marked range, per device */
     size_t n_split;
+    CollArrivals arrivals;  /* the marked range's instances: who arrived last */
+    char straggler[256];    /* the marked range's straggler sentence (as stats --range) */
     int64_t split_a, split_b; /* what split was computed for */
 } CollViewState;
 
@@ -45,6 +47,7 @@ static void cv_reset(App *a, void *st, const Trace *old) {
     free(s->split);
     s->split = NULL;
     s->n_split = 0;
+    CollArrivals_free(&s->arrivals);
 }
 
 static void cv_free(App *a, void *st) {
@@ -96,6 +99,9 @@ static void cv_sync(App *a, void *st) {
     if (s->split && r0 == s->split_a && r1 == s->split_b) return;
     free(s->split);
     s->split = Coll_deviceSplit(a->t, s->report, r0, r1, INT32_MIN, &s->n_split);
+    CollArrivals_free(&s->arrivals);
+    Coll_arrivals(s->report, r0, r1, &s->arrivals);
+    Coll_stragglerLine(s->report, &s->arrivals, true, s->straggler, sizeof s->straggler);
     s->split_a = r0;
     s->split_b = r1;
 }
@@ -178,10 +184,11 @@ static uint32_t *arrival_order(const CollMember *mb, uint32_t n) {
 /* The arrivals table: its header and rows (row: arrival, rank, start, wait, "  last"). */
 #define ARRIVAL_HEAD "arrival  rank  start after first          wait   x/X: last/next rank"
 #define ARRIVAL_ROW  "%7u  %4d  %17s  %12s"
-/* The wait table of the range panel: its header, rows and what wait means. */
-#define SPLIT_HEAD "%-8s %10s %10s %10s %10s %10s  (us)"
-#define SPLIT_ROW  "%-8s %10s %10s %10s %10s %10s"
-#define SPLIT_NOTE "wait: before the last rank arrived; exp.: exposed (nothing computes)"
+/* The wait table of the range panel: its header, rows and what they mean (the
+ * columns and words of `stats --range`'s collectives table). */
+#define SPLIT_HEAD "%-6s %9s %9s %9s %9s %9s %4s %9s  (us)"
+#define SPLIT_ROW  "%-6s %9s %9s %9s %9s %9s %4zu %9s"
+#define SPLIT_NOTE "wait: before the last rank arrived; exp.: exposed (nothing computes); last: collectives the rank arrived last at; waited on: the others' wait for it"
 
 /* One line per rank from y on, in arrival order; short of room, the last arrival still
  * shows on the last line. */
@@ -230,7 +237,8 @@ int CollView_rangeLines(const App *a, int w) {
     if (!s->report || !s->split || !View_rangeSet(&a->v)) return 0;
     Rect r = {0, 0, w, 1};
     int why = s->report->unreliable ? Details_wrapText(NULL, r, 0, s->report->unreliable_why, 0) : 0;
-    return 1 + (int)(s->n_split < 8 ? s->n_split : 8) + Details_wrapText(NULL, r, 0, SPLIT_NOTE, 0) + why;
+    return 1 + (int)(s->n_split < 8 ? s->n_split : 8) + Details_wrapText(NULL, r, 0, s->straggler, 0) +
+           Details_wrapText(NULL, r, 0, SPLIT_NOTE, 0) + why;
 }
 
 /* The columns the section's tables take (the panel is laid out to show them whole). */
@@ -238,27 +246,36 @@ static int cv_width(const App *a, const void *st) {
     (void)st;
     char h[128];
     if (a->v.panel == PANEL_RANGE && View_rangeSet(&a->v))
-        return CollView_rangeLines(a, 80) ? snprintf(h, sizeof h, SPLIT_HEAD, "", "", "", "", "", "") : 0;
+        return CollView_rangeLines(a, 80) ? snprintf(h, sizeof h, SPLIT_HEAD, "", "", "", "", "", "", "", "") : 0;
     return sel_member(a) ? (int)strlen(ARRIVAL_HEAD) : 0;
 }
 
-/* Wait vs transfer per device over the range (8 devices at most). */
+/* The straggler of the range, then wait vs transfer per device over the range (8
+ * devices at most) with the collectives each rank arrived last at and the others' wait
+ * for it. */
 static void render_range(Grid *g, Rect r, const CollViewState *s) {
     if (r.h <= 0) return;
     int y = r.y;
+    /* who the others waited for first: the table may not fit whole */
+    y += Details_wrapText(g, r, y, s->straggler, s->arrivals.straggler >= 0 ? ROLE_BAD : ROLE_PANEL);
+    if (y >= r.y + r.h) return;
     Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, SPLIT_HEAD, "dev", "comm", "wait", "transfer", "exp.wait",
-                "exp.xfer");
+                "exp.xfer", "last", "waited on");
+    const CollReport *R = s->report;
     for (size_t i = 0; i < s->n_split && i < 8 && y < r.y + r.h; i++, y++) {
         const CollDeviceSplit *d = &s->split[i];
-        char c[5][32], dev[32];
+        const CollRank *cr = Coll_rank(R, d->rank);
+        size_t ri = cr ? (size_t)(cr - R->ranks) : R->n_ranks; /* the arrays hold one slot more */
+        char c[6][32], dev[32];
         Time_formatUs(c[0], 32, d->comm);
         Time_formatUs(c[1], 32, d->wait);
         Time_formatUs(c[2], 32, d->transfer);
         Time_formatUs(c[3], 32, d->exposed_wait);
         Time_formatUs(c[4], 32, d->exposed_transfer);
+        Time_formatUs(c[5], 32, s->arrivals.waited_for[ri]);
         snprintf(dev, sizeof dev, "r%d:%" PRId64, d->rank, d->device);
         Grid_printf(g, r.x, y, r.w, d->exposed_wait > d->exposed_transfer ? ROLE_BAD : ROLE_PANEL, 0,
-                    SPLIT_ROW, dev, c[0], c[1], c[2], c[3], c[4]);
+                    SPLIT_ROW, dev, c[0], c[1], c[2], c[3], c[4], s->arrivals.last[ri], c[5]);
     }
     if (y < r.y + r.h) y += Details_wrapText(g, r, y, SPLIT_NOTE, ROLE_DIM);
     if (y < r.y + r.h && s->report->unreliable) Details_wrapText(g, r, y, s->report->unreliable_why, ROLE_ERROR);

@@ -106,6 +106,50 @@ void CounterLane_addLines(Lines *L, const Trace *t, const CounterSet *cs, const 
     *L = out;
 }
 
+/* The header words of the values column's two fields. */
+static const char AT_HEAD[] = "at cursor", RANGE_HEAD[] = "view min..max";
+
+CounterColumns CounterLane_valueColumns(int vwid, int plot_w) {
+    CounterColumns c = {vwid > (int)sizeof AT_HEAD - 1 ? vwid : (int)sizeof AT_HEAD - 1, 2 * vwid + 2, 0};
+    if (c.range < (int)sizeof RANGE_HEAD - 1) c.range = (int)sizeof RANGE_HEAD - 1;
+    int both = 1 + c.at + 2 + c.range + 1, at = 1 + c.at + 1;
+    /* the range field where the timeline keeps its room for it, else the value alone */
+    if (plot_w - both - 1 >= COUNTER_PLOT_FOR_RANGE) c.w = both;
+    else c.w = at;
+    if (c.w != both) c.range = 0;
+    return c;
+}
+
+void CounterLane_valueText(const CounterColumns *c, const char *at, const char *lo, const char *hi, char *buf,
+                           size_t n) {
+    if (!c->range) {
+        snprintf(buf, n, " %*s ", c->at, at);
+        return;
+    }
+    char r[112];
+    if (lo && hi) snprintf(r, sizeof r, "%s..%s", lo, hi);
+    else snprintf(r, sizeof r, "-");
+    snprintf(buf, n, " %*s  %*s ", c->at, at, c->range, r);
+}
+
+void CounterLane_valueHead(const CounterColumns *c, char *buf, size_t n) {
+    if (c->range) snprintf(buf, n, " %*s  %*s ", c->at, AT_HEAD, c->range, RANGE_HEAD);
+    else snprintf(buf, n, " %*s ", c->at, AT_HEAD);
+}
+
+int CounterLane_valueWidth(const Trace *t, const CounterSet *cs) {
+    int w = 1;
+    for (size_t i = 0; cs && i < cs->n; i++) {
+        const CounterSeries *s = &cs->s[i];
+        for (size_t j = 0; j < s->n; j++) {
+            char b[48];
+            Counter_format(Counter_value(t, s, j), s->bytes, b, sizeof b);
+            if ((int)strlen(b) > w) w = (int)strlen(b);
+        }
+    }
+    return w;
+}
+
 static void render_series(const App *a, Grid *g, int y, Rect plot, const CounterSeries *s) {
     const ViewState *v = &a->v;
     int W = plot.w;
@@ -113,31 +157,34 @@ static void render_series(const App *a, Grid *g, int y, Rect plot, const Counter
     bool *has = xmalloc((size_t)W * sizeof *has);
     uint8_t *lvl = xmalloc((size_t)W);
     CounterLane_columns(a->t, s, v->t0, v->t1, W, val, has);
-    double lo, hi;
-    bool any = CounterLane_levels(val, has, W, lvl, &lo, &hi);
+    CounterLane_levels(val, has, W, lvl, NULL, NULL);
     int role = ROLE_CLASS + (s->bytes ? CLASS_MEMORY : CLASS_OTHER);
     int cur = TraceIndex_colOf(v->t0, v->t1, W, v->cursor);
     for (int c = 0; c < W; c++) {
         if (c == cur && !lvl[c]) Grid_put(g, plot.x + c, y, a->gl->vline, ROLE_DIM, 0);
         else Grid_put(g, plot.x + c, y, CounterLane_glyph(lvl[c], a->gl->unicode), role, c == cur ? ATTR_REVERSE : 0);
     }
-    double at;
-    if (Counter_valueAt(a->t, s, v->cursor, &at)) {
-        char sv[48], slo[48], shi[48], text[192];
-        Counter_format(at, s->bytes, sv, sizeof sv);
-        if (any && W >= 90) {
-            Counter_format(lo, s->bytes, slo, sizeof slo);
-            Counter_format(hi, s->bytes, shi, sizeof shi);
-            snprintf(text, sizeof text, " %s  (view %s..%s) ", sv, slo, shi);
-        } else {
-            snprintf(text, sizeof text, " %s ", sv);
-        }
-        int len = (int)strlen(text);
-        if (len < W) Grid_text(g, plot.x + W - len, y, len, text, ROLE_PANEL_KEY, ATTR_BOLD);
-    }
     free(val);
     free(has);
     free(lvl);
+}
+
+/* The values column of a series' line: the value in effect at the cursor, and the
+ * min..max of the samples in view (what `stats --range` says over the view). */
+static void render_values(const App *a, Grid *g, int y, Rect vals, const CounterColumns *cc, const CounterSeries *s) {
+    if (vals.w <= 0) return;
+    Grid_put(g, vals.x - 1, y, a->gl->vline, ROLE_DIM, 0);
+    double at;
+    CounterStats st;
+    char sv[48] = "-", slo[48], shi[48], text[192];
+    if (Counter_valueAt(a->t, s, a->v.cursor, &at)) Counter_format(at, s->bytes, sv, sizeof sv);
+    bool any = cc->range && Counter_stats(a->t, s, a->v.t0, a->v.t1, &st);
+    if (any) {
+        Counter_format(st.min, s->bytes, slo, sizeof slo);
+        Counter_format(st.max, s->bytes, shi, sizeof shi);
+    }
+    CounterLane_valueText(cc, sv, any ? slo : NULL, any ? shi : NULL, text, sizeof text);
+    Grid_text(g, vals.x, y, vals.w, text, ROLE_PANEL_KEY, ATTR_BOLD);
 }
 
 int CounterPanel_render(Grid *g, Rect r, const Trace *t, const CounterSet *cs, int64_t a, int64_t b, bool ascii) {
@@ -166,6 +213,7 @@ int CounterPanel_render(Grid *g, Rect r, const Trace *t, const CounterSet *cs, i
 
 typedef struct {
     CounterSet *set; /* the model's series */
+    int vwid;        /* the widest value of any sample, formatted */
 } CounterLaneState;
 
 extern const Feature CounterLane_feature;
@@ -173,6 +221,7 @@ extern const Feature CounterLane_feature;
 static void *cl_init(App *a) {
     CounterLaneState *s = xcalloc(1, sizeof *s);
     s->set = CounterSet_build(a->t);
+    s->vwid = CounterLane_valueWidth(a->t, s->set);
     return s;
 }
 
@@ -192,14 +241,40 @@ static void cl_retrace(App *a, void *st, const Trace *old) {
     CounterLaneState *s = st;
     CounterSet_free(s->set);
     s->set = CounterSet_build(a->t);
+    s->vwid = CounterLane_valueWidth(a->t, s->set);
 }
 
 static void cl_lines(App *a, void *st, Lines *L) {
     CounterLane_addLines(L, a->t, ((CounterLaneState *)st)->set, a->collapsed);
 }
 
+/* Whether a counter line is among the timeline's lines. */
+static bool has_lines(const App *a) {
+    for (size_t i = 0; i < a->lines.n; i++)
+        if (a->lines.v[i].kind == LINE_COUNTER) return true;
+    return false;
+}
+
+/* The values column, on every line while a counter line is there (one time axis). */
+static int cl_reserve(const App *a, const void *st, int plot_w) {
+    if (!has_lines(a)) return 0;
+    return CounterLane_valueColumns(((const CounterLaneState *)st)->vwid, plot_w).w;
+}
+
+/* The values column's header, over it in the ruler's rows. */
+static void cl_render(App *a, void *st, Grid *g, const Layout *L) {
+    if (L->values.w <= 0 || !has_lines(a)) return;
+    CounterColumns cc = CounterLane_valueColumns(((CounterLaneState *)st)->vwid, L->plot.w + L->values.w + 1);
+    char head[160];
+    CounterLane_valueHead(&cc, head, sizeof head);
+    Grid_fill(g, (Rect){L->values.x - 1, L->values.y, L->values.w + 1, 2}, ' ', ROLE_RULER, 0);
+    Grid_text(g, L->values.x, L->values.y, L->values.w, head, ROLE_RULER_LABEL, 0);
+    Grid_hline(g, L->values.x, L->values.y + 1, L->values.w, a->gl->hline, ROLE_RULER);
+}
+
 static bool cl_draw_line(App *a, void *st, Grid *g, const LineSlot *ls) {
-    const CounterSet *cs = ((CounterLaneState *)st)->set;
+    const CounterLaneState *cst = st;
+    const CounterSet *cs = cst->set;
     const Line *L = ls->line;
     if (L->kind != LINE_COUNTER) return false;
     bool known = cs && L->row < cs->n;
@@ -207,7 +282,13 @@ static bool cl_draw_line(App *a, void *st, Grid *g, const LineSlot *ls) {
     if (known) CounterLane_label(a->t, &cs->s[L->row], label, sizeof label);
     else snprintf(label, sizeof label, " counter");
     Lanes_label(a, g, ls->labels, ls->y, label, ls->selected);
-    if (known) render_series(a, g, ls->y, ls->plot, &cs->s[L->row]);
+    if (!known) return true;
+    render_series(a, g, ls->y, ls->plot, &cs->s[L->row]);
+    Rect vals = a->layout.values;
+    if (vals.w > 0) {
+        CounterColumns cc = CounterLane_valueColumns(cst->vwid, ls->plot.w + vals.w + 1);
+        render_values(a, g, ls->y, vals, &cc, &cs->s[L->row]);
+    }
     return true;
 }
 
@@ -238,6 +319,8 @@ const Feature CounterLane_feature = {
     .retrace = cl_retrace,
     .lines = cl_lines,
     .draw_line = cl_draw_line,
+    .plot_reserve = cl_reserve,
+    .render = cl_render,
     .pick = cl_pick,
     .section = cl_section,
 };

@@ -71,6 +71,9 @@ typedef struct Feature {
     void (*mark_row)(App *a, void *st, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
     /* A glyph the legend should name (0: none); the first feature with one wins. */
     uint32_t (*legend)(const App *a, const void *st);
+    /* What its lines show, for the legend in place of the event colours (NULL: none);
+     * the first feature with one wins. */
+    const char *(*legend_note)(const App *a, const void *st);
 
     /* ---- the screen ---- */
     /* A note for the title bar (NULL: none); the first feature with one wins. */
@@ -79,6 +82,9 @@ typedef struct Feature {
     bool (*cover)(App *a, void *st, Grid *g);
     /* Draws over the timeline (labels and plot), after it. */
     void (*render)(App *a, void *st, Grid *g, const Layout *L);
+    /* Columns it needs at the right of the plot on every line (0: none), given the
+     * plot's width; the widest wins (Layout_reserveRight) and is a->layout.values. */
+    int (*plot_reserve)(const App *a, const void *st, int plot_w);
     /* Columns the side panel's content needs (0: any); the layout takes the widest. */
     int (*panel_width)(const App *a, const void *st);
     /* Draws the side panel (frame and content) when it has one to show: true when it
@@ -118,11 +124,14 @@ unsigned Features_poll(App *a);
 void Features_sync(App *a);
 bool Features_key(App *a, const TuiKey *k, unsigned *redraw);
 bool Features_activate(App *a, const TuiKey *k, unsigned *redraw);
+/* The widest plot_reserve of the features for a plot of plot_w columns. */
+int Features_plotReserve(const App *a, int plot_w);
 void Features_lines(App *a, Lines *L);
 bool Features_drawLine(App *a, Grid *g, const LineSlot *ls);
 size_t Features_pick(const App *a, const Line *L);
 void Features_markRow(App *a, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols);
 uint32_t Features_legend(const App *a);
+const char *Features_legendNote(const App *a);
 const char *Features_title(const App *a, char *buf, size_t n);
 bool Features_cover(App *a, Grid *g);
 void Features_render(App *a, Grid *g, const Layout *L);

@@ -111,6 +111,15 @@ void Features_sync(App *a) {
         if (FEATURES[i]->sync) FEATURES[i]->sync(a, a->feat[i]);
 }
 
+int Features_plotReserve(const App *a, int plot_w) {
+    int w = 0;
+    for (size_t i = 0; i < N_FEATURES; i++) {
+        int need = FEATURES[i]->plot_reserve ? FEATURES[i]->plot_reserve(a, a->feat[i], plot_w) : 0;
+        if (need > w) w = need;
+    }
+    return w;
+}
+
 int Features_panelWidth(const App *a) {
     int w = 0;
     for (size_t i = 0; i < N_FEATURES; i++) {
@@ -162,6 +171,14 @@ uint32_t Features_legend(const App *a) {
         if (glyph) return glyph;
     }
     return 0;
+}
+
+const char *Features_legendNote(const App *a) {
+    for (size_t i = 0; i < N_FEATURES; i++) {
+        const char *note = FEATURES[i]->legend_note ? FEATURES[i]->legend_note(a, a->feat[i]) : NULL;
+        if (note) return note;
+    }
+    return NULL;
 }
 
 const char *Features_title(const App *a, char *buf, size_t n) {

@@ -12,6 +12,7 @@
 void App_render(App *a, Grid *g) {
     Grid_clear(g);
     Layout L = Layout_computeFor(g->w, g->h, !a->v.panel_hidden, Features_panelWidth(a));
+    if (!L.too_small) Layout_reserveRight(&L, Features_plotReserve(a, L.plot.w));
     a->layout = L;
     if (L.too_small) {
         char buf[128];
@@ -29,6 +30,6 @@ void App_render(App *a, Grid *g) {
     Lanes_render(a, g, L.labels, L.plot);
     Features_render(a, g, &L);
     if (L.panel.w > 0 && L.panel.h > 0) Features_panel(a, g, L.panel, L.panel_right);
-    Band_legend(g, L.legend, a->caps, a->gl, Features_legend(a));
+    Band_legend(g, L.legend, a->caps, a->gl, Features_legend(a), Features_legendNote(a));
     Statusbar_status(a, g, L.status);
 }

@@ -40,6 +40,10 @@ static const char *const TAIL[] = {
     "a cell, and bars of growing height show how full a cell holding several events is.",
     "Group headers give the device's overlap ratio (hidden / all comm) for the visible range.",
     "Range panel figures are those of: ovtrace stats --range A:B (shown in the panel).",
+    "Rank overview (O): a line per device, labelled like r7 1.6ms L5:",
+    "  r7 the rank, 1.6ms its device's exposed comm over the whole trace,",
+    "  L5 the collectives at which the rank arrived last (the others waited for it);",
+    "  * after it: the rank's CPU lanes are still loading.",
 };
 #define N_HEAD (int)(sizeof HEAD / sizeof HEAD[0])
 #define N_TAIL (int)(sizeof TAIL / sizeof TAIL[0])
@@ -85,7 +89,7 @@ static bool help_cover(App *a, void *st, Grid *g) {
     for (int i = s->scroll; y < g->h - 1 && Help_line(a, i, line, sizeof line); i++, y++)
         Grid_textAscii(g, 1, y, g->w - 2, line, i == 0 ? ROLE_PANEL_TITLE : ROLE_PANEL, i == 0 ? ATTR_BOLD : 0,
                        !a->gl->unicode);
-    Band_legend(g, (Rect){0, g->h - 1, g->w, 1}, a->caps, a->gl, Features_legend(a));
+    Band_legend(g, (Rect){0, g->h - 1, g->w, 1}, a->caps, a->gl, Features_legend(a), Features_legendNote(a));
     return true;
 }
 

@@ -36,6 +36,10 @@ void KTable_build(KTable *kt, const Trace *t, int64_t t0, int64_t t1, bool all) 
         const TraceEvent *e = &t->events[i];
         if (!counts(e, all) || !in_range(e, t0, t1) || e->name >= nn) continue;
         int64_t d = e->dur > 0 ? e->dur : 0;
+        if (!kt->whole) { /* the part inside the range */
+            int64_t s0 = e->ts > t0 ? e->ts : t0, end = TraceEvent_end(e), s1 = end < t1 ? end : t1;
+            d = s1 > s0 ? s1 - s0 : 0;
+        }
         uint32_t s = slot[e->name];
         if (!s) {
             GROW(kt->rows, cap, kt->n + 1);
@@ -63,10 +67,11 @@ void KTable_free(KTable *kt) {
     drop_shown(kt);
     free(kt->rows);
     KtCol s = kt->sort;
-    bool asc = kt->asc;
+    bool asc = kt->asc, whole = kt->whole;
     memset(kt, 0, sizeof *kt);
     kt->sort = s;
     kt->asc = asc;
+    kt->whole = whole;
 }
 
 static const Trace *sort_t; /* qsort has no context; the table is sorted on the UI thread only */
@@ -171,9 +176,13 @@ int KTable_render(Grid *g, Rect r, const Trace *t, KTable *kt, size_t sel, size_
     size_t events = 0;
     for (size_t i = 0; i < kt->n; i++) events += kt->rows[i].count;
     /* a lazy load's GPU-first model: "all events" cannot include the CPU lanes yet */
-    snprintf(buf, sizeof buf, " %s in %s..%s: %zu names, %zu events%s  (1-8 sort, Enter slowest, a %s, </> scroll names, y copy, t/Esc close)",
+    snprintf(buf, sizeof buf,
+             " %s in %s..%s: %zu names, %zu events%s, %s  (1-8 sort, w %s, Enter slowest, a %s, </> scroll names, y copy, "
+             "t/Esc close)",
              kt->all ? "Events" : "Kernels", a, b, kt->n, events,
-             kt->all && t->gpu_only ? " (GPU lanes only: CPU lanes loading)" : "", kt->all ? "kernels only" : "all events");
+             kt->all && t->gpu_only ? " (GPU lanes only: CPU lanes loading)" : "",
+             kt->whole ? KTABLE_WHOLE_WORDS : KTABLE_CLIPPED_WORDS, "whole/clipped",
+             kt->all ? "kernels only" : "all events");
     Grid_text(g, r.x, r.y, r.w, buf, ROLE_PANEL_TITLE, ATTR_BOLD);
     /* min and max make room for the names where the table is narrow */
     bool narrow = r.w - FIXED_W < NAME_MIN_W;
@@ -437,6 +446,14 @@ static void move_key(App *a, KTableState *s, const TuiKey *k) {
     case 'G':
     case TK_END: s->sel = n ? n - 1 : 0; break;
     case 'a': rebuild(a, s, !s->kt.all); break;
+    case 'w': { /* whole events / clipped to the range; the selection stays on its name */
+        uint32_t keep = s->sel < n ? s->kt.rows[s->sel].name : 0;
+        s->kt.whole = !s->kt.whole;
+        rebuild(a, s, s->kt.all);
+        for (size_t i = 0; i < s->kt.n; i++)
+            if (s->kt.rows[i].name == keep) s->sel = i;
+        break;
+    }
     case '<':
     case 'h':
     case TK_LEFT: s->kt.hscroll = s->kt.hscroll > HSCROLL_STEP ? s->kt.hscroll - HSCROLL_STEP : 0; break;
@@ -487,7 +504,7 @@ static bool kt_panel(App *a, void *st, Grid *g, Rect panel, bool at_right) {
 }
 
 static const KeyBinding KTABLE_KEYS[] = {
-    {{'t'}, "t", "kernel table of the marked (or visible) range: 1-8 sort, Enter slowest (then n/N), a all events, < > scroll names, y copy",
+    {{'t'}, "t", "kernel table of the marked (or visible) range, time clipped to it: w whole events, 1-8 sort, Enter slowest (then n/N), a all events, < > scroll names, y copy",
      k_open, 0},
 };
 

@@ -1,5 +1,7 @@
 /* The kernel table (key t): per event name in the visible or marked range,
- * count, total, mean, min, max, share of time and class, sortable by any column; Enter
+ * count, total, mean, min, max, share of time and class, sortable by any column; the
+ * time of each event clipped to the range (as the range panel and `stats --range`
+ * count it), or w: the events' whole durations (the title says which); Enter
  * jumps to the slowest instance and n/N then walk the instances by duration; y copies
  * the selected name to the clipboard with OSC 52 (off unless --osc52). The table's
  * contents and layout are pure functions, tested without curses. */
@@ -9,8 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ovtrace/analysis/overlap.h"
 #include "ovtrace/model/trace.h"
 #include "grid.h"
+
+/* The title's words for the two ways of counting an event's time. */
+#define KTABLE_CLIPPED_WORDS OVERLAP_CLIPPED_WORDS
+#define KTABLE_WHOLE_WORDS "whole events' time"
 
 typedef enum { KT_COUNT, KT_TOTAL, KT_MEAN, KT_MIN, KT_MAX, KT_SHARE, KT_CLASS, KT_NAME, KT__COLS } KtCol;
 
@@ -18,7 +25,8 @@ typedef struct {
     uint32_t name; /* StrTab id */
     uint8_t cls;   /* EventClass of its first instance */
     size_t count;
-    int64_t total, min, max; /* full durations of the instances that intersect the range */
+    int64_t total, min, max; /* durations of the instances that intersect the range: the
+                                parts inside it, or whole (KTable.whole) */
 } KtRow;
 
 typedef struct {
@@ -29,6 +37,8 @@ typedef struct {
     bool all; /* every event name (not counters), else GPU kernels only */
     KtCol sort;
     bool asc;
+    bool whole; /* the events' whole durations, else clipped to [t0, t1) (kept by
+                   KTable_free, like the sort) */
     /* the names as the name column shows them (KName_distinct), for shown_w columns;
      * rebuilt when the rows, their order or the width change */
     char **shown;
@@ -37,8 +47,8 @@ typedef struct {
     int hscroll; /* > 0: the name column shows the full names from this column on */
 } KTable;
 
-/* Rows for the events intersecting [t0, t1) (kernels only unless all). Sorted by total,
- * descending. */
+/* Rows for the events intersecting [t0, t1) (kernels only unless all), their time
+ * clipped to it unless kt->whole. Sorted by total, descending. */
 void KTable_build(KTable *kt, const Trace *t, int64_t t0, int64_t t1, bool all);
 void KTable_free(KTable *kt);
 /* Sorts by col (ties: by name id); asc or descending. */

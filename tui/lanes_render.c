@@ -282,6 +282,9 @@ void Lanes_render(App *a, Grid *g, Rect labels, Rect plot) {
         a->scratch_cols = plot.w;
     }
     int sep = labels.x + labels.w;
+    /* a group's header line runs on over the values column a feature reserved */
+    const Rect *vals = &a->layout.values;
+    int right = vals->w > 0 && vals->x == plot.x + plot.w + 1 ? vals->x + vals->w : plot.x + plot.w;
     for (int y = plot.y; y < plot.y + plot.h; y++) Grid_put(g, sep, y, a->gl->vline, ROLE_DIM, 0);
     for (int k = 0; k < plot.h; k++) {
         size_t line = App_lineAtRow(a, k);
@@ -290,7 +293,7 @@ void Lanes_render(App *a, Grid *g, Rect labels, Rect plot) {
         const Line *L = &a->lines.v[line];
         bool selected = line == v->line;
         if (L->kind == LINE_GROUP) {
-            render_group(a, g, y, labels.x, plot.x + plot.w, line, selected);
+            render_group(a, g, y, labels.x, right, line, selected);
             continue;
         }
         if (Features_drawLine(a, g, &(LineSlot){L, y, labels, plot, selected})) continue;

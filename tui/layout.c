@@ -36,3 +36,11 @@ Layout Layout_computeFor(int w, int h, bool panel_visible, int panel_need) {
     L.ruler = (Rect){L.plot.x, 1, L.plot.w, 2};
     return L;
 }
+
+bool Layout_reserveRight(Layout *L, int cols) {
+    if (L->too_small || cols <= 0 || L->plot.w - cols - 1 < LAYOUT_MIN_PLOT) return false;
+    L->plot.w -= cols + 1;
+    L->ruler.w = L->plot.w;
+    L->values = (Rect){L->plot.x + L->plot.w + 1, L->ruler.y, cols, L->plot.y + L->plot.h - L->ruler.y};
+    return true;
+}

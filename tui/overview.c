@@ -206,6 +206,12 @@ static bool ov_draw_line(App *a, void *st, Grid *g, const LineSlot *ls) {
     return true;
 }
 
+/* The legend says what a rank line's label holds (the events' colours: no event is drawn). */
+static const char *ov_legend_note(const App *a, const void *st) {
+    (void)a;
+    return ((const OverviewState *)st)->on ? OVERVIEW_LABEL_KEY : NULL;
+}
+
 static const KeyBinding OVERVIEW_KEYS[] = {
     {{'O'}, "O", "rank overview: one line per device (default from 8 ranks); Enter expands", k_toggle, 0},
 };
@@ -220,4 +226,5 @@ const Feature Overview_feature = {
     .activate = ov_activate,
     .lines = ov_lines,
     .draw_line = ov_draw_line,
+    .legend_note = ov_legend_note,
 };

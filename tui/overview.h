@@ -15,6 +15,8 @@
 struct App;
 
 #define OVERVIEW_MIN_RANKS 8
+/* What a rank line's label ("r7 1.6ms L5") holds, for the legend and the ? screen. */
+#define OVERVIEW_LABEL_KEY "rN T Lk: rank N, exposed comm T (whole trace), arrived last k times"
 
 /* Number of distinct ranks with GPU groups. */
 size_t Overview_ranks(const Trace *t);

@@ -110,7 +110,8 @@ void RangePanel_render(Grid *g, Rect r, const Trace *t, const OverlapReport *R, 
         }
     }
     if (y < r.y + r.h && R->n_kernels)
-        Grid_text(g, r.x, y++, r.w, "  count   total us  class   top kernels", ROLE_PANEL_KEY, ATTR_BOLD);
+        Grid_text(g, r.x, y++, r.w, "  count   total us  class   top kernels (" OVERLAP_CLIPPED_WORDS ")", ROLE_PANEL_KEY,
+                  ATTR_BOLD);
     /* the names told apart in the width left after the figures */
     char **names = R->n_kernels ? xcalloc(R->n_kernels, sizeof *names) : NULL;
     const char **full = R->n_kernels ? xcalloc(R->n_kernels, sizeof *full) : NULL;

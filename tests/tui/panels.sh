@@ -26,7 +26,7 @@ for size in 80x24 160x45 200x50; do
   # range: the command and the wait table header whole
   out=$("$BIN" view "$R0" "$R1" -q --dump --size "$size" --keys "m>>>>>>>>>>m") || fail "$size: range run failed"
   grep -qE -- "= ovtrace stats --range 0ns:[0-9]+ns" <<<"$out" || fail "$size: range command cut"
-  has "exp.wait   exp.xfer  (us)"
+  has "exp.wait  exp.xfer last waited on  (us)"
   has "ratio (us)"
   # runs compared: every figure and B - A
   out=$("$BIN" view --align start "$R0" "$R1" -q --dump --size "$size" --keys "C") || fail "$size: compare run failed"

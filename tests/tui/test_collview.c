@@ -134,8 +134,21 @@ static void test_details_and_keys(void **s) {
     /* range panel: wait vs transfer over [1000, 2000): rank 0 waits 600, transfers 400 */
     App_setRange(a, 1000, 2000);
     render(a, &g);
-    assert_true(CollView_rangeLines(a, 138) == 4);
-    assert_true(screen_has(&g, "exp.wait"));
+    /* the straggler sentence of stats --range, the table (header, two devices) and its
+     * note in two lines */
+    assert_int_equal(CollView_rangeLines(a, 138), 6);
+    assert_true(screen_has(&g, "exp.wait  exp.xfer last waited on  (us)"));
+    assert_true(screen_has(&g, "straggler: rank 1 arrived last in 1 of 1 collectives; others waited 600 ns for it "
+                               "(summed over the ranks that waited)"));
+    /* rank 1 arrived last once, rank 0 waited 600 ns (0.6 us: "1") for it */
+    int hy = -1;
+    for (int y = 0; y < g.h && hy < 0; y++)
+        if (strstr(row_text(&g, y), "last waited on")) hy = y;
+    assert_true(hy > 0 && hy + 2 < g.h);
+    assert_non_null(strstr(row_text(&g, hy + 1), " r0:0 "));
+    assert_non_null(strstr(row_text(&g, hy + 1), "    0         0"));
+    assert_non_null(strstr(row_text(&g, hy + 2), " r1:1 "));
+    assert_non_null(strstr(row_text(&g, hy + 2), "    1         1"));
     bool found = false;
     for (int y = 0; y < g.h && !found; y++) {
         const char *r = row_text(&g, y);

@@ -137,8 +137,9 @@ static void lines_and_render(void **state) {
     assert_int_equal(Grid_at(&g, x0 + c1, y)->ch, 0x2581);
     assert_int_equal(Grid_at(&g, x0 + c2, y)->ch, 0x2582);
     assert_int_equal(Grid_at(&g, x0 + 2, y)->ch, ' '); /* before the first sample */
-    /* the value under the cursor (9 at 50 ns) and the scale of the view */
-    assert_true(Grid_find(&g, y, " 9 B  (view 1 B..9 B)") > 0);
+    /* in the values column right of the plot (too narrow here for the min..max): the
+     * value under the cursor (9 at 50 ns) */
+    assert_int_equal(Grid_find(&g, y, " 9 B"), a->layout.values.x + a->layout.values.w - 5);
     /* selecting the line picks the sample in effect at the cursor: 9 at 35 */
     App_selectLine(a, (size_t)(a->v.top + (size_t)(y - a->layout.plot.y)));
     assert_true(a->v.sel < t->n_events);
@@ -199,11 +200,79 @@ static void ascii_glyphs(void **state) {
     Trace_free(t);
 }
 
+/* The values column: widths, texts, and a lane whose lowest sample shares a plot column
+ * with a higher one (a column draws its largest value) still says its true min. */
+static void values_column(void **state) {
+    (void)state;
+    /* "9 B" is 3 wide: "at cursor" (9) and "view min..max" (13) set the fields; the range
+     * field where the plot keeps 80 columns beside it */
+    CounterColumns c = CounterLane_valueColumns(3, 175);
+    assert_int_equal(c.at, 9);
+    assert_int_equal(c.range, 13);
+    assert_int_equal(c.w, 1 + 9 + 2 + 13 + 1);
+    c = CounterLane_valueColumns(3, 1 + 9 + 2 + 13 + 1 + 1 + 79);
+    assert_int_equal(c.range, 0);
+    assert_int_equal(c.w, 1 + 9 + 1);
+    char buf[128];
+    CounterLane_valueText(&c, "7", "1", "9", buf, sizeof buf);
+    assert_string_equal(buf, "         7 ");
+    c = CounterLane_valueColumns(8, 200);
+    CounterLane_valueText(&c, "8.04 GiB", "8.04 GiB", "9.88 GiB", buf, sizeof buf);
+    assert_string_equal(buf, "  8.04 GiB  8.04 GiB..9.88 GiB ");
+    CounterLane_valueHead(&c, buf, sizeof buf);
+    assert_string_equal(buf, " at cursor       view min..max ");
+    CounterLane_valueText(&c, "-", NULL, NULL, buf, sizeof buf);
+    assert_string_equal(buf, "         -                   - ");
+
+    /* GPU 0's memory: 5 at 10 us, 1 at 10 us + 1 ns, 9 at 10 us + 2 ns (one plot column
+     * holds all three: it draws 9), 5 at 50 us; the cursor at 60 us */
+    Fix f = Fix_new();
+    uint32_t k = Fix_gpu(&f, 0, 7), mem = Fix_cpu(&f, 9, 100);
+    Fix_add(&f, k, 0, 100000, "gemm", KIND_KERNEL, CLASS_COMPUTE);
+    add_sample(&f, mem, 10000, 5, MEM0);
+    add_sample(&f, mem, 10001, 1, MEM0);
+    add_sample(&f, mem, 10002, 9, MEM0);
+    add_sample(&f, mem, 50000, 5, MEM0);
+    Trace_finish(f.t);
+    Trace *t = f.t;
+    App *a = App_new(t, (Caps){true, 256}, "test");
+    Grid g;
+    Grid_init(&g, 200, 50);
+    a->v.t0 = 0;
+    a->v.t1 = 100000;
+    a->v.cursor = 60000;
+    App_sync(a);
+    App_render(a, &g);
+    int y = -1;
+    for (int r = 0; r < g.h && y < 0; r++)
+        if (Grid_find(&g, r, "mem allocated") >= 0) y = r;
+    assert_true(y > 0);
+    Rect v = a->layout.values, p = a->layout.plot;
+    assert_true(v.w > 0);
+    assert_int_equal(v.x, p.x + p.w + 1);
+    /* the header over the column, in the ruler's first row */
+    assert_int_equal(Grid_find(&g, a->layout.ruler.y, "at cursor"), v.x + 1 + 9 - 9);
+    assert_true(Grid_find(&g, a->layout.ruler.y, "view min..max") > v.x);
+    /* 5 at the cursor; min 1 (not 5, the lowest column's largest), max 9 */
+    assert_true(Grid_find(&g, y, "5 B") > v.x);
+    assert_true(Grid_find(&g, y, " 1 B..9 B ") > v.x);
+    /* nothing covers the sparkline: its last column (5, the view's lowest column: level 1)
+     * is a bar, and the plot ends before the values column */
+    assert_int_equal(Grid_at(&g, p.x + p.w - 1, y)->ch, 0x2581);
+    assert_true(Grid_find(&g, y, "B") > p.x + p.w);
+    /* the ruler ends with the plot: the column is not under a tick */
+    assert_int_equal(a->layout.ruler.w, p.w);
+    Grid_free(&g);
+    App_free(a);
+    Trace_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(columns_and_levels),
         cmocka_unit_test(lines_and_render),
         cmocka_unit_test(ascii_glyphs),
+        cmocka_unit_test(values_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

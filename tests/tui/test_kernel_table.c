@@ -205,6 +205,59 @@ static void keys_in_app(void **state) {
     Trace_free(t);
 }
 
+/* With a range that cuts events, the table counts their parts inside it, as the range
+ * panel (and stats --range) do, and says so; w: the whole events, said so too. */
+static void clipped_and_whole(void **state) {
+    (void)state;
+    Trace *t = fixture(NULL);
+    /* [105, 210): A@100 (30 ns) has 25 inside, A@200 (20 ns) 10: 35 clipped, 50 whole */
+    KTable kt = {0};
+    KTable_build(&kt, t, 105, 210, false);
+    assert_int_equal(kt.n, 1);
+    assert_int_equal(kt.rows[0].count, 2);
+    assert_int_equal(kt.rows[0].total, 35);
+    assert_int_equal(kt.rows[0].min, 10);
+    assert_int_equal(kt.rows[0].max, 25);
+    kt.whole = true;
+    KTable_build(&kt, t, 105, 210, false);
+    assert_true(kt.whole); /* kept by the rebuild */
+    assert_int_equal(kt.rows[0].total, 50);
+    assert_int_equal(kt.rows[0].min, 20);
+    KTable_free(&kt);
+
+    /* in the App: the range panel and the table over the same marked range */
+    App *a = App_new(t, (Caps){true, 256}, "test");
+    Grid g;
+    Grid_init(&g, 200, 50);
+    a->v.t0 = 0;
+    a->v.t1 = 700;
+    App_setRange(a, 105, 310); /* A: 25 + 20; B@300 (100 ns): 10 */
+    App_sync(a);
+    App_render(a, &g);
+    int py = Grid_findAny(&g, "top kernels (time clipped to the range)", NULL);
+    assert_true(py > 0);
+    assert_true(Grid_find(&g, py + 1, "      2          0  compute A") >= 0); /* 45 ns: "0" us */
+    key(a, 't');
+    App_render(a, &g);
+    int ty = Grid_findAny(&g, "Kernels in", NULL);
+    assert_true(ty >= 0);
+    assert_true(Grid_find(&g, ty, "2 names, 3 events, time clipped to the range") >= 0);
+    assert_true(Grid_findAny(&g, "  45ns ", NULL) >= 0);
+    assert_true(Grid_findAny(&g, "  10ns ", NULL) >= 0); /* B's 10 ns inside */
+    key(a, 'w');
+    App_render(a, &g);
+    assert_true(Grid_find(&g, ty, "2 names, 3 events, whole events' time") >= 0);
+    assert_true(Grid_findAny(&g, "  50ns ", NULL) >= 0);
+    assert_true(Grid_findAny(&g, "  100ns ", NULL) >= 0);
+    assert_true(Grid_findAny(&g, "  45ns ", NULL) < 0);
+    key(a, 'w');
+    App_render(a, &g);
+    assert_true(Grid_findAny(&g, "  45ns ", NULL) >= 0);
+    Grid_free(&g);
+    App_free(a);
+    Trace_free(t);
+}
+
 /* live mode: a new model keeps the open table, on the same name; a walk ends */
 static void new_model(void **state) {
     (void)state;
@@ -238,6 +291,7 @@ int main(void) {
         cmocka_unit_test(layout),
         cmocka_unit_test(osc52),
         cmocka_unit_test(keys_in_app),
+        cmocka_unit_test(clipped_and_whole),
         cmocka_unit_test(new_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -124,6 +124,24 @@ const CollRank *Coll_rank(const CollReport *r, int32_t rank);
 /* The rank that arrived last most often (ties: more waited_for), or NULL if none. */
 const CollRank *Coll_straggler(const CollReport *r);
 
+/* Arrivals over the instances whose last arrival falls in [t0, t1) (what `stats
+ * --range` and the range panel count): per CollReport.ranks slot, the instances with
+ * skew > 0 that rank arrived last at, and the wait of their members (what the others
+ * waited for it). */
+typedef struct {
+    size_t n_inst;       /* instances in the range */
+    size_t *last;        /* per slot */
+    int64_t *waited_for; /* per slot */
+    int straggler;       /* the slot that arrived last most often (ties: longer waited
+                            for; then the lower rank); -1: none */
+} CollArrivals;
+void Coll_arrivals(const CollReport *r, int64_t t0, int64_t t1, CollArrivals *out);
+void CollArrivals_free(CollArrivals *a);
+/* The straggler sentence of `stats` and the range panel: "straggler: rank 1 arrived last
+ * in 8 of 12 collectives; others waited 31.9 ms for it (summed over the ranks that
+ * waited)", or "straggler: none (no matched collectives[ in the range])". */
+void Coll_stragglerLine(const CollReport *r, const CollArrivals *a, bool in_range, char *buf, size_t n);
+
 /* Per GPU device, comm split by cause over [t0, t1): exposed comm (comm not under
  * compute, as Overlap_compute counts it) = exposed_wait + exposed_transfer, where wait is
  * time covered only by the wait parts of matched kernels and everything else (transfer

@@ -61,6 +61,10 @@ typedef struct {
     DeviceFigures total;    /* sums over devices (ratio from the sums) */
 } OverlapReport;
 
+/* How the figures of a range count a kernel that crosses its ends: its part inside the
+ * range (the words stats --range, the range panel and the kernel table say it with). */
+#define OVERLAP_CLIPPED_WORDS "time clipped to the range"
+
 OverlapReport *Overlap_compute(const Trace *t, const OverlapFilter *f);
 void OverlapReport_free(OverlapReport *r);
 
