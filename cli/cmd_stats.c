@@ -12,6 +12,7 @@
 #include "ovtrace/base/termsafe.h"
 #include "ovtrace/model/timeunits.h"
 #include "stats_extra.h"
+#include "ovtrace/scaleout/scaleout.h"
 
 void help_stats(FILE *out) {
     fprintf(out,
@@ -40,7 +41,19 @@ static void print_ratio(FILE *out, const DeviceFigures *d, int width) {
     else fprintf(out, "%*s", width, "no comm");
 }
 
-static void print_table(FILE *out, const Trace *t, const OverlapReport *R, int64_t t0, int64_t t1) {
+/* The whole run's counts and extent (an MPI run's rank 0 holds only a skeleton model). */
+typedef struct {
+    size_t events, lanes;
+    int64_t t_min, t_max;
+    bool truncated;
+    size_t skipped;
+} StatsHead;
+
+static StatsHead head_of(const Trace *t) {
+    return (StatsHead){t->n_events, t->n_lanes, t->t_min, t->t_max, t->diag.truncated, t->diag.skipped};
+}
+
+static void print_table(FILE *out, const Trace *t, const StatsHead *h, const OverlapReport *R, int64_t t0, int64_t t1) {
     for (size_t i = 0; i < t->n_sources; i++) {
         const TraceSource *s = &t->sources[i];
         char safe[1024]; /* names from the trace and file names are escaped (termsafe.h) */
@@ -53,11 +66,11 @@ static void print_table(FILE *out, const Trace *t, const OverlapReport *R, int64
                                                 : "plain JSON");
     }
     char a[32], b[32], span[32];
-    Time_format(span, sizeof span, t->t_max - t->t_min);
-    fprintf(out, "%zu events, %zu lanes, trace span %s\n", t->n_events, t->n_lanes, span);
+    Time_format(span, sizeof span, h->t_max - h->t_min);
+    fprintf(out, "%zu events, %zu lanes, trace span %s\n", h->events, h->lanes, span);
     if (t0 != INT64_MIN || t1 != INT64_MAX) {
-        Time_format(a, sizeof a, t0 == INT64_MIN ? 0 : t0 - t->t_min);
-        Time_format(b, sizeof b, t1 == INT64_MAX ? t->t_max - t->t_min : t1 - t->t_min);
+        Time_format(a, sizeof a, t0 == INT64_MIN ? 0 : t0 - h->t_min);
+        Time_format(b, sizeof b, t1 == INT64_MAX ? h->t_max - h->t_min : t1 - h->t_min);
         fprintf(out, "range %s .. %s (relative to trace start)\n", a, b);
     }
     if (R->n_devices == 0) {
@@ -115,8 +128,9 @@ static void print_table(FILE *out, const Trace *t, const OverlapReport *R, int64
     }
 }
 
-static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_t t0, int64_t t1,
-                       const CollOptions *co) {
+/* The JSON object up to its top kernels (the sections after them follow). */
+static void print_json_head(FILE *out, const Trace *t, const StatsHead *h, const OverlapReport *R, int64_t t0,
+                            int64_t t1) {
     fprintf(out, "{\n  \"ovtrace_stats_version\": 1,\n  \"files\": [");
     for (size_t i = 0; i < t->n_sources; i++) {
         const TraceSource *s = &t->sources[i];
@@ -131,14 +145,14 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
     fprintf(out,
             "\n  ],\n  \"events\": %zu,\n  \"trace_start_ns\": %" PRId64 ",\n  \"trace_end_ns\": %" PRId64
             ",\n  \"range\": {\"start_ns\": ",
-            t->n_events, t->t_min, t->t_max);
+            h->events, h->t_min, h->t_max);
     if (t0 == INT64_MIN) fputs("null", out);
     else fprintf(out, "%" PRId64, t0);
     fputs(", \"end_ns\": ", out);
     if (t1 == INT64_MAX) fputs("null", out);
     else fprintf(out, "%" PRId64, t1);
     fprintf(out, "},\n  \"warnings\": {\"truncated\": %s, \"skipped_events\": %zu},\n  \"devices\": [",
-            t->diag.truncated ? "true" : "false", t->diag.skipped);
+            h->truncated ? "true" : "false", h->skipped);
     for (size_t i = 0; i < R->n_devices; i++) {
         const DeviceFigures *d = &R->devices[i];
         fprintf(out, "%s\n    {\"rank\": %d, \"device\": %" PRId64 ", \"window_start_ns\": %" PRId64 ", ", i ? "," : "",
@@ -164,6 +178,12 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
                 EventClass_name(k->cls), k->count, k->total, k->total / (int64_t)k->count);
     }
     fputs(R->n_kernels ? "\n  ]" : "]", out);
+}
+
+static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_t t0, int64_t t1,
+                       const CollOptions *co) {
+    StatsHead h = head_of(t);
+    print_json_head(out, t, &h, R, t0, t1);
     CounterSet *cs = CounterSet_build(t);
     StatsCounters_json(out, t, cs, &R->filter);
     StatsServe_json(out, t, cs, &R->filter);
@@ -206,38 +226,119 @@ static int stats_opt(void *ctx, const OptSpec *s, const char *v) {
     return 0;
 }
 
+/* --range against t's extent into f; 0, or 2 (said on stderr when report). */
+static int resolve_range(const char *range, const Trace *t, OverlapFilter *f, bool report) {
+    if (!range) return 0;
+    char err[256];
+    if (!Time_parseRange(range, t->t_min, &f->t0, &f->t1, err, sizeof err)) {
+        if (report) cli_error("--range: %s", err);
+        return 2;
+    }
+    if (f->t1 <= t->t_min || f->t0 >= t->t_max) { /* as view says it: all-zero tables look like a broken trace */
+        if (report) cli_rangeOutside(range, t, f->t0, f->t1);
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- under mpirun: the processes share the files (scaleout.h) ---- */
+
+static int mpi_resolve(void *ctx, const Trace *t, OverlapFilter *f, bool report) {
+    const StatsArgs *A = ctx;
+    return resolve_range(A->range, t, f, report);
+}
+
+static void mpi_counter(void *ctx, FILE *out, const Trace *t, const CounterSeries *s, const OverlapFilter *f,
+                        bool json) {
+    (void)ctx;
+    if (json) StatsCounters_entry(out, t, s, f);
+    else StatsCounters_line(out, t, s, f);
+}
+
+/* Rank 0's output, the sections in the order one process prints them. */
+static void mpi_print(const ScaleStats *S, bool json) {
+    const OverlapFilter *f = &S->filter;
+    StatsHead h = {S->events, S->lanes, S->t_min, S->t_max, S->truncated, S->skipped};
+    if (json) {
+        print_json_head(stdout, S->t, &h, S->R, f->t0, f->t1);
+        fputs(",\n  \"counters\": [", stdout);
+        for (size_t i = 0; i < S->n_counters; i++) {
+            fputs(i ? ",\n    " : "\n    ", stdout);
+            fwrite(S->counters[i].text, 1, S->counters[i].len, stdout);
+        }
+        fputs(S->n_counters ? "\n  ]" : "]", stdout);
+        StatsServe_jsonStats(stdout, S->serve_any ? &S->serve : NULL);
+        stats_coll_jsonWith(stdout, S->t, f, S->coll, S->dev, S->n_dev);
+        fputs("\n}\n", stdout);
+        return;
+    }
+    print_table(stdout, S->t, &h, S->R, f->t0, f->t1);
+    if (S->n_counters) StatsCounters_head(stdout);
+    for (size_t i = 0; i < S->n_counters; i++) fwrite(S->counters[i].text, 1, S->counters[i].len, stdout);
+    if (S->serve_any) StatsServe_printStats(stdout, &S->serve);
+    if (S->R->n_devices) stats_coll_tableWith(stdout, S->t, f, S->coll, S->dev, S->n_dev);
+}
+
+static int stats_mpi(StatsArgs *A) {
+    InputOptions *inp = &A->in;
+    if (inp->n_files == 0) {
+        cli_error("no trace file given");
+        return 1;
+    }
+    ScaleStatsIn in = {.paths = inp->files,
+                       .n_paths = inp->n_files,
+                       .load = InputOptions_loadOptions(inp),
+                       .quiet = inp->quiet,
+                       .filter = A->f,
+                       .coll = inp->coll,
+                       .json = A->json,
+                       .resolve = mpi_resolve,
+                       .counter = mpi_counter,
+                       .ctx = A};
+    ScaleStats *S = NULL;
+    char *err = NULL;
+    int rc = Scaleout_stats(&in, &S, &err);
+    if (err) { /* one line per process that failed, each naming its file */
+        for (char *line = err, *nl; *line; line = nl + 1) {
+            nl = strchr(line, '\n');
+            if (!nl) nl = line + strlen(line) - 1;
+            *nl = '\0';
+            cli_error("%s", line);
+        }
+        free(err);
+    }
+    if (S) mpi_print(S, A->json);
+    ScaleStats_free(S);
+    return rc;
+}
+
 int cmd_stats(int argc, char **argv) {
     StatsArgs A = {.f = OverlapFilter_all()};
     InputOptions_init(&A.in);
     InputOptions *const inp = &A.in;
     int rc = Cli_parseOptions("stats", argc, argv, STATS_TABLES, stats_opt, &A, NULL);
     if (rc) goto out;
-    rc = 2;
+    if (inp->mpirun) {
+        rc = stats_mpi(&A);
+        goto out;
+    }
     OverlapFilter f = A.f;
-    const char *range = A.range;
     bool json = A.json;
     Trace *t = InputOptions_load(inp);
     if (!t) {
         rc = 1;
         goto out;
     }
-    if (range) {
-        char err[256];
-        if (!Time_parseRange(range, t->t_min, &f.t0, &f.t1, err, sizeof err)) {
-            cli_error("--range: %s", err);
-            Trace_free(t);
-            goto out;
-        }
-        if (f.t1 <= t->t_min || f.t0 >= t->t_max) { /* as view says it: all-zero tables look like a broken trace */
-            cli_rangeOutside(range, t, f.t0, f.t1);
-            Trace_free(t);
-            goto out;
-        }
+    rc = resolve_range(A.range, t, &f, true);
+    if (rc) {
+        Trace_free(t);
+        goto out;
     }
     OverlapReport *R = Overlap_compute(t, &f);
     if (json) print_json(stdout, t, R, f.t0, f.t1, &inp->coll);
     else {
-        print_table(stdout, t, R, f.t0, f.t1);
+        StatsHead h = head_of(t);
+        print_table(stdout, t, &h, R, f.t0, f.t1);
         CounterSet *cs = CounterSet_build(t);
         StatsCounters_print(stdout, t, cs, &f);
         StatsServe_print(stdout, t, cs, &f);

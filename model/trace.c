@@ -865,7 +865,7 @@ void Trace_finishWith(Trace *t, const FinishOptions *fo) {
         if (e->flags & EVF_NO_DUR) e->dur = t->t_max - e->ts;
     }
     for (size_t i = 0; i < t->n_sources; i++)
-        if (t->sources[i].rank < 0) t->sources[i].rank = (int32_t)i;
+        if (t->sources[i].rank < 0) t->sources[i].rank = (fo ? fo->rank_base : 0) + (int32_t)i;
     order_groups_and_lanes(t);
     clock_mark(&clk, "groups");
     layout_lanes(t, fo);

@@ -143,7 +143,8 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
     SnapshotFileId *ids = NULL;
     char cpath[PATH_MAX] = "";
     bool cached = false;
-    int mode = opt && opt->gpu_only ? -1 : cache_mode(opt); /* a partial model is never cached */
+    /* a partial model is never cached, nor one whose ranks count from another file */
+    int mode = opt && (opt->gpu_only || opt->rank_base) ? -1 : cache_mode(opt);
     if (ok && mode >= 0) {
         ids = xcalloc(n_files, sizeof *ids);
         uint64_t json = 0;
@@ -181,7 +182,10 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         for (size_t i = 0; ok && i < n_files; i++)
             ok = Input_canReopen(files[i]) && Load_isSqlite(files[i]) ? Load_nsysFile(t, files[i], err, errlen)
                                                                        : Load_chromeFile(t, files[i], opt, err, errlen);
-        if (ok) Trace_finishWith(t, &(FinishOptions){.threads = threads, .timing = opt ? opt->finish_timing : NULL});
+        if (ok)
+            Trace_finishWith(t, &(FinishOptions){.threads = threads,
+                                                 .timing = opt ? opt->finish_timing : NULL,
+                                                 .rank_base = opt ? opt->rank_base : 0});
         /* nothing passed over (every event on a GPU lane): the model is complete */
         if (ok) t->gpu_only = opt && opt->gpu_only && t->deferred > 0;
     }
@@ -230,6 +234,33 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
     for (size_t i = 0; i < n_files; i++) free(files[i]);
     free(files);
     return t;
+}
+
+char **Load_expandPaths(const char *const *paths, size_t n, size_t *n_out, char *err, size_t errlen) {
+    char **files = NULL;
+    size_t n_files = 0, cap = 0, skipped = 0;
+    char note[PATH_MAX + 64] = "";
+    bool ok = true;
+    for (size_t i = 0; ok && i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            ok = expand_dir(paths[i], &files, &n_files, &cap, &skipped, note, sizeof note, err, errlen);
+        } else {
+            GROW(files, cap, n_files + 1);
+            files[n_files++] = xstrdup(paths[i]);
+        }
+    }
+    if (ok && !n_files) {
+        snprintf(err, errlen, "no trace files given");
+        ok = false;
+    }
+    if (!ok) {
+        for (size_t i = 0; i < n_files; i++) free(files[i]);
+        free(files);
+        return NULL;
+    }
+    *n_out = n_files;
+    return files;
 }
 
 void Load_printWarnings(const Trace *t, FILE *out) {

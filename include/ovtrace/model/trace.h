@@ -242,6 +242,8 @@ typedef struct {
     uint64_t parallel_min; /* threads start only when a second lane holds this many events
                               or flow points (0: 32Ki; tests: 1, small traces in parallel) */
     FILE *timing;          /* each step's wall time and resident memory (bench/). NULL: none */
+    int32_t rank_base;     /* a source without a rank of its own gets rank_base + its index
+                              (a process of an MPI run holds files from rank_base on) */
 } FinishOptions;
 void Trace_finishWith(Trace *t, const FinishOptions *fo);
 
