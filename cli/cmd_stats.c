@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/base/parse.h"
 #include "ovtrace/read/input.h"
 #include "stats_coll.h"
@@ -30,7 +31,11 @@ void help_stats(FILE *out) {
             "  --rank N          only rank N\n"
             "  --device N        only GPU device N\n"
             "  --stream N        only stream N\n"
-            "  --top N           top kernels to list (default 10, 0 for none)\n");
+            "  --top N           top kernels to list (default 10, 0 for none)\n"
+            "  --summary OUT     also write the run's summary to OUT: per rank its figures, overlap\n"
+            "                    band, comm kernels and trace path; `ovtrace view OUT` opens it in\n"
+            "                    the rank overview (docs/summary.md)\n\n"
+            "Under mpirun the processes share the files; rank 0 prints (docs/scaleout.md).\n");
     InputOptions_help(out);
 }
 
@@ -192,13 +197,13 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
     fputs("\n}\n", out);
 }
 
-enum { ST_JSON = 100, ST_RANGE, ST_RANK, ST_DEVICE, ST_STREAM, ST_TOP };
+enum { ST_JSON = 100, ST_RANGE, ST_RANK, ST_DEVICE, ST_STREAM, ST_TOP, ST_SUMMARY };
 
 static const OptSpec STATS_OPTIONS[] = {
     {"--json", 0, false, ST_JSON, NULL, false},     {"--range", 0, true, ST_RANGE, NULL, false},
     {"--rank", 0, true, ST_RANK, NULL, false},      {"--device", 0, true, ST_DEVICE, NULL, false},
     {"--stream", 0, true, ST_STREAM, NULL, false},  {"--top", 0, true, ST_TOP, NULL, false},
-    {0},
+    {"--summary", 0, true, ST_SUMMARY, NULL, false}, {0},
 };
 const OptSpec *const STATS_TABLES[] = {STATS_OPTIONS, INPUT_OPTIONS, NULL};
 
@@ -206,6 +211,7 @@ typedef struct {
     InputOptions in;
     OverlapFilter f;
     const char *range;
+    const char *summary;
     bool json;
 } StatsArgs;
 
@@ -215,6 +221,7 @@ static int stats_opt(void *ctx, const OptSpec *s, const char *v) {
     if (!s || s->id < ST_JSON) return InputOptions_apply(&A->in, s, v);
     if (s->id == ST_JSON) A->json = true;
     else if (s->id == ST_RANGE) A->range = v;
+    else if (s->id == ST_SUMMARY) A->summary = v;
     else {
         /* a rank is 32 bits in the model: a larger value must not wrap onto another */
         if (!cli_filterValue(s->name, v, s->id == ST_RANK ? INT32_MAX : INT64_MAX, &n)) return 2;
@@ -224,6 +231,19 @@ static int stats_opt(void *ctx, const OptSpec *s, const char *v) {
         else A->f.top_n = (size_t)n;
     }
     return 0;
+}
+
+/* stats --summary from one process's model: the bands over the whole extent. */
+static bool summary_one(const char *out, const Trace *t, const OverlapReport *R, const CollOptions *co) {
+    const size_t nb = (size_t)SUMMARY_COLUMNS * BAND__COUNT;
+    int64_t *bands = xcalloc(R->n_devices * nb + 1, sizeof *bands);
+    for (size_t i = 0; i < R->n_devices; i++)
+        Overlap_band(t, R->devices[i].group, t->t_min, t->t_max, SUMMARY_COLUMNS, bands + i * nb);
+    CollReport *C = Coll_analyze(t, co);
+    bool ok = StatsSummary_write(out, t, R, bands, C, t->t_min, t->t_max);
+    CollReport_free(C);
+    free(bands);
+    return ok;
 }
 
 /* --range against t's extent into f; 0, or 2 (said on stderr when report). */
@@ -292,6 +312,7 @@ static int stats_mpi(StatsArgs *A) {
                        .filter = A->f,
                        .coll = inp->coll,
                        .json = A->json,
+                       .summary = A->summary != NULL,
                        .resolve = mpi_resolve,
                        .counter = mpi_counter,
                        .ctx = A};
@@ -308,6 +329,7 @@ static int stats_mpi(StatsArgs *A) {
         free(err);
     }
     if (S) mpi_print(S, A->json);
+    if (S && A->summary && !StatsSummary_write(A->summary, S->t, S->R, S->bands, S->coll, S->t_min, S->t_max)) rc = 1;
     ScaleStats_free(S);
     return rc;
 }
@@ -345,9 +367,9 @@ int cmd_stats(int argc, char **argv) {
         CounterSet_free(cs);
         if (R->n_devices) stats_coll_table(stdout, t, &f, &inp->coll);
     }
+    rc = A.summary && !summary_one(A.summary, t, R, &inp->coll) ? 1 : 0;
     OverlapReport_free(R);
     Trace_free(t);
-    rc = 0;
 out:
     InputOptions_free(inp);
     return rc;

@@ -3,6 +3,7 @@
 #define OVTRACE_CLI_STATS_EXTRA_H
 #include <stdio.h>
 
+#include "ovtrace/analysis/collectives.h"
 #include "ovtrace/analysis/counters.h"
 #include "ovtrace/analysis/overlap.h"
 #include "ovtrace/analysis/serve_stats.h"
@@ -28,5 +29,12 @@ void StatsServe_json(FILE *out, const Trace *t, const CounterSet *cs, const Over
 /* The same from figures computed elsewhere (JSON: NULL writes null). */
 void StatsServe_printStats(FILE *out, const ServeStats *s);
 void StatsServe_jsonStats(FILE *out, const ServeStats *s);
+
+/* stats --summary OUT: per rank its devices' figures (R, grouped by rank) and bands
+ * (bands: SUMMARY_COLUMNS x BAND__COUNT per device of R, over [t0, t1)), its matched
+ * comm kernels (C, names through t) and its trace's path (t's sources). False after
+ * saying why. */
+bool StatsSummary_write(const char *out, const Trace *t, const OverlapReport *R, const int64_t *bands,
+                        const CollReport *C, int64_t t0, int64_t t1);
 
 #endif

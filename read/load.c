@@ -134,6 +134,12 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         snprintf(err, errlen, "no trace files given");
         ok = false;
     }
+    if (ok && n_files == 1 && Load_isSummary(files[0])) { /* a run summary: its own model */
+        t = Load_summaryFile(files[0], err, errlen);
+        free(files[0]);
+        free(files);
+        return t;
+    }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = opt && opt->threads > 0 ? opt->threads : cores > 0 ? (int)cores : 1;
     /* The cache: inputs identified before parsing, so a file that changes while it is

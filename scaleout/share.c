@@ -116,7 +116,9 @@ static void write_lanes(Buf *b, const Trace *t, const uint32_t *ev, const CollAr
     }
 }
 
-static void write_device(Buf *b, const Trace *t, const DeviceFigures *d) {
+#define BAND_VALUES ((size_t)SUMMARY_COLUMNS * BAND__COUNT)
+
+static void write_device(Buf *b, const Trace *t, const DeviceFigures *d, bool band) {
     Buf_u32(b, d->group);
     Buf_u32(b, t->groups[d->group].source);
     Buf_i32(b, d->rank);
@@ -134,6 +136,12 @@ static void write_device(Buf *b, const Trace *t, const DeviceFigures *d) {
         Buf_i64(b, d->streams[k].busy);
         Buf_u64(b, d->streams[k].n_events);
     }
+    Buf_u8(b, band);
+    if (!band) return;
+    int64_t *bv = xmalloc(BAND_VALUES * sizeof *bv); /* over the run's extent: t's */
+    Overlap_band(t, d->group, t->t_min, t->t_max, SUMMARY_COLUMNS, bv);
+    Buf_put(b, bv, BAND_VALUES * sizeof *bv);
+    free(bv);
 }
 
 static void write_counters(Buf *b, const Trace *t, const ScaleStatsIn *in, const OverlapFilter *f,
@@ -242,7 +250,7 @@ void Share_write(Buf *b, const Trace *t, const ScaleStatsIn *in, const OverlapFi
     for (size_t i = 0; i < n_astr; i++) Buf_strn(b, StrTab_get(ast, (uint32_t)i), StrTab_len(ast, (uint32_t)i));
     StrTab_free(ast);
     Buf_u32(b, (uint32_t)R->n_devices);
-    for (size_t i = 0; i < R->n_devices; i++) write_device(b, t, &R->devices[i]);
+    for (size_t i = 0; i < R->n_devices; i++) write_device(b, t, &R->devices[i], in->summary);
     write_counters(b, t, in, f, cs);
     write_serve(b, t, f, cs);
 }
@@ -314,6 +322,13 @@ static void read_device(Rd *r, ShareDevice *D) {
         d->streams[k].busy = Rd_i64(r);
         d->streams[k].n_events = Rd_u64(r);
     }
+    if (!Rd_u8(r)) return;
+    if ((size_t)(r->end - r->p) / 8 < BAND_VALUES) {
+        r->bad = true;
+        return;
+    }
+    D->band = xmalloc(BAND_VALUES * sizeof *D->band);
+    Rd_get(r, D->band, BAND_VALUES * sizeof *D->band);
 }
 
 static void read_serve(Share *s, Rd *r) {
@@ -418,7 +433,10 @@ void Share_free(Share *s) {
     free(s->lanes);
     for (size_t i = 0; i < s->n_astr; i++) free(s->astr[i].s);
     free(s->astr);
-    for (size_t i = 0; i < s->n_dev; i++) free(s->dev[i].d.streams);
+    for (size_t i = 0; i < s->n_dev; i++) {
+        free(s->dev[i].d.streams);
+        free(s->dev[i].band);
+    }
     free(s->dev);
     free(s->kernels);
     for (size_t i = 0; i < s->n_counters; i++) {

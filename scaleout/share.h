@@ -30,6 +30,7 @@ typedef struct {
 typedef struct {
     uint32_t group, source;
     DeviceFigures d; /* streams[].lane: the process's lane index */
+    int64_t *band;   /* SUMMARY_COLUMNS x BAND__COUNT, or NULL */
 } ShareDevice;
 
 typedef struct {

@@ -275,7 +275,7 @@ static void build_skeleton(Merge *M, Trace *sk, U64Map *lane_of) {
 
 /* The devices in the run's group order (by rank, source, then the process's own order),
  * their streams' lanes made the skeleton's, the total and the kernels over all. */
-static OverlapReport *merge_overlap(Merge *M, Trace *sk, const U64Map *lane_of, const OverlapFilter *f) {
+static OverlapReport *merge_overlap(Merge *M, Trace *sk, const U64Map *lane_of, const OverlapFilter *f, int64_t **bands) {
     int np = M->np;
     OverlapReport *R = xcalloc(1, sizeof *R);
     R->filter = *f;
@@ -289,11 +289,14 @@ static OverlapReport *merge_overlap(Merge *M, Trace *sk, const U64Map *lane_of, 
     qsort(K, n, sizeof *K, cmp_key);
     R->devices = xcalloc(n + 1, sizeof *R->devices);
     R->n_devices = n;
+    const size_t nb = (size_t)SUMMARY_COLUMNS * BAND__COUNT;
+    *bands = xcalloc(n * nb + 1, sizeof **bands);
     for (size_t j = 0; j < n; j++) {
         ShareDevice *S = &M->sh[K[j].p].dev[K[j].i];
         R->devices[j] = S->d;
         S->d.streams = NULL;
         S->d.n_streams = 0;
+        if (S->band) memcpy(*bands + j * nb, S->band, nb * sizeof **bands);
         DeviceFigures *d = &R->devices[j];
         for (size_t s = 0; s < d->n_streams; s++) {
             uint32_t l = U64Map_get(lane_of, (uint64_t)K[j].p << 32 | d->streams[s].lane);
@@ -570,7 +573,7 @@ static bool merge_shares(Merge *M, Buf *recs, const Trace *t, const ScaleStatsIn
     }
     S->t_min = t->t_min;
     S->t_max = t->t_max;
-    S->R = merge_overlap(M, S->t, &lane_of, f);
+    S->R = merge_overlap(M, S->t, &lane_of, f, &S->bands);
     U64Map_free(&lane_of);
     merge_counters(M, S);
     merge_serve(M, S);
@@ -705,6 +708,7 @@ void ScaleStats_free(ScaleStats *s) {
     if (!s) return;
     Trace_free(s->t);
     OverlapReport_free(s->R);
+    free(s->bands);
     for (size_t i = 0; i < s->n_counters; i++) free(s->counters[i].text);
     free(s->counters);
     CollReport_free(s->coll);

@@ -179,6 +179,7 @@ typedef struct Trace {
     size_t n_sources;
     int64_t t_min, t_max; /* over all timed events; t_min is the origin of relative times */
     bool simulated;
+    bool summary; /* a run summary's model (read/load_summary.c): bands drawn back, no real events */
     /* only GPU lanes were loaded (LoadOptions.gpu_only): CPU lanes, flows, launch
      * partners and counters are missing until the full model replaces this one */
     bool gpu_only;

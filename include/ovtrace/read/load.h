@@ -86,6 +86,14 @@ bool Load_nsysFile(Trace *t, const char *path, char *err, size_t errlen);
  * is saved. */
 Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, char *err, size_t errlen);
 
+/* Whether path is a run summary (`stats --summary`), and the model of one: a source per
+ * rank (its trace's path), a GPU lane per device, the bands drawn back as events
+ * (Trace.summary). Load_files opens a summary given alone this way. */
+#define SUMMARY_FORMAT 1   /* "ovtrace_summary": the format's version */
+#define SUMMARY_COLUMNS 256 /* band columns stats --summary writes */
+bool Load_isSummary(const char *path);
+Trace *Load_summaryFile(const char *path, char *err, size_t errlen);
+
 /* The trace files paths name, as Load_files reads them (a directory's trace files in
  * name order; entries that are not regular files left out): a malloc'd array of
  * malloc'd paths, *n_out of them, or NULL with the error in err. */

@@ -34,6 +34,7 @@ typedef struct {
     OverlapFilter filter; /* before --range (resolve sets t0/t1) */
     CollOptions coll;
     bool json;
+    bool summary;        /* gather each device's overlap band (stats --summary) */
     /* Sets f->t0/t1 from --range against t's extent (the whole run's); 0 or the exit
      * status. report: this process prints what is wrong (rank 0 only). */
     int (*resolve)(void *ctx, const Trace *t, OverlapFilter *f, bool report);
@@ -56,6 +57,7 @@ typedef struct {
     size_t skipped;
     OverlapFilter filter;  /* with the range resolved */
     OverlapReport *R;      /* devices in the run's group order, kernels over all of them */
+    int64_t *bands;        /* with summary: per device of R, SUMMARY_COLUMNS x BAND__COUNT over [t_min, t_max) */
     ScaleText *counters;   /* selected series, in CounterSet order */
     size_t n_counters;
     bool serve_any;
