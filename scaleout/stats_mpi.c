@@ -150,6 +150,12 @@ static size_t skeleton_args(void *ctx, const Trace *t, const uint32_t *events, s
     return read;
 }
 
+static int cmp_by_key(const void *a, const void *b, void *ctx) {
+    const uint64_t *key = ctx;
+    uint64_t x = key[*(const uint32_t *)a], y = key[*(const uint32_t *)b];
+    return x < y ? -1 : x > y;
+}
+
 /* The kernel names in the order one process would have interned them: for each name, the
  * first process that holds it and its id there (MPI_MIN over every process's key), so a
  * tie broken by name id breaks the same way. Collective on every process; rank 0 returns
@@ -179,18 +185,9 @@ static uint32_t *name_order(const Trace *t, StrTab *u, int me) {
     }
     free(key);
     if (me) return NULL;
-    /* ids sorted by key: a counting pass would do, n is the distinct names */
     uint32_t *order = xmalloc((n + 1) * sizeof *order);
     for (size_t i = 0; i < n; i++) order[i] = (uint32_t)i;
-    for (size_t i = 1; i < n; i++) { /* insertion sort on the few that move (mostly in order) */
-        uint32_t x = order[i];
-        size_t j = i;
-        while (j > 0 && min[order[j - 1]] > min[x]) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = x;
-    }
+    qsort_r(order, n, sizeof *order, cmp_by_key, min); /* keys are distinct: (process, id) */
     free(min);
     return order;
 }

@@ -9,6 +9,8 @@ set -u
 B=$1 MPIEXEC=$2 DATA=$3 SAMPLES=$4
 if [ -z "$MPIEXEC" ] || [ ! -x "$MPIEXEC" ]; then echo "SKIP: built without MPI"; exit 77; fi
 T=$(mktemp -d)
+# an ASan build (tests/sanitize.sh): the MPI runtime's own allocations are not ours
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp"
 trap 'rm -rf "$T"' EXIT
 MPI=("$MPIEXEC" --oversubscribe)
 [ "$(id -u)" = 0 ] && MPI+=(--allow-run-as-root)

@@ -10,6 +10,8 @@ set -u
 B=$1 MPIEXEC=$2 DATA=$3
 HERE=$(dirname "$0")
 T=$(mktemp -d)
+# an ASan build (tests/sanitize.sh): the MPI runtime's own allocations are not ours
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp"
 trap 'rm -rf "$T"' EXIT
 fail=0
 say() { echo "FAIL: $*"; fail=1; }
