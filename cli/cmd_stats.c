@@ -351,6 +351,13 @@ int cmd_stats(int argc, char **argv) {
         rc = 1;
         goto out;
     }
+    if (t->summary) { /* its events are bands drawn back: figures of them would mislead */
+        cli_error("%s is a run summary: `ovtrace view %s` opens it; stats reads the traces it names",
+                  inp->files[0], inp->files[0]);
+        Trace_free(t);
+        rc = 2;
+        goto out;
+    }
     rc = resolve_range(A.range, t, &f, true);
     if (rc) {
         Trace_free(t);

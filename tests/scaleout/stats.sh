@@ -4,9 +4,9 @@
 # 8-rank simulated run, two serving recordings, a mixed set (counters, NCCL args with Seq and groups, legacy,
 # gzip and zstd), with --range, --rank, --device and --top; and a rank file that does not
 # parse fails the run with the file named (no hang). Skips (77) without an MPI build.
-# usage: stats.sh OVTRACE MPIEXEC TESTDATA SAMPLES
+# usage: stats.sh OVTRACE MPIEXEC TESTDATA SAMPLES [DEEPSEEK]
 set -u
-B=$1 MPIEXEC=$2 DATA=$3 SAMPLES=$4
+B=$1 MPIEXEC=$2 DATA=$3 SAMPLES=$4 DS=${5:-}
 if [ -z "$MPIEXEC" ] || [ ! -x "$MPIEXEC" ]; then echo "SKIP: built without MPI"; exit 77; fi
 T=$(mktemp -d)
 # an ASan build (tests/sanitize.sh): the MPI runtime's own allocations are not ours
@@ -49,6 +49,8 @@ same --top 0 --device 0 "${MIXED[@]}"
 same --range 1ms: "$T/sim8"
 same --json --range :2ms "$T/sim8"
 same --range 1h: "$T/sim8"      # outside the trace: status 2 on every process, said once
+# DeepSeek's real trace (when present) beside the MoE pair: two sources claim rank 0
+if [ -n "$DS" ] && [ -f "$DS" ]; then same "$DS" "$DATA/moe-ep"; same --json "$DS" "$DATA/moe-ep"; fi
 # serving figures from two recordings: latencies and [serve] samples of both processes
 mkdir "$T/serve"
 "$B" record -o "$T/serve/a.json" --duration 100ms --simulate --mode serve >/dev/null 2>&1 &&
