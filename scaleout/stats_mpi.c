@@ -517,17 +517,16 @@ static void run_extent(Trace *t) {
 
 /* Rank 0: the merged result from every process's record, the skeleton's names in order.
  * Collective (name_order). */
-static bool merge_shares(Merge *M, Buf *recs, const Trace *t, const ScaleStatsIn *in, const OverlapFilter *f, int me,
+static bool merge_shares(Merge *M, bool read_ok, const Trace *t, const ScaleStatsIn *in, const OverlapFilter *f, int me,
                          ScaleStats *S) {
     int np = M->np;
-    int bad = 0;
+    int bad = !me && !read_ok;
     StrTab *u = NULL;
     uint32_t **kn_u = NULL;
     if (!me) {
         u = StrTab_new();
         kn_u = xcalloc((size_t)np, sizeof *kn_u);
         for (int p = 0; p < np; p++) {
-            if (!Share_read(&M->sh[p], recs[p].p, recs[p].n)) bad = 1;
             kn_u[p] = xmalloc((M->sh[p].n_kn + 1) * sizeof *kn_u[p]);
             for (size_t k = 0; k < M->sh[p].n_kn; k++) kn_u[p][k] = StrTab_intern(u, M->sh[p].kn[k].s, M->sh[p].kn[k].len);
         }
@@ -631,8 +630,6 @@ static int run(const ScaleStatsIn *in, int me, int np, ScaleStats **out, char **
     Share_write(&rec, t, in, &f, R, cs);
     OverlapReport_free(R);
     CounterSet_free(cs);
-    Buf *recs = gather(&rec, me, np, TAG_DATA);
-    free(rec.p);
     Merge M = {.np = np};
     ScaleStats *S = NULL;
     if (!me) {
@@ -644,9 +641,24 @@ static int run(const ScaleStatsIn *in, int me, int np, ScaleStats **out, char **
         M.astr_gid = xcalloc((size_t)np, sizeof *M.astr_gid);
         S = xcalloc(1, sizeof *S);
     }
-    bool ok = merge_shares(&M, recs, t, in, &f, me, S);
-    for (int p = 0; !me && p < np; p++) free(recs[p].p);
-    free(recs);
+    bool read_ok = true;
+    if (me) {
+        send_buf(&rec, 0, TAG_DATA);
+    } else { /* each record read as it comes and freed: rank 0 never holds them all raw */
+        for (int p = 0; p < np; p++) {
+            Buf b = {0};
+            if (p) recv_buf(&b, p, TAG_DATA);
+            const Buf *r = p ? &b : &rec;
+            read_ok &= Share_read(&M.sh[p], r->p, r->n);
+            free(b.p);
+            if (!p) {
+                free(rec.p);
+                rec = (Buf){0};
+            }
+        }
+    }
+    free(rec.p);
+    bool ok = merge_shares(&M, read_ok, t, in, &f, me, S);
     if (!ok) {
         if (!me) {
             *errs = xstrdup("a process's record did not read back (processes of different builds?)\n");
