@@ -268,6 +268,11 @@ static int mpi_resolve(void *ctx, const Trace *t, OverlapFilter *f, bool report)
     return resolve_range(A->range, t, f, report);
 }
 
+static void mpi_error(void *ctx, const char *msg) {
+    (void)ctx;
+    cli_error("%s", msg);
+}
+
 static void mpi_counter(void *ctx, FILE *out, const Trace *t, const CounterSeries *s, const OverlapFilter *f,
                         bool json) {
     (void)ctx;
@@ -314,20 +319,11 @@ static int stats_mpi(StatsArgs *A) {
                        .json = A->json,
                        .summary = A->summary != NULL,
                        .resolve = mpi_resolve,
+                       .error = mpi_error,
                        .counter = mpi_counter,
                        .ctx = A};
     ScaleStats *S = NULL;
-    char *err = NULL;
-    int rc = Scaleout_stats(&in, &S, &err);
-    if (err) { /* one line per process that failed, each naming its file */
-        for (char *line = err, *nl; *line; line = nl + 1) {
-            nl = strchr(line, '\n');
-            if (!nl) nl = line + strlen(line) - 1;
-            *nl = '\0';
-            cli_error("%s", line);
-        }
-        free(err);
-    }
+    int rc = Scaleout_stats(&in, &S);
     if (S) mpi_print(S, A->json);
     if (S && A->summary && !StatsSummary_write(A->summary, S->t, S->R, S->bands, S->coll, S->t_min, S->t_max)) rc = 1;
     ScaleStats_free(S);

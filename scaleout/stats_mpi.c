@@ -701,14 +701,24 @@ static int run(const ScaleStatsIn *in, int me, int np, ScaleStats **out, char **
     return 0;
 }
 
-int Scaleout_stats(const ScaleStatsIn *in, ScaleStats **out, char **errs) {
+int Scaleout_stats(const ScaleStatsIn *in, ScaleStats **out) {
     *out = NULL;
-    *errs = NULL;
+    char *errs = NULL;
     MPI_Init(NULL, NULL);
     int me = 0, np = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    int rc = run(in, me, np, out, errs);
+    int rc = run(in, me, np, out, &errs);
+    if (rc) { /* said before anyone exits: mpirun kills the job at the first failed exit */
+        for (char *line = errs, *nl; line && *line; line = nl + 1) {
+            nl = strchr(line, '\n');
+            if (!nl) break;
+            *nl = '\0';
+            in->error(in->ctx, line);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    free(errs);
     MPI_Finalize();
     return rc;
 }

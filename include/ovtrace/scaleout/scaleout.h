@@ -38,6 +38,9 @@ typedef struct {
     /* Sets f->t0/t1 from --range against t's extent (the whole run's); 0 or the exit
      * status. report: this process prints what is wrong (rank 0 only). */
     int (*resolve)(void *ctx, const Trace *t, OverlapFilter *f, bool report);
+    /* Rank 0 reports why the run fails, one message per failed process (each names its
+     * file), before any process exits: mpirun aborts the job on the first non-zero exit. */
+    void (*error)(void *ctx, const char *msg);
     /* One counter series as its text line or its JSON object. */
     void (*counter)(void *ctx, FILE *out, const Trace *t, const CounterSeries *s, const OverlapFilter *f, bool json);
     void *ctx;
@@ -73,10 +76,10 @@ bool Scaleout_underMpirun(void);
 bool Scaleout_available(void);
 
 /* Runs the load and the analysis on every process. Returns 0 with *out on rank 0 (NULL
- * on the others, which print nothing), else the exit status on every process: 1 when a
- * process could not load its share (*err on rank 0: one line per failed process, each
- * naming its file), or resolve's status. MPI is initialized and finalized inside. */
-int Scaleout_stats(const ScaleStatsIn *in, ScaleStats **out, char **err);
+ * on the others, which print nothing), else the exit status on every process, once rank
+ * 0 has reported (error, resolve): 1 when a process could not load its share, or
+ * resolve's status. MPI is initialized and finalized inside. */
+int Scaleout_stats(const ScaleStatsIn *in, ScaleStats **out);
 void ScaleStats_free(ScaleStats *s);
 
 #endif
