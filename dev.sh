@@ -14,6 +14,7 @@ cd "$(dirname "$0")"
 PACKAGES=(build-essential cmake pkg-config libncurses-dev libcjson-dev libzstd-dev zlib1g-dev
           libcmocka-dev libsqlite3-dev libedit-dev tmux zstd gzip python3 clang libclang-rt-14-dev
           time                    # peak RSS in tests/reliability/terminal.sh
+          libopenmpi-dev openmpi-bin     # stats under mpirun (scaleout/, tests/scaleout)
           dpkg-dev file groff-base zsh)  # the last line: tests/install (the .deb, man page, zsh)
 
 install_missing() {

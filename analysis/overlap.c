@@ -83,6 +83,28 @@ static int64_t lane_busy(const Trace *t, const Lane *l, int64_t t0, int64_t t1, 
     return busy;
 }
 
+void Overlap_sumDevices(const DeviceFigures *devices, size_t n, DeviceFigures *T) {
+    memset(T, 0, sizeof *T);
+    T->rank = -1;
+    T->device = -1;
+    for (size_t i = 0; i < n; i++) {
+        const DeviceFigures *D = &devices[i];
+        T->comm = sat_add(T->comm, D->comm);
+        T->compute = sat_add(T->compute, D->compute);
+        T->overlap = sat_add(T->overlap, D->overlap);
+        T->exposed = sat_add(T->exposed, D->exposed);
+        T->memory = sat_add(T->memory, D->memory);
+        T->busy = sat_add(T->busy, D->busy);
+        T->idle = sat_add(T->idle, D->idle);
+        T->window = sat_add(T->window, D->window);
+        T->n_events += D->n_events;
+    }
+    T->has_comm = T->comm > 0;
+    T->ratio = T->has_comm ? (double)T->overlap / (double)T->comm : 0.0;
+}
+
+void Overlap_sortKernels(KernelFigures *k, size_t n) { qsort(k, n, sizeof *k, cmp_kernel); }
+
 OverlapReport *Overlap_compute(const Trace *t, const OverlapFilter *f) {
     OverlapReport *R = xcalloc(1, sizeof *R);
     R->filter = *f;
@@ -150,23 +172,7 @@ OverlapReport *Overlap_compute(const Trace *t, const OverlapFilter *f) {
         GROW(R->devices, cap_dev, R->n_devices + 1);
         R->devices[R->n_devices++] = D;
     }
-    DeviceFigures *T = &R->total;
-    T->rank = -1;
-    T->device = -1;
-    for (size_t i = 0; i < R->n_devices; i++) {
-        const DeviceFigures *D = &R->devices[i];
-        T->comm = sat_add(T->comm, D->comm);
-        T->compute = sat_add(T->compute, D->compute);
-        T->overlap = sat_add(T->overlap, D->overlap);
-        T->exposed = sat_add(T->exposed, D->exposed);
-        T->memory = sat_add(T->memory, D->memory);
-        T->busy = sat_add(T->busy, D->busy);
-        T->idle = sat_add(T->idle, D->idle);
-        T->window = sat_add(T->window, D->window);
-        T->n_events += D->n_events;
-    }
-    T->has_comm = T->comm > 0;
-    T->ratio = T->has_comm ? (double)T->overlap / (double)T->comm : 0.0;
+    Overlap_sumDevices(R->devices, R->n_devices, &R->total);
     if (kcount) {
         size_t nk = 0;
         for (size_t i = 0; i < n_names; i++) nk += kcount[i] > 0;
@@ -174,7 +180,7 @@ OverlapReport *Overlap_compute(const Trace *t, const OverlapFilter *f) {
         size_t j = 0;
         for (size_t i = 0; i < n_names; i++)
             if (kcount[i]) K[j++] = (KernelFigures){(uint32_t)i, (EventClass)kcls[i], kcount[i], ktotal[i]};
-        qsort(K, nk, sizeof *K, cmp_kernel);
+        Overlap_sortKernels(K, nk);
         R->n_kernels = nk < f->top_n ? nk : f->top_n;
         R->kernels = K;
     }

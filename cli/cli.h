@@ -44,6 +44,7 @@ typedef struct {
      * $OVTRACE_CACHE (-1 0, 1 1, else 0), the cache directory from $XDG_CACHE_HOME or
      * $HOME ("" none) and $OVTRACE_CACHE_MAX_MB */
     int env_cache;
+    bool mpirun; /* $OMPI_COMM_WORLD_SIZE is set: a process of an mpirun (stats shares the files) */
     char cache_dir[4096];
     uint64_t cache_max_bytes;
     const char *files[256];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ovtrace/base/alloc.h"
 #include "ovtrace/base/parse.h"
 #include "ovtrace/read/input.h"
 #include "stats_coll.h"
@@ -12,6 +13,7 @@
 #include "ovtrace/base/termsafe.h"
 #include "ovtrace/model/timeunits.h"
 #include "stats_extra.h"
+#include "ovtrace/scaleout/scaleout.h"
 
 void help_stats(FILE *out) {
     fprintf(out,
@@ -29,7 +31,11 @@ void help_stats(FILE *out) {
             "  --rank N          only rank N\n"
             "  --device N        only GPU device N\n"
             "  --stream N        only stream N\n"
-            "  --top N           top kernels to list (default 10, 0 for none)\n");
+            "  --top N           top kernels to list (default 10, 0 for none)\n"
+            "  --summary OUT     also write the run's summary to OUT: per rank its figures, overlap\n"
+            "                    band, comm kernels and trace path; `ovtrace view OUT` opens it in\n"
+            "                    the rank overview (docs/summary.md)\n\n"
+            "Under mpirun the processes share the files; rank 0 prints (docs/scaleout.md).\n");
     InputOptions_help(out);
 }
 
@@ -40,7 +46,19 @@ static void print_ratio(FILE *out, const DeviceFigures *d, int width) {
     else fprintf(out, "%*s", width, "no comm");
 }
 
-static void print_table(FILE *out, const Trace *t, const OverlapReport *R, int64_t t0, int64_t t1) {
+/* The whole run's counts and extent (an MPI run's rank 0 holds only a skeleton model). */
+typedef struct {
+    size_t events, lanes;
+    int64_t t_min, t_max;
+    bool truncated;
+    size_t skipped;
+} StatsHead;
+
+static StatsHead head_of(const Trace *t) {
+    return (StatsHead){t->n_events, t->n_lanes, t->t_min, t->t_max, t->diag.truncated, t->diag.skipped};
+}
+
+static void print_table(FILE *out, const Trace *t, const StatsHead *h, const OverlapReport *R, int64_t t0, int64_t t1) {
     for (size_t i = 0; i < t->n_sources; i++) {
         const TraceSource *s = &t->sources[i];
         char safe[1024]; /* names from the trace and file names are escaped (termsafe.h) */
@@ -53,11 +71,11 @@ static void print_table(FILE *out, const Trace *t, const OverlapReport *R, int64
                                                 : "plain JSON");
     }
     char a[32], b[32], span[32];
-    Time_format(span, sizeof span, t->t_max - t->t_min);
-    fprintf(out, "%zu events, %zu lanes, trace span %s\n", t->n_events, t->n_lanes, span);
+    Time_format(span, sizeof span, h->t_max - h->t_min);
+    fprintf(out, "%zu events, %zu lanes, trace span %s\n", h->events, h->lanes, span);
     if (t0 != INT64_MIN || t1 != INT64_MAX) {
-        Time_format(a, sizeof a, t0 == INT64_MIN ? 0 : t0 - t->t_min);
-        Time_format(b, sizeof b, t1 == INT64_MAX ? t->t_max - t->t_min : t1 - t->t_min);
+        Time_format(a, sizeof a, t0 == INT64_MIN ? 0 : t0 - h->t_min);
+        Time_format(b, sizeof b, t1 == INT64_MAX ? h->t_max - h->t_min : t1 - h->t_min);
         fprintf(out, "range %s .. %s (relative to trace start)\n", a, b);
     }
     if (R->n_devices == 0) {
@@ -116,8 +134,9 @@ static void print_table(FILE *out, const Trace *t, const OverlapReport *R, int64
     }
 }
 
-static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_t t0, int64_t t1,
-                       const CollOptions *co) {
+/* The JSON object up to its top kernels (the sections after them follow). */
+static void print_json_head(FILE *out, const Trace *t, const StatsHead *h, const OverlapReport *R, int64_t t0,
+                            int64_t t1) {
     fprintf(out, "{\n  \"ovtrace_stats_version\": 1,\n  \"files\": [");
     for (size_t i = 0; i < t->n_sources; i++) {
         const TraceSource *s = &t->sources[i];
@@ -132,14 +151,14 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
     fprintf(out,
             "\n  ],\n  \"events\": %zu,\n  \"trace_start_ns\": %" PRId64 ",\n  \"trace_end_ns\": %" PRId64
             ",\n  \"range\": {\"start_ns\": ",
-            t->n_events, t->t_min, t->t_max);
+            h->events, h->t_min, h->t_max);
     if (t0 == INT64_MIN) fputs("null", out);
     else fprintf(out, "%" PRId64, t0);
     fputs(", \"end_ns\": ", out);
     if (t1 == INT64_MAX) fputs("null", out);
     else fprintf(out, "%" PRId64, t1);
     fprintf(out, "},\n  \"warnings\": {\"truncated\": %s, \"skipped_events\": %zu},\n  \"devices\": [",
-            t->diag.truncated ? "true" : "false", t->diag.skipped);
+            h->truncated ? "true" : "false", h->skipped);
     for (size_t i = 0; i < R->n_devices; i++) {
         const DeviceFigures *d = &R->devices[i];
         fprintf(out, "%s\n    {\"rank\": %d, \"device\": %" PRId64 ", \"window_start_ns\": %" PRId64 ", ", i ? "," : "",
@@ -165,6 +184,12 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
                 EventClass_name(k->cls), k->count, k->total, k->total / (int64_t)k->count);
     }
     fputs(R->n_kernels ? "\n  ]" : "]", out);
+}
+
+static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_t t0, int64_t t1,
+                       const CollOptions *co) {
+    StatsHead h = head_of(t);
+    print_json_head(out, t, &h, R, t0, t1);
     CounterSet *cs = CounterSet_build(t);
     StatsCounters_json(out, t, cs, &R->filter);
     StatsServe_json(out, t, cs, &R->filter);
@@ -173,13 +198,13 @@ static void print_json(FILE *out, const Trace *t, const OverlapReport *R, int64_
     fputs("\n}\n", out);
 }
 
-enum { ST_JSON = 100, ST_RANGE, ST_RANK, ST_DEVICE, ST_STREAM, ST_TOP };
+enum { ST_JSON = 100, ST_RANGE, ST_RANK, ST_DEVICE, ST_STREAM, ST_TOP, ST_SUMMARY };
 
 static const OptSpec STATS_OPTIONS[] = {
     {"--json", 0, false, ST_JSON, NULL, false},     {"--range", 0, true, ST_RANGE, NULL, false},
     {"--rank", 0, true, ST_RANK, NULL, false},      {"--device", 0, true, ST_DEVICE, NULL, false},
     {"--stream", 0, true, ST_STREAM, NULL, false},  {"--top", 0, true, ST_TOP, NULL, false},
-    {0},
+    {"--summary", 0, true, ST_SUMMARY, NULL, false}, {0},
 };
 const OptSpec *const STATS_TABLES[] = {STATS_OPTIONS, INPUT_OPTIONS, NULL};
 
@@ -187,6 +212,7 @@ typedef struct {
     InputOptions in;
     OverlapFilter f;
     const char *range;
+    const char *summary;
     bool json;
 } StatsArgs;
 
@@ -196,6 +222,7 @@ static int stats_opt(void *ctx, const OptSpec *s, const char *v) {
     if (!s || s->id < ST_JSON) return InputOptions_apply(&A->in, s, v);
     if (s->id == ST_JSON) A->json = true;
     else if (s->id == ST_RANGE) A->range = v;
+    else if (s->id == ST_SUMMARY) A->summary = v;
     else {
         /* a rank is 32 bits in the model: a larger value must not wrap onto another */
         if (!cli_filterValue(s->name, v, s->id == ST_RANK ? INT32_MAX : INT64_MAX, &n)) return 2;
@@ -207,47 +234,146 @@ static int stats_opt(void *ctx, const OptSpec *s, const char *v) {
     return 0;
 }
 
+/* stats --summary from one process's model: the bands over the whole extent. */
+static bool summary_one(const char *out, const Trace *t, const OverlapReport *R, const CollOptions *co) {
+    const size_t nb = (size_t)SUMMARY_COLUMNS * BAND__COUNT;
+    int64_t *bands = xcalloc(R->n_devices * nb + 1, sizeof *bands);
+    for (size_t i = 0; i < R->n_devices; i++)
+        Overlap_band(t, R->devices[i].group, t->t_min, t->t_max, SUMMARY_COLUMNS, bands + i * nb);
+    CollReport *C = Coll_analyze(t, co);
+    bool ok = StatsSummary_write(out, t, R, bands, C, t->t_min, t->t_max);
+    CollReport_free(C);
+    free(bands);
+    return ok;
+}
+
+/* --range against t's extent into f; 0, or 2 (said on stderr when report). */
+static int resolve_range(const char *range, const Trace *t, OverlapFilter *f, bool report) {
+    if (!range) return 0;
+    char err[256];
+    if (!Time_parseRange(range, t->t_min, &f->t0, &f->t1, err, sizeof err)) {
+        if (report) cli_error("--range: %s", err);
+        return 2;
+    }
+    if (f->t1 <= t->t_min || f->t0 >= t->t_max) { /* as view says it: all-zero tables look like a broken trace */
+        if (report) cli_rangeOutside(range, t, f->t0, f->t1);
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- under mpirun: the processes share the files (scaleout.h) ---- */
+
+static int mpi_resolve(void *ctx, const Trace *t, OverlapFilter *f, bool report) {
+    const StatsArgs *A = ctx;
+    return resolve_range(A->range, t, f, report);
+}
+
+static void mpi_error(void *ctx, const char *msg) {
+    (void)ctx;
+    cli_error("%s", msg);
+}
+
+static void mpi_counter(void *ctx, FILE *out, const Trace *t, const CounterSeries *s, const OverlapFilter *f,
+                        bool json) {
+    (void)ctx;
+    if (json) StatsCounters_entry(out, t, s, f);
+    else StatsCounters_line(out, t, s, f);
+}
+
+/* Rank 0's output, the sections in the order one process prints them. */
+static void mpi_print(const ScaleStats *S, bool json) {
+    const OverlapFilter *f = &S->filter;
+    StatsHead h = {S->events, S->lanes, S->t_min, S->t_max, S->truncated, S->skipped};
+    if (json) {
+        print_json_head(stdout, S->t, &h, S->R, f->t0, f->t1);
+        fputs(",\n  \"counters\": [", stdout);
+        for (size_t i = 0; i < S->n_counters; i++) {
+            fputs(i ? ",\n    " : "\n    ", stdout);
+            fwrite(S->counters[i].text, 1, S->counters[i].len, stdout);
+        }
+        fputs(S->n_counters ? "\n  ]" : "]", stdout);
+        StatsServe_jsonStats(stdout, S->serve_any ? &S->serve : NULL);
+        stats_coll_jsonWith(stdout, S->t, f, S->coll, S->dev, S->n_dev);
+        fputs("\n}\n", stdout);
+        return;
+    }
+    print_table(stdout, S->t, &h, S->R, f->t0, f->t1);
+    if (S->n_counters) StatsCounters_head(stdout);
+    for (size_t i = 0; i < S->n_counters; i++) fwrite(S->counters[i].text, 1, S->counters[i].len, stdout);
+    if (S->serve_any) StatsServe_printStats(stdout, &S->serve);
+    if (S->R->n_devices) stats_coll_tableWith(stdout, S->t, f, S->coll, S->dev, S->n_dev);
+}
+
+static int stats_mpi(StatsArgs *A) {
+    InputOptions *inp = &A->in;
+    if (inp->n_files == 0) {
+        cli_error("no trace file given");
+        return 1;
+    }
+    ScaleStatsIn in = {.paths = inp->files,
+                       .n_paths = inp->n_files,
+                       .load = InputOptions_loadOptions(inp),
+                       .quiet = inp->quiet,
+                       .filter = A->f,
+                       .coll = inp->coll,
+                       .json = A->json,
+                       .summary = A->summary != NULL,
+                       .resolve = mpi_resolve,
+                       .error = mpi_error,
+                       .counter = mpi_counter,
+                       .ctx = A};
+    ScaleStats *S = NULL;
+    int rc = Scaleout_stats(&in, &S);
+    if (S) mpi_print(S, A->json);
+    if (S && A->summary && !StatsSummary_write(A->summary, S->t, S->R, S->bands, S->coll, S->t_min, S->t_max)) rc = 1;
+    ScaleStats_free(S);
+    return rc;
+}
+
 int cmd_stats(int argc, char **argv) {
     StatsArgs A = {.f = OverlapFilter_all()};
     InputOptions_init(&A.in);
     InputOptions *const inp = &A.in;
     int rc = Cli_parseOptions("stats", argc, argv, STATS_TABLES, stats_opt, &A, NULL);
     if (rc) goto out;
-    rc = 2;
+    if (inp->mpirun) {
+        rc = stats_mpi(&A);
+        goto out;
+    }
     OverlapFilter f = A.f;
-    const char *range = A.range;
     bool json = A.json;
     Trace *t = InputOptions_load(inp);
     if (!t) {
         rc = 1;
         goto out;
     }
-    if (range) {
-        char err[256];
-        if (!Time_parseRange(range, t->t_min, &f.t0, &f.t1, err, sizeof err)) {
-            cli_error("--range: %s", err);
-            Trace_free(t);
-            goto out;
-        }
-        if (f.t1 <= t->t_min || f.t0 >= t->t_max) { /* as view says it: all-zero tables look like a broken trace */
-            cli_rangeOutside(range, t, f.t0, f.t1);
-            Trace_free(t);
-            goto out;
-        }
+    if (t->summary) { /* its events are bands drawn back: figures of them would mislead */
+        cli_error("%s is a run summary: `ovtrace view %s` opens it; stats reads the traces it names",
+                  inp->files[0], inp->files[0]);
+        Trace_free(t);
+        rc = 2;
+        goto out;
+    }
+    rc = resolve_range(A.range, t, &f, true);
+    if (rc) {
+        Trace_free(t);
+        goto out;
     }
     OverlapReport *R = Overlap_compute(t, &f);
     if (json) print_json(stdout, t, R, f.t0, f.t1, &inp->coll);
     else {
-        print_table(stdout, t, R, f.t0, f.t1);
+        StatsHead h = head_of(t);
+        print_table(stdout, t, &h, R, f.t0, f.t1);
         CounterSet *cs = CounterSet_build(t);
         StatsCounters_print(stdout, t, cs, &f);
         StatsServe_print(stdout, t, cs, &f);
         CounterSet_free(cs);
         if (R->n_devices) stats_coll_table(stdout, t, &f, &inp->coll);
     }
+    rc = A.summary && !summary_one(A.summary, t, R, &inp->coll) ? 1 : 0;
     OverlapReport_free(R);
     Trace_free(t);
-    rc = 0;
 out:
     InputOptions_free(inp);
     return rc;

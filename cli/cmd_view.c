@@ -108,6 +108,7 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, int thrott
     } else {
         *out = a;
         CollView_setOptions(a, &in->coll);
+        LazyLoad_setOptions(a, &lo); /* Enter on a rank of a run summary opens its trace */
         /* a GPU-only model that left nothing out (all events on GPU lanes) is complete */
         if (lazy && App_trace(a)->gpu_only)
             LazyLoad_start(a, (const char *const *)in->files, in->n_files, &lo, lazy_delay_ms);
@@ -275,6 +276,8 @@ int cmd_view(int argc, char **argv) {
         }
         a = App_new(t, caps, title);
         CollView_setOptions(a, &inp->coll);
+        LoadOptions lo = InputOptions_loadOptions(inp);
+        LazyLoad_setOptions(a, &lo); /* Enter on a rank of a run summary opens its trace */
     } else {
         if (inp->verbose) notes = xopen_memstream(&notes_text, &notes_len);
         rc = view_load(inp, &caps, title, V.throttle_ms, V.lazy, V.lazy_delay_ms, notes, &a);

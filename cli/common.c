@@ -57,6 +57,8 @@ void InputOptions_init(InputOptions *o) {
     /* the snapshot cache (docs/cache.md): OVTRACE_CACHE=0 / 1 when no --cache/--no-cache */
     const char *c = getenv("OVTRACE_CACHE");
     o->env_cache = c && !strcmp(c, "0") ? -1 : c && !strcmp(c, "1") ? 1 : 0;
+    /* mpirun (OpenMPI) sets it in every process it starts (docs/scaleout.md) */
+    o->mpirun = getenv("OMPI_COMM_WORLD_SIZE") != NULL;
     if (!Snapshot_cacheDir(getenv("XDG_CACHE_HOME"), getenv("HOME"), o->cache_dir, sizeof o->cache_dir))
         o->cache_dir[0] = '\0';
     /* 0 MB keeps only the snapshot just written: a 1-byte cap (0 is the default cap) */

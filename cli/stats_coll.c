@@ -32,14 +32,12 @@ static int cmp_count(const void *a, const void *b) {
     return x->name < y->name ? -1 : x->name > y->name;
 }
 
-/* one_rank_split: split comm per device even with one rank (the JSON lists the devices;
- * the table prints "nothing to align" and needs no split, a sweep over every event). */
-static void summarize(Summary *S, const Trace *t, const OverlapFilter *f, const CollOptions *co, bool one_rank_split) {
+/* The summary of a report and its device split (an MPI run computes both apart). */
+static void summarize_from(Summary *S, CollReport *R, CollDeviceSplit *dev, size_t n_dev, const OverlapFilter *f) {
     memset(S, 0, sizeof *S);
-    S->R = Coll_analyze(t, co);
-    CollReport *R = S->R;
-    if (R->n_ranks >= 2 || one_rank_split)
-        S->dev = Coll_deviceSplit(t, R, f->t0, f->t1, f->rank == OVERLAP_ANY_RANK ? INT32_MIN : f->rank, &S->n_dev);
+    S->R = R;
+    S->dev = dev;
+    S->n_dev = n_dev;
     Coll_arrivals(R, f->t0, f->t1, &S->A);
     S->names = xcalloc(R->n_names + 1, sizeof *S->names);
     int64_t *skews = xmalloc((R->n_inst + 1) * sizeof *skews);
@@ -58,11 +56,29 @@ static void summarize(Summary *S, const Trace *t, const OverlapFilter *f, const 
     qsort(S->names, S->n_names, sizeof *S->names, cmp_count);
 }
 
+bool stats_coll_needsSplit(const CollReport *R, bool json) { return R->n_ranks >= 2 || json; }
+
+/* json: split comm per device even with one rank (the JSON lists the devices; the table
+ * prints "nothing to align" and needs no split, a sweep over every event). */
+static void summarize(Summary *S, const Trace *t, const OverlapFilter *f, const CollOptions *co, bool json) {
+    CollReport *R = Coll_analyze(t, co);
+    CollDeviceSplit *dev = NULL;
+    size_t n_dev = 0;
+    if (stats_coll_needsSplit(R, json))
+        dev = Coll_deviceSplit(t, R, f->t0, f->t1, f->rank == OVERLAP_ANY_RANK ? INT32_MIN : f->rank, &n_dev);
+    summarize_from(S, R, dev, n_dev, f);
+}
+
+/* The summary's own parts (not the report and split it was made from). */
+static void summary_parts_free(Summary *S) {
+    CollArrivals_free(&S->A);
+    free(S->names);
+}
+
 static void summary_free(Summary *S) {
     CollReport_free(S->R);
     free(S->dev);
-    CollArrivals_free(&S->A);
-    free(S->names);
+    summary_parts_free(S);
 }
 
 static size_t rank_slot(const CollReport *R, int32_t rank) { return (size_t)(Coll_rank(R, rank) - R->ranks); }
@@ -89,15 +105,13 @@ static void put_name(FILE *out, const char *s, size_t max) {
     }
 }
 
-void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f, const CollOptions *co) {
-    Summary S;
-    summarize(&S, t, f, co, false);
+static void coll_table(FILE *out, const Trace *t, const OverlapFilter *f, const Summary *sum) {
+    const Summary S = *sum;
     CollReport *R = S.R;
     fprintf(out, "\ncollectives across ranks\n");
     if (R->n_ranks < 2) {
         fprintf(out, "one rank: %zu comm kernels, nothing to align (give every rank's file to see waits)\n",
                 R->comm_kernels);
-        summary_free(&S);
         return;
     }
     fprintf(out, "%zu ranks, %zu comm kernels: %zu matched instances, %zu kernels unmatched, %zu mismatched\n",
@@ -141,12 +155,25 @@ void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f, const C
         fprintf(out, "clock check: collective ends agree within %s (median), %s (max)\n", a, b);
     }
     if (R->unreliable) fprintf(out, "WARNING: alignment unreliable: %s\n", R->unreliable_why);
+}
+
+void stats_coll_table(FILE *out, const Trace *t, const OverlapFilter *f, const CollOptions *co) {
+    Summary S;
+    summarize(&S, t, f, co, false);
+    coll_table(out, t, f, &S);
     summary_free(&S);
 }
 
-void stats_coll_json(FILE *out, const Trace *t, const OverlapFilter *f, const CollOptions *co) {
+void stats_coll_tableWith(FILE *out, const Trace *t, const OverlapFilter *f, CollReport *R, CollDeviceSplit *dev,
+                          size_t n_dev) {
     Summary S;
-    summarize(&S, t, f, co, true);
+    summarize_from(&S, R, dev, n_dev, f);
+    coll_table(out, t, f, &S);
+    summary_parts_free(&S);
+}
+
+static void coll_json(FILE *out, const Trace *t, const Summary *sum) {
+    const Summary S = *sum;
     CollReport *R = S.R;
     fprintf(out,
             ",\n  \"collectives\": {\n    \"ranks\": %zu, \"comm_kernels\": %zu, \"instances\": %zu, \"unmatched\": %zu,"
@@ -184,5 +211,19 @@ void stats_coll_json(FILE *out, const Trace *t, const OverlapFilter *f, const Co
                 S.names[k].count, S.names[k].median_skew, S.names[k].max_skew);
     }
     fputs(S.n_names ? "\n    ]\n  }" : "]\n  }", out);
+}
+
+void stats_coll_json(FILE *out, const Trace *t, const OverlapFilter *f, const CollOptions *co) {
+    Summary S;
+    summarize(&S, t, f, co, true);
+    coll_json(out, t, &S);
     summary_free(&S);
+}
+
+void stats_coll_jsonWith(FILE *out, const Trace *t, const OverlapFilter *f, CollReport *R, CollDeviceSplit *dev,
+                         size_t n_dev) {
+    Summary S;
+    summarize_from(&S, R, dev, n_dev, f);
+    coll_json(out, t, &S);
+    summary_parts_free(&S);
 }

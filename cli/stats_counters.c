@@ -18,32 +18,38 @@ static void put_safe(FILE *out, const char *s, size_t max) {
     }
 }
 
-static bool selected(const Trace *t, const CounterSeries *s, const OverlapFilter *f) {
+bool StatsCounters_selected(const Trace *t, const CounterSeries *s, const OverlapFilter *f) {
     if (f->rank != OVERLAP_ANY_RANK && t->lanes[s->lane].rank != f->rank) return false;
     if (f->device != OVERLAP_ANY && s->device != f->device) return false;
     return true;
+}
+
+void StatsCounters_head(FILE *out) {
+    fprintf(out, "\ncounters (samples in the selection)\n%4s %8s %14s %14s %14s  %s\n", "rank", "samples", "min", "max",
+            "mean", "name");
+}
+
+void StatsCounters_line(FILE *out, const Trace *t, const CounterSeries *s, const OverlapFilter *f) {
+    CounterStats st;
+    char a[32] = "-", b[32] = "-", m[32] = "-";
+    if (Counter_stats(t, s, f->t0, f->t1, &st)) {
+        Counter_format(st.min, s->bytes, a, sizeof a);
+        Counter_format(st.max, s->bytes, b, sizeof b);
+        Counter_format(st.mean, s->bytes, m, sizeof m);
+    }
+    fprintf(out, "%4d %8zu %14s %14s %14s  ", t->lanes[s->lane].rank, st.n, a, b, m);
+    put_safe(out, StrTab_get(t->strings, s->name), 100);
+    fputc('\n', out);
 }
 
 void StatsCounters_print(FILE *out, const Trace *t, const CounterSet *cs, const OverlapFilter *f) {
     bool head = false;
     for (size_t i = 0; i < cs->n; i++) {
         const CounterSeries *s = &cs->s[i];
-        CounterStats st;
-        if (!selected(t, s, f)) continue;
-        if (!head) {
-            fprintf(out, "\ncounters (samples in the selection)\n%4s %8s %14s %14s %14s  %s\n", "rank", "samples",
-                    "min", "max", "mean", "name");
-            head = true;
-        }
-        char a[32] = "-", b[32] = "-", m[32] = "-";
-        if (Counter_stats(t, s, f->t0, f->t1, &st)) {
-            Counter_format(st.min, s->bytes, a, sizeof a);
-            Counter_format(st.max, s->bytes, b, sizeof b);
-            Counter_format(st.mean, s->bytes, m, sizeof m);
-        }
-        fprintf(out, "%4d %8zu %14s %14s %14s  ", t->lanes[s->lane].rank, st.n, a, b, m);
-        put_safe(out, StrTab_get(t->strings, s->name), 100);
-        fputc('\n', out);
+        if (!StatsCounters_selected(t, s, f)) continue;
+        if (!head) StatsCounters_head(out);
+        head = true;
+        StatsCounters_line(out, t, s, f);
     }
 }
 
@@ -52,30 +58,35 @@ static void json_num(FILE *out, double v) {
     else fprintf(out, "%.17g", v);
 }
 
+void StatsCounters_entry(FILE *out, const Trace *t, const CounterSeries *s, const OverlapFilter *f) {
+    CounterStats st;
+    bool any = Counter_stats(t, s, f->t0, f->t1, &st);
+    fputs("{\"name\": ", out);
+    JsonOut_string(out, StrTab_get(t->strings, s->name));
+    fprintf(out, ", \"rank\": %d, \"device\": ", t->lanes[s->lane].rank);
+    if (s->device >= 0) fprintf(out, "%" PRId64, s->device);
+    else fputs("null", out);
+    fprintf(out, ", \"unit\": \"%s\", \"samples\": %zu, \"min\": ", s->bytes ? "bytes" : "value", st.n);
+    if (any) json_num(out, st.min);
+    else fputs("null", out);
+    fputs(", \"max\": ", out);
+    if (any) json_num(out, st.max);
+    else fputs("null", out);
+    fputs(", \"mean\": ", out);
+    if (any) json_num(out, st.mean);
+    else fputs("null", out);
+    fputc('}', out);
+}
+
 void StatsCounters_json(FILE *out, const Trace *t, const CounterSet *cs, const OverlapFilter *f) {
     fputs(",\n  \"counters\": [", out);
     bool first = true;
     for (size_t i = 0; i < cs->n; i++) {
         const CounterSeries *s = &cs->s[i];
-        if (!selected(t, s, f)) continue;
-        CounterStats st;
-        bool any = Counter_stats(t, s, f->t0, f->t1, &st);
-        fprintf(out, "%s\n    {\"name\": ", first ? "" : ",");
+        if (!StatsCounters_selected(t, s, f)) continue;
+        fputs(first ? "\n    " : ",\n    ", out);
         first = false;
-        JsonOut_string(out, StrTab_get(t->strings, s->name));
-        fprintf(out, ", \"rank\": %d, \"device\": ", t->lanes[s->lane].rank);
-        if (s->device >= 0) fprintf(out, "%" PRId64, s->device);
-        else fputs("null", out);
-        fprintf(out, ", \"unit\": \"%s\", \"samples\": %zu, \"min\": ", s->bytes ? "bytes" : "value", st.n);
-        if (any) json_num(out, st.min);
-        else fputs("null", out);
-        fputs(", \"max\": ", out);
-        if (any) json_num(out, st.max);
-        else fputs("null", out);
-        fputs(", \"mean\": ", out);
-        if (any) json_num(out, st.mean);
-        else fputs("null", out);
-        fputc('}', out);
+        StatsCounters_entry(out, t, s, f);
     }
     fputs(first ? "]" : "\n  ]", out);
 }
@@ -84,7 +95,11 @@ void StatsCounters_json(FILE *out, const Trace *t, const CounterSet *cs, const O
 
 void StatsServe_print(FILE *out, const Trace *t, const CounterSet *cs, const OverlapFilter *f) {
     ServeStats s;
-    if (!ServeStats_compute(t, cs, f->t0, f->t1, &s)) return;
+    if (ServeStats_compute(t, cs, f->t0, f->t1, &s)) StatsServe_printStats(out, &s);
+}
+
+void StatsServe_printStats(FILE *out, const ServeStats *sp) {
+    const ServeStats s = *sp;
     char mm[32], ma[32];
     Counter_format(s.memory_max, true, mm, sizeof mm);
     Counter_format(s.memory_mean, true, ma, sizeof ma);
@@ -103,11 +118,17 @@ void StatsServe_print(FILE *out, const Trace *t, const CounterSet *cs, const Ove
 
 void StatsServe_json(FILE *out, const Trace *t, const CounterSet *cs, const OverlapFilter *f) {
     ServeStats s;
+    bool any = ServeStats_compute(t, cs, f->t0, f->t1, &s);
+    StatsServe_jsonStats(out, any ? &s : NULL);
+}
+
+void StatsServe_jsonStats(FILE *out, const ServeStats *sp) {
     fputs(",\n  \"serving\": ", out);
-    if (!ServeStats_compute(t, cs, f->t0, f->t1, &s)) {
+    if (!sp) {
         fputs("null", out);
         return;
     }
+    const ServeStats s = *sp;
     fprintf(out,
             "{\"steps\": %zu, \"window_ns\": %" PRId64 ", \"tokens\": %.0f, \"throughput_tokens_per_s\": %.3f, "
             "\"mean_batch\": %.4f, \"max_batch\": %.0f, \"mean_queue\": %.4f, \"requests\": %zu, ",

@@ -1129,7 +1129,7 @@ void Trace_finishWith(Trace *t, const FinishOptions *fo) {
         if (e->flags & EVF_NO_DUR) e->dur = t->t_max - e->ts;
     }
     for (size_t i = 0; i < t->n_sources; i++)
-        if (t->sources[i].rank < 0) t->sources[i].rank = (int32_t)i;
+        if (t->sources[i].rank < 0) t->sources[i].rank = fo->rank_base + (int32_t)i;
     size_t n_fp = t->build->n_fp;
     if (fo->step) fo->step(fo->step_ctx, FINISH_LANES, t->n_events, t->n_lanes, n_fp);
     order_groups_and_lanes(t);

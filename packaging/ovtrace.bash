@@ -14,7 +14,7 @@ _ovtrace_opts() { # COMMAND: its options
     case $1 in
     view) echo "--range= --ascii --osc52 --color= --lazy= --align= --step= --dump --frames= --keys= --size=
                 $_ovtrace_input_opts" ;;
-    stats) echo "--json --range= --rank= --device= --stream= --top= $_ovtrace_input_opts" ;;
+    stats) echo "--json --range= --rank= --device= --stream= --top= --summary= $_ovtrace_input_opts" ;;
     diff) echo "--json --group-names --step= --top= --a= --b= $_ovtrace_input_opts" ;;
     query) echo "-c= --command= --csv --json $_ovtrace_input_opts" ;;
     export) echo "-o= --output= --merge --range= --rank= --device= --stream= --name= --exclude=

@@ -140,6 +140,12 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         snprintf(err, errlen, "no trace files given");
         ok = false;
     }
+    if (ok && n_files == 1 && Load_isSummary(files[0])) { /* a run summary: its own model */
+        t = Load_summaryFile(files[0], err, errlen);
+        free(files[0]);
+        free(files);
+        return t;
+    }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = opt && opt->threads > 0 ? opt->threads : cores > 0 ? (int)cores : 1;
     /* The cache: inputs identified before parsing, so a file that changes while it is
@@ -149,7 +155,8 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
     SnapshotFileId *ids = NULL;
     char cpath[PATH_MAX] = "";
     bool cached = false;
-    int mode = opt && opt->gpu_only ? -1 : cache_mode(opt); /* a partial model is never cached */
+    /* a partial model is never cached, nor one whose ranks count from another file */
+    int mode = opt && (opt->gpu_only || opt->rank_base) ? -1 : cache_mode(opt);
     if (ok && mode >= 0) {
         ids = xcalloc(n_files, sizeof *ids);
         uint64_t json = 0;
@@ -191,7 +198,8 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
             Trace_finishWith(t, &(FinishOptions){.threads = threads,
                                                  .timing = opt ? opt->finish_timing : NULL,
                                                  .step = opt && opt->stage ? finish_step : NULL,
-                                                 .step_ctx = (void *)opt});
+                                                 .step_ctx = (void *)opt,
+                                                 .rank_base = opt ? opt->rank_base : 0});
         /* nothing passed over (every event on a GPU lane): the model is complete */
         if (ok) t->gpu_only = opt && opt->gpu_only && t->deferred > 0;
     }
@@ -242,6 +250,33 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
     for (size_t i = 0; i < n_files; i++) free(files[i]);
     free(files);
     return t;
+}
+
+char **Load_expandPaths(const char *const *paths, size_t n, size_t *n_out, char *err, size_t errlen) {
+    char **files = NULL;
+    size_t n_files = 0, cap = 0, skipped = 0;
+    char note[PATH_MAX + 64] = "";
+    bool ok = true;
+    for (size_t i = 0; ok && i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            ok = expand_dir(paths[i], &files, &n_files, &cap, &skipped, note, sizeof note, err, errlen);
+        } else {
+            GROW(files, cap, n_files + 1);
+            files[n_files++] = xstrdup(paths[i]);
+        }
+    }
+    if (ok && !n_files) {
+        snprintf(err, errlen, "no trace files given");
+        ok = false;
+    }
+    if (!ok) {
+        for (size_t i = 0; i < n_files; i++) free(files[i]);
+        free(files);
+        return NULL;
+    }
+    *n_out = n_files;
+    return files;
 }
 
 void Load_printWarnings(const Trace *t, FILE *out) {

@@ -21,6 +21,7 @@
 #include "collview.h"
 #include "overview.h"
 #include "feature.h"
+#include "lazyload.h"
 
 #define LAZY_MIN_BYTES (64ull << 20)
 
@@ -46,6 +47,9 @@ typedef struct LazyLoad {
     Trace *owned; /* the model the App shows (GPU-only, then full); NULL: no lazy load */
     bool swapped;
     bool failed; /* UI thread: the full load failed (err says why) */
+    char what[64]; /* what is loading, for the title: "CPU lanes", "rank 3's trace" */
+    LoadOptions file_opt; /* LazyLoad_setOptions: for LazyLoad_openFile */
+    bool have_file_opt;
 } LazyLoad;
 
 /* Trace files and their bytes, a directory counting its trace files (as Load_files
@@ -137,6 +141,7 @@ void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOption
     const CollOptions *co = CollView_options(a);
     l->coll_opt = co ? *co : CollOptions_default();
     count_inputs(paths, n, &l->total_bytes);
+    if (!l->what[0]) snprintf(l->what, sizeof l->what, "CPU lanes");
     l->owned = a->t;
     if (pthread_create(&l->th, NULL, lazy_main, l) == 0) {
         l->started = true;
@@ -148,6 +153,21 @@ void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOption
 
 bool LazyLoad_ownsModel(const App *a) { return ((const LazyLoad *)Feature_state(a, &LazyLoad_feature))->owned; }
 
+void LazyLoad_setOptions(App *a, const LoadOptions *opt) {
+    LazyLoad *l = Feature_state(a, &LazyLoad_feature);
+    l->file_opt = *opt;
+    l->have_file_opt = true;
+}
+
+bool LazyLoad_openFile(App *a, const char *path, const char *what) {
+    LazyLoad *l = Feature_state(a, &LazyLoad_feature);
+    if (l->owned) return false; /* one load per viewer: the model it replaces is its own */
+    snprintf(l->what, sizeof l->what, "%s", what);
+    LoadOptions opt = l->have_file_opt ? l->file_opt : (LoadOptions){0};
+    LazyLoad_start(a, &path, 1, &opt, 0);
+    return true;
+}
+
 /* The full model is still on its way (the App's is GPU-only). */
 static bool pending(const LazyLoad *l) { return l->owned && !l->swapped && !l->failed; }
 
@@ -157,13 +177,13 @@ static const char *lz_title(const App *a, const void *st, char *buf, size_t n) {
     const LazyLoad *l = st;
     if (!l->owned || l->swapped) return NULL;
     if (l->failed) {
-        snprintf(buf, n, "CPU lanes not loaded: %.200s", l->err);
+        snprintf(buf, n, "%s not loaded: %.200s", l->what, l->err);
         return buf;
     }
     uint64_t done = atomic_load(&((LazyLoad *)l)->done_bytes);
     int pct = l->total_bytes ? (int)(done * 100 / l->total_bytes) : 0;
     if (pct > 99 || atomic_load(&((LazyLoad *)l)->finished)) pct = 99; /* building the timeline */
-    snprintf(buf, n, "CPU lanes loading %d%%", pct);
+    snprintf(buf, n, "%s loading %d%%", l->what, pct);
     return buf;
 }
 
@@ -240,7 +260,7 @@ static bool finish(App *a, LazyLoad *l) {
     if (!l->full) {
         if (!l->err[0]) snprintf(l->err, sizeof l->err, "cancelled");
         l->failed = true;
-        App_message(a, ROLE_ERROR, "CPU lanes could not be loaded: %.200s", l->err);
+        App_message(a, ROLE_ERROR, "%s could not be loaded: %.200s", l->what, l->err);
         return false;
     }
     Trace *old = a->t, *nt = l->full;

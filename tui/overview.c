@@ -14,6 +14,7 @@
 #include "lanes_render.h"
 #include "tindex.h"
 #include "feature.h"
+#include "lazyload.h"
 
 typedef struct {
     bool on;
@@ -146,7 +147,14 @@ static bool ov_activate(App *a, void *st, const TuiKey *k, unsigned *redraw) {
     size_t line = Lines_findGroup(&a->lines, g);
     a->v.line = line != SIZE_MAX ? line : 0;
     View_scrollToLine(&a->v, a->lines.n);
-    if (a->t->gpu_only) /* lazy overview: the rank's CPU lanes arrive with the full load */
+    if (a->t->summary) { /* a run summary: the rank's own trace replaces it */
+        const Group *G = &a->t->groups[g];
+        char what[64];
+        snprintf(what, sizeof what, "rank %d's trace", G->rank);
+        if (LazyLoad_openFile(a, a->t->sources[G->source].path, what))
+            App_message(a, ROLE_GOOD, "rank %d: loading its trace (the summary's bands until then)", G->rank);
+        else App_message(a, ROLE_ERROR, "rank %d: a trace is already loading", G->rank);
+    } else if (a->t->gpu_only) /* lazy overview: the rank's CPU lanes arrive with the full load */
         App_message(a, ROLE_GOOD, "rank %d expanded: GPU lanes; CPU lanes loading (they appear when loaded; O: overview)",
                     a->t->groups[g].rank);
     else App_message(a, ROLE_GOOD, "rank %d expanded (O: back to the rank overview)", a->t->groups[g].rank);
@@ -156,7 +164,7 @@ static bool ov_activate(App *a, void *st, const TuiKey *k, unsigned *redraw) {
 
 static void *ov_init(App *a) {
     OverviewState *s = xcalloc(1, sizeof *s);
-    s->on = Overview_ranks(a->t) >= OVERVIEW_MIN_RANKS;
+    s->on = Overview_ranks(a->t) >= OVERVIEW_MIN_RANKS || a->t->summary; /* a summary is its overview */
     return s;
 }
 

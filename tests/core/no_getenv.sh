@@ -21,7 +21,7 @@ tui/crt.c:LINES                             the same; a size beyond any screen i
 tui/crt.c:COLUMNS                           the same
 '
 fail=0
-found=$(cd "$ROOT" && grep -rnoE '\b(secure_)?getenv\(("?[A-Za-z0-9_]+"?)' base model read analysis write ring collector kernels live tui bench --include='*.c' --include='*.h' |
+found=$(cd "$ROOT" && grep -rnoE '\b(secure_)?getenv\(("?[A-Za-z0-9_]+"?)' base model read analysis write scaleout ring collector kernels live tui bench --include='*.c' --include='*.h' |
     sed -E 's/^([^:]+):[0-9]+:(secure_)?getenv\("?([A-Za-z0-9_]+)"?$/\1:\3/' | sort -u)
 for f in $found; do
     if echo "$allowed" | grep -q "^$f "; then echo "ok   $f (allowed)"

@@ -25,7 +25,7 @@ sample() {
     --keys) echo q ;; --mode) echo decode ;; --link) echo nvlink ;; --batching) echo fixed ;;
     --workload) echo moe ;; --class) echo comm ;; --command) echo 'select 1' ;; --rules) echo "$tmp/rules" ;; --step|--comm|--not-comm|--comm-stream|--name|--exclude) echo x ;;
     --mem-cap) echo 1GiB ;; --jitter) echo 0.1 ;; --max-token) echo 1M ;; --a|--b) echo "$SAMPLE" ;;
-    --output|--debug-frame-log) echo "$tmp/out.json" ;;
+    --output|--debug-frame-log|--summary) echo "$tmp/out.json" ;;
     --threads|--rank|--device|--stream|--top|--frames|--comm-sms|--tokens|--layers|--experts|--topk|--hidden|\
     --tflops|--seed|--speed|--steps|--duration|--retention|--interval|--window|--gpus|--ranks|--imbalance|\
     --clock-skew|--rate|--min-batch|--max-batch|--prompt-tokens|--out-tokens|--warmup|--min-dur|\

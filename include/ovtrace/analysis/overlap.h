@@ -66,6 +66,10 @@ typedef struct {
 #define OVERLAP_CLIPPED_WORDS "time clipped to the range"
 
 OverlapReport *Overlap_compute(const Trace *t, const OverlapFilter *f);
+/* total = the sums over devices[0..n) (ratio from the sums), as OverlapReport.total. */
+void Overlap_sumDevices(const DeviceFigures *devices, size_t n, DeviceFigures *total);
+/* In OverlapReport.kernels' order: by total time descending, then name id. */
+void Overlap_sortKernels(KernelFigures *k, size_t n);
 void OverlapReport_free(OverlapReport *r);
 
 /* Whether a GPU event counts toward busy time (kernels, memcpy, memset). */

@@ -27,4 +27,25 @@ typedef struct {
 /* False when the range holds no serve::step range. */
 bool ServeStats_compute(const Trace *t, const CounterSet *cs, int64_t t0, int64_t t1, ServeStats *out);
 
+/* The figures' inputs, gathered in parts and finished once (ServeStats_compute; an MPI
+ * run sums its processes' parts): steps and their window, request latencies, and the
+ * counter samples fed in series order (floating-point sums depend on it). */
+typedef struct {
+    size_t steps;
+    int64_t w0, w1;
+    int64_t *lat;
+    size_t n_lat, cap_lat;
+    double tokens, batch_n, max_batch, queue_sum, queue_n, mem_sum, mem_n, memory_max;
+} ServeParts;
+
+static inline ServeParts ServeParts_init(void) { return (ServeParts){.w0 = INT64_MAX, .w1 = INT64_MIN}; }
+/* Adds t's serve::step ranges starting in [t0, t1) and serve::request ranges ending in [t0, t1]. */
+void ServeParts_events(ServeParts *p, const Trace *t, int64_t t0, int64_t t1);
+/* 0 batch size, 1 queue length, 2 memory in use for a "[serve] ..." series name, else -1. */
+int ServeParts_seriesKind(const char *name);
+void ServeParts_sample(ServeParts *p, int kind, double v);
+/* False when no step was added (the parts' latencies are sorted in place). */
+bool ServeParts_finish(ServeParts *p, ServeStats *out);
+void ServeParts_free(ServeParts *p);
+
 #endif

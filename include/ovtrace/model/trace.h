@@ -179,6 +179,7 @@ typedef struct Trace {
     size_t n_sources;
     int64_t t_min, t_max; /* over all timed events; t_min is the origin of relative times */
     bool simulated;
+    bool summary; /* a run summary's model (read/load_summary.c): bands drawn back, no real events */
     /* only GPU lanes were loaded (LoadOptions.gpu_only): CPU lanes, flows, launch
      * partners and counters are missing until the full model replaces this one */
     bool gpu_only;
@@ -267,6 +268,8 @@ typedef struct {
      * lanes and flow points (a loading screen names what it waits for). NULL: none */
     void (*step)(void *ctx, FinishStep step, size_t events, size_t lanes, size_t flow_points);
     void *step_ctx;
+    int32_t rank_base;     /* a source without a rank of its own gets rank_base + its index
+                              (a process of an MPI run holds files from rank_base on) */
 } FinishOptions;
 void Trace_finishWith(Trace *t, const FinishOptions *fo);
 

@@ -74,6 +74,10 @@ typedef struct {
     bool gpu_only;
     /* Trace_finish's step times (FinishOptions.timing; bench/). NULL: none. */
     FILE *finish_timing;
+    /* A file without a rank of its own (distributedInfo.rank) gets rank_base + its index:
+     * a process of an MPI run loads files from index rank_base of the whole list on. Not
+     * 0: the snapshot cache is off (a snapshot's ranks are those of a whole-list load). */
+    int32_t rank_base;
 } LoadOptions;
 
 /* Loads one file into t as a new source (t not yet finished). Returns false with a
@@ -97,6 +101,19 @@ bool Load_nsysFile(Trace *t, const char *path, char *err, size_t errlen);
  * snapshot of exactly these files replaces parsing and finishing; after a parse, one
  * is saved. */
 Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, char *err, size_t errlen);
+
+/* Whether path is a run summary (`stats --summary`), and the model of one: a source per
+ * rank (its trace's path), a GPU lane per device, the bands drawn back as events
+ * (Trace.summary). Load_files opens a summary given alone this way. */
+#define SUMMARY_FORMAT 1   /* "ovtrace_summary": the format's version */
+#define SUMMARY_COLUMNS 256 /* band columns stats --summary writes */
+bool Load_isSummary(const char *path);
+Trace *Load_summaryFile(const char *path, char *err, size_t errlen);
+
+/* The trace files paths name, as Load_files reads them (a directory's trace files in
+ * name order; entries that are not regular files left out): a malloc'd array of
+ * malloc'd paths, *n_out of them, or NULL with the error in err. */
+char **Load_expandPaths(const char *const *paths, size_t n, size_t *n_out, char *err, size_t errlen);
 
 /* Human-readable warnings for t->diag (skipped events, truncation); one per line. */
 void Load_printWarnings(const Trace *t, FILE *out);

@@ -84,6 +84,9 @@ bool LazyLoad_wanted(const char *const *paths, size_t n, int mode);
 void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOptions *opt, int delay_ms);
 /* The model belongs to the lazy load (App_free frees it). */
 bool LazyLoad_ownsModel(const App *a);
+/* The options a file opened from the viewer loads with (Enter on a rank of a run
+ * summary: its trace replaces the summary); copied. */
+void LazyLoad_setOptions(App *a, const LoadOptions *opt);
 
 /* ---- the loading screen ---- */
 

@@ -1,0 +1,179 @@
+/* A run summary opened as a model (ovtrace/write/summary.h, docs/summary.md): one source
+ * per rank (its trace's path, so that the viewer can open it), one GPU lane per device,
+ * and per device its band drawn back as events, a column at a time: compute, comm over
+ * the hidden part of it and past it for the exposed part, then memory. The comm parts
+ * are memcpy-kind events of class comm, so no collective is matched between them. */
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ovtrace/base/alloc.h"
+#include "ovtrace/read/input.h"
+#include "ovtrace/read/load.h"
+
+#define MAGIC "\"ovtrace_summary\""
+
+static bool head_is_summary(char *head, ssize_t n) {
+    if (n <= 0) return false;
+    head[n] = '\0';
+    const char *p = head;
+    while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
+    if (*p++ != '{') return false;
+    while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
+    return !strncmp(p, MAGIC, sizeof MAGIC - 1);
+}
+
+/* A look at the first bytes: a plain file is read as it is (no mapping: every single
+ * input is asked, and the loader maps it next), a compressed one through Input. */
+bool Load_isSummary(const char *path) {
+    if (!Input_canReopen(path)) return false; /* a pipe's bytes are the parser's */
+    char head[64];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = read(fd, head, sizeof head - 1);
+    close(fd);
+    bool gz = n >= 2 && (unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b;
+    bool zst = n >= 4 && !memcmp(head, "\x28\xb5\x2f\xfd", 4);
+    if (!gz && !zst) return head_is_summary(head, n);
+    char err[256];
+    Input *in = Input_open(path, err, sizeof err);
+    if (!in) return false;
+    n = Input_read(in, head, sizeof head - 1);
+    Input_close(in);
+    return head_is_summary(head, n);
+}
+
+/* The whole (decompressed) file, NUL-terminated; NULL with err. */
+static char *read_all(const char *path, size_t *len, char *err, size_t errlen) {
+    Input *in = Input_open(path, err, errlen);
+    if (!in) return NULL;
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        GROW(buf, cap, n + (1 << 20) + 1);
+        ssize_t r = Input_read(in, buf + n, cap - n - 1);
+        if (r < 0) {
+            snprintf(err, errlen, "%s: read error", path);
+            free(buf);
+            Input_close(in);
+            return NULL;
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    Input_close(in);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static int hexval(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; }
+
+typedef struct {
+    Trace *t;
+    uint32_t lane;
+    uint32_t names[3];
+    size_t last[3]; /* the lane's last event of each part, to extend (SIZE_MAX: none) */
+} Drawer;
+
+/* Appends [s, e) as part k (0 compute, 1 comm, 2 memory), or extends the last one when it
+ * ends at s. */
+static void part(Drawer *D, int k, int64_t s, int64_t e) {
+    if (e <= s) return;
+    static const EventKind KIND[3] = {KIND_KERNEL, KIND_MEMCPY, KIND_MEMSET};
+    if (D->last[k] != SIZE_MAX) {
+        TraceEvent *x = &D->t->events[D->last[k]];
+        if (x->ts + x->dur == s) {
+            x->dur = e - x->ts;
+            return;
+        }
+    }
+    TraceEvent ev = {.ts = s, .dur = e - s, .src = TRACE_NO_SRC, .name = D->names[k], .lane = D->lane, .kind = KIND[k]};
+    D->last[k] = Trace_append(D->t, &ev);
+}
+
+/* One device's band (hex: four bytes per column) drawn as events. */
+static bool draw_band(Drawer *D, const char *hex, int64_t t0, int64_t t1, int cols) {
+    if (!hex || strlen(hex) != (size_t)cols * 8) return false;
+    for (int k = 0; k < 3; k++) D->last[k] = SIZE_MAX;
+    for (int c = 0; c < cols; c++) {
+        int64_t a = t0 + (int64_t)((__int128)(t1 - t0) * c / cols), b = t0 + (int64_t)((__int128)(t1 - t0) * (c + 1) / cols);
+        int64_t v[4];
+        for (int k = 0; k < 4; k++) {
+            int hi = hexval(hex[c * 8 + k * 2]), lo = hexval(hex[c * 8 + k * 2 + 1]);
+            if (hi < 0 || lo < 0) return false;
+            v[k] = (int64_t)((__int128)(b - a) * (hi * 16 + lo) / 255);
+        }
+        int64_t comp = v[0], hid = v[1], exp = v[2], mem = v[3];
+        int64_t x = a;
+        part(D, 0, x, x + comp + hid < b ? x + comp + hid : b);
+        x += comp;
+        part(D, 1, x < b ? x : b, x + hid + exp < b ? x + hid + exp : b);
+        x += hid + exp;
+        part(D, 2, x < b ? x : b, x + mem < b ? x + mem : b);
+    }
+    return true;
+}
+
+static bool add_rank(Trace *t, const cJSON *r, const uint32_t *names, int64_t t0, int64_t t1, int cols) {
+    const cJSON *rank = cJSON_GetObjectItemCaseSensitive(r, "rank"), *path = cJSON_GetObjectItemCaseSensitive(r, "path");
+    const cJSON *devs = cJSON_GetObjectItemCaseSensitive(r, "devices");
+    if (!cJSON_IsNumber(rank) || !cJSON_IsString(path) || !cJSON_IsArray(devs)) return false;
+    uint32_t src = Trace_addSource(t, path->valuestring);
+    t->sources[src].rank = (int32_t)rank->valuedouble;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, devs) {
+        const cJSON *dev = cJSON_GetObjectItemCaseSensitive(d, "device"), *band = cJSON_GetObjectItemCaseSensitive(d, "band");
+        if (!cJSON_IsNumber(dev) || !cJSON_IsString(band)) return false;
+        int64_t id = (int64_t)dev->valuedouble;
+        Drawer D = {t, Trace_gpuLane(t, src, id, 0, id, 0), {names[0], names[1], names[2]}, {0, 0, 0}};
+        if (!draw_band(&D, band->valuestring, t0, t1, cols)) return false;
+    }
+    return true;
+}
+
+Trace *Load_summaryFile(const char *path, char *err, size_t errlen) {
+    size_t len;
+    char *text = read_all(path, &len, err, errlen);
+    if (!text) return NULL;
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    free(text);
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "ovtrace_summary");
+    const cJSON *t0 = cJSON_GetObjectItemCaseSensitive(root, "t0_ns"), *t1 = cJSON_GetObjectItemCaseSensitive(root, "t1_ns");
+    const cJSON *cols = cJSON_GetObjectItemCaseSensitive(root, "columns"), *ranks = cJSON_GetObjectItemCaseSensitive(root, "ranks");
+    if (!cJSON_IsNumber(fmt) || fmt->valueint != SUMMARY_FORMAT) {
+        snprintf(err, errlen, "%s: not an ovtrace summary of format %d", path, SUMMARY_FORMAT);
+        cJSON_Delete(root);
+        return NULL;
+    }
+    /* t0/t1 as text: epoch ns do not fit a double exactly */
+    if (!cJSON_IsNumber(t0) || !cJSON_IsNumber(t1) || !cJSON_IsNumber(cols) || cols->valueint < 1 ||
+        cols->valueint > 65536 || !cJSON_IsArray(ranks)) {
+        snprintf(err, errlen, "%s: a summary needs t0_ns, t1_ns, columns and ranks", path);
+        cJSON_Delete(root);
+        return NULL;
+    }
+    int64_t a = (int64_t)t0->valuedouble, b = (int64_t)t1->valuedouble;
+    if (b <= a) b = a + 1;
+    Trace *t = Trace_new();
+    uint32_t names[3] = {StrTab_intern(t->strings, "compute (summary)", 17), StrTab_intern(t->strings, "comm (summary)", 14),
+                         StrTab_intern(t->strings, "memory (summary)", 16)};
+    const cJSON *r;
+    bool ok = true;
+    cJSON_ArrayForEach(r, ranks) if (ok) ok = add_rank(t, r, names, a, b, cols->valueint);
+    cJSON_Delete(root);
+    if (!ok || !t->n_sources) {
+        snprintf(err, errlen, "%s: a rank of the summary is malformed", path);
+        Trace_free(t);
+        return NULL;
+    }
+    Trace_finish(t);
+    static const EventClass CLS[3] = {CLASS_COMPUTE, CLASS_COMM, CLASS_MEMORY};
+    for (size_t i = 0; i < t->n_events; i++)
+        for (int k = 0; k < 3; k++)
+            if (t->events[i].name == names[k]) t->events[i].cls = CLS[k];
+    t->summary = true;
+    return t;
+}
