@@ -94,7 +94,7 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, int thrott
     int r = LoadJob_runScreen(job);
     if (r != 0 && LoadJob_running(job)) {
         /* cancelled while the loader builds the model, a step that does not poll the
-         * cancel request (seconds on a million lanes): quit now rather than wait. The
+         * cancel request (seconds on a million lanes): quit at once rather than wait. The
          * viewer has written nothing; a snapshot being saved is a process of its own. */
         Crt_done();
         fflush(stdout);

@@ -2,8 +2,8 @@
 # The interactive viewer on many lanes, in tmux:
 #   memory  200k GPU streams (one kernel each): the loading screen's preview keeps
 #           buckets only for the lanes a screen shows, so the viewer peaks close to
-#           `view --dump` of the same file (a preview with buckets and labels for
-#           every lane took 600 MB more on a million lanes);
+#           `view --dump` of the same file (buckets and labels for every lane would
+#           add 300 B per lane twice: 600 MB on a million lanes);
 #   cancel  q and SIGTERM while the loader sits in a step that does not poll the cancel
 #           request (--debug-load-throttle-ms sleeps in each progress report, as
 #           building the model of a million lanes takes seconds) end the viewer at

@@ -580,9 +580,9 @@ static void test_bucket_budget(void **state) {
 }
 
 /* Only the lanes of the first PREVIEW_MAX_LINES lines hold buckets: 200k GPU streams
- * cost a few bytes each in the live model and nothing per lane in the UI's copy (a
- * model of buckets per lane took 300 bytes per lane twice, 600 MB for a million), and
- * they arrive in reverse, so that each new stream pushes the others down: the lanes
+ * cost a few bytes each in the live model and nothing per lane in the UI's copy (not
+ * labels and buckets for every lane: 300 bytes per lane twice, 600 MB for a million),
+ * and they arrive in reverse, so that each new stream pushes the others down: the lanes
  * pushed off the lines give their buckets back. */
 static void test_memory_bounded(void **state) {
     (void)state;
