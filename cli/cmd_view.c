@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "ovtrace/base/alloc.h"
@@ -91,6 +92,14 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, int thrott
     LoadJob *job = LoadJob_new((const char *const *)in->files, in->n_files, &first, *caps, title);
     LoadJob_setThrottleMs(job, throttle_ms); /* the thread starts after the first paint */
     int r = LoadJob_runScreen(job);
+    if (r != 0 && LoadJob_running(job)) {
+        /* cancelled while the loader builds the model, a step that does not poll the
+         * cancel request (seconds on a million lanes): quit at once rather than wait. The
+         * viewer has written nothing; a snapshot being saved is a process of its own. */
+        Crt_done();
+        fflush(stdout);
+        _exit(r < 0 ? 0 : r);
+    }
     App *a = LoadJob_app(job);
     int rc = 0;
     if (r != 0) {

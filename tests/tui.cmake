@@ -28,6 +28,12 @@ ovtrace_unit_test(tui.preview SOURCES ${tui_dir}/test_preview.c LIBS ovtrace_tui
 add_test(NAME tui.load_preview
   COMMAND bash ${tui_dir}/load_preview.sh $<TARGET_FILE:ovtrace> $<TARGET_FILE:gen_trace> ${OVTRACE_DEEPSEEK})
 set_tests_properties(tui.load_preview PROPERTIES LABELS "tmux" SKIP_RETURN_CODE 77 TIMEOUT 600)
+# Many lanes: the viewer's peak memory near --dump's (memory), q and SIGTERM at once
+# while the loader is in a step that does not poll the cancel request (cancel).
+foreach(t memory cancel)
+  add_test(NAME tui.many_lanes.${t} COMMAND bash ${tui_dir}/many_lanes.sh ${t} $<TARGET_FILE:ovtrace>)
+  set_tests_properties(tui.many_lanes.${t} PROPERTIES LABELS "tmux" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
 
 # The new user's viewer: live title and freeze, details args and scrolling, wide
 # range panel, lane clutter, Home/cursor/--range, in pure functions and the headless app.

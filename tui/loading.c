@@ -470,6 +470,8 @@ bool LoadJob_start(LoadJob *j, const char *const *paths, size_t n, const LoadOpt
 
 bool LoadJob_finished(LoadJob *j) { return atomic_load(&j->finished); }
 
+bool LoadJob_running(LoadJob *j) { return j->started && !atomic_load(&j->finished); }
+
 void LoadJob_cancel(LoadJob *j) { j->cancel = 1; }
 
 void LoadJob_join(LoadJob *j) {

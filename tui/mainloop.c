@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "ovtrace/base/clock.h"
 #include "app.h"
 #include "crt.h"
 #include "loading.h"
@@ -127,10 +128,17 @@ typedef struct {
     LoadJob *j;
     const Glyphs *gl;
     bool first, cancelling, preview;
+    double cancel_at; /* Clock_monotonicS of the cancel */
     int rc;
 } LoadingLoop;
 
-static bool load_done(void *ctx) { return LoadJob_finished(((LoadingLoop *)ctx)->j); }
+/* Finished, or cancelled and the loader did not stop within the grace: a cancel never
+ * waits for a step that does not poll it (LoadJob_running). */
+static bool load_done(void *ctx) {
+    LoadingLoop *l = ctx;
+    if (LoadJob_finished(l->j)) return true;
+    return l->cancelling && Clock_monotonicS() - l->cancel_at >= LOAD_CANCEL_GRACE_MS / 1000.0;
+}
 
 static bool load_frame(void *ctx, Grid *g) {
     LoadingLoop *l = ctx;
@@ -167,7 +175,10 @@ static unsigned load_key(void *ctx, const TuiKey *k) {
     } else if (k->code == TK_RESIZE || k->code == TK_CTRL_L) {
         return REDRAW_FULL;
     }
-    if (l->cancelling) LoadJob_cancel(l->j);
+    if (l->cancelling && !l->cancel_at) {
+        l->cancel_at = Clock_monotonicS();
+        LoadJob_cancel(l->j);
+    }
     return REDRAW_NONE;
 }
 
@@ -175,6 +186,6 @@ int LoadJob_runScreen(LoadJob *j) {
     LoadingLoop l = {.j = j, .gl = Glyphs_get(j->caps.unicode), .first = true};
     Mainloop_run(&(Mainloop){.ctx = &l, .done = load_done, .frame = load_frame, .painted = load_painted,
                              .key = load_key, .wait_ms = load_wait, .batch = 1});
-    LoadJob_join(j);
+    if (LoadJob_finished(j)) LoadJob_join(j);
     return l.rc;
 }

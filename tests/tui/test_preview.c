@@ -103,9 +103,9 @@ static void test_lane_order(void **state) {
     PreviewModel *p = Preview_new(NULL, 0);
     Preview_update(p, f.t);
     assert_int_equal(p->n_lanes, 3);
-    assert_int_equal(p->order[0], g020);
-    assert_int_equal(p->order[1], g17);
-    assert_int_equal(p->order[2], c5);
+    assert_int_equal(Preview_laneAt(p, 0), g020);
+    assert_int_equal(Preview_laneAt(p, 1), g17);
+    assert_int_equal(Preview_laneAt(p, 2), c5);
     /* a later update brings lanes that sort in between */
     uint32_t g07 = Fix_gpu(&f, 0, 7), c3 = Fix_cpu(&f, 3, 9), c52 = Fix_cpu(&f, 5, 1);
     Fix_add(&f, c3, 20, 5, "op", KIND_CPU_OP, CLASS_CPU);
@@ -114,11 +114,20 @@ static void test_lane_order(void **state) {
     Preview_update(p, f.t);
     uint32_t want[] = {g07, g020, g17, c3, c52, c5};
     assert_int_equal(p->n_lanes, 6);
-    for (size_t i = 0; i < 6; i++) assert_int_equal(p->order[i], want[i]);
-    assert_string_equal(p->lanes[g07].label, "stream 7");
-    assert_string_equal(p->lanes[g07].group_label, "GPU 0");
-    assert_string_equal(p->lanes[c52].label, "thread 1");
-    assert_string_equal(p->lanes[c52].group_label, "CPU pid 5");
+    for (size_t i = 0; i < 6; i++) assert_int_equal(Preview_laneAt(p, i), want[i]);
+    /* lines: GPU groups expanded (header, then a line per stream), CPU groups one line */
+    static const char *lines[] = {"GPU 0", "stream 7", "stream 20", "GPU 1", "stream 7", "CPU pid 3", "CPU pid 5"};
+    static const uint8_t kinds[] = {PLINE_GROUP, PLINE_LANE, PLINE_LANE, PLINE_GROUP, PLINE_LANE, PLINE_CPU, PLINE_CPU};
+    assert_int_equal(p->n_lines, 7);
+    for (size_t i = 0; i < 7; i++) {
+        assert_string_equal(p->lines[i].label, lines[i]);
+        assert_int_equal(p->lines[i].kind, kinds[i]);
+    }
+    assert_int_equal(p->lines[0].n, 2);
+    assert_int_equal(p->lines[6].first, 4);
+    assert_int_equal(p->lines[6].n, 2);
+    assert_false(p->more_lines);
+    assert_int_equal(p->window_end, 6);
     /* a second source: ranks from distributedInfo order it, "rank N" in its labels */
     uint32_t s2 = Trace_addSource(f.t, "rank0.json");
     f.t->sources[s2].rank = 0;
@@ -126,16 +135,18 @@ static void test_lane_order(void **state) {
     uint32_t r0 = Trace_cpuLane(f.t, s2, 1, 1);
     Fix_add(&f, r0, 30, 5, "op", KIND_CPU_OP, CLASS_CPU);
     Preview_update(p, f.t);
-    assert_int_equal(p->order[0], r0);
-    assert_int_equal(p->order[1], g07);
-    assert_string_equal(p->lanes[g07].group_label, "rank 1 GPU 0");
-    assert_string_equal(p->lanes[r0].group_label, "rank 0 CPU pid 1");
+    assert_int_equal(Preview_laneAt(p, 0), r0);
+    assert_int_equal(Preview_laneAt(p, 1), g07);
+    assert_string_equal(p->lines[0].label, "rank 0 CPU pid 1");
+    assert_string_equal(p->lines[1].label, "rank 1 GPU 0");
     /* string pids and tids keep their names */
     uint32_t sp = Trace_cpuLane(f.t, f.src, Trace_stringKey(f.t, "Spans", 5), Trace_stringKey(f.t, "PyTorch", 7));
     Fix_add(&f, sp, 30, 5, "span", KIND_ANNOTATION, CLASS_ANNOTATION);
     Preview_update(p, f.t);
-    assert_string_equal(p->lanes[sp].group_label, "rank 1 CPU \"Spans\"");
-    assert_string_equal(p->lanes[sp].label, "PyTorch");
+    size_t k = 0;
+    while (k < p->n_lines && strcmp(p->lines[k].label, "rank 1 CPU \"Spans\"")) k++;
+    assert_true(k < p->n_lines);
+    assert_int_equal(Preview_laneAt(p, p->lines[k].first), sp);
     Preview_free(p);
     Trace_free(f.t);
 }
@@ -155,7 +166,8 @@ static void test_lane_order_many(void **state) {
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     assert_int_equal(p->n_lanes, N);
-    for (size_t i = 1; i < N; i++) assert_true(p->lanes[p->order[i - 1]].key < p->lanes[p->order[i]].key);
+    for (size_t i = 1; i < N; i++)
+        assert_true(f.t->lanes[Preview_laneAt(p, i - 1)].stream < f.t->lanes[Preview_laneAt(p, i)].stream);
     double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     assert_true(s < 10.0);
     Preview_free(p);
@@ -189,7 +201,6 @@ static void test_cursor_counts_once(void **state) {
     Preview_update(p, f.t);
     assert_int_equal(Preview_laneBusy(p, a, -1), 8500);
     assert_int_equal(p->events, 16);
-    assert_int_equal(p->lanes[a].events, 16);
     check_exact(p, f.t);
     Preview_free(p);
     Trace_free(f.t);
@@ -232,7 +243,8 @@ static void test_copy(void **state) {
     Preview_update(p, f.t);
     Preview_copy(q, p);
     assert_int_equal(q->n_lanes, 2);
-    assert_int_equal(q->lanes[c].n_slots, 0);
+    assert_int_equal(Preview_laneBusy(q, c, -1), 0);
+    assert_int_equal(q->n_slots, 1); /* the one lane with busy time */
     for (int b = 0; b < 16; b++) assert_int_equal(Preview_bucketBusy(q, a, b, -1), Preview_bucketBusy(p, a, b, -1));
     assert_int_equal(Preview_laneBusy(q, a, -1), 100000);
     Fix_add(&f, c, 50, 70, "op", KIND_CPU_OP, CLASS_OTHER);
@@ -244,8 +256,10 @@ static void test_copy(void **state) {
     Preview_copy(q, p);
     assert_int_equal(q->n_lanes, 3);
     assert_int_equal(q->shift, p->shift);
-    assert_int_equal(q->order[1], c2);
-    assert_int_equal(q->order[2], c);
+    assert_int_equal(q->n_lines, 4); /* GPU 0, stream 7, CPU pid 0, CPU pid 1 */
+    assert_string_equal(q->lines[2].label, "CPU pid 0");
+    assert_string_equal(q->lines[3].label, "CPU pid 1");
+    assert_null(q->order); /* nothing per lane in a copy */
     for (size_t l = 0; l < 3; l++)
         for (int b = 0; b < 16; b++) assert_int_equal(Preview_bucketBusy(q, l, b, -1), Preview_bucketBusy(p, l, b, -1));
     assert_int_equal(Preview_laneBusy(q, a, -1), 100005);
@@ -480,12 +494,15 @@ static void test_loader_feeds_preview(void **state) {
         LoadWatch_snapshot(o.w, &v);
         /* lanes as the final model orders them: GPU 0 streams 7, 27, then CPU pid 42 */
         assert_int_equal(v.preview->n_lanes, 2 + 4);
-        const PreviewLane *first = &v.preview->lanes[v.preview->order[0]];
-        const PreviewLane *second = &v.preview->lanes[v.preview->order[1]];
-        assert_string_equal(first->label, "stream 7");
-        assert_string_equal(second->label, "stream 27");
-        assert_true(Preview_laneBusy(v.preview, v.preview->order[0], CLASS_COMM) > 0);
-        assert_true(Preview_laneBusy(v.preview, v.preview->order[1], CLASS_COMPUTE) > 0);
+        assert_string_equal(v.preview->lines[1].label, "stream 7");
+        assert_string_equal(v.preview->lines[2].label, "stream 27");
+        const PreviewSlot *sl = v.preview->slots; /* a copy's slots are in display order */
+        assert_true(v.preview->n_slots >= 2 && sl[0].pos == 0 && sl[v.preview->n_slots - 1].pos >= 1);
+        assert_true(Preview_laneBusy(v.preview, sl[0].lane, CLASS_COMM) > 0);
+        uint32_t second = 0;
+        for (size_t k = 0; k < v.preview->n_slots; k++)
+            if (sl[k].pos == 1) second = sl[k].lane;
+        assert_true(Preview_laneBusy(v.preview, second, CLASS_COMPUTE) > 0);
         Trace_free(t);
         LoadWatch_free(o.w);
     }
@@ -530,26 +547,28 @@ static void test_job_preview(void **state) {
     rmdir(dir);
 }
 
-/* Preview memory is bounded whatever the lane count: past PREVIEW_MAX_BUCKET_BYTES new
- * lanes get no buckets (counted, and said on the header line), every lane and event is
- * still counted, and the lanes that have buckets keep exact totals. */
+/* Preview memory is bounded whatever the lane count: a process of more threads than
+ * the budget has buckets for shows its first ones; the rest are counted (and said on
+ * the header line), every lane and event is still counted, and the lanes that have
+ * buckets keep exact totals. */
 static void test_bucket_budget(void **state) {
     (void)state;
     enum { N = 20000 };
     Fix f = Fix_new();
     PreviewModel *p = Preview_new(NULL, 0);
-    for (int i = 0; i < N; i++) Fix_add(&f, Fix_gpu(&f, 0, i + 1), 1000 + i, 500, "gemm", KIND_KERNEL, 0);
+    for (int i = 0; i < N; i++) Fix_add(&f, Fix_cpu(&f, 1, i + 1), 1000 + i, 500, "op", KIND_CPU_OP, 0);
     Preview_update(p, f.t);
     assert_int_equal(p->n_lanes, N);
     assert_int_equal(p->events, N);
+    assert_int_equal(p->n_lines, 1); /* one collapsed process: every thread is on screen */
     assert_true(p->bucket_bytes <= PREVIEW_MAX_BUCKET_BYTES);
     assert_true(p->lanes_no_slot > 0 && p->lanes_no_slot < N);
     size_t with = 0;
-    for (size_t i = 0; i < N; i++)
-        if (p->lanes[i].n_slots) {
-            with++;
-            assert_int_equal(Preview_laneBusy(p, i, -1), 500);
-        }
+    for (size_t s = 0; s < p->n_slots; s++) {
+        if (p->slots[s].lane == PREVIEW_FREE) continue;
+        with++;
+        if (s % 997 == 0) assert_int_equal(Preview_laneBusy(p, p->slots[s].lane, -1), 500);
+    }
     assert_int_equal(with + p->lanes_no_slot, N);
     Grid g;
     Grid_init(&g, 200, 45);
@@ -560,12 +579,60 @@ static void test_bucket_budget(void **state) {
     Trace_free(f.t);
 }
 
+/* Only the lanes of the first PREVIEW_MAX_LINES lines hold buckets: 200k GPU streams
+ * cost a few bytes each in the live model and nothing per lane in the UI's copy (not
+ * labels and buckets for every lane: 300 bytes per lane twice, 600 MB for a million),
+ * and they arrive in reverse, so that each new stream pushes the others down: the lanes
+ * pushed off the lines give their buckets back. */
+static void test_memory_bounded(void **state) {
+    (void)state;
+    enum { N = 200000, STEP = 20000 };
+    Fix f = Fix_new();
+    PreviewModel *p = Preview_new(NULL, 0), *q = Preview_new(NULL, 0);
+    for (int i = 0; i < N; i += STEP) {
+        for (int k = 0; k < STEP; k++) Fix_add(&f, Fix_gpu(&f, 0, N - i - k), 1000 + k, 500, "gemm", KIND_KERNEL, 0);
+        Preview_update(p, f.t);
+        Preview_copy(q, p);
+    }
+    assert_int_equal(p->n_lanes, N);
+    assert_int_equal(p->n_lines, PREVIEW_MAX_LINES);
+    assert_true(p->more_lines);
+    assert_int_equal(p->window_end, PREVIEW_MAX_LINES - 1); /* the GPU 0 header, then streams 1.. */
+    assert_int_equal(p->lanes_no_slot, 0);
+    size_t slot = (size_t)p->n_buckets * (sizeof(int64_t) + sizeof(int32_t)) + sizeof(int32_t);
+    assert_int_equal(p->bucket_bytes, p->window_end * slot); /* one class per stream on the lines */
+    size_t fixed = 2 * PREVIEW_MAX_LINES * slot + PREVIEW_MAX_LINES * sizeof(PreviewLine) + 64 * 1024;
+    assert_true(Preview_memoryBytes(p) <= 2 * (size_t)N * 16 + fixed); /* cap_lanes <= 2 N, 13 B each */
+    assert_true(Preview_memoryBytes(q) <= fixed);
+    /* the streams on the lines are exact; the rest are counted, not drawn */
+    for (size_t k = 1; k < PREVIEW_MAX_LINES; k++) {
+        uint32_t lane = Preview_laneAt(p, k - 1);
+        assert_int_equal(f.t->lanes[lane].stream, (int64_t)k);
+        if (k % 101 == 1) assert_int_equal(Preview_laneBusy(q, lane, -1), 500);
+    }
+    assert_int_equal(Preview_laneBusy(q, Preview_laneAt(p, PREVIEW_MAX_LINES), -1), 0);
+    Grid g;
+    Grid_init(&g, 120, 40);
+    Preview_render(&g, (Rect){0, 0, 120, 40}, q, Glyphs_get(true), false);
+    int col;
+    assert_true(Grid_findAny(&g, "GPU 0  200000 streams", &col) > 0);
+    assert_true(Grid_findAny(&g, "... 199965 more lanes", &col) > 0); /* 37 rows: GPU 0, 35 streams, the count */
+    int drawn = 0; /* stream 1's kernel, near the end */
+    for (int x = 17; x < g.w; x++) drawn += Grid_cat(&g, x, 4)->role == ROLE_CLASS + CLASS_COMPUTE;
+    assert_true(drawn > 0);
+    Grid_free(&g);
+    Preview_free(q);
+    Preview_free(p);
+    Trace_free(f.t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_merge_keeps_totals_exact),
         cmocka_unit_test(test_lane_order),
         cmocka_unit_test(test_lane_order_many),
         cmocka_unit_test(test_bucket_budget),
+        cmocka_unit_test(test_memory_bounded),
         cmocka_unit_test(test_cursor_counts_once),
         cmocka_unit_test(test_classes),
         cmocka_unit_test(test_copy),

@@ -97,14 +97,20 @@ LoadJob *LoadJob_new(const char *const *paths, size_t n, const LoadOptions *opt,
 void LoadJob_setThrottleMs(LoadJob *j, long ms);
 /* On an initialised terminal (Crt_init), paints the loading screen until the job
  * finishes; q, Esc or Ctrl-C cancel. Returns 0 when the job finished (LoadJob_app),
- * -1 when the user cancelled with a key, 128+signal after SIGINT/SIGTERM/SIGHUP. */
+ * -1 when the user cancelled with a key, 128+signal after SIGINT/SIGTERM/SIGHUP. A
+ * cancel waits LOAD_CANCEL_GRACE_MS at most for the loading thread. */
 int LoadJob_runScreen(LoadJob *j);
+#define LOAD_CANCEL_GRACE_MS 100
+/* After a cancel: the loading thread has not stopped within the grace, being in a step
+ * that does not poll the cancel request (building a model of a million lanes takes
+ * seconds). The caller exits without waiting for it (LoadJob_delete would wait). */
+bool LoadJob_running(LoadJob *j);
 /* The viewer of the loaded model (NULL after an error: LoadJob_error); the caller's. */
 App *LoadJob_app(const LoadJob *j);
 const char *LoadJob_error(const LoadJob *j);
 /* The load's warnings (Load_printWarnings text), NULL if none. */
 char *LoadJob_warnings(const LoadJob *j);
-/* Frees the job (not its app). */
+/* Frees the job (not its app), after waiting for its thread. */
 void LoadJob_delete(LoadJob *j);
 /* Where frame marks go (view --debug-frame-log; NULL: nowhere), set before the first
  * frame: "first-frame", "timeline" with their times, for benchmarks. */
