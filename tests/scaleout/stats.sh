@@ -12,7 +12,10 @@ T=$(mktemp -d)
 # an ASan build (tests/sanitize.sh): the MPI runtime's own allocations are not ours
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp"
 trap 'rm -rf "$T"' EXIT
-MPI=("$MPIEXEC" --oversubscribe)
+# Under ASan the mpirun'ed processes check no leaks: OpenMPI's components are dlclose()d
+# at MPI_Finalize, so what they keep shows as "<unknown module>", beyond any suppression;
+# the one-process runs beside them keep the leak check.
+MPI=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$MPIEXEC" --oversubscribe)
 [ "$(id -u)" = 0 ] && MPI+=(--allow-run-as-root)
 fail=0
 mkdir "$T/sim8"
