@@ -105,7 +105,7 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
 /* Whether path is a run summary (`stats --summary`), and the model of one: a source per
  * rank (its trace's path), a GPU lane per device, the bands drawn back as events
  * (Trace.summary). Load_files opens a summary given alone this way. */
-#define SUMMARY_FORMAT 1   /* "ovtrace_summary": the format's version */
+#define SUMMARY_FORMAT 2   /* "ovtrace_summary": the format's version (the reader also opens 1) */
 #define SUMMARY_COLUMNS 256 /* band columns stats --summary writes */
 bool Load_isSummary(const char *path);
 Trace *Load_summaryFile(const char *path, char *err, size_t errlen);
