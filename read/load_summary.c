@@ -164,13 +164,21 @@ static bool add_rank(Trace *t, const cJSON *r, const uint32_t *names, int64_t t0
     return true;
 }
 
-/* Trace.group_summary from the devices' labels, once the groups are ordered. */
-static void set_labels(Trace *t, const Labels *L) {
+static int cmp_label(const void *x, const void *y) {
+    const DeviceLabel *a = x, *b = y;
+    if (a->source != b->source) return a->source < b->source ? -1 : 1;
+    return a->device < b->device ? -1 : a->device > b->device;
+}
+
+/* Trace.group_summary from the devices' labels, once the groups are ordered (a search
+ * per group: thousands of ranks). */
+static void set_labels(Trace *t, Labels *L) {
+    qsort(L->v, L->n, sizeof *L->v, cmp_label);
     t->group_summary = xcalloc(t->n_groups + 1, sizeof *t->group_summary);
     for (uint32_t g = 0; g < t->n_groups; g++) {
-        t->group_summary[g] = (GroupSummary){-1, -1};
-        for (size_t i = 0; i < L->n && t->groups[g].gpu; i++)
-            if (L->v[i].source == t->groups[g].source && L->v[i].device == t->groups[g].id) t->group_summary[g] = L->v[i].fig;
+        DeviceLabel key = {t->groups[g].source, t->groups[g].id, {0, 0}};
+        const DeviceLabel *f = t->groups[g].gpu && L->n ? bsearch(&key, L->v, L->n, sizeof *L->v, cmp_label) : NULL;
+        t->group_summary[g] = f ? f->fig : (GroupSummary){-1, -1};
     }
 }
 
