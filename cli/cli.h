@@ -60,6 +60,11 @@ extern const OptSpec INPUT_OPTIONS[];
 int InputOptions_apply(InputOptions *o, const OptSpec *s, const char *value);
 /* The LoadOptions of these options (no progress callback). */
 LoadOptions InputOptions_loadOptions(const InputOptions *o);
+/* With -v (or OVTRACE_CACHE_DEBUG=1), the outcome of each detached snapshot save this
+ * process started, waited for up to CLI_CACHE_SAVE_WAIT_S in all (--debug-cache-wait-ms)
+ * and noted on the load's notes; after the command's output, before it exits. */
+#define CLI_CACHE_SAVE_WAIT_S 2.0
+void cli_waitCacheSaves(void);
 void InputOptions_help(FILE *out);
 /* Loads o->files (progress bar on a TTY stderr), prints warnings. NULL on error. */
 Trace *InputOptions_load(InputOptions *o);

@@ -327,6 +327,7 @@ out:
     App_free(a); /* joins the background load, which may add a note */
     Trace_free(t);
     if (notes) { /* the terminal is restored: -v's cache notes, as stats -v prints them */
+        cli_waitCacheSaves(); /* a detached save's outcome, into the notes */
         fclose(notes);
         fputs(notes_text, stderr);
         free(notes_text);

@@ -99,9 +99,16 @@ void InputOptions_help(FILE *out) {
     Cli_helpValues(out);
 }
 
+/* The detached snapshot saves this process started with notes on (-v): their outcome is
+ * reported before the process exits (cli_waitCacheSaves), not by the savers. */
+static CacheSaves g_saves = CACHE_SAVES_INIT;
+static double g_save_wait_s = CLI_CACHE_SAVE_WAIT_S;
+
+void cli_waitCacheSaves(void) { CacheSaves_wait(&g_saves, g_save_wait_s); }
+
 enum {
     IN_COMM = 1, IN_NOT_COMM, IN_COMM_STREAM, IN_RULES, IN_THREADS, IN_MAX_TOKEN, IN_CACHE, IN_NO_CACHE, IN_VERBOSE,
-    IN_QUIET, IN_PARALLEL_MIN, IN_SLAB_BYTES, IN_FINISH_TIMING, IN_COLL_TIMING
+    IN_QUIET, IN_PARALLEL_MIN, IN_SLAB_BYTES, IN_FINISH_TIMING, IN_COLL_TIMING, IN_SAVE_WAIT
 };
 
 const OptSpec INPUT_OPTIONS[] = {
@@ -122,6 +129,8 @@ const OptSpec INPUT_OPTIONS[] = {
     /* benchmark timing logs on stderr: each step of Trace_finish / Coll_analyze */
     {"--debug-finish-timing", 0, false, IN_FINISH_TIMING, NULL, true},
     {"--debug-coll-timing", 0, false, IN_COLL_TIMING, NULL, true},
+    /* how long -v waits for a detached save's outcome, in ms (tests: 0) */
+    {"--debug-cache-wait-ms", 0, true, IN_SAVE_WAIT, NULL, true},
     {0},
 };
 
@@ -193,6 +202,16 @@ int InputOptions_apply(InputOptions *o, const OptSpec *s, const char *v) {
     case IN_PARALLEL_MIN: return debug_bytes(s->name, v, &o->min_parallel_bytes) ? 0 : 2;
     case IN_FINISH_TIMING: o->finish_timing = true; return 0;
     case IN_COLL_TIMING: o->coll.timing = stderr; return 0;
+    case IN_SAVE_WAIT: {
+        char *end;
+        long ms = strtol(v, &end, 10);
+        if (end == v || *end || ms < 0 || ms > 600000) {
+            cli_error("%s needs milliseconds from 0 to 600000, got '%s'", s->name, v);
+            return 2;
+        }
+        g_save_wait_s = (double)ms / 1e3;
+        return 0;
+    }
     case IN_SLAB_BYTES: {
         uint64_t n;
         if (!debug_bytes(s->name, v, &n)) return 2;
@@ -241,16 +260,15 @@ static void progress_bar(void *ctx, const char *path, uint64_t done, uint64_t to
 LoadOptions InputOptions_loadOptions(const InputOptions *o) {
     LoadOptions lo = {.rules = o->rules, .threads = o->threads, .cache = o->cache ? o->cache : o->env_cache,
                       .cache_opt = {o->cache_dir[0] ? o->cache_dir : NULL, o->cache_max_bytes},
-                      .cache_log = o->verbose ? stderr : NULL, .max_token = o->max_token,
+                      .cache_log = o->verbose ? stderr : NULL, .cache_saves = &g_saves, .max_token = o->max_token,
                       .min_parallel_bytes = o->min_parallel_bytes, .slab_bytes = o->slab_bytes,
                       .finish_timing = o->finish_timing ? stderr : NULL};
     /* OVTRACE_CACHE_DEBUG (docs/cache.md): the cache notes on stderr (1), or appended
-     * to a file (an absolute path; the viewer uses no stderr while it runs) */
+     * to a file (an absolute path; the viewer uses no stderr while it runs; a detached
+     * save's outcome is appended to it also with -v) */
     const char *d = getenv("OVTRACE_CACHE_DEBUG");
-    if (!lo.cache_log && d && *d && strcmp(d, "0")) {
-        if (d[0] == '/') lo.cache_log_path = d;
-        else lo.cache_log = stderr;
-    }
+    if (d && d[0] == '/') lo.cache_log_path = d;
+    else if (!lo.cache_log && d && *d && strcmp(d, "0")) lo.cache_log = stderr;
     return lo;
 }
 

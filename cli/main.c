@@ -68,6 +68,13 @@ static bool unknown_command(const char *a) {
     return true;
 }
 
+/* The command's output first, then the outcome of the snapshot saves it started (-v). */
+static int finish(int rc) {
+    rc = cli_finishStdout(rc);
+    cli_waitCacheSaves();
+    return rc;
+}
+
 int main(int argc, char **argv) {
     Signals_cleanTempsOnExit();
     if (argc < 2) {
@@ -108,7 +115,7 @@ int main(int argc, char **argv) {
                 return cli_finishStdout(0);
             }
         }
-        return cli_finishStdout(COMMANDS[i].run(argc - 1, argv + 1));
+        return finish(COMMANDS[i].run(argc - 1, argv + 1));
     }
     if (unknown_command(a)) return 2;
     if (a[0] == '-' && strcmp(a, "-") && !Cli_isOption(VIEW_TABLES, a)) {
@@ -116,5 +123,5 @@ int main(int argc, char **argv) {
         return 2;
     }
     /* ovtrace [VIEW OPTIONS] FILE...: options and files in any order, as after `view` */
-    return cli_finishStdout(cmd_view(argc, argv));
+    return finish(cmd_view(argc, argv));
 }

@@ -26,8 +26,11 @@ bool StatsSummary_write(const char *out, const Trace *t, const OverlapReport *R,
     SummaryDevice *dev = xcalloc(R->n_devices + 1, sizeof *dev);
     for (size_t i = 0; i < R->n_devices; i++) { /* devices come grouped by rank */
         const DeviceFigures *d = &R->devices[i];
-        if (!s.n_ranks || s.ranks[s.n_ranks - 1].rank != d->rank)
-            s.ranks[s.n_ranks++] = (SummaryRank){d->rank, rank_path(t, d->rank), dev + i, 0, NULL, 0};
+        if (!s.n_ranks || s.ranks[s.n_ranks - 1].rank != d->rank) {
+            const CollRank *cr = C ? Coll_rank(C, d->rank) : NULL;
+            s.ranks[s.n_ranks++] =
+                (SummaryRank){d->rank, rank_path(t, d->rank), cr ? cr->arrived_last : 0, dev + i, 0, NULL, 0};
+        }
         s.ranks[s.n_ranks - 1].n_dev++;
         dev[i] = (SummaryDevice){d, bands + i * (size_t)SUMMARY_COLUMNS * BAND__COUNT};
     }

@@ -115,6 +115,7 @@ void Trace_free(Trace *t) {
     free(t->groups);
     free(t->flows);
     free(t->flow_by_to);
+    free(t->group_summary);
     for (size_t i = 0; i < t->n_sources; i++) {
         TraceSource *s = &t->sources[i];
         free(s->path);

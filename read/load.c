@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <poll.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -71,18 +72,84 @@ typedef struct {
 
 static CacheLog cache_log(const LoadOptions *opt) {
     CacheLog l = {opt ? opt->cache_log : NULL, NULL};
-    if (!l.log && opt && opt->cache_log_path && *opt->cache_log_path) l.log_path = opt->cache_log_path;
+    if (opt && opt->cache_log_path && *opt->cache_log_path) l.log_path = opt->cache_log_path;
     return l;
+}
+
+static void put_note(FILE *f, const char *msg) {
+    TermSafe_fprintf(f, "ovtrace: cache: %s\n", msg); /* names files */
+}
+
+/* Appends to the log file: opened per note, so that a detached saver never flushes a
+ * copy of the caller's buffer. */
+static void note_file(void *ctx, const char *msg) {
+    const CacheLog *l = ctx;
+    FILE *f = l->log_path ? fopen(l->log_path, "a") : NULL;
+    if (!f) return;
+    put_note(f, msg);
+    fclose(f);
 }
 
 static void note_msg(void *ctx, const char *msg) {
     const CacheLog *l = ctx;
-    /* opened per note: a detached saver must not flush a copy of the caller's buffer */
-    FILE *f = l->log_path ? fopen(l->log_path, "a") : l->log;
-    if (!f) return;
-    TermSafe_fprintf(f, "ovtrace: cache: %s\n", msg); /* names files */
-    if (l->log_path) fclose(f);
-    else fflush(f);
+    if (!l->log) {
+        note_file(ctx, msg);
+        return;
+    }
+    put_note(l->log, msg);
+    fflush(l->log);
+}
+
+/* Hands a detached save's outcome pipe to s (closed when s is full: the saver's write
+ * then fails quietly). */
+static void saves_add(CacheSaves *s, int fd, FILE *log) {
+    pthread_mutex_lock(&s->lock);
+    if (s->n < CACHE_SAVES_MAX) {
+        s->fd[s->n] = fd;
+        s->log[s->n++] = log;
+        fd = -1;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (fd >= 0) close(fd);
+}
+
+/* One outcome line from fd until the deadline: true with it in buf, false when the
+ * deadline passed first; an empty line when the saver ended without one. */
+static bool read_outcome(int fd, double deadline, char *buf, size_t n) {
+    size_t k = 0;
+    for (;;) {
+        double left = deadline - Clock_monotonicS();
+        struct pollfd p = {fd, POLLIN, 0};
+        int r = poll(&p, 1, left > 0 ? (int)(left * 1000) + 1 : 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
+        ssize_t got = read(fd, buf + k, n - 1 - k);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        k += (size_t)got;
+        if (memchr(buf, '\n', k) || k == n - 1) break;
+    }
+    buf[k] = '\0';
+    char *nl = strchr(buf, '\n');
+    if (nl) *nl = '\0';
+    return true;
+}
+
+void CacheSaves_wait(CacheSaves *s, double timeout_s) {
+    pthread_mutex_lock(&s->lock);
+    double deadline = Clock_monotonicS() + timeout_s;
+    for (size_t i = 0; i < s->n; i++) {
+        char msg[1100];
+        if (!read_outcome(s->fd[i], deadline, msg, sizeof msg))
+            snprintf(msg, sizeof msg, "still saving after %.1f s in the detached process (not waited for further)",
+                     timeout_s);
+        else if (!msg[0]) snprintf(msg, sizeof msg, "not saved: the detached process ended without a word");
+        put_note(s->log[i], msg);
+        fflush(s->log[i]);
+        close(s->fd[i]);
+    }
+    s->n = 0;
+    pthread_mutex_unlock(&s->lock);
 }
 
 static void note(CacheLog *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -234,10 +301,17 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
             else note(&log, "not saved: %s", e);
         } else {
             double t0 = Clock_monotonicS();
-            if (Snapshot_saveDetached(t, fl, n_files, ids, cpath, opt->cache_opt.max_bytes, log.log || log.log_path ? note_msg : NULL, &log, e,
-                                      sizeof e))
+            /* the outcome: appended to the log file by the saver, or reported by the caller
+             * (CacheSaves_wait), never written to the caller's stderr by the saver */
+            int fd = -1;
+            bool report = log.log && opt->cache_saves;
+            if (Snapshot_saveDetached(t, fl, n_files, ids, cpath, opt->cache_opt.max_bytes,
+                                      log.log_path ? note_file : NULL, &log, report ? &fd : NULL, e, sizeof e)) {
                 note(&log, "saving in a detached process (started in %.1f ms)", (Clock_monotonicS() - t0) * 1e3);
-            else note(&log, "not saved: %s", e);
+                if (fd >= 0) saves_add(opt->cache_saves, fd, log.log);
+            } else {
+                note(&log, "not saved: %s", e);
+            }
         }
     }
     free(ids);

@@ -2,7 +2,8 @@
  * per rank (its trace's path, so that the viewer can open it), one GPU lane per device,
  * and per device its band drawn back as events, a column at a time: compute, comm over
  * the hidden part of it and past it for the exposed part, then memory. The comm parts
- * are memcpy-kind events of class comm, so no collective is matched between them. */
+ * are memcpy-kind events of class comm, so no collective is matched between them; the
+ * rank overview's labels come from the summary's figures (Trace.group_summary). */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -117,21 +118,68 @@ static bool draw_band(Drawer *D, const char *hex, int64_t t0, int64_t t1, int co
     return true;
 }
 
-static bool add_rank(Trace *t, const cJSON *r, const uint32_t *names, int64_t t0, int64_t t1, int cols) {
+/* A device's overview label as the summary gives it, until the groups exist. */
+typedef struct {
+    uint32_t source;
+    int64_t device;
+    GroupSummary fig;
+} DeviceLabel;
+
+typedef struct {
+    DeviceLabel *v;
+    size_t n, cap;
+} Labels;
+
+/* A count or a time of the label: a non-negative whole number, or -1 when absent
+ * (format 1); false when present but not one. */
+static bool label_value(const cJSON *o, const char *key, int64_t *out) {
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = -1;
+    if (!x) return true;
+    if (!cJSON_IsNumber(x) || x->valuedouble < 0 || x->valuedouble > 9e18) return false;
+    *out = (int64_t)x->valuedouble;
+    return true;
+}
+
+static bool add_rank(Trace *t, const cJSON *r, const uint32_t *names, int64_t t0, int64_t t1, int cols, Labels *L) {
     const cJSON *rank = cJSON_GetObjectItemCaseSensitive(r, "rank"), *path = cJSON_GetObjectItemCaseSensitive(r, "path");
     const cJSON *devs = cJSON_GetObjectItemCaseSensitive(r, "devices");
-    if (!cJSON_IsNumber(rank) || !cJSON_IsString(path) || !cJSON_IsArray(devs)) return false;
+    int64_t last;
+    if (!cJSON_IsNumber(rank) || !cJSON_IsString(path) || !cJSON_IsArray(devs) || !label_value(r, "arrived_last", &last))
+        return false;
     uint32_t src = Trace_addSource(t, path->valuestring);
     t->sources[src].rank = (int32_t)rank->valuedouble;
     const cJSON *d;
     cJSON_ArrayForEach(d, devs) {
         const cJSON *dev = cJSON_GetObjectItemCaseSensitive(d, "device"), *band = cJSON_GetObjectItemCaseSensitive(d, "band");
-        if (!cJSON_IsNumber(dev) || !cJSON_IsString(band)) return false;
+        int64_t exposed;
+        if (!cJSON_IsNumber(dev) || !cJSON_IsString(band) || !label_value(d, "run_exposed_comm_ns", &exposed))
+            return false;
         int64_t id = (int64_t)dev->valuedouble;
         Drawer D = {t, Trace_gpuLane(t, src, id, 0, id, 0), {names[0], names[1], names[2]}, {0, 0, 0}};
         if (!draw_band(&D, band->valuestring, t0, t1, cols)) return false;
+        GROW(L->v, L->cap, L->n + 1);
+        L->v[L->n++] = (DeviceLabel){src, id, {exposed, last}};
     }
     return true;
+}
+
+static int cmp_label(const void *x, const void *y) {
+    const DeviceLabel *a = x, *b = y;
+    if (a->source != b->source) return a->source < b->source ? -1 : 1;
+    return a->device < b->device ? -1 : a->device > b->device;
+}
+
+/* Trace.group_summary from the devices' labels, once the groups are ordered (a search
+ * per group: thousands of ranks). */
+static void set_labels(Trace *t, Labels *L) {
+    qsort(L->v, L->n, sizeof *L->v, cmp_label);
+    t->group_summary = xcalloc(t->n_groups + 1, sizeof *t->group_summary);
+    for (uint32_t g = 0; g < t->n_groups; g++) {
+        DeviceLabel key = {t->groups[g].source, t->groups[g].id, {0, 0}};
+        const DeviceLabel *f = t->groups[g].gpu && L->n ? bsearch(&key, L->v, L->n, sizeof *L->v, cmp_label) : NULL;
+        t->group_summary[g] = f ? f->fig : (GroupSummary){-1, -1};
+    }
 }
 
 Trace *Load_summaryFile(const char *path, char *err, size_t errlen) {
@@ -143,8 +191,8 @@ Trace *Load_summaryFile(const char *path, char *err, size_t errlen) {
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "ovtrace_summary");
     const cJSON *t0 = cJSON_GetObjectItemCaseSensitive(root, "t0_ns"), *t1 = cJSON_GetObjectItemCaseSensitive(root, "t1_ns");
     const cJSON *cols = cJSON_GetObjectItemCaseSensitive(root, "columns"), *ranks = cJSON_GetObjectItemCaseSensitive(root, "ranks");
-    if (!cJSON_IsNumber(fmt) || fmt->valueint != SUMMARY_FORMAT) {
-        snprintf(err, errlen, "%s: not an ovtrace summary of format %d", path, SUMMARY_FORMAT);
+    if (!cJSON_IsNumber(fmt) || fmt->valueint < 1 || fmt->valueint > SUMMARY_FORMAT) {
+        snprintf(err, errlen, "%s: not an ovtrace summary of format 1 to %d", path, SUMMARY_FORMAT);
         cJSON_Delete(root);
         return NULL;
     }
@@ -162,14 +210,18 @@ Trace *Load_summaryFile(const char *path, char *err, size_t errlen) {
                          StrTab_intern(t->strings, "memory (summary)", 16)};
     const cJSON *r;
     bool ok = true;
-    cJSON_ArrayForEach(r, ranks) if (ok) ok = add_rank(t, r, names, a, b, cols->valueint);
+    Labels L = {0};
+    cJSON_ArrayForEach(r, ranks) if (ok) ok = add_rank(t, r, names, a, b, cols->valueint, &L);
     cJSON_Delete(root);
     if (!ok || !t->n_sources) {
         snprintf(err, errlen, "%s: a rank of the summary is malformed", path);
+        free(L.v);
         Trace_free(t);
         return NULL;
     }
     Trace_finish(t);
+    set_labels(t, &L);
+    free(L.v);
     static const EventClass CLS[3] = {CLASS_COMPUTE, CLASS_COMM, CLASS_MEMORY};
     for (size_t i = 0; i < t->n_events; i++)
         for (int k = 0; k < 3; k++)

@@ -663,11 +663,18 @@ bool Snapshot_save(const Trace *t, const char *const *inputs, size_t n, const Sn
 }
 
 bool Snapshot_saveDetached(const Trace *t, const char *const *inputs, size_t n, const SnapshotFileId *ids,
-                           const char *cache_path, uint64_t max_bytes, void (*note)(void *ctx, const char *msg), void *ctx, char *err,
-                           size_t errlen) {
+                           const char *cache_path, uint64_t max_bytes, void (*note)(void *ctx, const char *msg), void *ctx,
+                           int *outcome_fd, char *err, size_t errlen) {
+    int p[2] = {-1, -1};
+    if (outcome_fd) *outcome_fd = -1;
+    if (outcome_fd && pipe2(p, O_CLOEXEC) != 0) p[0] = p[1] = -1; /* the outcome goes unreported */
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "fork: %s", strerror(errno));
+        if (p[0] >= 0) {
+            close(p[0]);
+            close(p[1]);
+        }
         return false;
     }
     if (pid == 0) {
@@ -680,12 +687,16 @@ bool Snapshot_saveDetached(const Trace *t, const char *const *inputs, size_t n, 
         sigemptyset(&all);
         sigprocmask(SIG_SETMASK, &all, NULL);
         for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL); /* the caller's handlers restore its terminal */
+        signal(SIGPIPE, SIG_IGN); /* a caller that stopped waiting for the outcome */
         setpriority(PRIO_PROCESS, 0, 10); /* the viewer keeps the CPU */
+        /* a caller read through a pipe ($(ovtrace stats ...)) must not wait for the save,
+         * and the caller's stderr is not ours to write once the caller has returned: the
+         * outcome goes through its own pipe, on stdout */
         int null = open("/dev/null", O_RDWR);
-        if (null >= 0) { /* a caller read through a pipe ($(ovtrace stats ...)) must not wait for the save */
+        if (null >= 0) {
             dup2(null, STDIN_FILENO);
-            dup2(null, STDOUT_FILENO);
-            if (!note) dup2(null, STDERR_FILENO);
+            dup2(p[1] >= 0 ? p[1] : null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
             if (null > STDERR_FILENO) close(null);
         }
         /* nor must any other pipe or file of the caller's stay open for the save */
@@ -700,18 +711,30 @@ bool Snapshot_saveDetached(const Trace *t, const char *const *inputs, size_t n, 
                      b - a);
         else snprintf(msg, sizeof msg, "not saved: %s", e);
         if (note) note(ctx, msg);
+        if (p[1] >= 0 && null >= 0) {
+            size_t len = strlen(msg);
+            msg[len] = '\n';
+            ssize_t w = write(STDOUT_FILENO, msg, len + 1);
+            (void)w; /* nobody reads it any more */
+        }
         _exit(ok ? 0 : 1);
     }
+    if (p[1] >= 0) close(p[1]);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0) {
         if (errno == EINTR) continue;
-        if (errno == ECHILD) return true; /* reaped by someone else's SIGCHLD handler */
+        if (errno == ECHILD) { /* reaped by someone else's SIGCHLD handler */
+            st = 0;
+            break;
+        }
         break;
     }
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         snprintf(err, errlen, "cannot start the saving process");
+        if (p[0] >= 0) close(p[0]);
         return false;
     }
+    if (outcome_fd) *outcome_fd = p[0];
     return true;
 }
 

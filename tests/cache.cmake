@@ -16,3 +16,8 @@ set_tests_properties(cache.trust PROPERTIES TIMEOUT 120)
 add_test(NAME cache.view_verbose
   COMMAND bash ${cache_dir}/view_verbose.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set_tests_properties(cache.view_verbose PROPERTIES LABELS "tmux" SKIP_RETURN_CODE 77 TIMEOUT 120)
+
+# -v and a detached save: the outcome comes before the command returns (or a note that
+# the save goes on), never later on the inherited stderr
+add_test(NAME cache.detached_note COMMAND bash ${cache_dir}/detached_note.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
+set_tests_properties(cache.detached_note PROPERTIES TIMEOUT 120)

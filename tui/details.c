@@ -136,10 +136,26 @@ Rect Panel_frame(Grid *g, Rect r, bool at_right, const char *title, const Glyphs
     return (Rect){r.x + 1, r.y + 1, r.w - 2, r.h - 1};
 }
 
+/* The units a quantity's number is written with ("115.8 ms", "3.2 us", "12.5%", "4 MB",
+ * "1.00x"): the space between the number and its unit is no break point. */
+static const char *const UNITS[] = {"ns", "us", "\xc2\xb5s", "ms", "s", "min", "h", "%", "x", "B", "KB", "kB",
+                                    "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "B/s", "KB/s", "MB/s", "GB/s"};
+
+/* Whether s begins with a unit that ends there (at the end, a blank or punctuation). */
+static bool unit_at(const char *s) {
+    for (size_t i = 0; i < sizeof UNITS / sizeof *UNITS; i++) {
+        size_t n = strlen(UNITS[i]);
+        if (strncmp(s, UNITS[i], n)) continue;
+        unsigned char c = (unsigned char)s[n];
+        if (!c || c == ' ' || c == ',' || c == ';' || c == '.' || c == ')' || c == ':' || c == '/') return true;
+    }
+    return false;
+}
+
 /* How many code points of s to put on a line of w columns: all that fit, ending after a
  * space, a comma or "::" when one lies in the line's second half, so that a number, a
- * time or a template argument is never split over two lines (a word longer than the
- * line still is). */
+ * time or a template argument is never split over two lines (a word longer than half the
+ * line still is). A number and its unit are one word: the space between them is kept. */
 static int line_break(const char *s, int w) {
     const char *p = s;
     int n = 0, brk = 0;
@@ -147,7 +163,8 @@ static int line_break(const char *s, int w) {
         const char *q = p;
         uint32_t c = Utf8_decode(&q);
         n++;
-        if (c == ' ' || c == ',' || (c == ':' && *q != ':' && p > s && p[-1] == ':')) brk = n;
+        bool glued = c == ' ' && p > s && p[-1] >= '0' && p[-1] <= '9' && unit_at(q);
+        if ((c == ' ' && !glued) || c == ',' || (c == ':' && *q != ':' && p > s && p[-1] == ':')) brk = n;
         p = q;
     }
     if (!*p || brk == 0 || brk < w / 2) return n;

@@ -167,22 +167,73 @@ static void names_for(KTable *kt, const Trace *t, int w, bool ascii) {
     kt->shown_ascii = ascii;
 }
 
-int KTable_render(Grid *g, Rect r, const Trace *t, KTable *kt, size_t sel, size_t top, bool ascii) {
-    if (r.w <= 0 || r.h < 6) return 0;
-    Grid_fill(g, r, ' ', ROLE_PANEL, 0);
-    char a[48], b[48], buf[512];
+/* The title's parts in the order they read, each kept whole or left out; rank: which go
+ * first when the width is short (0 the most needed). Hints go inside "  (...)". */
+typedef struct {
+    const char *text;
+    int rank;
+    bool hint;
+} TitlePart;
+
+/* Joins the parts that fit w columns, taken by rank: the first one always, a part that
+ * does not fit is left out and the next ranks are still tried. */
+static void join_parts(const TitlePart *p, size_t np, int w, char *buf, size_t n) {
+    bool keep[16] = {0};
+    int cols = 0;
+    bool any_hint = false;
+    for (int rank = 0; rank < 16; rank++)
+        for (size_t i = 0; i < np && i < 16; i++) {
+            if (p[i].rank != rank || !*p[i].text) continue;
+            int c = (int)Utf8_columns(p[i].text) + (p[i].hint ? (any_hint ? 2 : 4) : 0); /* ", " or "  (" ")" */
+            if (cols + c > w && rank > 0) continue;
+            keep[i] = true;
+            cols += c;
+            any_hint |= p[i].hint;
+        }
+    size_t k = 0;
+    bool open = false;
+    buf[0] = 0;
+    for (size_t i = 0; i < np && i < 16 && k < n; i++) {
+        if (!keep[i]) continue;
+        const char *pre = p[i].hint ? (open ? ", " : "  (") : "";
+        int m = snprintf(buf + k, n - k, "%s%s", pre, p[i].text);
+        if (m < 0) break;
+        k += (size_t)m;
+        open |= p[i].hint;
+    }
+    if (open && k + 1 < n) snprintf(buf + k, n - k, ")");
+}
+
+void KTable_title(const KTable *kt, const Trace *t, int w, char *buf, size_t n) {
+    char a[48], b[48], head[160], counts[96];
     Time_format(a, sizeof a, kt->t0 - t->t_min);
     Time_format(b, sizeof b, kt->t1 - t->t_min);
     size_t events = 0;
     for (size_t i = 0; i < kt->n; i++) events += kt->rows[i].count;
-    /* a lazy load's GPU-first model: "all events" cannot include the CPU lanes yet */
-    snprintf(buf, sizeof buf,
-             " %s in %s..%s: %zu names, %zu events%s, %s  (1-8 sort, w %s, Enter slowest, a %s, </> scroll names, y copy, "
-             "t/Esc close)",
-             kt->all ? "Events" : "Kernels", a, b, kt->n, events,
-             kt->all && t->gpu_only ? " (GPU lanes only: CPU lanes loading)" : "",
-             kt->whole ? KTABLE_WHOLE_WORDS : KTABLE_CLIPPED_WORDS, "whole/clipped",
-             kt->all ? "kernels only" : "all events");
+    snprintf(head, sizeof head, " %s in %s..%s", kt->all ? "Events" : "Kernels", a, b);
+    snprintf(counts, sizeof counts, ": %zu names, %zu events", kt->n, events);
+    const TitlePart parts[] = {
+        {head, 0, false},
+        {counts, 5, false},
+        /* a lazy load's GPU-first model: "all events" cannot include the CPU lanes yet */
+        {kt->all && t->gpu_only ? " (GPU lanes only: CPU lanes loading)" : "", 1, false},
+        {kt->whole ? ", " KTABLE_WHOLE_WORDS : ", " KTABLE_CLIPPED_WORDS, 2, false},
+        {"1-8 sort", 4, true},
+        {"w whole/clipped", 7, true},
+        {"Enter slowest", 6, true},
+        {kt->all ? "a kernels only" : "a all events", 8, true},
+        {"</> scroll names", 9, true},
+        {"y copy", 10, true},
+        {"t/Esc close", 3, true},
+    };
+    join_parts(parts, sizeof parts / sizeof *parts, w, buf, n);
+}
+
+int KTable_render(Grid *g, Rect r, const Trace *t, KTable *kt, size_t sel, size_t top, bool ascii) {
+    if (r.w <= 0 || r.h < 6) return 0;
+    Grid_fill(g, r, ' ', ROLE_PANEL, 0);
+    char buf[512];
+    KTable_title(kt, t, r.w, buf, sizeof buf);
     Grid_text(g, r.x, r.y, r.w, buf, ROLE_PANEL_TITLE, ATTR_BOLD);
     /* min and max make room for the names where the table is narrow */
     bool narrow = r.w - FIXED_W < NAME_MIN_W;

@@ -56,6 +56,10 @@ void KTable_sort(KTable *kt, const Trace *t, KtCol col, bool asc);
 /* The instances of name intersecting [t0, t1), longest first (ties: by start); *out is
  * malloc'ed. Returns their number. */
 size_t KTable_instances(const Trace *t, uint32_t name, int64_t t0, int64_t t1, bool all, size_t **out);
+/* The title for w columns: "Kernels in A..B", the counts, how time is counted and the
+ * key hints, each part whole; where w is short the less needed parts are left out
+ * (the range, how time is counted and "t/Esc close" go last). */
+void KTable_title(const KTable *kt, const Trace *t, int w, char *buf, size_t n);
 /* Draws the table into r: a title, the header (sort column marked), rows from top with
  * sel highlighted, the selected row's full name wrapped below, and the keys. The name
  * column takes the rest of the width (min and max make room for it where r is

@@ -62,10 +62,18 @@ static void label(const App *a, const OverviewState *s, uint32_t group, char *bu
         if (s->split[i].group == group) exposed = s->split[i].exposed;
     const CollReport *R = CollView_report(a);
     const CollRank *cr = R ? Coll_rank(R, G->rank) : NULL;
+    char last[24];
+    snprintf(last, sizeof last, "%zu", cr ? cr->arrived_last : 0);
+    if (a->t->group_summary) { /* a run summary: its figures ('-' where it has none, format 1) */
+        const GroupSummary *S = &a->t->group_summary[group];
+        if (S->exposed >= 0) exposed = S->exposed;
+        if (S->arrived_last >= 0) snprintf(last, sizeof last, "%" PRId64, S->arrived_last);
+        else snprintf(last, sizeof last, "-");
+    }
     char ex[24] = "-";
     if (exposed >= 0) short_time(ex, sizeof ex, exposed);
     /* '*': the rank's CPU lanes are still loading (lazy overview) */
-    snprintf(buf, n, " r%d %s L%zu%s", G->rank, ex, cr ? cr->arrived_last : 0, a->t->gpu_only ? " *" : "");
+    snprintf(buf, n, " r%d %s L%s%s", G->rank, ex, last, a->t->gpu_only ? " *" : "");
 }
 
 void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, int64_t t0, int64_t t1, int ncols,

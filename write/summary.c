@@ -35,14 +35,23 @@ static void put_band(FILE *out, const int64_t *band, int64_t t0, int64_t t1) {
     fputc('"', out);
 }
 
+/* The device's exposed comm over the whole run: its band's exposed ns (the figures are
+ * cut to --range; the overview label is not). */
+static int64_t run_exposed(const int64_t *band) {
+    int64_t sum = 0;
+    for (int c = 0; c < SUMMARY_COLUMNS; c++) sum += band[c * BAND__COUNT + BAND_EXPOSED];
+    return sum;
+}
+
 static void put_device(FILE *out, const SummaryDevice *D, int64_t t0, int64_t t1) {
     const DeviceFigures *d = D->fig;
     fprintf(out,
             "{\"device\": %" PRId64 ", \"window_ns\": %" PRId64 ", \"busy_ns\": %" PRId64 ", \"idle_ns\": %" PRId64
             ", \"compute_ns\": %" PRId64 ", \"comm_ns\": %" PRId64 ", \"overlap_ns\": %" PRId64
-            ", \"exposed_comm_ns\": %" PRId64 ", \"memory_ns\": %" PRId64 ", \"events\": %zu, \"band\": ",
+            ", \"exposed_comm_ns\": %" PRId64 ", \"memory_ns\": %" PRId64 ", \"events\": %zu,"
+            " \"run_exposed_comm_ns\": %" PRId64 ", \"band\": ",
             d->device, d->window, d->busy, d->idle, d->compute, d->comm, d->overlap, d->exposed, d->memory,
-            d->n_events);
+            d->n_events, run_exposed(D->band));
     put_band(out, D->band, t0, t1);
     fputc('}', out);
 }
@@ -50,7 +59,7 @@ static void put_device(FILE *out, const SummaryDevice *D, int64_t t0, int64_t t1
 static void put_rank(FILE *out, const SummaryRank *r, int64_t t0, int64_t t1) {
     fprintf(out, "\n    {\"rank\": %d, \"path\": ", r->rank);
     JsonOut_string(out, r->path ? r->path : "");
-    fputs(", \"devices\": [", out);
+    fprintf(out, ", \"arrived_last\": %zu, \"devices\": [", r->arrived_last);
     for (size_t i = 0; i < r->n_dev; i++) {
         fputs(i ? ",\n      " : "\n      ", out);
         put_device(out, &r->dev[i], t0, t1);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # view -v in tmux says what the snapshot cache did, as stats -v does: the notes are kept
 # while the screen is up and printed on stderr once the terminal is restored (a miss and
-# the save on the first run, a hit with the snapshot's path on the second), also for
-# the rank overview's background load of a rank directory.
+# the save and its detached outcome on the first run, a hit with the snapshot's path on
+# the second), also for the rank overview's background load of a rank directory.
 # usage: view_verbose.sh OVTRACE DATA_DIR   (exit 77 = skipped)
 set -u
 BIN=$1 DATA=$2
@@ -27,6 +27,8 @@ run() {
 run -v --cache "$FIX"
 expect 'grep -q "^ovtrace: cache: miss" "$TMP/stderr"' "view -v: no miss note on the first run"
 expect 'grep -Eq "^ovtrace: cache: (saved|saving)" "$TMP/stderr"' "view -v: no note of the save"
+# the detached save's outcome too, waited for once the terminal is restored
+expect 'grep -Eq "^ovtrace: cache: saved .*, detached\)$" "$TMP/stderr"' "view -v: no outcome of the detached save"
 # the save runs detached: the snapshot is there before the second run
 for _ in $(seq 300); do [ -n "$(find "$XDG_CACHE_HOME" -name '*.ovsnap' 2>/dev/null)" ] && break; sleep 0.1; done
 snap=$(find "$XDG_CACHE_HOME" -name '*.ovsnap' | head -1)

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes a run summary of N simulated ranks (docs/summary.md) without any trace: rank r's
+"""Writes a run summary of N simulated ranks (docs/summary.md) without any trace, in format 1
+(the previous one, which the reader still opens: no arrivals, no run_exposed_comm_ns): rank r's
 band is compute with an exposed-comm gap that moves with r, its path is PATH (a real
 trace, for Enter) for rank 0 and a name that does not exist for the others.
 usage: gen_summary.py OUT N PATH"""

@@ -2,7 +2,7 @@
 # The side panels show every number whole at 80x24, 160x45 and 200x50 (headless frames of
 # the two-rank DeepEP fixture): the details of a matched collective, the range figures
 # with their equivalent command and wait table, the runs-compared figures; the kernel
-# table tells its names apart and scrolls them.
+# table tells its names apart and scrolls them, its title's key hints never cut.
 set -u
 BIN=$1 DATA=$2
 R0=$DATA/moe-ep/rank0.json R1=$DATA/moe-ep/rank1.json
@@ -39,6 +39,10 @@ for size in 80x24 200x50; do
   has "cutlass::device_kernel<m_groupe"
   has "cutlass::device_kernel<fp8_ptp1"
   has "dispatch<false, 8, true, 8>"
+  # its title: whole parts, how time is counted and the closing key kept, no hint cut
+  title=$(grep -m1 " Kernels in " <<<"$out" | sed 's/ *$//')
+  grep -qE ", time clipped to the range  \((1-8 sort, )?.*t/Esc close\)$" <<<"$title" || fail "$size: title '$title'"
+  grep -qF "(1-8 sort, " <<<"$title" || fail "$size: title without 1-8 sort: '$title'"
 done
 out=$("$BIN" view "$R0" "$R1" -q --dump --size 80x24 --keys "m>>>>>>>>>>mt>>>") || fail "scroll run failed"
 has "grouped_gemm::cuda::m_grouped"

@@ -2,7 +2,8 @@
 # Headless frames of an 8-rank simulated run (view --dump): the rank overview's labels
 # (r7 1.6ms L5) are explained in the legend and on the ? screen, and a marked range's
 # panel has stats --range's straggler sentence and its last / waited on columns with the
-# same numbers; at 80x24 and 200x50, in colour, --color none and LANG=C.
+# same numbers, its quantities never split from their units; at 80x24 and 200x50, in colour,
+# --color none and LANG=C.
 # usage: rank_range.sh OVTRACE
 set -u
 BIN=$1
@@ -36,6 +37,10 @@ for size in 80x24 200x50; do
     [ -n "$want" ] || fail "stats has no straggler line"
     got=$(awk '/ straggler: /{s=1} s&&/ dev  /{exit} s' <<<"$out" | sed -E 's/^.*(│|[|]) //; s/^ //' | tr '\n' ' ' | sed 's/  */ /g; s/ $//')
     [ "$got" = "$want" ] || fail "$size $mode: straggler '$got' is not stats' '$want'"
+    # its quantity on one line: the wrap never parts a number from its unit
+    qty=$(grep -oE "waited [0-9.]+ [a-z]+ for it" <<<"$want")
+    [ -n "$qty" ] || fail "stats' straggler line has no 'waited T for it'"
+    grep -qF -- "${qty#waited }" <<<"$out" || fail "$size $mode: '${qty#waited }' split over two lines"
     # last and waited on of every row the panel shows, against stats' columns 9 and 10
     grep -qE "last waited on  \(us\)" <<<"$out" || fail "$size $mode: no last / waited on columns"
     rows=0

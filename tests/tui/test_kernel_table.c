@@ -97,7 +97,7 @@ static void layout(void **state) {
     Fix_add(&f, g, 200, 50, "short", KIND_KERNEL, CLASS_COMM);
     Trace_finish(f.t);
     KTable kt = {0};
-    KTable_build(&kt, f.t, INT64_MIN, INT64_MAX, false);
+    KTable_build(&kt, f.t, 0, 250, false); /* the events' span, as the viewer builds it */
     Grid gr;
     Grid_init(&gr, 100, 20);
     int shown = KTable_render(&gr, (Rect){0, 0, 100, 20}, f.t, &kt, 0, 0, false);
@@ -127,6 +127,52 @@ static void layout(void **state) {
     assert_true(Grid_find(&gr, 1, "8 name^") >= 0);
     assert_true(Grid_find(&gr, 2, "short") >= 0);
     Grid_free(&gr);
+    KTable_free(&kt);
+    Trace_free(f.t);
+}
+
+/* The title at any width: whole parts only (a hint is never cut), the less needed ones
+ * left out first: how time is counted stays from 52 columns, t/Esc close from 70, the
+ * sort keys from 80, the counts from 100. */
+static void title_parts(void **state) {
+    (void)state;
+    Fix f = Fix_new();
+    uint32_t g = Fix_gpu(&f, 0, 7);
+    for (int i = 0; i < 700; i++) Fix_add(&f, g, i * 1000000LL, 500, i % 2 ? "gemm" : "allreduce", KIND_KERNEL, CLASS_COMPUTE);
+    Trace_finish(f.t);
+    KTable kt = {0};
+    KTable_build(&kt, f.t, 0, 700 * 1000000LL, false);
+    static const char *const hints[] = {"1-8 sort", "w whole/clipped", "Enter slowest", "a all events",
+                                        "</> scroll names", "y copy", "t/Esc close"};
+    char row[512];
+    for (int w = 30; w <= 220; w++) {
+        Grid gr;
+        Grid_init(&gr, w, 12);
+        KTable_render(&gr, (Rect){0, 0, w, 12}, f.t, &kt, 0, 0, true);
+        Grid_rowText(&gr, 0, row, sizeof row);
+        size_t n = strlen(row);
+        while (n && row[n - 1] == ' ') row[--n] = 0;
+        if (!strstr(row, " Kernels in 0ns..700.0ms")) fail_msg("width %d: no title: '%s'", w, row);
+        if (w >= 52 && !strstr(row, ", time clipped to the range")) fail_msg("width %d: how time counts left out", w);
+        const char *open = strstr(row, "  (");
+        if (open && row[n - 1] != ')') fail_msg("width %d: hints cut: '%s'", w, row);
+        if (w >= 70 && !strstr(row, "t/Esc close)")) fail_msg("width %d: no t/Esc close: '%s'", w, row);
+        if (w >= 80 && !strstr(row, "(1-8 sort, ")) fail_msg("width %d: no 1-8 sort: '%s'", w, row);
+        if (w >= 100 && !strstr(row, ": 2 names, 700 events, ")) fail_msg("width %d: no counts: '%s'", w, row);
+        /* every piece between "(" and ")" is a whole hint */
+        char list[512] = "";
+        if (open) snprintf(list, sizeof list, "%.*s", (int)(row + n - 1 - (open + 3)), open + 3);
+        for (char *save = NULL, *h = strtok_r(list, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+            while (*h == ' ') h++;
+            bool known = false;
+            for (size_t i = 0; i < sizeof hints / sizeof *hints; i++) known |= !strcmp(h, hints[i]);
+            if (!known) fail_msg("width %d: '%s' is not a whole hint", w, h);
+        }
+        if (w >= 180)
+            assert_non_null(strstr(row, "time clipped to the range  (1-8 sort, w whole/clipped, Enter slowest, a all "
+                                        "events, </> scroll names, y copy, t/Esc close)"));
+        Grid_free(&gr);
+    }
     KTable_free(&kt);
     Trace_free(f.t);
 }
@@ -289,6 +335,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(aggregate_and_sort),
         cmocka_unit_test(layout),
+        cmocka_unit_test(title_parts),
         cmocka_unit_test(osc52),
         cmocka_unit_test(keys_in_app),
         cmocka_unit_test(clipped_and_whole),

@@ -257,6 +257,55 @@ static void test_details_keys_and_scroll(void **state) {
     Grid_free(&g);
 }
 
+/* Whether row y ends with a number and row y + 1 starts with a unit ("130.7" / "ms ..."). */
+static bool quantity_split(const Grid *g, int y) {
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s", row_text(g, y));
+    snprintf(b, sizeof b, "%s", row_text(g, y + 1));
+    size_t n = strlen(a);
+    while (n && a[n - 1] == ' ') a[--n] = 0;
+    const char *u = b;
+    while (*u == ' ') u++;
+    if (!n || a[n - 1] < '0' || a[n - 1] > '9') return false;
+    static const char *const units[] = {"ns", "us", "ms", "s ", "MB", "%"};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (!strncmp(u, units[i], strlen(units[i]))) return true;
+    return false;
+}
+
+/* Wrapped panel text (the straggler sentence, a details value) keeps every number with
+ * its unit at every width, and still breaks at the other spaces. */
+static void test_wrap_keeps_quantities(void **state) {
+    (void)state;
+    const char *s = "straggler: rank 5 arrived last in 23 of 32 collectives; others waited 130.7 ms for it "
+                    "(summed over the ranks that waited), 4.5 us a step, 12 MB moved";
+    for (int w = 20; w <= 120; w++) {
+        Grid g;
+        Grid_init(&g, w, 12);
+        int lines = Details_wrapText(&g, (Rect){0, 0, w, 12}, 0, s, ROLE_PANEL);
+        assert_int_equal(lines, Details_wrapText(NULL, (Rect){0, 0, w, 12}, 0, s, ROLE_PANEL));
+        for (int y = 0; y + 1 < lines; y++) {
+            if (quantity_split(&g, y)) fail_msg("width %d: a quantity split after line %d", w, y);
+            assert_true(strlen(row_text(&g, y)) > 0);
+        }
+        Grid_free(&g);
+    }
+    /* the same wrapper lays out a details value */
+    DetailsCache d;
+    Details_init(&d);
+    d.idx = 0;
+    Details_add(&d, "note", s);
+    for (int w = 30; w <= 120; w++) {
+        Grid g;
+        Grid_init(&g, w, 12);
+        Details_renderScroll(&g, (Rect){0, 0, w, 12}, &d, Glyphs_get(false), true, 0);
+        for (int y = 0; y + 1 < 12; y++)
+            if (quantity_split(&g, y)) fail_msg("value, width %d: a quantity split after line %d", w, y);
+        Grid_free(&g);
+    }
+    Details_free(&d);
+}
+
 /* ---- wide screens ---- */
 
 static void test_layout_panel_need(void **state) {
@@ -492,7 +541,8 @@ int main(void) {
         cmocka_unit_test(test_ruler_no_negative_zero), cmocka_unit_test(test_live_title_compose),
         cmocka_unit_test(test_live_freeze_loads_all),  cmocka_unit_test(test_live_freeze_async),
         cmocka_unit_test(test_details_exact_args),
-        cmocka_unit_test(test_details_keys_and_scroll), cmocka_unit_test(test_layout_panel_need),
+        cmocka_unit_test(test_details_keys_and_scroll), cmocka_unit_test(test_wrap_keeps_quantities),
+        cmocka_unit_test(test_layout_panel_need),
         cmocka_unit_test(test_range_panel_wide),       cmocka_unit_test(test_clutter_hidden),
         cmocka_unit_test(test_clutter_only),           cmocka_unit_test(test_title_inputs),
         cmocka_unit_test(test_home_then_next),         cmocka_unit_test(test_cursor_full_zoom),

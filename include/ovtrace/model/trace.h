@@ -162,6 +162,14 @@ typedef struct {
     uint64_t truncated_offset;
 } TraceDiag;
 
+/* A run summary's rank overview label of a GPU group (read/load_summary.c): what the
+ * label shows for a trace's model comes from the collectives matched in it, which a
+ * summary's model has none of. -1: the summary does not hold it (format 1). */
+typedef struct {
+    int64_t exposed;      /* ns of comm alone over the whole run */
+    int64_t arrived_last; /* collectives at which the group's rank arrived last */
+} GroupSummary;
+
 typedef struct Trace {
     StrTab *strings;
     TraceEvent *events;
@@ -180,6 +188,7 @@ typedef struct Trace {
     int64_t t_min, t_max; /* over all timed events; t_min is the origin of relative times */
     bool simulated;
     bool summary; /* a run summary's model (read/load_summary.c): bands drawn back, no real events */
+    GroupSummary *group_summary; /* a summary's model: n_groups entries, else NULL */
     /* only GPU lanes were loaded (LoadOptions.gpu_only): CPU lanes, flows, launch
      * partners and counters are missing until the full model replaces this one */
     bool gpu_only;

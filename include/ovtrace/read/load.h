@@ -4,12 +4,28 @@
 #define OVTRACE_LOAD_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "ovtrace/model/classify.h"
 #include "ovtrace/read/snapshot.h"
 #include "ovtrace/model/trace.h"
+
+/* Detached saves of the snapshot cache whose outcome is still to come: Load_files adds
+ * one per save it starts while LoadOptions.cache_log is set, CacheSaves_wait reports
+ * them. Shared by loads on several threads (a lazy load's background load). */
+enum { CACHE_SAVES_MAX = 8 };
+typedef struct {
+    pthread_mutex_t lock;
+    size_t n;
+    int fd[CACHE_SAVES_MAX];     /* the outcome's pipe */
+    FILE *log[CACHE_SAVES_MAX];  /* where the load's notes went */
+} CacheSaves;
+#define CACHE_SAVES_INIT {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}}
+/* Waits up to timeout_s in all for the outcomes ("saved PATH (...)", "not saved: ...")
+ * and notes each on its log, or that the save goes on unwatched; then forgets them. */
+void CacheSaves_wait(CacheSaves *s, double timeout_s);
 
 typedef void (*LoadProgressFn)(void *ctx, const char *path, uint64_t bytes_done, uint64_t bytes_total,
                                size_t events);
@@ -57,7 +73,11 @@ typedef struct {
     bool cache_sync;
     /* Notes on the cache (hit, miss and why, saved or not and why). NULL: none. */
     FILE *cache_log;
-    /* Else a file the notes are appended to, the detached saver's included (tests). */
+    /* With cache_log: where a detached save's outcome is handed for the caller to report
+     * (CacheSaves_wait); NULL: it is not reported there. */
+    CacheSaves *cache_saves;
+    /* A file the notes are appended to when cache_log is NULL, and the detached saver's
+     * outcome in any case (OVTRACE_CACHE_DEBUG=/path, tests). */
     const char *cache_log_path;
     /* Largest single JSON value (one event, one top-level member) a compressed or
      * streamed input may hold in memory; larger is an error with its byte offset
@@ -105,7 +125,7 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
 /* Whether path is a run summary (`stats --summary`), and the model of one: a source per
  * rank (its trace's path), a GPU lane per device, the bands drawn back as events
  * (Trace.summary). Load_files opens a summary given alone this way. */
-#define SUMMARY_FORMAT 1   /* "ovtrace_summary": the format's version */
+#define SUMMARY_FORMAT 2   /* "ovtrace_summary": the format's version (the reader also opens 1) */
 #define SUMMARY_COLUMNS 256 /* band columns stats --summary writes */
 bool Load_isSummary(const char *path);
 Trace *Load_summaryFile(const char *path, char *err, size_t errlen);

@@ -56,12 +56,15 @@ bool Snapshot_save(const Trace *t, const char *const *inputs, size_t n, const Sn
                    const char *cache_path, uint64_t max_bytes, char *err, size_t errlen);
 
 /* The same, in a detached process (double fork, own session, nice 10, std streams on
- * /dev/null except stderr when note is set), so the caller goes on at once and a save
- * outlives it. The process calls note(ctx, msg) with its outcome. False (reason in
- * err) only if the process could not be started. */
+ * /dev/null), so the caller goes on at once and a save outlives it. The process calls
+ * note(ctx, msg) with its outcome (NULL: none); with outcome_fd, it also writes the
+ * outcome as one line to a pipe whose read end (close-on-exec) goes to *outcome_fd (-1
+ * when none could be made): the caller, not the process, reports it, so nothing is
+ * written to the caller's stderr after the caller has returned. False (reason in err)
+ * only if the process could not be started. */
 bool Snapshot_saveDetached(const Trace *t, const char *const *inputs, size_t n, const SnapshotFileId *ids,
-                           const char *cache_path, uint64_t max_bytes, void (*note)(void *ctx, const char *msg), void *ctx, char *err,
-                           size_t errlen);
+                           const char *cache_path, uint64_t max_bytes, void (*note)(void *ctx, const char *msg), void *ctx,
+                           int *outcome_fd, char *err, size_t errlen);
 
 /* The model saved in cache_path, if it is a snapshot of inputs[0..n) as they are now,
  * written by this build; its sources are named inputs[i]. Finished, not classified.

@@ -1,7 +1,7 @@
 /* A run's summary (docs/summary.md): what the rank overview shows, for any number of
  * ranks, without their traces. Per rank: the path of its trace, per GPU device its
- * figures and its overlap band at SUMMARY_COLUMNS columns over the run's extent, and its
- * matched comm kernels with their wait and transfer. `ovtrace stats --summary OUT`
+ * figures and its overlap band at SUMMARY_COLUMNS columns over the run's extent, the
+ * overview label's figures, and its matched comm kernels with their wait and transfer. `ovtrace stats --summary OUT`
  * writes it (one process or under mpirun), `ovtrace view OUT` opens it
  * (read/load_summary.c). */
 #ifndef OVTRACE_WRITE_SUMMARY_H
@@ -29,6 +29,7 @@ typedef struct {
 typedef struct {
     int32_t rank;
     const char *path;
+    size_t arrived_last; /* matched collectives at which the rank arrived last (CollRank) */
     SummaryDevice *dev;
     size_t n_dev;
     SummaryComm *comm;
