@@ -41,10 +41,10 @@ grep -q "GPU 2 " "$T/enter.out" || { say "Enter on rank 2 did not open its trace
 
 # MPI: the same summary from 3 processes
 if [ -n "$MPIEXEC" ] && [ -x "$MPIEXEC" ]; then
-    # Under ASan the mpirun'ed processes check no leaks: OpenMPI's components are dlclose()d
-# at MPI_Finalize, so what they keep shows as "<unknown module>", beyond any suppression;
-# the one-process runs beside them keep the leak check.
-MPI=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$MPIEXEC" --oversubscribe)
+    # Under ASan the mpirun'ed processes check no leaks: OpenMPI's components are
+    # dlclose()d at MPI_Finalize, so what they keep shows as "<unknown module>", beyond any
+    # suppression; the one-process runs beside them keep the leak check.
+    MPI=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$MPIEXEC" --oversubscribe)
     [ "$(id -u)" = 0 ] && MPI+=(--allow-run-as-root)
     timeout 120 "${MPI[@]}" -np 3 "$B" stats --summary "$T/s3.json" "$T/sim8" >/dev/null 2>&1 || say "mpirun stats --summary"
     cmp -s "$T/s.json" "$T/s3.json" || say "the 3-process summary differs from the one-process one"
