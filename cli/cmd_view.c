@@ -75,7 +75,7 @@ static void notice_warnings(App *a, char *w) {
  * is restored and the result is the exit status: 1 after a load error (printed like
  * 'ovtrace stats' does), 0 when q cancelled, 128+signal after Ctrl-C/SIGTERM/SIGHUP. */
 static int view_load(InputOptions *in, Caps *caps, const char *title, int throttle_ms, int lazy_mode, int lazy_delay_ms,
-                     FILE *cache_notes, App **out) {
+                     int lazy_stall_ms, FILE *cache_notes, App **out) {
     *out = NULL;
     if (in->n_files == 0) {
         cli_error("no trace file given");
@@ -120,7 +120,7 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, int thrott
         LazyLoad_setOptions(a, &lo); /* Enter on a rank of a run summary opens its trace */
         /* a GPU-only model that left nothing out (all events on GPU lanes) is complete */
         if (lazy && App_trace(a)->gpu_only)
-            LazyLoad_start(a, (const char *const *)in->files, in->n_files, &lo, lazy_delay_ms);
+            LazyLoad_start(a, (const char *const *)in->files, in->n_files, &lo, lazy_delay_ms, lazy_stall_ms);
         if (LoadJob_warnings(job) && !in->quiet) notice_warnings(a, LoadJob_warnings(job));
     }
     LoadJob_delete(job);
@@ -141,7 +141,7 @@ static void open_on_recorded_range(App *a) {
 }
 
 enum { VW_DUMP = 100, VW_FRAMES, VW_KEYS, VW_SIZE, VW_RANGE, VW_ALIGN, VW_STEP, VW_ASCII, VW_OSC52, VW_COLOR,
-       VW_THROTTLE, VW_FRAME_LOG, VW_LAZY, VW_LAZY_DELAY };
+       VW_THROTTLE, VW_FRAME_LOG, VW_LAZY, VW_LAZY_DELAY, VW_LAZY_STALL };
 
 static const OptSpec VIEW_OPTIONS[] = {
     {"--dump", 0, false, VW_DUMP, NULL, false},    {"--frames", 0, true, VW_FRAMES, NULL, false},
@@ -156,6 +156,9 @@ static const OptSpec VIEW_OPTIONS[] = {
     {"--debug-frame-log", 0, true, VW_FRAME_LOG, NULL, true},
     /* holds the lazy overview's background load back so tests see its loading state */
     {"--debug-lazy-delay-ms", 0, true, VW_LAZY_DELAY, NULL, true},
+    /* and keeps it, once the files are read, in a sleep that does not poll the cancel
+     * request (as building a model of a million lanes does not) */
+    {"--debug-lazy-stall-ms", 0, true, VW_LAZY_STALL, NULL, true},
     {0},
 };
 const OptSpec *const VIEW_TABLES[] = {VIEW_OPTIONS, INPUT_OPTIONS, NULL};
@@ -163,7 +166,7 @@ const OptSpec *const VIEW_TABLES[] = {VIEW_OPTIONS, INPUT_OPTIONS, NULL};
 typedef struct {
     InputOptions in;
     const char *keys, *range, *color, *align, *step, *frame_log;
-    int frames, w, h, throttle_ms, lazy, lazy_delay_ms; /* lazy: -1 auto, 0 off, 1 on */
+    int frames, w, h, throttle_ms, lazy, lazy_delay_ms, lazy_stall_ms; /* lazy: -1 auto, 0 off, 1 on */
     bool dump, ascii, headless;
 } ViewArgs;
 
@@ -218,13 +221,15 @@ static int view_opt(void *ctx, const OptSpec *s, const char *v) {
         break;
     case VW_THROTTLE:
     case VW_LAZY_DELAY:
+    case VW_LAZY_STALL:
         n = strtol(v, &end, 10);
         if (!*v || *end || n < 0 || n > 60000) {
             cli_error("%s needs milliseconds from 0 to 60000, got '%s'", s->name, v);
             return 2;
         }
         if (s->id == VW_THROTTLE) A->throttle_ms = (int)n;
-        else A->lazy_delay_ms = (int)n;
+        else if (s->id == VW_LAZY_DELAY) A->lazy_delay_ms = (int)n;
+        else A->lazy_stall_ms = (int)n;
         break;
     case VW_FRAME_LOG: A->frame_log = v; break;
     }
@@ -289,7 +294,7 @@ int cmd_view(int argc, char **argv) {
         LazyLoad_setOptions(a, &lo); /* Enter on a rank of a run summary opens its trace */
     } else {
         if (inp->verbose) notes = xopen_memstream(&notes_text, &notes_len);
-        rc = view_load(inp, &caps, title, V.throttle_ms, V.lazy, V.lazy_delay_ms, notes, &a);
+        rc = view_load(inp, &caps, title, V.throttle_ms, V.lazy, V.lazy_delay_ms, V.lazy_stall_ms, notes, &a);
         if (!a) goto out;
         t = App_trace(a);
     }
@@ -322,6 +327,14 @@ int cmd_view(int argc, char **argv) {
     }
     if (headless) rc = App_runHeadless(a, NULL, kv, nk, frames, w, h, dump, stdout);
     else rc = App_runInteractive(a, NULL);
+    if (!headless && !LazyLoad_stop(a, LOAD_CANCEL_GRACE_MS)) {
+        /* the lazy overview's full load is in a step that does not poll the cancel
+         * request (building a model of a million lanes takes seconds): the terminal is
+         * restored, the viewer has written nothing of its own, so quit without waiting.
+         * A snapshot being saved is a process of its own. */
+        fflush(stdout);
+        _exit(rc);
+    }
 out:
     if (a && LazyLoad_ownsModel(a)) t = NULL;
     App_free(a); /* joins the background load, which may add a note */

@@ -69,6 +69,12 @@ set_tests_properties(tui.export PROPERTIES LABELS "tmux" SKIP_RETURN_CODE 77 TIM
 # the lazy rank overview (GPU lanes first, CPU lanes loaded behind it).
 add_test(NAME tui.lazy_overview COMMAND bash ${tui_dir}/lazy_overview.sh $<TARGET_FILE:ovtrace> ${CMAKE_CURRENT_SOURCE_DIR}/data)
 set_tests_properties(tui.lazy_overview PROPERTIES LABELS "tmux" SKIP_RETURN_CODE 77 TIMEOUT 300)
+# Quitting it while the full load runs: a model of many groups (slow), a step that does
+# not poll the cancel request (stall); q, Ctrl-C, SIGINT, SIGTERM end it within 2 s.
+foreach(t slow stall)
+  add_test(NAME tui.lazy_quit.${t} COMMAND bash ${tui_dir}/lazy_quit.sh ${t} $<TARGET_FILE:ovtrace>)
+  set_tests_properties(tui.lazy_quit.${t} PROPERTIES LABELS "tmux" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
 # The unit tests see tui's private headers.
 foreach(t grid viewstate render index app loading preview newuser counter_lane kernel_table kname collview)
   target_include_directories(test_tui_${t} PRIVATE ${PROJECT_SOURCE_DIR}/tui)

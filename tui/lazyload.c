@@ -27,6 +27,7 @@
 
 typedef struct LazyLoad {
     int delay_ms; /* view --debug-lazy-delay-ms */
+    int stall_ms; /* view --debug-lazy-stall-ms */
     char **paths;
     size_t n_paths;
     LoadOptions opt;
@@ -114,6 +115,8 @@ static void *lazy_main(void *arg) {
         for (long i = 0; i < ms / 10 && !l->cancel; i++) nanosleep(&(struct timespec){0, 10000000}, NULL);
     }
     Trace *t = l->cancel ? NULL : Load_files((const char *const *)l->paths, l->n_paths, &l->opt, l->err, sizeof l->err);
+    if (l->stall_ms > 0) /* view --debug-lazy-stall-ms: a step that does not poll the cancel request */
+        nanosleep(&(struct timespec){l->stall_ms / 1000, (long)(l->stall_ms % 1000) * 1000000}, NULL);
     if (t && several_ranks(t) && !l->cancel) { /* matched here, not on the UI thread at the swap */
         l->coll = Coll_analyze(t, &l->coll_opt);
         if (l->coll) l->split = Coll_deviceSplit(t, l->coll, INT64_MIN, INT64_MAX, INT32_MIN, &l->n_split);
@@ -125,9 +128,10 @@ static void *lazy_main(void *arg) {
 
 extern const Feature LazyLoad_feature;
 
-void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOptions *opt, int delay_ms) {
+void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOptions *opt, int delay_ms, int stall_ms) {
     LazyLoad *l = Feature_state(a, &LazyLoad_feature);
     l->delay_ms = delay_ms;
+    l->stall_ms = stall_ms;
     l->paths = xcalloc(n ? n : 1, sizeof *l->paths);
     for (size_t i = 0; i < n; i++)
         l->paths[i] = xstrdup(paths[i]);
@@ -151,6 +155,16 @@ void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOption
     }
 }
 
+bool LazyLoad_stop(App *a, int grace_ms) {
+    LazyLoad *l = Feature_state(a, &LazyLoad_feature);
+    l->cancel = 1;
+    for (int waited = 0; l->started && !atomic_load(&l->finished); waited += 5) {
+        if (waited >= grace_ms) return false;
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+    }
+    return true;
+}
+
 bool LazyLoad_ownsModel(const App *a) { return ((const LazyLoad *)Feature_state(a, &LazyLoad_feature))->owned; }
 
 void LazyLoad_setOptions(App *a, const LoadOptions *opt) {
@@ -164,7 +178,7 @@ bool LazyLoad_openFile(App *a, const char *path, const char *what) {
     if (l->owned) return false; /* one load per viewer: the model it replaces is its own */
     snprintf(l->what, sizeof l->what, "%s", what);
     LoadOptions opt = l->have_file_opt ? l->file_opt : (LoadOptions){0};
-    LazyLoad_start(a, &path, 1, &opt, 0);
+    LazyLoad_start(a, &path, 1, &opt, 0, 0);
     return true;
 }
 

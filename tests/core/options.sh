@@ -29,7 +29,7 @@ sample() {
     --threads|--rank|--device|--stream|--top|--frames|--comm-sms|--tokens|--layers|--experts|--topk|--hidden|\
     --tflops|--seed|--speed|--steps|--duration|--retention|--interval|--window|--gpus|--ranks|--imbalance|\
     --clock-skew|--rate|--min-batch|--max-batch|--prompt-tokens|--out-tokens|--warmup|--min-dur|\
-    --debug-load-throttle-ms|--debug-lazy-delay-ms|--debug-cache-wait-ms|--debug-parallel-min-bytes|--debug-slab-bytes) echo 1 ;;
+    --debug-load-throttle-ms|--debug-lazy-delay-ms|--debug-lazy-stall-ms|--debug-cache-wait-ms|--debug-parallel-min-bytes|--debug-slab-bytes) echo 1 ;;
     *) return 1 ;;
     esac
 }

@@ -80,8 +80,14 @@ void KTable_setOsc52(bool on);
 bool LazyLoad_wanted(const char *const *paths, size_t n, int mode);
 /* a's model is a GPU-only model of paths: takes ownership of it (and of the full model
  * later; App_free frees both) and starts the full load with opt (copied; its progress,
- * cancel and observe fields are replaced). delay_ms holds the full load back (tests). */
-void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOptions *opt, int delay_ms);
+ * cancel and observe fields are replaced). Test hooks: delay_ms holds the full load back
+ * (polling the cancel request), stall_ms sleeps after the files are read without
+ * polling it, as a step of building a big model does. */
+void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOptions *opt, int delay_ms, int stall_ms);
+/* On quitting: asks the background load to stop and waits grace_ms at most for it. True
+ * when none runs any more (App_free joins it at once); false when it is in a step that
+ * does not poll the cancel request: the caller exits without waiting (App_free would). */
+bool LazyLoad_stop(App *a, int grace_ms);
 /* The model belongs to the lazy load (App_free frees it). */
 bool LazyLoad_ownsModel(const App *a);
 /* The options a file opened from the viewer loads with (Enter on a rank of a run
