@@ -41,8 +41,7 @@ void StrTab_free(StrTab *st) {
     free(st);
 }
 
-static void rehash(StrTab *st) {
-    size_t ns = st->n_slots * 2;
+static void rehash_to(StrTab *st, size_t ns) {
     uint32_t *slots = xcalloc(ns, sizeof *slots);
     for (size_t id = 0; id < st->n; id++) {
         const StrRef *r = &st->refs[id];
@@ -55,13 +54,16 @@ static void rehash(StrTab *st) {
     st->n_slots = ns;
 }
 
-uint32_t StrTab_intern(StrTab *st, const char *s, size_t len) {
-    size_t mask = st->n_slots - 1;
-    size_t i = Hash_bytes(s, len) & mask;
-    for (uint32_t v; (v = st->slots[i]) != 0; i = (i + 1) & mask) {
-        const StrRef *r = &st->refs[v - 1];
-        if (r->len == len && memcmp(st->arena + r->off, s, len) == 0) return v - 1;
-    }
+static void rehash(StrTab *st) { rehash_to(st, st->n_slots * 2); }
+
+void StrTab_reserve(StrTab *st, size_t n) {
+    size_t ns = st->n_slots;
+    while ((st->n + n) * 2 > ns) ns *= 2; /* the load factor StrTab_intern keeps */
+    if (ns != st->n_slots) rehash_to(st, ns);
+}
+
+/* Appends s[0..len) as a new string whose hash slot is i. */
+static uint32_t append(StrTab *st, const char *s, size_t len, size_t i) {
     if (st->arena_len + len + 1 > st->arena_cap) {
         size_t cap = st->arena_cap ? st->arena_cap : 4096;
         while (cap < st->arena_len + len + 1) cap *= 2;
@@ -80,6 +82,27 @@ uint32_t StrTab_intern(StrTab *st, const char *s, size_t len) {
     st->slots[i] = id + 1;
     if (st->n * 2 > st->n_slots) rehash(st);
     return id;
+}
+
+uint32_t StrTab_intern(StrTab *st, const char *s, size_t len) {
+    size_t mask = st->n_slots - 1;
+    size_t i = Hash_bytes(s, len) & mask;
+    for (uint32_t v; (v = st->slots[i]) != 0; i = (i + 1) & mask) {
+        const StrRef *r = &st->refs[v - 1];
+        if (r->len == len && memcmp(st->arena + r->off, s, len) == 0) return v - 1;
+    }
+    return append(st, s, len, i);
+}
+
+uint32_t StrTab_add(StrTab *st, const char *s, size_t len) {
+    size_t mask = st->n_slots - 1;
+    size_t i = Hash_bytes(s, len) & mask;
+    while (st->slots[i]) i = (i + 1) & mask; /* no string to compare: s is new */
+    return append(st, s, len, i);
+}
+
+void StrTab_prefetch(const StrTab *st, const char *s, size_t len) {
+    __builtin_prefetch(&st->slots[Hash_bytes(s, len) & (st->n_slots - 1)]);
 }
 
 uint32_t StrTab_find(const StrTab *st, const char *s, size_t len) {

@@ -518,11 +518,13 @@ typedef struct {
     int64_t sort, key;
 } LaneOrder;
 
+/* Total: equal keys keep the order the lanes were created in (as a stable sort would). */
 static int cmp_lane_order(const void *a, const void *b) {
     const LaneOrder *x = a, *y = b;
     if (x->group != y->group) return x->group < y->group ? -1 : 1;
     if (x->sort != y->sort) return x->sort < y->sort ? -1 : 1;
-    return x->key < y->key ? -1 : x->key > y->key;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->old < y->old ? -1 : x->old > y->old;
 }
 
 /* Within a lane: by start, parents (longer) before children; EventSort breaks ties
@@ -534,10 +536,18 @@ static int cmp_event(const TraceEvent *x, const TraceEvent *y) {
     return 0;
 }
 
+/* Whether thread metadata (thread_name or thread_sort_index) is keyed by l's (pid, tid). */
+static bool has_thread_meta(const TraceBuild *B, const Lane *l) {
+    return meta_find(B, l->source, META_THREAD_NAME, l->pid, l->tid) ||
+           meta_find(B, l->source, META_THREAD_SORT, l->pid, l->tid);
+}
+
 /* Thread metadata (thread_name, thread_sort_index) is keyed by (pid, tid), which names
  * one GPU lane only when its stream is its tid, or when it is the only GPU lane of that
  * thread: Kineto puts a device-wide sync (args.stream -1) on tid 1 beside stream 1, and
- * both cannot be "stream 1". Returns, per lane, whether the metadata is its own. */
+ * both cannot be "stream 1". Returns, per lane, whether the metadata is its own. Lanes
+ * without thread metadata never look it up: only the others are counted per thread (a
+ * million streams with none cost no table). */
 static bool *lanes_owning_thread_meta(const Trace *t) {
     bool *own = xmalloc((t->n_lanes ? t->n_lanes : 1) * sizeof *own);
     U64Map m;
@@ -545,7 +555,7 @@ static bool *lanes_owning_thread_meta(const Trace *t) {
     for (size_t i = 0; i < t->n_lanes; i++) {
         const Lane *l = &t->lanes[i];
         own[i] = true;
-        if (!l->gpu) continue;
+        if (!l->gpu || !has_thread_meta(t->build, l)) continue;
         uint64_t key = Hash_mix(Hash_mix(l->source, (uint64_t)l->pid), (uint64_t)l->tid);
         size_t pos = U64Map_start(&m, key);
         uint32_t v;
@@ -562,53 +572,184 @@ static bool *lanes_owning_thread_meta(const Trace *t) {
     return own;
 }
 
+/* The groups: one per (source, gpu, device|pid), numbered in order of their first lane,
+ * found through a hash of that key (a trace may hold a hundred thousand processes). */
+typedef struct {
+    Group *v;
+    size_t n, cap;
+    U64Map by_key;
+    uint32_t last; /* the group of the lane before */
+} GroupSet;
+
+static uint64_t group_key(uint32_t source, bool gpu, int64_t id) {
+    return Hash_mix(Hash_mix(source, gpu), (uint64_t)id);
+}
+
+static uint32_t group_find(const GroupSet *gs, uint32_t source, bool gpu, int64_t id) {
+    uint64_t key = group_key(source, gpu, id);
+    size_t pos = U64Map_start(&gs->by_key, key);
+    uint32_t g;
+    while ((g = U64Map_next(&gs->by_key, key, &pos)) != U64MAP_NONE) {
+        const Group *G = &gs->v[g];
+        if (G->source == source && G->gpu == gpu && G->id == id) break;
+    }
+    return g;
+}
+
+/* l's group, created with its process metadata when l is its first lane. */
+static uint32_t group_of(GroupSet *gs, const TraceBuild *B, const Lane *l, uint32_t lane) {
+    int64_t id = l->gpu ? l->device : l->pid;
+    if (gs->n) { /* lanes come in runs of the same group */
+        const Group *last = &gs->v[gs->last];
+        if (last->source == l->source && last->gpu == l->gpu && last->id == id) return gs->last;
+    }
+    uint32_t g = group_find(gs, l->source, l->gpu, id);
+    if (g != U64MAP_NONE) return gs->last = g;
+    GROW(gs->v, gs->cap, gs->n + 1);
+    g = (uint32_t)gs->n++;
+    Group *G = &gs->v[g];
+    memset(G, 0, sizeof *G);
+    G->gpu = l->gpu;
+    G->rank = l->rank;
+    G->source = l->source;
+    G->id = id;
+    const MetaRec *m = meta_find(B, l->source, META_PROCESS_NAME, l->pid, 0);
+    G->name = m ? m->str : 0;
+    m = meta_find(B, l->source, META_PROCESS_LABELS, l->pid, 0);
+    G->label = m ? m->str : 0;
+    m = meta_find(B, l->source, META_PROCESS_SORT, l->pid, 0);
+    G->sort_index = m ? m->num : id; /* no process_sort_index: by device or pid */
+    G->first_lane = lane; /* provisional: first lane seen */
+    U64Map_add(&gs->by_key, group_key(l->source, l->gpu, id), g);
+    return gs->last = g;
+}
+
+/* A lane without a thread_name is labelled "stream N" (GPU), "thread N" (CPU) or by its
+ * string tid, within LANE_LABEL_MAX bytes. */
+#define LANE_LABEL_MAX 47
+
+/* prefix and the decimal digits of v into buf (LANE_LABEL_MAX + 1 bytes); the length. */
+static size_t lane_label(char *buf, const char *prefix, int64_t v) {
+    size_t k = strlen(prefix);
+    memcpy(buf, prefix, k);
+    if (v < 0) buf[k++] = '-';
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    char d[20];
+    size_t n = 0;
+    do d[n++] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    while (n) buf[k++] = d[--n];
+    return k;
+}
+
+static uint32_t lane_default_name(StrTab *st, const Lane *l) {
+    char buf[LANE_LABEL_MAX + 1];
+    if (l->gpu) return StrTab_intern(st, buf, lane_label(buf, "stream ", l->stream));
+    if (l->tid >= 0) return StrTab_intern(st, buf, lane_label(buf, "thread ", l->tid));
+    uint32_t id = (uint32_t)(-1 - l->tid); /* a string tid: its text up to a '\0' */
+    const char *s = StrTab_get(st, id);
+    size_t n = strnlen(s, LANE_LABEL_MAX);
+    return n == StrTab_len(st, id) ? id : StrTab_intern(st, s, n);
+}
+
+/* Whether a string of st starts like a number's label ("stream ", "thread "): a thread
+ * or event name may be one. */
+static bool has_label_like(const StrTab *st) {
+    for (size_t id = 0, n = StrTab_count(st); id < n; id++) {
+        const char *s = StrTab_get(st, (uint32_t)id);
+        if (StrTab_len(st, (uint32_t)id) > 7 && (!memcmp(s, "stream ", 7) || !memcmp(s, "thread ", 7))) return true;
+    }
+    return false;
+}
+
+#define LABEL_AHEAD 16 /* lanes between a label's prefetch and its slot's use */
+
+/* The labels of the lanes without a thread_name, interned in lane order. When no
+ * string of the model starts like one, a "stream N" or "thread N" label is new unless
+ * an earlier lane had the same number, which a table of numbers tells (an array for
+ * numbers below the count of lanes, a hash of the others): the labels are added with
+ * no string compared, most of the step on a million streams. */
+static void label_lanes(Trace *t, size_t unnamed) {
+    StrTab *st = t->strings;
+    StrTab_reserve(st, unnamed);
+    bool by_number = !has_label_like(st);
+    uint32_t *dense[2] = {NULL, NULL}; /* per kind (stream, thread): id + 1 of label N */
+    U64Map sparse;                     /* (kind, N) -> the first lane with that label */
+    U64Map_init(&sparse, 16);
+    for (size_t i = 0; unnamed && i < t->n_lanes; i++) {
+        Lane *l = &t->lanes[i];
+        if (by_number && i + LABEL_AHEAD < t->n_lanes) { /* a slot miss per label otherwise */
+            const Lane *a = &t->lanes[i + LABEL_AHEAD];
+            char buf[LANE_LABEL_MAX + 1];
+            if (a->name == STRTAB_NONE && (a->gpu || a->tid >= 0))
+                StrTab_prefetch(st, buf, lane_label(buf, a->gpu ? "stream " : "thread ", a->gpu ? a->stream : a->tid));
+        }
+        if (l->name != STRTAB_NONE) continue;
+        int kind = l->gpu ? 0 : 1;
+        int64_t v = l->gpu ? l->stream : l->tid;
+        if (!by_number || (!l->gpu && l->tid < 0)) {
+            l->name = lane_default_name(st, l);
+            continue;
+        }
+        char buf[LANE_LABEL_MAX + 1];
+        if (v >= 0 && (uint64_t)v < unnamed) {
+            if (!dense[kind]) dense[kind] = xcalloc(unnamed, sizeof *dense[kind]);
+            uint32_t *slot = &dense[kind][v];
+            if (!*slot) *slot = StrTab_add(st, buf, lane_label(buf, kind ? "thread " : "stream ", v)) + 1;
+            l->name = *slot - 1;
+            continue;
+        }
+        uint64_t key = Hash_mix((uint64_t)kind, (uint64_t)v);
+        size_t pos = U64Map_start(&sparse, key);
+        uint32_t o;
+        while ((o = U64Map_next(&sparse, key, &pos)) != U64MAP_NONE) {
+            const Lane *L = &t->lanes[o];
+            if (L->gpu == l->gpu && (L->gpu ? L->stream : L->tid) == v) break;
+        }
+        if (o != U64MAP_NONE) {
+            l->name = t->lanes[o].name;
+        } else {
+            l->name = StrTab_add(st, buf, lane_label(buf, kind ? "thread " : "stream ", v));
+            U64Map_add(&sparse, key, (uint32_t)i);
+        }
+    }
+    U64Map_free(&sparse);
+    free(dense[0]);
+    free(dense[1]);
+}
+
+/* Lane order within the groups: by sort index, then stream or tid, then creation. */
+static bool lanes_in_order(const LaneOrder *lo, size_t n) {
+    for (size_t i = 1; i < n; i++)
+        if (cmp_lane_order(&lo[i - 1], &lo[i]) > 0) return false;
+    return true;
+}
+
 static void order_groups_and_lanes(Trace *t) {
     TraceBuild *B = t->build;
     sort_n(B->meta, B->n_meta, sizeof *B->meta, cmp_meta);
     bool *own_meta = lanes_owning_thread_meta(t);
-    /* groups: one per (source, gpu, device|pid) */
-    Group *groups = NULL;
-    size_t n_groups = 0, cap = 0;
-    uint32_t *lane_group = xmalloc(t->n_lanes * sizeof *lane_group);
+    GroupSet gs = {0};
+    U64Map_init(&gs.by_key, 16);
+    uint32_t *lane_group = xmalloc((t->n_lanes ? t->n_lanes : 1) * sizeof *lane_group);
+    size_t unnamed = 0;
     for (size_t i = 0; i < t->n_lanes; i++) {
         Lane *l = &t->lanes[i];
         l->rank = t->sources[l->source].rank;
-        int64_t id = l->gpu ? l->device : l->pid;
-        size_t g;
-        for (g = 0; g < n_groups; g++) /* few groups: linear is fine */
-            if (groups[g].source == l->source && groups[g].gpu == l->gpu && groups[g].id == id) break;
-        if (g == n_groups) {
-            GROW(groups, cap, n_groups + 1);
-            Group *G = &groups[n_groups++];
-            memset(G, 0, sizeof *G);
-            G->gpu = l->gpu;
-            G->rank = l->rank;
-            G->source = l->source;
-            G->id = id;
-            const MetaRec *m = meta_find(B, l->source, META_PROCESS_NAME, l->pid, 0);
-            G->name = m ? m->str : 0;
-            m = meta_find(B, l->source, META_PROCESS_LABELS, l->pid, 0);
-            G->label = m ? m->str : 0;
-            m = meta_find(B, l->source, META_PROCESS_SORT, l->pid, 0);
-            G->sort_index = m ? m->num : id; /* no process_sort_index: by device or pid */
-            G->first_lane = (uint32_t)i; /* provisional: first lane seen */
-        }
-        lane_group[i] = (uint32_t)g;
+        uint32_t g = group_of(&gs, B, l, (uint32_t)i);
+        lane_group[i] = g;
         const MetaRec *m = own_meta[i] ? meta_find(B, l->source, META_THREAD_NAME, l->pid, l->tid) : NULL;
-        if (m && m->str) {
-            l->name = m->str;
-        } else {
-            char buf[48];
-            int n = l->gpu ? snprintf(buf, sizeof buf, "stream %lld", (long long)l->stream)
-                           : l->tid < 0 ? snprintf(buf, sizeof buf, "%s", StrTab_get(t->strings, (uint32_t)(-1 - l->tid)))
-                                        : snprintf(buf, sizeof buf, "thread %lld", (long long)l->tid);
-            l->name = StrTab_intern(t->strings, buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1));
-        }
+        l->name = m && m->str ? m->str : STRTAB_NONE; /* labelled below */
+        unnamed += l->name == STRTAB_NONE;
         m = own_meta[i] ? meta_find(B, l->source, META_THREAD_SORT, l->pid, l->tid) : NULL;
         l->sort_index = m ? m->num : (l->gpu ? l->stream : l->tid);
         /* string pids name their own group when no process_name says otherwise */
-        if (!groups[g].name && l->pid < 0) groups[g].name = (uint32_t)(-1 - l->pid);
+        if (!gs.v[g].name && l->pid < 0) gs.v[g].name = (uint32_t)(-1 - l->pid);
     }
+    label_lanes(t, unnamed);
+    U64Map_free(&gs.by_key);
+    Group *groups = gs.v;
+    size_t n_groups = gs.n;
     /* sort groups, remember old→new */
     uint32_t *gmap = xmalloc((n_groups ? n_groups : 1) * sizeof *gmap);
     for (size_t g = 0; g < n_groups; g++) groups[g].first_lane = (uint32_t)g; /* reuse as old index */
@@ -619,26 +760,35 @@ static void order_groups_and_lanes(Trace *t) {
         const Lane *l = &t->lanes[i];
         lo[i] = (LaneOrder){(uint32_t)i, gmap[lane_group[i]], l->sort_index, l->gpu ? l->stream : l->tid};
     }
-    sort_n(lo, t->n_lanes, sizeof *lo, cmp_lane_order);
-    uint32_t *lmap = xmalloc((t->n_lanes ? t->n_lanes : 1) * sizeof *lmap);
-    Lane *lanes = xmalloc((t->n_lanes ? t->n_lanes : 1) * sizeof *lanes);
-    for (size_t i = 0; i < t->n_lanes; i++) {
-        lanes[i] = t->lanes[lo[i].old];
-        lanes[i].group = lo[i].group;
-        lmap[lo[i].old] = (uint32_t)i;
+    /* lanes are mostly created in order (a stream per kernel's stream number, a rank
+     * after another): then there is nothing to sort nor to renumber */
+    bool in_order = lanes_in_order(lo, t->n_lanes);
+    if (!in_order) sort_n(lo, t->n_lanes, sizeof *lo, cmp_lane_order);
+    if (in_order) {
+        for (size_t i = 0; i < t->n_lanes; i++) t->lanes[i].group = lo[i].group;
+        t->lanes = xrealloc(t->lanes, (t->n_lanes ? t->n_lanes : 1) * sizeof *t->lanes); /* as built */
+        B->cap_lanes = t->n_lanes ? t->n_lanes : 1;
+    } else {
+        uint32_t *lmap = xmalloc((t->n_lanes ? t->n_lanes : 1) * sizeof *lmap);
+        Lane *lanes = xmalloc((t->n_lanes ? t->n_lanes : 1) * sizeof *lanes);
+        for (size_t i = 0; i < t->n_lanes; i++) {
+            lanes[i] = t->lanes[lo[i].old];
+            lanes[i].group = lo[i].group;
+            lmap[lo[i].old] = (uint32_t)i;
+        }
+        for (size_t i = 0; i < t->n_events; i++) t->events[i].lane = lmap[t->events[i].lane];
+        free(t->lanes);
+        t->lanes = lanes;
+        free(lmap);
     }
     for (size_t g = 0; g < n_groups; g++) groups[g].n_lanes = 0;
     for (size_t i = t->n_lanes; i-- > 0;) {
-        groups[lanes[i].group].first_lane = (uint32_t)i;
-        groups[lanes[i].group].n_lanes++;
+        groups[t->lanes[i].group].first_lane = (uint32_t)i;
+        groups[t->lanes[i].group].n_lanes++;
     }
-    for (size_t i = 0; i < t->n_events; i++) t->events[i].lane = lmap[t->events[i].lane];
-    free(t->lanes);
-    t->lanes = lanes;
     t->groups = groups;
     t->n_groups = n_groups;
     free(lo);
-    free(lmap);
     free(gmap);
     free(lane_group);
     free(own_meta);

@@ -1289,6 +1289,98 @@ static void far_apart_points(void **state) {
     Trace_free(t);
 }
 
+/* Lanes as made for labels_and_groups: device and stream, or pid and tid. */
+typedef struct {
+    bool gpu;
+    uint32_t source;
+    int64_t a, b;
+} MadeLane;
+
+/* Lanes without a thread_name on a few thousand processes: each lane's label is
+ * "stream N", "thread N" or its string tid (its first 47 bytes), the one string of that
+ * text; labels new to the model take ids in the order their lanes were made, whatever
+ * order the lanes end up in; every lane is in the group of its device or pid, and each
+ * group's lanes are contiguous. Once with no string like a label in the model, once
+ * with an event named "stream 8". */
+static void labels_and_groups(void **state) {
+    (void)state;
+    enum { N_PROC = 3000, MAX = N_PROC + 64 };
+    MadeLane *made = test_malloc(MAX * sizeof *made);
+    for (int named = 0; named < 2; named++) {
+        Trace *t = Trace_new();
+        uint32_t src[2] = {Trace_addSource(t, "a.json"), Trace_addSource(t, "b.json")};
+        if (named) StrTab_intern(t->strings, "stream 8", 8); /* an event name */
+        char longer[64];
+        memset(longer, 'w', 60);
+        longer[60] = '\0';
+        int64_t str_tid[2] = {-1 - (int64_t)StrTab_intern(t->strings, "worker", 6),
+                              -1 - (int64_t)StrTab_intern(t->strings, longer, 60)};
+        size_t n = 0;
+        for (int64_t st = 40; st >= 0; st -= 4) made[n++] = (MadeLane){true, src[0], 0, st}; /* out of order */
+        for (int64_t st = 0; st <= 8; st += 4) made[n++] = (MadeLane){true, src[1], 1, st};   /* labels again */
+        made[n++] = (MadeLane){true, src[1], 1, -1};
+        made[n++] = (MadeLane){true, src[0], 0, (int64_t)1 << 40}; /* beyond the lane count */
+        made[n++] = (MadeLane){true, src[1], 0, (int64_t)1 << 40};
+        for (int i = 0; i < N_PROC; i++) made[n++] = (MadeLane){false, src[i % 2], 1000 + i, 1 + i % 5};
+        made[n++] = (MadeLane){false, src[0], 7, str_tid[0]};
+        made[n++] = (MadeLane){false, src[1], 7, str_tid[1]};
+        made[n++] = (MadeLane){true, src[1], 1, INT64_MIN};
+        for (size_t i = 0; i < n; i++) {
+            const MadeLane *m = &made[i];
+            uint32_t lane = m->gpu ? Trace_gpuLane(t, m->source, m->a, m->b, m->a, 1)
+                                   : Trace_cpuLane(t, m->source, m->a, m->b);
+            Trace_append(t, &(TraceEvent){.ts = (int64_t)i, .dur = 1, .lane = lane,
+                                          .kind = m->gpu ? KIND_KERNEL : KIND_CPU_OP});
+        }
+        size_t n0 = StrTab_count(t->strings);
+        Trace_finishWith(t, &(FinishOptions){.threads = 1});
+        assert_int_equal(t->n_lanes, n);
+        /* the ids expected: a text already in the model keeps its id, a new one takes the
+         * next id at its first lane */
+        char (*text)[64] = test_malloc(n * sizeof *text);
+        uint32_t *want = test_malloc(n * sizeof *want);
+        uint32_t next = (uint32_t)n0;
+        for (size_t i = 0; i < n; i++) {
+            const MadeLane *m = &made[i];
+            if (!m->gpu && m->b < 0)
+                snprintf(text[i], sizeof text[i], "%.47s", StrTab_get(t->strings, (uint32_t)(-1 - m->b)));
+            else snprintf(text[i], sizeof text[i], "%s %lld", m->gpu ? "stream" : "thread", (long long)m->b);
+            uint32_t id = StrTab_find(t->strings, text[i], strlen(text[i]));
+            assert_int_not_equal(id, STRTAB_NONE);
+            want[i] = id;
+            if (id >= n0) {
+                size_t j = 0;
+                while (j < i && strcmp(text[j], text[i])) j++;
+                if (j == i) assert_int_equal(id, next++);
+            }
+        }
+        size_t n_groups = 0;
+        for (size_t i = 0; i < n; i++) { /* distinct (source, gpu, device|pid) */
+            size_t j = 0;
+            while (j < i && !(made[j].gpu == made[i].gpu && made[j].source == made[i].source && made[j].a == made[i].a)) j++;
+            n_groups += j == i;
+        }
+        assert_int_equal(t->n_groups, n_groups);
+        for (size_t k = 0; k < t->n_lanes; k++) {
+            const Lane *l = &t->lanes[k];
+            size_t i = 0;
+            while (i < n && !(made[i].gpu == l->gpu && made[i].source == l->source &&
+                              made[i].a == (l->gpu ? l->device : l->pid) && made[i].b == (l->gpu ? l->stream : l->tid)))
+                i++;
+            assert_true(i < n);
+            if (l->name != want[i]) fail_msg("lane %s: name id %u, not %u", text[i], l->name, want[i]);
+            assert_string_equal(StrTab_get(t->strings, l->name), text[i]);
+            const Group *G = &t->groups[l->group];
+            assert_true(G->gpu == l->gpu && G->source == l->source && G->id == made[i].a);
+            assert_true(k >= G->first_lane && k < G->first_lane + G->n_lanes);
+        }
+        test_free(text);
+        test_free(want);
+        Trace_free(t);
+    }
+    test_free(made);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(empty),
@@ -1299,6 +1391,7 @@ int main(void) {
         cmocka_unit_test(randomized),
         cmocka_unit_test(big_lanes_threads),
         cmocka_unit_test(far_apart_points),
+        cmocka_unit_test(labels_and_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,15 @@ StrTab *StrTab_new(void);
 void StrTab_free(StrTab *st);
 /* Returns the id of s[0..len); id 0 is always the empty string. */
 uint32_t StrTab_intern(StrTab *st, const char *s, size_t len);
+/* Adds s[0..len), which the caller knows is not in the table, without comparing it
+ * with the strings in its hash chain; its id. */
+uint32_t StrTab_add(StrTab *st, const char *s, size_t len);
+/* Starts fetching the hash slot of s[0..len) into the cache: a caller adding many
+ * strings asks for one some strings ahead of the one it adds. */
+void StrTab_prefetch(const StrTab *st, const char *s, size_t len);
+/* Room for n more strings before the hash table grows: one rehash instead of one per
+ * doubling when many strings are interned at once (the lanes' labels). */
+void StrTab_reserve(StrTab *st, size_t n);
 /* The id of s[0..len) when it is interned, else STRTAB_NONE (the table is unchanged:
  * a lookup on a finished, shared model). */
 #define STRTAB_NONE UINT32_MAX
