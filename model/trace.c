@@ -834,6 +834,9 @@ static uint32_t *lanes_by_size(const size_t *first, size_t nl) {
 
 /* More threads pay off only when a second lane has much to do too (32k items; tests
  * lower that with FinishOptions.parallel_min to run small traces in parallel). */
+/* FinishOptions.cancel became non-zero: the steps left are not run. */
+static bool finish_cancelled(const FinishOptions *fo) { return fo->cancel && *fo->cancel; }
+
 static int threads_for(const size_t *first, const uint32_t *order, size_t nl, const FinishOptions *fo) {
     size_t min = fo->parallel_min ? (size_t)fo->parallel_min : (1u << 15);
     return nl > 1 && first[order[1] + 1] - first[order[1]] >= min ? fo->threads : 1;
@@ -846,6 +849,7 @@ typedef struct {
     const uint32_t *order; /* lanes, largest first */
     size_t **depth_count; /* per lane: events per sub-row */
     uint32_t *n_depth;
+    const volatile int *cancel; /* FinishOptions.cancel: the lanes left are skipped */
 } Layout;
 
 /* One lane: sort its indices by time, give each event the lowest sub-row whose last
@@ -853,6 +857,7 @@ typedef struct {
  * the nesting depth), then regroup the indices by sub-row, keeping time order. */
 static void layout_lane(void *ctx, uint32_t ln, ParScratch *S) {
     Layout *L = ctx;
+    if (L->cancel && *L->cancel) return;
     uint32_t **tmp = (uint32_t **)&S->b;
     size_t *tmp_cap = &S->cap_b;
     TraceEvent *ev = L->t->events;
@@ -877,7 +882,8 @@ static void layout_lane(void *ctx, uint32_t ln, ParScratch *S) {
 
 /* Orders every lane's events (lanes in parallel on up to fo->threads threads), then
  * moves each event once into place: lane by lane, sub-row by sub-row, by time. */
-static void layout_lanes(Trace *t, const FinishOptions *fo) {
+/* False when cancelled (FinishOptions.cancel) between or during its steps. */
+static bool layout_lanes(Trace *t, const FinishOptions *fo) {
     size_t n = t->n_events, nl = t->n_lanes;
     Clock clk = clock_start(fo);
     size_t *first = xcalloc(nl + 2, sizeof *first);
@@ -886,12 +892,15 @@ static void layout_lanes(Trace *t, const FinishOptions *fo) {
     uint32_t *idx = xmalloc((n ? n : 1) * sizeof *idx);
     for (size_t i = 0; i < n; i++) idx[first[t->events[i].lane + 1]++] = (uint32_t)i; /* stable */
     uint32_t *order = lanes_by_size(first, nl);
-    Layout L = {.t = t, .idx = idx, .first = first, .order = order};
+    Layout L = {.t = t, .idx = idx, .first = first, .order = order, .cancel = fo->cancel};
+    bool ok = false, rows_done = false;
     L.depth_count = xcalloc(nl ? nl : 1, sizeof *L.depth_count);
     L.n_depth = xcalloc(nl ? nl : 1, sizeof *L.n_depth);
     clock_mark(&clk, "  index");
+    if (finish_cancelled(fo)) goto out;
     ParFor_run(order, nl, threads_for(first, order, nl, fo), layout_lane, &L);
     clock_mark(&clk, "  lanes");
+    if (finish_cancelled(fo)) goto out;
     /* rows, in lane order */
     Row *rows = NULL;
     size_t n_rows = 0, rows_cap = 0;
@@ -911,17 +920,23 @@ static void layout_lanes(Trace *t, const FinishOptions *fo) {
     }
     t->rows = rows;
     t->n_rows = n_rows;
+    rows_done = true;
     clock_mark(&clk, "  rows");
+    if (finish_cancelled(fo)) goto out;
     /* each rank's events stay in its range: those blocks move on several threads
      * (fo->parallel_min: the tests' small chunks) */
     size_t min_chunk = fo->parallel_min ? (size_t)fo->parallel_min : (1u << 16);
     EventSort_permuteChunks(t->events, idx, n, n >= min_chunk ? fo->threads : 1, min_chunk, 1u << 18);
     clock_mark(&clk, "  permute");
+    ok = true;
+out:
+    for (uint32_t ln = 0; !rows_done && ln < nl; ln++) free(L.depth_count[ln]); /* cancelled before the rows */
     free(L.depth_count);
     free(L.n_depth);
     free(order);
     free(idx);
     free(first);
+    return ok;
 }
 
 size_t Row_lowerBound(const Trace *t, const Row *r, int64_t ts) {
@@ -1257,8 +1272,8 @@ void Trace_finish(Trace *t) { Trace_finishThreads(t, 1); }
 
 void Trace_finishThreads(Trace *t, int threads) { Trace_finishWith(t, &(FinishOptions){.threads = threads}); }
 
-void Trace_finishWith(Trace *t, const FinishOptions *fo) {
-    if (!t->build) return;
+bool Trace_finishWith(Trace *t, const FinishOptions *fo) {
+    if (!t->build) return true;
     Clock clk = clock_start(fo);
     clock_mark(&clk, "start");
     /* extent */
@@ -1286,11 +1301,13 @@ void Trace_finishWith(Trace *t, const FinishOptions *fo) {
     order_groups_and_lanes(t);
     clock_mark(&clk, "groups");
     if (fo->step) fo->step(fo->step_ctx, FINISH_SORT, t->n_events, t->n_lanes, n_fp);
-    layout_lanes(t, fo);
+    if (finish_cancelled(fo) || !layout_lanes(t, fo)) return false;
     clock_mark(&clk, "layout");
     if (fo->step) fo->step(fo->step_ctx, FINISH_FLOWS, t->n_events, t->n_lanes, n_fp);
+    if (finish_cancelled(fo)) return false;
     bind_flows(t, fo);
     clock_mark(&clk, "flows");
+    if (finish_cancelled(fo)) return false;
     sort_n(t->flows, t->n_flows, sizeof *t->flows, cmp_flow_from);
     sort_r(t->flow_by_to, t->n_flows, sizeof *t->flow_by_to, cmp_flow_to, t->flows);
     clock_mark(&clk, "flowidx");
@@ -1301,6 +1318,7 @@ void Trace_finishWith(Trace *t, const FinishOptions *fo) {
     }
     build_free(t->build);
     t->build = NULL;
+    return true;
 }
 
 /* ---------- queries ---------- */

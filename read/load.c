@@ -261,12 +261,15 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
         for (size_t i = 0; ok && i < n_files; i++)
             ok = Input_canReopen(files[i]) && Load_isSqlite(files[i]) ? Load_nsysFile(t, files[i], err, errlen)
                                                                        : Load_chromeFile(t, files[i], opt, err, errlen);
-        if (ok)
-            Trace_finishWith(t, &(FinishOptions){.threads = threads,
-                                                 .timing = opt ? opt->finish_timing : NULL,
-                                                 .step = opt && opt->stage ? finish_step : NULL,
-                                                 .step_ctx = (void *)opt,
-                                                 .rank_base = opt ? opt->rank_base : 0});
+        if (ok && !Trace_finishWith(t, &(FinishOptions){.threads = threads,
+                                                        .timing = opt ? opt->finish_timing : NULL,
+                                                        .step = opt && opt->stage ? finish_step : NULL,
+                                                        .step_ctx = (void *)opt,
+                                                        .rank_base = opt ? opt->rank_base : 0,
+                                                        .cancel = opt ? opt->cancel : NULL})) {
+            snprintf(err, errlen, "%s: loading cancelled", files[0]); /* as the parser says */
+            ok = false;
+        }
         /* nothing passed over (every event on a GPU lane): the model is complete */
         if (ok) t->gpu_only = opt && opt->gpu_only && t->deferred > 0;
     }

@@ -279,8 +279,12 @@ typedef struct {
     void *step_ctx;
     int32_t rank_base;     /* a source without a rank of its own gets rank_base + its index
                               (a process of an MPI run holds files from rank_base on) */
+    /* When it becomes non-zero, finishing stops after the step or sub-step under way (a
+     * lane's layout at most): a loader's cancel request. NULL: never */
+    const volatile int *cancel;
 } FinishOptions;
-void Trace_finishWith(Trace *t, const FinishOptions *fo);
+/* False when cancelled (fo->cancel): the model is then only for Trace_free. */
+bool Trace_finishWith(Trace *t, const FinishOptions *fo);
 
 /* ---- queries (after Trace_finish) ---- */
 static inline const char *Trace_name(const Trace *t, const TraceEvent *e) {
