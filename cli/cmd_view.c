@@ -157,7 +157,7 @@ static const OptSpec VIEW_OPTIONS[] = {
     /* holds the lazy overview's background load back so tests see its loading state */
     {"--debug-lazy-delay-ms", 0, true, VW_LAZY_DELAY, NULL, true},
     /* and keeps it, once the files are read, in a sleep that does not poll the cancel
-     * request (as building a model of a million lanes does not) */
+     * request (as matching the collectives of a big model does not) */
     {"--debug-lazy-stall-ms", 0, true, VW_LAZY_STALL, NULL, true},
     {0},
 };
@@ -329,9 +329,9 @@ int cmd_view(int argc, char **argv) {
     else rc = App_runInteractive(a, NULL);
     if (!headless && !LazyLoad_stop(a, LOAD_CANCEL_GRACE_MS)) {
         /* the lazy overview's full load is in a step that does not poll the cancel
-         * request (building a model of a million lanes takes seconds): the terminal is
-         * restored, the viewer has written nothing of its own, so quit without waiting.
-         * A snapshot being saved is a process of its own. */
+         * request (matching the collectives, classifying names: seconds on a big model):
+         * the terminal is restored, the viewer has written nothing of its own, so quit
+         * without waiting. A snapshot being saved is a process of its own. */
         fflush(stdout);
         _exit(rc);
     }

@@ -4,8 +4,8 @@
 #          full load builds a model whose groups are many; q once the overview is up
 #          ends the viewer within 2 s, terminal restored, status 0;
 #   stall  the full load kept in a step that does not poll the cancel request
-#          (--debug-lazy-stall-ms 20000, as building a model of a million lanes does
-#          not): q, Ctrl-C, SIGINT and SIGTERM end the viewer within 2 s with status
+#          (--debug-lazy-stall-ms 20000, as matching the collectives of a big model
+#          does not): q, Ctrl-C, SIGINT and SIGTERM end the viewer within 2 s with status
 #          0, 130, 130 and 143, the terminal restored and nothing on stderr.
 # usage: lazy_quit.sh CASE OVTRACE     CASE: slow | stall     (exit 77 = skipped)
 set -u

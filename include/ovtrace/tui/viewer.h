@@ -82,7 +82,7 @@ bool LazyLoad_wanted(const char *const *paths, size_t n, int mode);
  * later; App_free frees both) and starts the full load with opt (copied; its progress,
  * cancel and observe fields are replaced). Test hooks: delay_ms holds the full load back
  * (polling the cancel request), stall_ms sleeps after the files are read without
- * polling it, as a step of building a big model does. */
+ * polling it, as matching the collectives of a big model does. */
 void LazyLoad_start(App *a, const char *const *paths, size_t n, const LoadOptions *opt, int delay_ms, int stall_ms);
 /* On quitting: asks the background load to stop and waits grace_ms at most for it. True
  * when none runs any more (App_free joins it at once); false when it is in a step that
