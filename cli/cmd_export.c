@@ -181,6 +181,11 @@ int cmd_export(int argc, char **argv) {
             Trace_free(t);
             goto done;
         }
+        if (f.t1 <= t->t_min || f.t0 >= t->t_max) { /* as stats and view: not an empty file */
+            cli_rangeOutside(range, t, f.t0, f.t1);
+            Trace_free(t);
+            goto done;
+        }
     }
     cmdline = command_line(argc, argv);
     f.description = cmdline;

@@ -25,10 +25,15 @@ check "ovtrace stat: did you mean stats" grep -q "unknown command 'stat': did yo
 "$BIN" frobnicate </dev/null 2>"$tmp/err" | cat; rc=${PIPESTATUS[0]}
 check "ovtrace frobnicate: exit 2" test $rc -eq 2
 check "ovtrace frobnicate: neither a command nor a file" grep -q "'frobnicate' is neither a command nor a file" "$tmp/err"
-# a range wholly outside the trace: the same error from stats as from view
-for c in stats view; do
-    "$BIN" $c --dump --range 200ms:300ms "$DATA/moe-ep/rank0.json" >/dev/null 2>"$tmp/err"; rc=$?
-    [ $c = stats ] && { "$BIN" stats --range 200ms:300ms "$DATA/moe-ep/rank0.json" >/dev/null 2>"$tmp/err"; rc=$?; }
+# a range wholly outside the trace: the same error from stats, view and export (which
+# writes no empty trace)
+for c in stats view export; do
+    case $c in
+    view) "$BIN" view --dump --range 200ms:300ms "$DATA/moe-ep/rank0.json" >/dev/null 2>"$tmp/err"; rc=$? ;;
+    stats) "$BIN" stats --range 200ms:300ms "$DATA/moe-ep/rank0.json" >/dev/null 2>"$tmp/err"; rc=$? ;;
+    export) "$BIN" export --range 200ms:300ms "$DATA/moe-ep/rank0.json" -o "$tmp/out.json" >/dev/null 2>"$tmp/err"
+            rc=$?; check "export --range outside the trace: no file" test ! -e "$tmp/out.json" ;;
+    esac
     check "$c --range outside the trace: exit 2" test $rc -eq 2
     check "$c --range outside the trace: says so" grep -q "lies outside the trace, which spans 0..40.62ms" "$tmp/err"
 done
