@@ -10,9 +10,11 @@ not from the option tables, so any change to a command's options shows up here:
         (INPUT OPTIONS, ...) mentions each option;
   bash  completing `ovtrace COMMAND -` offers each option, and an option that --help
         shows with a value (--top N, --output=FILE) completes a value, not an option;
+        and its ENVIRONMENT section names every variable of the README's Environment table;
   zsh   the command's _arguments specs (read by running _ovtrace_COMMAND with a stub
         _arguments) name each option, and give a value to those that take one.
 """
+import os
 import re
 import shutil
 import subprocess
@@ -69,7 +71,27 @@ def check_man(binary, path):
         for o in sorted(opts - GLOBAL):
             if not re.search(r"(?<![\w-])" + re.escape(o) + r"(?![\w-])", scope):
                 errors.append(f"man page: section {cmd.upper()} does not mention {o} ('ovtrace {cmd} --help' lists it)")
+    errors += check_man_environment(text.get("ENVIRONMENT", ""))
     return errors
+
+
+def readme_variables():
+    """The variables of the README's Environment table (first column)."""
+    readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
+    section = open(readme, encoding="utf-8").read().split("## Environment", 1)[1].split("\n## ", 1)[0]
+    names = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            names.update(re.findall(r"`([A-Z][A-Z0-9_]*)`", line.split("|")[1]))
+    if not names:
+        sys.exit("no variables found in the README's Environment table (parser out of date?)")
+    return names
+
+
+def check_man_environment(env_text):
+    return [f"man page: ENVIRONMENT does not mention {v} (the README's Environment table lists it)"
+            for v in sorted(readme_variables())
+            if not re.search(r"(?<![\w])" + re.escape(v) + r"(?![\w])", env_text)]
 
 
 BASH_PROBE = r"""
