@@ -61,6 +61,9 @@ int InputOptions_apply(InputOptions *o, const OptSpec *s, const char *value);
 /* The LoadOptions of these options (no progress callback). */
 LoadOptions InputOptions_loadOptions(const InputOptions *o);
 void InputOptions_help(FILE *out);
+/* True when o names an input; else the usage error every command gives without one
+ * (usage: the command's synopsis). */
+bool InputOptions_needFiles(const InputOptions *o, const char *cmd, const char *usage);
 /* Loads o->files (progress bar on a TTY stderr), prints warnings. NULL on error. */
 Trace *InputOptions_load(InputOptions *o);
 

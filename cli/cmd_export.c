@@ -161,10 +161,7 @@ int cmd_export(int argc, char **argv) {
         cli_error("export needs an output file: -o OUT (OUT.json, OUT.json.gz, OUT.json.zst, or - for stdout)");
         goto done;
     }
-    if (inp->n_files == 0) {
-        cli_error("export needs at least one input trace (ovtrace export IN... -o OUT)");
-        goto done;
-    }
+    if (!InputOptions_needFiles(inp, "export", "ovtrace export IN... -o OUT")) goto done;
     if (f.clip && !range) {
         cli_error("--clip needs --range A:B (the range to cut slices to)");
         goto done;

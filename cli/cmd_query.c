@@ -451,6 +451,10 @@ int cmd_query(int argc, char **argv) {
     InputOptions_init(&A.in);
     int rc = Cli_parseOptions("query", argc, argv, QUERY_TABLES, query_opt, &A, NULL);
     if (rc) goto out;
+    if (!InputOptions_needFiles(&A.in, "query", "ovtrace query FILE... [-c SQL]...")) {
+        rc = 2;
+        goto out;
+    }
     if (!A.n_sql && reads_stdin(&A.in)) {
         cli_error("the trace comes on standard input: give the SQL with -c");
         rc = 2;

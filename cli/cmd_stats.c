@@ -337,6 +337,10 @@ int cmd_stats(int argc, char **argv) {
     InputOptions *const inp = &A.in;
     int rc = Cli_parseOptions("stats", argc, argv, STATS_TABLES, stats_opt, &A, NULL);
     if (rc) goto out;
+    if (!InputOptions_needFiles(inp, "stats", "ovtrace stats [OPTIONS] FILE...")) {
+        rc = 2;
+        goto out;
+    }
     if (inp->mpirun) {
         rc = stats_mpi(&A);
         goto out;

@@ -254,6 +254,12 @@ LoadOptions InputOptions_loadOptions(const InputOptions *o) {
     return lo;
 }
 
+bool InputOptions_needFiles(const InputOptions *o, const char *cmd, const char *usage) {
+    if (o->n_files) return true;
+    cli_error("%s needs at least one input trace (%s; see 'ovtrace %s --help')", cmd, usage, cmd);
+    return false;
+}
+
 Trace *InputOptions_load(InputOptions *o) {
     if (o->n_files == 0) {
         cli_error("no trace file given");

@@ -25,6 +25,15 @@ check "ovtrace stat: did you mean stats" grep -q "unknown command 'stat': did yo
 "$BIN" frobnicate </dev/null 2>"$tmp/err" | cat; rc=${PIPESTATUS[0]}
 check "ovtrace frobnicate: exit 2" test $rc -eq 2
 check "ovtrace frobnicate: neither a command nor a file" grep -q "'frobnicate' is neither a command nor a file" "$tmp/err"
+# no input trace is a usage error (exit 2) that every reading command words alike
+for c in stats view query export; do
+    out=(); [ $c = export ] && out=(-o "$tmp/none.json")
+    "$BIN" $c "${out[@]}" </dev/null >/dev/null 2>"$tmp/err"; rc=$?
+    check "$c without a trace: exit 2" test $rc -eq 2
+    check "$c without a trace: says so" grep -q "^ovtrace: error: $c needs at least one input trace (ovtrace $c .*see 'ovtrace $c --help')" "$tmp/err"
+done
+"$BIN" live </dev/null >/dev/null 2>"$tmp/err"
+check "live without a source: nothing to watch" grep -q "nothing to watch: give --simulate" "$tmp/err"
 # a range wholly outside the trace: the same error from stats, view and export (which
 # writes no empty trace)
 for c in stats view export; do
