@@ -275,7 +275,7 @@ Trace *InputOptions_load(InputOptions *o) {
         cli_error("%s", err);
         return NULL;
     }
-    if (!o->quiet) Load_printWarnings(t, stderr);
+    if (!o->quiet) Load_printWarnings(t, stderr, "ovtrace: ");
     return t;
 }
 

@@ -34,6 +34,10 @@ for c in stats view query export; do
 done
 "$BIN" live </dev/null >/dev/null 2>"$tmp/err"
 check "live without a source: nothing to watch" grep -q "nothing to watch: give --simulate" "$tmp/err"
+# load warnings carry the prefix errors have, so a job's log greps them alike
+printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},' >"$tmp/cut.json"
+"$BIN" stats "$tmp/cut.json" >/dev/null 2>"$tmp/err"
+check "a truncated trace: 'ovtrace: warning:'" grep -q "^ovtrace: warning: .*cut.json: trace is truncated at byte" "$tmp/err"
 # a range wholly outside the trace: the same error from stats, view and export (which
 # writes no empty trace)
 for c in stats view export; do
