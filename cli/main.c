@@ -25,7 +25,8 @@ static void usage(FILE *out) {
     fprintf(out,
             "ovtrace %s: terminal trace viewer and live GPU profiler\n\n"
             "usage: ovtrace COMMAND [OPTIONS] ...\n"
-            "       ovtrace [VIEW OPTIONS] FILE...   (same as: ovtrace view [OPTIONS] FILE...)\n\ncommands:\n",
+            "       ovtrace [VIEW OPTIONS] FILE...   (same as: ovtrace view [OPTIONS] FILE...)\n"
+            "       ovtrace --version\n\ncommands:\n",
             OVTRACE_VERSION);
     for (size_t i = 0; i < N_COMMANDS; i++) fprintf(out, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fprintf(out, "\n'ovtrace COMMAND --help' describes a command. ");

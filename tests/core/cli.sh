@@ -13,6 +13,8 @@ for c in view stats export live record workload; do
     check "help for $c" bash -c "'$BIN' $c --help | grep -q 'usage: ovtrace $c'"
 done
 check "top-level help lists commands" bash -c "'$BIN' --help | grep -q workload"
+check "top-level help names --version" bash -c "'$BIN' --help | grep -q -- '--version'"
+check "--version prints the version" bash -c "'$BIN' --version | grep -Eq '^ovtrace [0-9]+\.[0-9]+'"
 "$BIN" >/dev/null 2>&1; check "no args exits 2" test $? -eq 2
 "$BIN" stats --bogus x 2>"$tmp/err"; rc=$?
 check "unknown option rejected" test $rc -eq 2
