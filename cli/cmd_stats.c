@@ -54,6 +54,43 @@ typedef struct {
     size_t skipped;
 } StatsHead;
 
+/* The value of a GPU lane's rank, device or stream (which: 0, 1, 2). */
+static int64_t lane_key(const Lane *l, int which) { return which == 0 ? l->rank : which == 1 ? l->device : l->stream; }
+
+/* An empty selection because --rank, --device or --stream names a value no GPU lane has
+ * (a typo would otherwise read like an idle GPU): a note on stderr with the values there
+ * are, the first few in order. */
+static void selection_note(const Trace *t, const OverlapFilter *f) {
+    static const char *const opt[] = {"--rank", "--device", "--stream"}, *const what[] = {"ranks", "devices", "streams"};
+    int64_t want[] = {f->rank == OVERLAP_ANY_RANK ? OVERLAP_ANY : f->rank, f->device, f->stream};
+    for (int w = 0; w < 3; w++) {
+        if (want[w] == OVERLAP_ANY) continue;
+        enum { SHOWN = 8 };
+        int64_t v[SHOWN + 1];
+        size_t n = 0;
+        bool found = false, more = false;
+        for (size_t i = 0; i < t->n_lanes && !found; i++) {
+            if (!t->lanes[i].gpu) continue;
+            int64_t k = lane_key(&t->lanes[i], w);
+            found = k == want[w];
+            size_t j = 0;
+            while (j < n && v[j] < k) j++;
+            if (j < n && v[j] == k) continue;
+            if (n == SHOWN && j == n) { more = true; continue; }
+            memmove(v + j + 1, v + j, (n - j) * sizeof *v);
+            v[j] = k;
+            if (n < SHOWN) n++;
+            else more = true; /* the largest fell off */
+        }
+        if (found) continue;
+        fprintf(stderr, "ovtrace: note: %s %" PRId64 " matches no GPU lane (", opt[w], want[w]);
+        if (!n) fputs("the traces have none", stderr);
+        else fprintf(stderr, "%s with GPU lanes:", what[w]);
+        for (size_t j = 0; j < n; j++) fprintf(stderr, "%s %" PRId64, j ? "," : "", v[j]);
+        fprintf(stderr, "%s)\n", more ? ", ..." : "");
+    }
+}
+
 static StatsHead head_of(const Trace *t) {
     return (StatsHead){t->n_events, t->n_lanes, t->t_min, t->t_max, t->diag.truncated, t->diag.skipped};
 }
@@ -285,6 +322,7 @@ static void mpi_counter(void *ctx, FILE *out, const Trace *t, const CounterSerie
 static void mpi_print(const ScaleStats *S, bool json) {
     const OverlapFilter *f = &S->filter;
     StatsHead h = {S->events, S->lanes, S->t_min, S->t_max, S->truncated, S->skipped};
+    if (S->R->n_devices == 0) selection_note(S->t, f);
     if (json) {
         print_json_head(stdout, S->t, &h, S->R, f->t0, f->t1);
         fputs(",\n  \"counters\": [", stdout);
@@ -365,6 +403,7 @@ int cmd_stats(int argc, char **argv) {
         goto out;
     }
     OverlapReport *R = Overlap_compute(t, &f);
+    if (R->n_devices == 0) selection_note(t, &f);
     if (json) print_json(stdout, t, R, f.t0, f.t1, &inp->coll);
     else {
         StatsHead h = head_of(t);

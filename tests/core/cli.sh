@@ -40,6 +40,13 @@ check "live without a source: nothing to watch" grep -q "nothing to watch: give 
 printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},' >"$tmp/cut.json"
 "$BIN" stats "$tmp/cut.json" >/dev/null 2>"$tmp/err"
 check "a truncated trace: 'ovtrace: warning:'" grep -q "^ovtrace: warning: .*cut.json: trace is truncated at byte" "$tmp/err"
+# a --rank, --device or --stream that no GPU lane has is named, with the values there are
+"$BIN" stats --rank 3 --stream 99 "$DATA/moe-ep" >"$tmp/out" 2>"$tmp/err"
+check "stats --rank 3 of ranks 0, 1: said so" grep -q "^ovtrace: note: --rank 3 matches no GPU lane (ranks with GPU lanes: 0, 1)" "$tmp/err"
+check "stats --stream 99: said so" grep -q "^ovtrace: note: --stream 99 matches no GPU lane (streams with GPU lanes: 7, 23, 27)" "$tmp/err"
+check "stats --rank 3: the table says the selection is empty" grep -q "no GPU activity in the selection" "$tmp/out"
+"$BIN" stats --rank 1 --stream 27 "$DATA/moe-ep" >/dev/null 2>"$tmp/err"
+check "stats --rank 1 --stream 27 (both there): no note" test ! -s "$tmp/err"
 # a range wholly outside the trace: the same error from stats, view and export (which
 # writes no empty trace)
 for c in stats view export; do
