@@ -24,7 +24,8 @@ void cli_error(const char *fmt, ...) {
 
 bool cli_filterValue(const char *opt, const char *v, int64_t max, int64_t *out) {
     if (Parse_i64(v, out) && *out >= 0 && *out <= max) return true;
-    cli_error("%s needs an integer in 0..%" PRId64 ", got '%s'", opt, max, v);
+    if (max == INT64_MAX) cli_error("%s needs a non-negative integer, got '%s'", opt, v); /* as diff --top says it */
+    else cli_error("%s needs an integer in 0..%" PRId64 ", got '%s'", opt, max, v);
     return false;
 }
 
@@ -84,8 +85,8 @@ void InputOptions_help(FILE *out) {
             "                        built in: NCCL/RCCL, DeepEP dispatch/combine, symmetric-memory\n"
             "                        and custom all-reduce (multimem_*, one/two_shot_*all_reduce*,\n"
             "                        cross_device_reduce_*stage, one/twoShotAllReduce, Lamport), P2P copies\n"
-            "  --threads N           threads for parsing and the wait/transfer split (default: one\n"
-            "                        per core; 1: single)\n"
+            "  --threads N           threads for parsing and the wait/transfer split, up to 64\n"
+            "                        (default 0: one per core; 1: single)\n"
             "  -q, --quiet           no progress bar or warnings\n"
             "  --cache, --no-cache   reopen from / save a snapshot of the model in $XDG_CACHE_HOME/ovtrace\n"
             "                        (default: for 64 MB of JSON or more; OVTRACE_CACHE=0 turns it off)\n"

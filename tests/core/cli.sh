@@ -27,6 +27,12 @@ check "ovtrace stat: did you mean stats" grep -q "unknown command 'stat': did yo
 "$BIN" frobnicate </dev/null 2>"$tmp/err" | cat; rc=${PIPESTATUS[0]}
 check "ovtrace frobnicate: exit 2" test $rc -eq 2
 check "ovtrace frobnicate: neither a command nor a file" grep -q "'frobnicate' is neither a command nor a file" "$tmp/err"
+# a bad --top reads alike in stats and diff (no 19-digit bound)
+for c in stats diff; do
+    "$BIN" $c --top x "$DATA/moe-ep/rank0.json" "$DATA/moe-ep/rank1.json" >/dev/null 2>"$tmp/err"; rc=$?
+    check "$c --top x: exit 2, a non-negative integer" \
+        bash -c "[ $rc -eq 2 ] && grep -q -- \"^ovtrace: error: --top needs a non-negative integer, got 'x'\" '$tmp/err'"
+done
 # no input trace is a usage error (exit 2) that every reading command words alike
 for c in stats view query export; do
     out=(); [ $c = export ] && out=(-o "$tmp/none.json")
