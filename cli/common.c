@@ -50,9 +50,10 @@ void InputOptions_init(InputOptions *o) {
     o->rules = CommRules_default();
     char err[512];
     /* documented user-facing variables (README, Environment): read here, once */
-    if (!CommRules_loadUserConfig(o->rules, getenv("OVTRACE_RULES"), getenv("XDG_CONFIG_HOME"), getenv("HOME"), err,
-                                  sizeof err))
-        TermSafe_fprintf(stderr, "ovtrace: warning: %s\n", err);
+    const char *env_rules = getenv("OVTRACE_RULES");
+    if (!CommRules_loadUserConfig(o->rules, env_rules, getenv("XDG_CONFIG_HOME"), getenv("HOME"), err, sizeof err))
+        /* a variable set long ago in a shell profile: name it, or the path alone puzzles */
+        TermSafe_fprintf(stderr, "ovtrace: warning: %s%s\n", env_rules && *env_rules ? "OVTRACE_RULES: " : "", err);
     o->coll = CollOptions_default();
     o->coll.args = CollArgs_fetch; /* match by the group, name and Seq args the sources record */
     /* the snapshot cache (docs/cache.md): OVTRACE_CACHE=0 / 1 when no --cache/--no-cache */

@@ -33,6 +33,9 @@ for c in stats diff; do
     check "$c --top x: exit 2, a non-negative integer" \
         bash -c "[ $rc -eq 2 ] && grep -q -- \"^ovtrace: error: --top needs a non-negative integer, got 'x'\" '$tmp/err'"
 done
+# a rules file from the environment that cannot be read: the warning names the variable
+OVTRACE_RULES=$tmp/no-such-rules "$BIN" stats "$DATA/moe-ep/rank0.json" >/dev/null 2>"$tmp/err"
+check "OVTRACE_RULES missing: the warning names it" grep -q "^ovtrace: warning: OVTRACE_RULES: $tmp/no-such-rules: No such file" "$tmp/err"
 # no input trace is a usage error (exit 2) that every reading command words alike
 for c in stats view query export; do
     out=(); [ $c = export ] && out=(-o "$tmp/none.json")
