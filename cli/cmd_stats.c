@@ -58,8 +58,8 @@ typedef struct {
 static int64_t lane_key(const Lane *l, int which) { return which == 0 ? l->rank : which == 1 ? l->device : l->stream; }
 
 /* An empty selection because --rank, --device or --stream names a value no GPU lane has
- * (a typo would otherwise read like an idle GPU): a note on stderr with the values there
- * are, the first few in order. */
+ * (a typo would otherwise read like an idle GPU): a note on stderr (not with -q) with the
+ * values there are, the first few in order. */
 static void selection_note(const Trace *t, const OverlapFilter *f) {
     static const char *const opt[] = {"--rank", "--device", "--stream"}, *const what[] = {"ranks", "devices", "streams"};
     int64_t want[] = {f->rank == OVERLAP_ANY_RANK ? OVERLAP_ANY : f->rank, f->device, f->stream};
@@ -319,10 +319,10 @@ static void mpi_counter(void *ctx, FILE *out, const Trace *t, const CounterSerie
 }
 
 /* Rank 0's output, the sections in the order one process prints them. */
-static void mpi_print(const ScaleStats *S, bool json) {
+static void mpi_print(const ScaleStats *S, bool json, bool quiet) {
     const OverlapFilter *f = &S->filter;
     StatsHead h = {S->events, S->lanes, S->t_min, S->t_max, S->truncated, S->skipped};
-    if (S->R->n_devices == 0) selection_note(S->t, f);
+    if (S->R->n_devices == 0 && !quiet) selection_note(S->t, f);
     if (json) {
         print_json_head(stdout, S->t, &h, S->R, f->t0, f->t1);
         fputs(",\n  \"counters\": [", stdout);
@@ -345,10 +345,6 @@ static void mpi_print(const ScaleStats *S, bool json) {
 
 static int stats_mpi(StatsArgs *A) {
     InputOptions *inp = &A->in;
-    if (inp->n_files == 0) {
-        cli_error("no trace file given");
-        return 1;
-    }
     ScaleStatsIn in = {.paths = inp->files,
                        .n_paths = inp->n_files,
                        .load = InputOptions_loadOptions(inp),
@@ -363,7 +359,7 @@ static int stats_mpi(StatsArgs *A) {
                        .ctx = A};
     ScaleStats *S = NULL;
     int rc = Scaleout_stats(&in, &S);
-    if (S) mpi_print(S, A->json);
+    if (S) mpi_print(S, A->json, inp->quiet);
     if (S && A->summary && !StatsSummary_write(A->summary, S->t, S->R, S->bands, S->coll, S->t_min, S->t_max)) rc = 1;
     ScaleStats_free(S);
     return rc;
@@ -403,7 +399,7 @@ int cmd_stats(int argc, char **argv) {
         goto out;
     }
     OverlapReport *R = Overlap_compute(t, &f);
-    if (R->n_devices == 0) selection_note(t, &f);
+    if (R->n_devices == 0 && !inp->quiet) selection_note(t, &f);
     if (json) print_json(stdout, t, R, f.t0, f.t1, &inp->coll);
     else {
         StatsHead h = head_of(t);

@@ -56,6 +56,8 @@ check "stats --stream 99: said so" grep -q "^ovtrace: note: --stream 99 matches 
 check "stats --rank 3: the table says the selection is empty" grep -q "no GPU activity in the selection" "$tmp/out"
 "$BIN" stats --rank 1 --stream 27 "$DATA/moe-ep" >/dev/null 2>"$tmp/err"
 check "stats --rank 1 --stream 27 (both there): no note" test ! -s "$tmp/err"
+"$BIN" stats -q --rank 3 "$DATA/moe-ep" >/dev/null 2>"$tmp/err"
+check "stats -q --rank 3: no note" test ! -s "$tmp/err"
 # a range wholly outside the trace: the same error from stats, view and export (which
 # writes no empty trace)
 for c in stats view export; do
