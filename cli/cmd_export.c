@@ -171,6 +171,10 @@ int cmd_export(int argc, char **argv) {
         rc = 1;
         goto done;
     }
+    if (!cli_notSummary(t, "export", inp->files[0])) {
+        Trace_free(t);
+        goto done;
+    }
     if (range) {
         char err[256];
         if (!Time_parseRange(range, t->t_min, &f.t0, &f.t1, err, sizeof err)) {

@@ -465,6 +465,11 @@ int cmd_query(int argc, char **argv) {
         rc = 1;
         goto out;
     }
+    if (!cli_notSummary(t, "query", A.in.files[0])) {
+        Trace_free(t);
+        rc = 2;
+        goto out;
+    }
     char err[512];
     QueryOptions qo = {A.in.coll, 0};
     QueryDb *q = QueryDb_open(t, &qo, err, sizeof err);

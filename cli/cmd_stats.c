@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "ovtrace/base/alloc.h"
@@ -89,6 +90,27 @@ static void selection_note(const Trace *t, const OverlapFilter *f) {
         for (size_t j = 0; j < n; j++) fprintf(stderr, "%s %" PRId64, j ? "," : "", v[j]);
         fprintf(stderr, "%s)\n", more ? ", ..." : "");
     }
+}
+
+/* --summary OUT naming one of the traces to read (stats --summary rank0.json rank*.json,
+ * the output forgotten) would replace that trace: refused, as export refuses it. */
+static bool summary_not_input(const char *out, const InputOptions *inp) {
+    struct stat so;
+    if (stat(out, &so) != 0 || !S_ISREG(so.st_mode)) return true; /* a new file, a device, a FIFO */
+    size_t n = 0;
+    char err[256];
+    char **files = Load_expandPaths(inp->files, inp->n_files, &n, err, sizeof err);
+    bool ok = true;
+    for (size_t i = 0; ok && i < n; i++) {
+        struct stat si;
+        if (stat(files[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            cli_error("--summary %s: refusing to overwrite input file %s (the same file)", out, files[i]);
+            ok = false;
+        }
+    }
+    for (size_t i = 0; i < n; i++) free(files[i]);
+    free(files);
+    return ok;
 }
 
 static StatsHead head_of(const Trace *t) {
@@ -371,7 +393,8 @@ int cmd_stats(int argc, char **argv) {
     InputOptions *const inp = &A.in;
     int rc = Cli_parseOptions("stats", argc, argv, STATS_TABLES, stats_opt, &A, NULL);
     if (rc) goto out;
-    if (!InputOptions_needFiles(inp, "stats", "ovtrace stats [OPTIONS] FILE...")) {
+    if (!InputOptions_needFiles(inp, "stats", "ovtrace stats [OPTIONS] FILE...") ||
+        (A.summary && !summary_not_input(A.summary, inp))) {
         rc = 2;
         goto out;
     }
@@ -386,9 +409,7 @@ int cmd_stats(int argc, char **argv) {
         rc = 1;
         goto out;
     }
-    if (t->summary) { /* its events are bands drawn back: figures of them would mislead */
-        cli_error("%s is a run summary: `ovtrace view %s` opens it; stats reads the traces it names",
-                  inp->files[0], inp->files[0]);
+    if (!cli_notSummary(t, "stats", inp->files[0])) {
         Trace_free(t);
         rc = 2;
         goto out;

@@ -256,6 +256,12 @@ LoadOptions InputOptions_loadOptions(const InputOptions *o) {
     return lo;
 }
 
+bool cli_notSummary(const Trace *t, const char *cmd, const char *path) {
+    if (!t->summary) return true;
+    cli_error("%s is a run summary: `ovtrace view %s` opens it; %s reads the traces it names", path, path, cmd);
+    return false;
+}
+
 bool InputOptions_needFiles(const InputOptions *o, const char *cmd, const char *usage) {
     if (o->n_files) return true;
     cli_error("%s needs at least one input trace (%s; see 'ovtrace %s --help')", cmd, usage, cmd);

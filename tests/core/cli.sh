@@ -58,6 +58,20 @@ check "stats --rank 3: the table says the selection is empty" grep -q "no GPU ac
 check "stats --rank 1 --stream 27 (both there): no note" test ! -s "$tmp/err"
 "$BIN" stats -q --rank 3 "$DATA/moe-ep" >/dev/null 2>"$tmp/err"
 check "stats -q --rank 3: no note" test ! -s "$tmp/err"
+# stats --summary onto one of its own inputs is refused and the trace stays; a summary
+# given to export, query or diff is refused as stats refuses it (its events are bands)
+cp "$DATA/moe-ep/rank0.json" "$tmp/r0.json"
+"$BIN" stats --summary "$tmp/r0.json" "$tmp/r0.json" >/dev/null 2>"$tmp/err"; rc=$?
+check "stats --summary onto its input: exit 2" test $rc -eq 2
+check "stats --summary onto its input: says so" grep -q "refusing to overwrite input file .*r0.json" "$tmp/err"
+check "stats --summary onto its input: the trace is intact" cmp -s "$DATA/moe-ep/rank0.json" "$tmp/r0.json"
+"$BIN" stats --summary "$tmp/sum.json" "$tmp/r0.json" >/dev/null 2>&1
+for c in export query diff; do
+    case $c in export) extra=(-o "$tmp/fromsum.json") ;; query) extra=(-c 'select 1') ;; diff) extra=("$tmp/r0.json") ;; esac
+    "$BIN" $c "$tmp/sum.json" "${extra[@]}" >/dev/null 2>"$tmp/err"; rc=$?
+    check "$c of a run summary: exit 2" test $rc -eq 2
+    check "$c of a run summary: says so" grep -q "sum.json is a run summary: .* $c reads the traces it names" "$tmp/err"
+done
 # a range wholly outside the trace: the same error from stats, view and export (which
 # writes no empty trace)
 for c in stats view export; do
