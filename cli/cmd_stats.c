@@ -393,9 +393,12 @@ int cmd_stats(int argc, char **argv) {
     InputOptions *const inp = &A.in;
     int rc = Cli_parseOptions("stats", argc, argv, STATS_TABLES, stats_opt, &A, NULL);
     if (rc) goto out;
-    if (!InputOptions_needFiles(inp, "stats", "ovtrace stats [OPTIONS] FILE...") ||
-        (A.summary && !summary_not_input(A.summary, inp))) {
+    if (!InputOptions_needFiles(inp, "stats", "ovtrace stats [OPTIONS] FILE...")) {
         rc = 2;
+        goto out;
+    }
+    if (A.summary && !summary_not_input(A.summary, inp)) { /* an output that cannot be written, as export says */
+        rc = 1;
         goto out;
     }
     if (inp->mpirun) {
