@@ -72,6 +72,8 @@ for c in export query diff; do
     check "$c of a run summary: exit 2" test $rc -eq 2
     check "$c of a run summary: says so" grep -q "sum.json is a run summary: .* $c reads the traces it names" "$tmp/err"
 done
+"$BIN" stats "$tmp/sum.json" "$tmp/r0.json" >/dev/null 2>"$tmp/err"
+check "a run summary beside a trace: named as a summary" grep -q "sum.json: a run summary (stats --summary), not a trace" "$tmp/err"
 # a range wholly outside the trace: the same error from stats, view and export (which
 # writes no empty trace)
 for c in stats view export; do
