@@ -56,7 +56,7 @@ _ovtrace_values() {
         COMPREPLY=($(compgen -f -- "$cur"))
         return 0
         ;;
-    -o | --output)
+    -o | --output | --summary)
         compopt -o filenames 2>/dev/null
         local IFS=$'\n'
         COMPREPLY=($(compgen -f -- "$cur"))
