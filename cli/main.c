@@ -86,8 +86,13 @@ int main(int argc, char **argv) {
         usage(stdout);
         return cli_finishStdout(0);
     }
-    /* ovtrace --list-options CMD: its options, one per line (tests, shell completion) */
-    if (!strcmp(a, "--list-options") && argc == 3) {
+    /* ovtrace --list-options CMD: its options, one per line (the tests' reference for
+     * --help, the man page and the completions) */
+    if (!strcmp(a, "--list-options") && argc != 3) {
+        cli_error("--list-options takes one command: ovtrace --list-options COMMAND");
+        return 2;
+    }
+    if (!strcmp(a, "--list-options")) {
         for (size_t i = 0; i < N_COMMANDS; i++)
             if (!strcmp(argv[2], COMMANDS[i].name)) {
                 Cli_listOptions(stdout, COMMANDS[i].options);

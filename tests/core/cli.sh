@@ -13,6 +13,9 @@ for c in view stats export live record workload; do
     check "help for $c" bash -c "'$BIN' $c --help | grep -q 'usage: ovtrace $c'"
 done
 check "top-level help lists commands" bash -c "'$BIN' --help | grep -q workload"
+"$BIN" --list-options >/dev/null 2>"$tmp/err"; rc=$?
+check "--list-options without a command: exit 2, says what it takes" \
+    bash -c "[ $rc -eq 2 ] && grep -q 'list-options takes one command' '$tmp/err'"
 check "top-level help names --version" bash -c "'$BIN' --help | grep -q -- '--version'"
 check "--version prints the version" bash -c "'$BIN' --version | grep -Eq '^ovtrace [0-9]+\.[0-9]+'"
 "$BIN" >/dev/null 2>&1; check "no args exits 2" test $? -eq 2
