@@ -235,6 +235,14 @@ static void run_json(FILE *out, sqlite3_stmt *st, int ncol, int *rc) {
 
 /* "ovtrace: error: MSG" and, with an offset, the line of the SQL and a caret under it. */
 static void print_error(const char *where, const char *sql, const QueryError *e) {
+    QueryError end;
+    if (e->offset < 0 && !strcmp(e->msg, "incomplete input")) { /* SQLite gives no place: it is the end */
+        size_t n = strlen(sql);
+        while (n && (sql[n - 1] == ' ' || sql[n - 1] == '\t' || sql[n - 1] == '\n' || sql[n - 1] == '\r')) n--;
+        end.offset = (long)n;
+        snprintf(end.msg, sizeof end.msg, "incomplete input: the statement ends early");
+        e = &end;
+    }
     if (e->offset < 0) {
         cli_error("%s%s", where, e->msg);
         return;
