@@ -2,6 +2,7 @@
  * or first step mark), shift its events, label its groups. */
 #include "ovtrace/analysis/align.h"
 
+#include <inttypes.h>
 #include <regex.h>
 #include <stdio.h>
 #include <string.h>
@@ -103,6 +104,9 @@ bool Align_runs(Trace *t, const uint32_t *run_of_source, size_t n_runs, const ch
         base = base ? base + 1 : path;
         uint32_t *field = G->gpu ? &G->label : &G->name;
         const char *old = StrTab_get(t->strings, *field);
+        char gpu_n[32];
+        snprintf(gpu_n, sizeof gpu_n, "GPU %" PRId64, G->id);
+        if (G->gpu && !strcmp(old, gpu_n)) old = ""; /* Kineto's "GPU N" label: the header says it */
         char buf[512];
         int n = snprintf(buf, sizeof buf, "%s %s%s%s", run_names[run_of_source[G->source]], base, *old ? "  " : "", old);
         if (n < 0) n = 0;

@@ -68,6 +68,7 @@ char **Dir_traceFiles(const char *dir, size_t *n) {
     DIR *d = opendir(dir);
     if (!d) return NULL;
     size_t cap = 16, dlen = strlen(dir);
+    const char *sep = dlen && dir[dlen - 1] == '/' ? "" : "/"; /* traces/ gives traces/r0.json */
     char **list = malloc(cap * sizeof *list);
     bool oom = !list;
     for (struct dirent *de; !oom && (de = readdir(d));) {
@@ -77,7 +78,8 @@ char **Dir_traceFiles(const char *dir, size_t *n) {
             if (!(oom = !more)) list = more;
         }
         size_t len = dlen + strlen(de->d_name) + 2;
-        if (!oom && !(oom = !(list[*n] = malloc(len)))) snprintf(list[(*n)++], len, "%s/%s", dir, de->d_name);
+        if (!oom && !(oom = !(list[*n] = malloc(len))))
+            snprintf(list[(*n)++], len, "%s%s%s", dir, sep, de->d_name);
     }
     closedir(d);
     if (oom) {

@@ -66,6 +66,13 @@ LoadOptions InputOptions_loadOptions(const InputOptions *o);
 #define CLI_CACHE_SAVE_WAIT_S 2.0
 void cli_waitCacheSaves(void);
 void InputOptions_help(FILE *out);
+/* True when o names an input; else the usage error every command gives without one
+ * (usage: the command's synopsis). */
+bool InputOptions_needFiles(const InputOptions *o, const char *cmd, const char *usage);
+/* True unless t is a run summary (stats --summary), whose events are its bands drawn
+ * back for the viewer's overview: figures, exports or queries of them would mislead, so
+ * cmd says so, naming path, and the caller exits 2. */
+bool cli_notSummary(const Trace *t, const char *cmd, const char *path);
 /* Loads o->files (progress bar on a TTY stderr), prints warnings. NULL on error. */
 Trace *InputOptions_load(InputOptions *o);
 

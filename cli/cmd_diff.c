@@ -466,11 +466,18 @@ static bool side_split(Side *s, char *spec, const char *which) {
     }
 }
 
-static DiffRun *load_side(InputOptions *in, const Side *s, const DiffOptions *o) {
+/* NULL on error, *rc its exit status. */
+static DiffRun *load_side(InputOptions *in, const Side *s, const DiffOptions *o, int *rc) {
     in->n_files = s->n;
     for (size_t i = 0; i < s->n; i++) in->files[i] = s->paths[i];
+    *rc = 1;
     Trace *t = InputOptions_load(in);
     if (!t) return NULL;
+    if (!cli_notSummary(t, "diff", s->paths[0])) {
+        Trace_free(t);
+        *rc = 2;
+        return NULL;
+    }
     char err[512];
     DiffRun *r = DiffRun_summarize(t, o, err, sizeof err);
     Trace_free(t);
@@ -549,8 +556,7 @@ int cmd_diff(int argc, char **argv) {
             if (!side_split(s ? &B : &A, specs[s], s ? "B" : "A")) goto out;
         }
     }
-    rc = 1;
-    if (!(ra = load_side(in, &A, &o)) || !(rb = load_side(in, &B, &o))) goto out;
+    if (!(ra = load_side(in, &A, &o, &rc)) || !(rb = load_side(in, &B, &o, &rc))) goto out;
     DiffReport *R = Diff_compare(ra, rb);
     if (json) {
         print_json(stdout, R, o.group_names, o.step_regex);

@@ -161,10 +161,7 @@ int cmd_export(int argc, char **argv) {
         cli_error("export needs an output file: -o OUT (OUT.json, OUT.json.gz, OUT.json.zst, or - for stdout)");
         goto done;
     }
-    if (inp->n_files == 0) {
-        cli_error("export needs at least one input trace (ovtrace export IN... -o OUT)");
-        goto done;
-    }
+    if (!InputOptions_needFiles(inp, "export", "ovtrace export IN... -o OUT")) goto done;
     if (f.clip && !range) {
         cli_error("--clip needs --range A:B (the range to cut slices to)");
         goto done;
@@ -174,10 +171,19 @@ int cmd_export(int argc, char **argv) {
         rc = 1;
         goto done;
     }
+    if (!cli_notSummary(t, "export", inp->files[0])) {
+        Trace_free(t);
+        goto done;
+    }
     if (range) {
         char err[256];
         if (!Time_parseRange(range, t->t_min, &f.t0, &f.t1, err, sizeof err)) {
             cli_error("--range: %s", err);
+            Trace_free(t);
+            goto done;
+        }
+        if (f.t1 <= t->t_min || f.t0 >= t->t_max) { /* as stats and view: not an empty file */
+            cli_rangeOutside(range, t, f.t0, f.t1);
             Trace_free(t);
             goto done;
         }

@@ -33,11 +33,12 @@ void help_live(FILE *out) {
             "is marked SIMULATED. A program's output goes to a log file while the TUI runs (its path\n"
             "is printed at the end); the session ends when the program exits (q leaves the view).\n\n"
             "options:\n"
-            "  --retention S   keep the newest S of events (default 60s); older data is evicted in chunks\n"
-            "  -o FILE         also record everything to FILE (like 'ovtrace record')\n"
-            "  --headless      no TUI: print the meter every --interval (default 1s) over the last\n"
-            "                  --window (default 500ms), for --duration (default: until Ctrl-C or the\n"
-            "                  source ends)\n\n");
+            "  --retention S      keep the newest S of events (default 60s); older data is evicted\n"
+            "                     in chunks\n"
+            "  -o, --output FILE  also record everything to FILE (like 'ovtrace record')\n"
+            "  --headless         no TUI: print the meter every --interval (default 1s) over the\n"
+            "                     last --window (default 500ms), for --duration (default: until\n"
+            "                     Ctrl-C or the source ends)\n\n");
     LiveCli_helpSources(out);
     LiveCli_helpSim(out);
     Cli_helpValues(out);

@@ -235,6 +235,14 @@ static void run_json(FILE *out, sqlite3_stmt *st, int ncol, int *rc) {
 
 /* "ovtrace: error: MSG" and, with an offset, the line of the SQL and a caret under it. */
 static void print_error(const char *where, const char *sql, const QueryError *e) {
+    QueryError end;
+    if (e->offset < 0 && !strcmp(e->msg, "incomplete input")) { /* SQLite gives no place: it is the end */
+        size_t n = strlen(sql);
+        while (n && (sql[n - 1] == ' ' || sql[n - 1] == '\t' || sql[n - 1] == '\n' || sql[n - 1] == '\r')) n--;
+        end.offset = (long)n;
+        snprintf(end.msg, sizeof end.msg, "incomplete input: the statement ends early");
+        e = &end;
+    }
     if (e->offset < 0) {
         cli_error("%s%s", where, e->msg);
         return;
@@ -451,6 +459,10 @@ int cmd_query(int argc, char **argv) {
     InputOptions_init(&A.in);
     int rc = Cli_parseOptions("query", argc, argv, QUERY_TABLES, query_opt, &A, NULL);
     if (rc) goto out;
+    if (!InputOptions_needFiles(&A.in, "query", "ovtrace query FILE... [-c SQL]...")) {
+        rc = 2;
+        goto out;
+    }
     if (!A.n_sql && reads_stdin(&A.in)) {
         cli_error("the trace comes on standard input: give the SQL with -c");
         rc = 2;
@@ -459,6 +471,11 @@ int cmd_query(int argc, char **argv) {
     Trace *t = InputOptions_load(&A.in);
     if (!t) {
         rc = 1;
+        goto out;
+    }
+    if (!cli_notSummary(t, "query", A.in.files[0])) {
+        Trace_free(t);
+        rc = 2;
         goto out;
     }
     char err[512];

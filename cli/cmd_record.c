@@ -94,7 +94,7 @@ int live_cmd_source(const LiveCliOptions *o, const char *cmd, LiveCliSource *src
     cli_error("nothing to %s: give --simulate (a simulated DeepSeek-style MoE workload, no GPU needed), "
               "--workload moe (the CUDA workload, needs a GPU) or -- CMD ARGS (a CUDA program, needs a GPU); "
               "see 'ovtrace %s --help'",
-              cmd, cmd);
+              strcmp(cmd, "live") ? cmd : "watch", cmd);
     return 2;
 }
 

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "ovtrace/base/alloc.h"
@@ -53,6 +54,64 @@ typedef struct {
     bool truncated;
     size_t skipped;
 } StatsHead;
+
+/* The value of a GPU lane's rank, device or stream (which: 0, 1, 2). */
+static int64_t lane_key(const Lane *l, int which) { return which == 0 ? l->rank : which == 1 ? l->device : l->stream; }
+
+/* An empty selection because --rank, --device or --stream names a value no GPU lane has
+ * (a typo would otherwise read like an idle GPU): a note on stderr (not with -q) with the
+ * values there are, the first few in order. */
+static void selection_note(const Trace *t, const OverlapFilter *f) {
+    static const char *const opt[] = {"--rank", "--device", "--stream"}, *const what[] = {"ranks", "devices", "streams"};
+    int64_t want[] = {f->rank == OVERLAP_ANY_RANK ? OVERLAP_ANY : f->rank, f->device, f->stream};
+    for (int w = 0; w < 3; w++) {
+        if (want[w] == OVERLAP_ANY) continue;
+        enum { SHOWN = 8 };
+        int64_t v[SHOWN + 1];
+        size_t n = 0;
+        bool found = false, more = false;
+        for (size_t i = 0; i < t->n_lanes && !found; i++) {
+            if (!t->lanes[i].gpu) continue;
+            int64_t k = lane_key(&t->lanes[i], w);
+            found = k == want[w];
+            size_t j = 0;
+            while (j < n && v[j] < k) j++;
+            if (j < n && v[j] == k) continue;
+            if (n == SHOWN && j == n) { more = true; continue; }
+            memmove(v + j + 1, v + j, (n - j) * sizeof *v);
+            v[j] = k;
+            if (n < SHOWN) n++;
+            else more = true; /* the largest fell off */
+        }
+        if (found) continue;
+        fprintf(stderr, "ovtrace: note: %s %" PRId64 " matches no GPU lane (", opt[w], want[w]);
+        if (!n) fputs("the traces have none", stderr);
+        else fprintf(stderr, "%s with GPU lanes:", what[w]);
+        for (size_t j = 0; j < n; j++) fprintf(stderr, "%s %" PRId64, j ? "," : "", v[j]);
+        fprintf(stderr, "%s)\n", more ? ", ..." : "");
+    }
+}
+
+/* --summary OUT naming one of the traces to read (stats --summary rank0.json rank*.json,
+ * the output forgotten) would replace that trace: refused, as export refuses it. */
+static bool summary_not_input(const char *out, const InputOptions *inp) {
+    struct stat so;
+    if (stat(out, &so) != 0 || !S_ISREG(so.st_mode)) return true; /* a new file, a device, a FIFO */
+    size_t n = 0;
+    char err[256];
+    char **files = Load_expandPaths(inp->files, inp->n_files, &n, err, sizeof err);
+    bool ok = true;
+    for (size_t i = 0; ok && i < n; i++) {
+        struct stat si;
+        if (stat(files[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            cli_error("--summary %s: refusing to overwrite input file %s (the same file)", out, files[i]);
+            ok = false;
+        }
+    }
+    for (size_t i = 0; i < n; i++) free(files[i]);
+    free(files);
+    return ok;
+}
 
 static StatsHead head_of(const Trace *t) {
     return (StatsHead){t->n_events, t->n_lanes, t->t_min, t->t_max, t->diag.truncated, t->diag.skipped};
@@ -282,9 +341,10 @@ static void mpi_counter(void *ctx, FILE *out, const Trace *t, const CounterSerie
 }
 
 /* Rank 0's output, the sections in the order one process prints them. */
-static void mpi_print(const ScaleStats *S, bool json) {
+static void mpi_print(const ScaleStats *S, bool json, bool quiet) {
     const OverlapFilter *f = &S->filter;
     StatsHead h = {S->events, S->lanes, S->t_min, S->t_max, S->truncated, S->skipped};
+    if (S->R->n_devices == 0 && !quiet) selection_note(S->t, f);
     if (json) {
         print_json_head(stdout, S->t, &h, S->R, f->t0, f->t1);
         fputs(",\n  \"counters\": [", stdout);
@@ -307,10 +367,6 @@ static void mpi_print(const ScaleStats *S, bool json) {
 
 static int stats_mpi(StatsArgs *A) {
     InputOptions *inp = &A->in;
-    if (inp->n_files == 0) {
-        cli_error("no trace file given");
-        return 1;
-    }
     ScaleStatsIn in = {.paths = inp->files,
                        .n_paths = inp->n_files,
                        .load = InputOptions_loadOptions(inp),
@@ -325,7 +381,7 @@ static int stats_mpi(StatsArgs *A) {
                        .ctx = A};
     ScaleStats *S = NULL;
     int rc = Scaleout_stats(&in, &S);
-    if (S) mpi_print(S, A->json);
+    if (S) mpi_print(S, A->json, inp->quiet);
     if (S && A->summary && !StatsSummary_write(A->summary, S->t, S->R, S->bands, S->coll, S->t_min, S->t_max)) rc = 1;
     ScaleStats_free(S);
     return rc;
@@ -337,6 +393,14 @@ int cmd_stats(int argc, char **argv) {
     InputOptions *const inp = &A.in;
     int rc = Cli_parseOptions("stats", argc, argv, STATS_TABLES, stats_opt, &A, NULL);
     if (rc) goto out;
+    if (!InputOptions_needFiles(inp, "stats", "ovtrace stats [OPTIONS] FILE...")) {
+        rc = 2;
+        goto out;
+    }
+    if (A.summary && !summary_not_input(A.summary, inp)) { /* an output that cannot be written, as export says */
+        rc = 1;
+        goto out;
+    }
     if (inp->mpirun) {
         rc = stats_mpi(&A);
         goto out;
@@ -348,9 +412,7 @@ int cmd_stats(int argc, char **argv) {
         rc = 1;
         goto out;
     }
-    if (t->summary) { /* its events are bands drawn back: figures of them would mislead */
-        cli_error("%s is a run summary: `ovtrace view %s` opens it; stats reads the traces it names",
-                  inp->files[0], inp->files[0]);
+    if (!cli_notSummary(t, "stats", inp->files[0])) {
         Trace_free(t);
         rc = 2;
         goto out;
@@ -361,6 +423,7 @@ int cmd_stats(int argc, char **argv) {
         goto out;
     }
     OverlapReport *R = Overlap_compute(t, &f);
+    if (R->n_devices == 0 && !inp->quiet) selection_note(t, &f);
     if (json) print_json(stdout, t, R, f.t0, f.t1, &inp->coll);
     else {
         StatsHead h = head_of(t);

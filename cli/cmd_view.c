@@ -254,6 +254,7 @@ int cmd_view(int argc, char **argv) {
     int rc = Cli_parseOptions("view", argc, argv, VIEW_TABLES, view_opt, &V, NULL);
     if (rc) goto out;
     rc = 2;
+    if (!InputOptions_needFiles(inp, "view", "ovtrace view [OPTIONS] FILE...")) goto out;
     const char *keys = V.keys, *range = V.range, *color = V.color, *align = V.align, *step = V.step;
     int frames = V.frames, w = V.w, h = V.h;
     bool dump = V.dump, ascii = V.ascii, headless = V.headless;

@@ -100,7 +100,10 @@ int cmd_workload(int argc, char **argv) {
     }
     char msg[512];
     if (!Launch_cudaDriver(msg, sizeof msg)) {
-        cli_error("%s", msg);
+        /* its hint names live/record's --simulate, an option workload does not take */
+        char *hint = strstr(msg, "; try --simulate");
+        if (hint) *hint = '\0';
+        cli_error("%s; 'ovtrace live --simulate' needs none", msg);
         free(args);
         return 3;
     }

@@ -24,7 +24,8 @@ void cli_error(const char *fmt, ...) {
 
 bool cli_filterValue(const char *opt, const char *v, int64_t max, int64_t *out) {
     if (Parse_i64(v, out) && *out >= 0 && *out <= max) return true;
-    cli_error("%s needs an integer in 0..%" PRId64 ", got '%s'", opt, max, v);
+    if (max == INT64_MAX) cli_error("%s needs a non-negative integer, got '%s'", opt, v); /* as diff --top says it */
+    else cli_error("%s needs an integer in 0..%" PRId64 ", got '%s'", opt, max, v);
     return false;
 }
 
@@ -49,9 +50,10 @@ void InputOptions_init(InputOptions *o) {
     o->rules = CommRules_default();
     char err[512];
     /* documented user-facing variables (README, Environment): read here, once */
-    if (!CommRules_loadUserConfig(o->rules, getenv("OVTRACE_RULES"), getenv("XDG_CONFIG_HOME"), getenv("HOME"), err,
-                                  sizeof err))
-        TermSafe_fprintf(stderr, "ovtrace: warning: %s\n", err);
+    const char *env_rules = getenv("OVTRACE_RULES");
+    if (!CommRules_loadUserConfig(o->rules, env_rules, getenv("XDG_CONFIG_HOME"), getenv("HOME"), err, sizeof err))
+        /* a variable set long ago in a shell profile: name it, or the path alone puzzles */
+        TermSafe_fprintf(stderr, "ovtrace: warning: %s%s\n", env_rules && *env_rules ? "OVTRACE_RULES: " : "", err);
     o->coll = CollOptions_default();
     o->coll.args = CollArgs_fetch; /* match by the group, name and Seq args the sources record */
     /* the snapshot cache (docs/cache.md): OVTRACE_CACHE=0 / 1 when no --cache/--no-cache */
@@ -84,8 +86,8 @@ void InputOptions_help(FILE *out) {
             "                        built in: NCCL/RCCL, DeepEP dispatch/combine, symmetric-memory\n"
             "                        and custom all-reduce (multimem_*, one/two_shot_*all_reduce*,\n"
             "                        cross_device_reduce_*stage, one/twoShotAllReduce, Lamport), P2P copies\n"
-            "  --threads N           threads for parsing and the wait/transfer split (default: one\n"
-            "                        per core; 1: single)\n"
+            "  --threads N           threads for parsing and the wait/transfer split, up to 64\n"
+            "                        (default 0: one per core; 1: single)\n"
             "  -q, --quiet           no progress bar or warnings\n"
             "  --cache, --no-cache   reopen from / save a snapshot of the model in $XDG_CACHE_HOME/ovtrace\n"
             "                        (default: for 64 MB of JSON or more; OVTRACE_CACHE=0 turns it off)\n"
@@ -272,6 +274,18 @@ LoadOptions InputOptions_loadOptions(const InputOptions *o) {
     return lo;
 }
 
+bool cli_notSummary(const Trace *t, const char *cmd, const char *path) {
+    if (!t->summary) return true;
+    cli_error("%s is a run summary: `ovtrace view %s` opens it; %s reads the traces it names", path, path, cmd);
+    return false;
+}
+
+bool InputOptions_needFiles(const InputOptions *o, const char *cmd, const char *usage) {
+    if (o->n_files) return true;
+    cli_error("%s needs at least one input trace (%s; see 'ovtrace %s --help')", cmd, usage, cmd);
+    return false;
+}
+
 Trace *InputOptions_load(InputOptions *o) {
     if (o->n_files == 0) {
         cli_error("no trace file given");
@@ -287,7 +301,7 @@ Trace *InputOptions_load(InputOptions *o) {
         cli_error("%s", err);
         return NULL;
     }
-    if (!o->quiet) Load_printWarnings(t, stderr);
+    if (!o->quiet) Load_printWarnings(t, stderr, "ovtrace: ");
     return t;
 }
 

@@ -117,7 +117,7 @@ bool LiveCli_apply(LiveCliOptions *o, const OptSpec *s, const char *v, char *err
         if (!o->first_serve_option) o->first_serve_option = a;
         if (!strcmp(a, "--batching")) {
             int b = ServeBatching_parse(v);
-            if (b < 0) BAD("--batching must be dynamic or fixed (got '%s')", v);
+            if (b < 0) BAD("--batching takes dynamic or fixed, got '%s'", v);
             sp->batching = (ServeBatching)b;
         } else if (!strcmp(a, "--rate")) {
             if (!dbl_arg(v, 1e-3, 1e7, &d)) BAD("--rate needs requests per second in 0.001..1e7, got '%s'", v);
@@ -144,12 +144,12 @@ bool LiveCli_apply(LiveCliOptions *o, const OptSpec *s, const char *v, char *err
         o->mode = SCHED_DECODE; /* serving steps are decode steps */
     } else if (!strcmp(a, "--mode")) {
         int m = SchedMode_parse(v);
-        if (m < 0) BAD("--mode must be prefill, decode, serial or serve (got '%s')", v);
+        if (m < 0) BAD("--mode takes prefill, decode, serial or serve, got '%s'", v);
         o->mode = m;
         o->serve = false;
     } else if (!strcmp(a, "--link")) {
         int l = SchedLink_parse(v);
-        if (l < 0) BAD("--link must be nvlink (160 GB/s) or ib (50 GB/s) (got '%s')", v);
+        if (l < 0) BAD("--link takes nvlink (160 GB/s) or ib (50 GB/s), got '%s'", v);
         o->link = l;
     } else if (!strcmp(a, "--comm-sms")) {
         if (!int_arg(v, 1, 1023, &n)) BAD("--comm-sms needs an SM count in 1..131 (of 132), got '%s'", v);

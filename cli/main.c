@@ -25,7 +25,8 @@ static void usage(FILE *out) {
     fprintf(out,
             "ovtrace %s: terminal trace viewer and live GPU profiler\n\n"
             "usage: ovtrace COMMAND [OPTIONS] ...\n"
-            "       ovtrace [VIEW OPTIONS] FILE...   (same as: ovtrace view [OPTIONS] FILE...)\n\ncommands:\n",
+            "       ovtrace [VIEW OPTIONS] FILE...   (same as: ovtrace view [OPTIONS] FILE...)\n"
+            "       ovtrace --version\n\ncommands:\n",
             OVTRACE_VERSION);
     for (size_t i = 0; i < N_COMMANDS; i++) fprintf(out, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fprintf(out, "\n'ovtrace COMMAND --help' describes a command. ");
@@ -92,8 +93,13 @@ int main(int argc, char **argv) {
         usage(stdout);
         return cli_finishStdout(0);
     }
-    /* ovtrace --list-options CMD: its options, one per line (tests, shell completion) */
-    if (!strcmp(a, "--list-options") && argc == 3) {
+    /* ovtrace --list-options CMD: its options, one per line (the tests' reference for
+     * --help, the man page and the completions) */
+    if (!strcmp(a, "--list-options") && argc != 3) {
+        cli_error("--list-options takes one command: ovtrace --list-options COMMAND");
+        return 2;
+    }
+    if (!strcmp(a, "--list-options")) {
         for (size_t i = 0; i < N_COMMANDS; i++)
             if (!strcmp(argv[2], COMMANDS[i].name)) {
                 Cli_listOptions(stdout, COMMANDS[i].options);

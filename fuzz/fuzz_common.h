@@ -73,7 +73,7 @@ static inline void fz_exercise(const Trace *t) {
     (void)Trace_memoryBytes(t);
     FILE *devnull = fopen("/dev/null", "w");
     if (devnull) {
-        Load_printWarnings(t, devnull);
+        Load_printWarnings(t, devnull, "");
         fclose(devnull);
     }
 }

@@ -945,7 +945,7 @@ int main(int argc, char **argv) {
         const char *e = dlerror();
         fprintf(stderr,
                 "ovtrace-workload: no CUDA driver found (%s): the workload needs an NVIDIA GPU and its driver; "
-                "try --simulate\n",
+                "'ovtrace live --simulate' needs none\n",
                 e ? e : "libcuda.so.1 cannot be loaded");
         return EXIT_NO_GPU;
     }
@@ -978,7 +978,7 @@ int main(int argc, char **argv) {
     cudaError_t e = cudaGetDeviceCount(&ndev);
     if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice || e == cudaErrorInitializationError ||
         (e == cudaSuccess && ndev == 0)) {
-        fprintf(stderr, "ovtrace-workload: no CUDA GPU usable (%s): try --simulate\n",
+        fprintf(stderr, "ovtrace-workload: no CUDA GPU usable (%s): 'ovtrace live --simulate' needs none\n",
                 e == cudaSuccess ? "no device" : cudaGetErrorString(e));
         return EXIT_NO_GPU;
     }

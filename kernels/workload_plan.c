@@ -187,7 +187,7 @@ bool WlPlan_deviceSupported(int major, int minor, char *why, size_t n) {
     if (major >= WL_MIN_CC_MAJOR) return true;
     snprintf(why, n,
              "compute capability %d.%d is not supported: the workload is built for %d.0 and newer (Hopper, "
-             "Blackwell: sm_%d0 code and compute_%d0 PTX); use --simulate on this GPU",
+             "Blackwell: sm_%d0 code and compute_%d0 PTX); use 'ovtrace live --simulate' on this GPU",
              major, minor, WL_MIN_CC_MAJOR, WL_MIN_CC_MAJOR, WL_MIN_CC_MAJOR);
     return false;
 }

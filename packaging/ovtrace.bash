@@ -19,7 +19,7 @@ _ovtrace_opts() { # COMMAND: its options
     query) echo "-c= --command= --csv --json $_ovtrace_input_opts" ;;
     export) echo "-o= --output= --merge --range= --rank= --device= --stream= --name= --exclude=
                   --class= --min-dur= --with-launches --clip $_ovtrace_input_opts" ;;
-    live) echo "--retention= -o= --headless --duration= --interval= --window= $_ovtrace_sim_opts" ;;
+    live) echo "--retention= -o= --output= --headless --duration= --interval= --window= $_ovtrace_sim_opts" ;;
     record) echo "-o= --output= --duration= --retention= $_ovtrace_sim_opts" ;;
     workload) echo "--mode= --comm-sms= --steps= --warmup= --tokens= --layers= --experts= --topk=
                     --hidden= --link= --tflops= --imbalance= --gpus= --device= --json --rate=
@@ -56,7 +56,7 @@ _ovtrace_values() {
         COMPREPLY=($(compgen -f -- "$cur"))
         return 0
         ;;
-    -o | --output)
+    -o | --output | --summary)
         compopt -o filenames 2>/dev/null
         local IFS=$'\n'
         COMPREPLY=($(compgen -f -- "$cur"))

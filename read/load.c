@@ -356,28 +356,29 @@ char **Load_expandPaths(const char *const *paths, size_t n, size_t *n_out, char 
     return files;
 }
 
-void Load_printWarnings(const Trace *t, FILE *out) {
+void Load_printWarnings(const Trace *t, FILE *out, const char *prefix) {
     const TraceDiag *d = &t->diag;
     if (d->truncated)
         TermSafe_fprintf(out,
-                "warning: %s: trace is truncated at byte %" PRIu64
+                "%swarning: %s: trace is truncated at byte %" PRIu64
                 " (the profiler may have died mid-write); loaded everything before it\n",
-                d->truncated_path, d->truncated_offset);
-    if (t->input_warning) TermSafe_fprintf(out, "warning: %s\n", t->input_warning);
-    if (t->dir_warning) TermSafe_fprintf(out, "warning: %s\n", t->dir_warning);
+                prefix, d->truncated_path, d->truncated_offset);
+    if (t->input_warning) TermSafe_fprintf(out, "%swarning: %s\n", prefix, t->input_warning);
+    if (t->dir_warning) TermSafe_fprintf(out, "%swarning: %s\n", prefix, t->dir_warning);
     if (d->skipped)
-        TermSafe_fprintf(out, "warning: skipped %zu event%s with bad values; first in %s at byte %" PRIu64 ": %s\n", d->skipped,
-                d->skipped == 1 ? "" : "s", d->first_skip_path, d->first_skip_offset, d->first_skip_reason);
+        TermSafe_fprintf(out, "%swarning: skipped %zu event%s with bad values; first in %s at byte %" PRIu64 ": %s\n",
+                prefix, d->skipped, d->skipped == 1 ? "" : "s", d->first_skip_path, d->first_skip_offset,
+                d->first_skip_reason);
     if (d->ignored)
-        fprintf(out, "note: ignored %zu event%s of phases ovtrace does not model (async b/e, samples, objects)\n",
-                d->ignored, d->ignored == 1 ? "" : "s");
+        TermSafe_fprintf(out, "%snote: ignored %zu event%s of phases ovtrace does not model (async b/e, samples, objects)\n",
+                prefix, d->ignored, d->ignored == 1 ? "" : "s");
 }
 
 char *Load_warningsText(const Trace *t) {
     char *text = NULL;
     size_t len = 0;
     FILE *m = xopen_memstream(&text, &len);
-    Load_printWarnings(t, m);
+    Load_printWarnings(t, m, "");
     fclose(m);
     if (len) return text;
     free(text);

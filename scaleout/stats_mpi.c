@@ -476,7 +476,7 @@ static Trace *load_share(const ScaleStatsIn *in, char **files, size_t lo, size_t
     lo_opt.rank_base = (int32_t)lo;
     if (np > 1) lo_opt.cache = -1; /* no snapshot of a part, nor a detached saver forked from an MPI process */
     Trace *t = Load_files((const char *const *)(files + lo), hi - lo, &lo_opt, err, errlen);
-    if (t && !in->quiet) Load_printWarnings(t, stderr);
+    if (t && !in->quiet) Load_printWarnings(t, stderr, "ovtrace: ");
     return t;
 }
 

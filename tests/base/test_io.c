@@ -67,6 +67,15 @@ static void dir_list(void **state) {
         assert_string_equal(l[i], p);
     }
     Dir_freeList(l, n);
+    /* a trailing slash (shell completion's traces/) adds no second one */
+    char slashed[600];
+    snprintf(slashed, sizeof slashed, "%s/", dir);
+    l = Dir_traceFiles(slashed, &n);
+    assert_int_equal(n, 4);
+    char p0[512];
+    snprintf(p0, sizeof p0, "%s/%s", dir, want[0]);
+    assert_string_equal(l[0], p0);
+    Dir_freeList(l, n);
     for (size_t i = 0; i < 6; i++) {
         char p[512];
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);

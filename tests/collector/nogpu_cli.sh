@@ -1,6 +1,7 @@
 #!/bin/sh
 # Without a CUDA driver every GPU command exits non-zero, without crashing, with a
-# message naming the missing driver and the hint --simulate. Skipped (77) where a
+# message naming the missing driver and the hint --simulate (for workload, which has no
+# such option: 'ovtrace live --simulate'). Skipped (77) where a
 # driver is installed. usage: nogpu_cli.sh OVTRACE [OVTRACE-WORKLOAD]
 set -u
 ov=$1
@@ -24,12 +25,16 @@ check() { # name, then the command
   echo "ok: $name -> status $rc: $(head -1 "$tmp/out")"
 }
 
-check "ovtrace workload" "$ov" workload
-check "ovtrace workload --mode decode --steps 3" "$ov" workload --mode decode --steps 3
-check "ovtrace workload --gpus 2" "$ov" workload --gpus 2
+# workload takes no --simulate: its hint names the command that does
+live_hint() {
+  grep -q "'ovtrace live --simulate'" "$tmp/out" || fail "$name: the hint is not 'ovtrace live --simulate': $(cat "$tmp/out")"
+}
+check "ovtrace workload" "$ov" workload; live_hint
+check "ovtrace workload --mode decode --steps 3" "$ov" workload --mode decode --steps 3; live_hint
+check "ovtrace workload --gpus 2" "$ov" workload --gpus 2; live_hint
 if [ -n "$wl" ]; then
-  check "ovtrace-workload" "$wl" --mode serial
-  check "ovtrace-workload --gpus 1" "$wl" --gpus 1
+  check "ovtrace-workload" "$wl" --mode serial; live_hint
+  check "ovtrace-workload --gpus 1" "$wl" --gpus 1; live_hint
 fi
 # `ovtrace live|record --workload moe` and `-- CMD`: the driver check comes first.
 check "ovtrace live --workload moe" "$ov" live --workload moe

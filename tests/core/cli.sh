@@ -13,6 +13,11 @@ for c in view stats export live record workload; do
     check "help for $c" bash -c "'$BIN' $c --help | grep -q 'usage: ovtrace $c'"
 done
 check "top-level help lists commands" bash -c "'$BIN' --help | grep -q workload"
+"$BIN" --list-options >/dev/null 2>"$tmp/err"; rc=$?
+check "--list-options without a command: exit 2, says what it takes" \
+    bash -c "[ $rc -eq 2 ] && grep -q 'list-options takes one command' '$tmp/err'"
+check "top-level help names --version" bash -c "'$BIN' --help | grep -q -- '--version'"
+check "--version prints the version" bash -c "'$BIN' --version | grep -Eq '^ovtrace [0-9]+\.[0-9]+'"
 "$BIN" >/dev/null 2>&1; check "no args exits 2" test $? -eq 2
 "$BIN" stats --bogus x 2>"$tmp/err"; rc=$?
 check "unknown option rejected" test $rc -eq 2
@@ -25,10 +30,62 @@ check "ovtrace stat: did you mean stats" grep -q "unknown command 'stat': did yo
 "$BIN" frobnicate </dev/null 2>"$tmp/err" | cat; rc=${PIPESTATUS[0]}
 check "ovtrace frobnicate: exit 2" test $rc -eq 2
 check "ovtrace frobnicate: neither a command nor a file" grep -q "'frobnicate' is neither a command nor a file" "$tmp/err"
-# a range wholly outside the trace: the same error from stats as from view
-for c in stats view; do
-    "$BIN" $c --dump --range 200ms:300ms "$DATA/moe-ep/rank0.json" >/dev/null 2>"$tmp/err"; rc=$?
-    [ $c = stats ] && { "$BIN" stats --range 200ms:300ms "$DATA/moe-ep/rank0.json" >/dev/null 2>"$tmp/err"; rc=$?; }
+# a bad --top reads alike in stats and diff (no 19-digit bound)
+for c in stats diff; do
+    "$BIN" $c --top x "$DATA/moe-ep/rank0.json" "$DATA/moe-ep/rank1.json" >/dev/null 2>"$tmp/err"; rc=$?
+    check "$c --top x: exit 2, a non-negative integer" \
+        bash -c "[ $rc -eq 2 ] && grep -q -- \"^ovtrace: error: --top needs a non-negative integer, got 'x'\" '$tmp/err'"
+done
+# a rules file from the environment that cannot be read: the warning names the variable
+OVTRACE_RULES=$tmp/no-such-rules "$BIN" stats "$DATA/moe-ep/rank0.json" >/dev/null 2>"$tmp/err"
+check "OVTRACE_RULES missing: the warning names it" grep -q "^ovtrace: warning: OVTRACE_RULES: $tmp/no-such-rules: No such file" "$tmp/err"
+# no input trace is a usage error (exit 2) that every reading command words alike
+for c in stats view query export; do
+    out=(); [ $c = export ] && out=(-o "$tmp/none.json")
+    "$BIN" $c "${out[@]}" </dev/null >/dev/null 2>"$tmp/err"; rc=$?
+    check "$c without a trace: exit 2" test $rc -eq 2
+    check "$c without a trace: says so" grep -q "^ovtrace: error: $c needs at least one input trace (ovtrace $c .*see 'ovtrace $c --help')" "$tmp/err"
+done
+"$BIN" live </dev/null >/dev/null 2>"$tmp/err"
+check "live without a source: nothing to watch" grep -q "nothing to watch: give --simulate" "$tmp/err"
+# load warnings carry the prefix errors have, so a job's log greps them alike
+printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},' >"$tmp/cut.json"
+"$BIN" stats "$tmp/cut.json" >/dev/null 2>"$tmp/err"
+check "a truncated trace: 'ovtrace: warning:'" grep -q "^ovtrace: warning: .*cut.json: trace is truncated at byte" "$tmp/err"
+# a --rank, --device or --stream that no GPU lane has is named, with the values there are
+"$BIN" stats --rank 3 --stream 99 "$DATA/moe-ep" >"$tmp/out" 2>"$tmp/err"
+check "stats --rank 3 of ranks 0, 1: said so" grep -q "^ovtrace: note: --rank 3 matches no GPU lane (ranks with GPU lanes: 0, 1)" "$tmp/err"
+check "stats --stream 99: said so" grep -q "^ovtrace: note: --stream 99 matches no GPU lane (streams with GPU lanes: 7, 23, 27)" "$tmp/err"
+check "stats --rank 3: the table says the selection is empty" grep -q "no GPU activity in the selection" "$tmp/out"
+"$BIN" stats --rank 1 --stream 27 "$DATA/moe-ep" >/dev/null 2>"$tmp/err"
+check "stats --rank 1 --stream 27 (both there): no note" test ! -s "$tmp/err"
+"$BIN" stats -q --rank 3 "$DATA/moe-ep" >/dev/null 2>"$tmp/err"
+check "stats -q --rank 3: no note" test ! -s "$tmp/err"
+# stats --summary onto one of its own inputs is refused and the trace stays; a summary
+# given to export, query or diff is refused as stats refuses it (its events are bands)
+cp "$DATA/moe-ep/rank0.json" "$tmp/r0.json"
+"$BIN" stats --summary "$tmp/r0.json" "$tmp/r0.json" >/dev/null 2>"$tmp/err"; rc=$?
+check "stats --summary onto its input: exit 1 (as export's refusal)" test $rc -eq 1
+check "stats --summary onto its input: says so" grep -q "refusing to overwrite input file .*r0.json" "$tmp/err"
+check "stats --summary onto its input: the trace is intact" cmp -s "$DATA/moe-ep/rank0.json" "$tmp/r0.json"
+"$BIN" stats --summary "$tmp/sum.json" "$tmp/r0.json" >/dev/null 2>&1
+for c in export query diff; do
+    case $c in export) extra=(-o "$tmp/fromsum.json") ;; query) extra=(-c 'select 1') ;; diff) extra=("$tmp/r0.json") ;; esac
+    "$BIN" $c "$tmp/sum.json" "${extra[@]}" >/dev/null 2>"$tmp/err"; rc=$?
+    check "$c of a run summary: exit 2" test $rc -eq 2
+    check "$c of a run summary: says so" grep -q "sum.json is a run summary: .* $c reads the traces it names" "$tmp/err"
+done
+"$BIN" stats "$tmp/sum.json" "$tmp/r0.json" >/dev/null 2>"$tmp/err"
+check "a run summary beside a trace: named as a summary" grep -q "sum.json: a run summary (stats --summary), not a trace" "$tmp/err"
+# a range wholly outside the trace: the same error from stats, view and export (which
+# writes no empty trace)
+for c in stats view export; do
+    case $c in
+    view) "$BIN" view --dump --range 200ms:300ms "$DATA/moe-ep/rank0.json" >/dev/null 2>"$tmp/err"; rc=$? ;;
+    stats) "$BIN" stats --range 200ms:300ms "$DATA/moe-ep/rank0.json" >/dev/null 2>"$tmp/err"; rc=$? ;;
+    export) "$BIN" export --range 200ms:300ms "$DATA/moe-ep/rank0.json" -o "$tmp/out.json" >/dev/null 2>"$tmp/err"
+            rc=$?; check "export --range outside the trace: no file" test ! -e "$tmp/out.json" ;;
+    esac
     check "$c --range outside the trace: exit 2" test $rc -eq 2
     check "$c --range outside the trace: says so" grep -q "lies outside the trace, which spans 0..40.62ms" "$tmp/err"
 done

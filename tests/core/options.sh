@@ -4,7 +4,7 @@
 # value and a value given to a flag are usage errors (exit 2) that name the option, and
 # positional arguments ('-' for stdin, '--' then a file named like an option) still work.
 # The option list comes from the tables (ovtrace --list-options CMD), so an option added
-# without a sample value here, or missing from --help, fails.
+# without a sample value here, or missing from --help (long and short name), fails.
 set -u
 BIN=$(realpath "$1"); ROOT=$2
 fails=0
@@ -44,7 +44,8 @@ for cmd in view stats diff export query live record workload; do
     while IFS=$'\t' read -r name kind short hidden; do
         [ -n "$name" ] || continue
         if [ "$hidden" != hidden ] && [ "$short" != hidden ]; then
-            check "$cmd: $name is in --help" grep -q -e "$name\\b" ${short:+-e "$short "} "$tmp/help"
+            check "$cmd: $name is in --help" grep -q -e "$name\\b" "$tmp/help"
+            [ -z "$short" ] || check "$cmd: $short is in --help" grep -q -e "$short[ ,]" "$tmp/help"
         fi
         if [ "$kind" = flag ]; then
             "$BIN" "$cmd" "$name=1" >/dev/null 2>"$tmp/e"; rc=$?

@@ -40,6 +40,33 @@ static int64_t first_kernel_ts(const Trace *t, uint32_t source) {
     return m;
 }
 
+/* Kineto labels each GPU process "GPU N", which the header already says: the run's
+ * label replaces it rather than repeat it ("A rank0.json", not "A rank0.json  GPU 0"). */
+static void test_kineto_gpu_label(void **state) {
+    (void)state;
+    const char *files[] = {OVTRACE_TESTDATA "/moe-ep/rank0.json", OVTRACE_TESTDATA "/moe-ep/rank1.json"};
+    const char *const ra[] = {files[0]}, *const rb[] = {files[1]};
+    const char *const *const rp[] = {ra, rb};
+    const size_t np[] = {1, 1};
+    LoadOptions lo = {.cache = -1};
+    char err[512];
+    Trace *t = Load_files(files, 2, &lo, err, sizeof err);
+    assert_non_null(t);
+    uint32_t run_of[2];
+    int64_t off[2];
+    assert_true(Align_assignRuns(t, rp, np, 2, run_of, err, sizeof err));
+    assert_true(Align_runs(t, run_of, 2, NAMES, ALIGN_START, NULL, off, err, sizeof err));
+    size_t k = 0;
+    for (size_t g = 0; g < t->n_groups; g++) {
+        if (!t->groups[g].gpu) continue;
+        const char *want = t->groups[g].source == 0 ? "A rank0.json" : "B rank1.json";
+        assert_string_equal(StrTab_get(t->strings, t->groups[g].label), want);
+        k++;
+    }
+    assert_int_equal(k, 2);
+    Trace_free(t);
+}
+
 static void test_start(void **state) {
     (void)state;
     uint32_t run_of[4];
@@ -143,6 +170,7 @@ static void test_step_and_errors(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_start),
+        cmocka_unit_test(test_kineto_gpu_label),
         cmocka_unit_test(test_step_and_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,14 +9,18 @@ not from the option tables, so any change to a command's options shows up here:
   man   the command's section of the man page (.SH VIEW, ...) or a section it names
         (INPUT OPTIONS, ...) mentions each option;
   bash  completing `ovtrace COMMAND -` offers each option, and an option that --help
-        shows with a value (--top N, --output=FILE) completes a value, not an option;
+        shows with a value (--top N, --output=FILE) completes a value, not an option (a
+        file name for FILE, OUT and PATH);
+        and its ENVIRONMENT section names every variable of the README's Environment table;
   zsh   the command's _arguments specs (read by running _ovtrace_COMMAND with a stub
         _arguments) name each option, and give a value to those that take one.
 """
+import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 COMMANDS = ["view", "stats", "diff", "export", "query", "live", "record", "workload"]
 OPT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])")
@@ -24,6 +28,16 @@ OPT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])")
 VALUED = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])[ =]([A-Z][A-Z0-9_:x,.]*)(?![\w])")
 USAGE_OR_OPTION = re.compile(r"^\s*(-|\[|usage:|ovtrace )")
 GLOBAL = {"--help", "-h"}  # every command takes them; the man page says so once
+
+
+FILE_METAVARS = {"FILE", "OUT", "PATH"}
+
+
+def help_file_options(binary, cmd):
+    """The options --help shows with a file name for a value (--rules FILE, -o OUT)."""
+    out = subprocess.run([binary, cmd, "--help"], capture_output=True, text=True, check=True).stdout
+    out = "\n".join(l for l in out.splitlines() if USAGE_OR_OPTION.match(l))
+    return {m.group(1) for m in VALUED.finditer(out) if m.group(2).rstrip(",.:") in FILE_METAVARS}
 
 
 def help_options(binary, cmd):
@@ -69,7 +83,27 @@ def check_man(binary, path):
         for o in sorted(opts - GLOBAL):
             if not re.search(r"(?<![\w-])" + re.escape(o) + r"(?![\w-])", scope):
                 errors.append(f"man page: section {cmd.upper()} does not mention {o} ('ovtrace {cmd} --help' lists it)")
+    errors += check_man_environment(text.get("ENVIRONMENT", ""))
     return errors
+
+
+def readme_variables():
+    """The variables of the README's Environment table (first column)."""
+    readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
+    section = open(readme, encoding="utf-8").read().split("## Environment", 1)[1].split("\n## ", 1)[0]
+    names = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            names.update(re.findall(r"`([A-Z][A-Z0-9_]*)`", line.split("|")[1]))
+    if not names:
+        sys.exit("no variables found in the README's Environment table (parser out of date?)")
+    return names
+
+
+def check_man_environment(env_text):
+    return [f"man page: ENVIRONMENT does not mention {v} (the README's Environment table lists it)"
+            for v in sorted(readme_variables())
+            if not re.search(r"(?<![\w])" + re.escape(v) + r"(?![\w])", env_text)]
 
 
 BASH_PROBE = r"""
@@ -86,8 +120,25 @@ done
 """
 
 
+FILE_PROBE = r"""
+. "$1"
+cd "$2"
+probe() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _ovtrace; }
+probe ovtrace "$3" "$4" probe-
+printf '%s\n' "${COMPREPLY[@]}"
+"""
+
+
 def check_bash(binary, path):
     errors = []
+    with tempfile.TemporaryDirectory() as d:
+        open(os.path.join(d, "probe-file.json"), "w").close()
+        for cmd in COMMANDS:
+            for o in sorted(help_file_options(binary, cmd)):
+                out = subprocess.run(["bash", "-c", FILE_PROBE, "probe", os.path.abspath(path), d, cmd, o],
+                                     capture_output=True, text=True, check=True).stdout
+                if "probe-file.json" not in out.split():
+                    errors.append(f"bash: 'ovtrace {cmd} {o} <Tab>' does not complete file names")
     for cmd in COMMANDS:
         opts, valued = help_options(binary, cmd)
         out = subprocess.run(["bash", "-c", BASH_PROBE, "probe", path, cmd] + sorted(valued),

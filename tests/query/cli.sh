@@ -48,6 +48,9 @@ check "syntax error: the line and a caret under the place" diff <(printf '    FR
 check "syntax error: later -c not run" not grep -q 'not run' "$TMP/t"
 "$BIN" query -q "$MOE" -c 'SELECT nosuch FROM events' 2>"$TMP/e" >/dev/null
 check "unknown column: offset" grep -q "no such column: nosuch (offset 7, line 1, column 8)" "$TMP/e"
+"$BIN" query -q "$MOE" -c $'SELECT name\n  FROM ' 2>"$TMP/e" >/dev/null
+check "incomplete input: the place is the end" \
+    grep -q "incomplete input: the statement ends early (offset 18, line 2, column 7)" "$TMP/e"
 "$BIN" query -q "$MOE" -c "SELECT * FROM steps('x[')" 2>"$TMP/e" >/dev/null
 check "runtime error: exit 1 with the message" test $? -eq 1 -a -n "$(grep "steps' pattern" "$TMP/e")"
 

@@ -57,7 +57,7 @@ python3 "$HERE/gen_summary.py" "$T/big.json" 4096 "$DATA/moe-ep/rank0.json"
 start=$(date +%s.%N)
 "$B" view --dump --size 120x40 "$T/big.json" >"$T/big.out" || say "view of 4,096 ranks failed"
 "$B" view --dump --size 120x40 --keys 'G' "$T/big.json" >"$T/big_end.out"
-secs=$(echo "$(date +%s.%N) - $start" | bc)
+secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 grep -q "^> r0 " "$T/big.out" || { say "4,096 ranks: the overview does not start at r0"; head -5 "$T/big.out"; }
 grep -q "r4095 " "$T/big_end.out" || { say "4,096 ranks: r4095 not reachable"; tail -12 "$T/big_end.out"; }
 # gen_summary.py writes format 1, which holds no arrivals: the labels say so (L-), not L0

@@ -135,8 +135,9 @@ Trace *Load_summaryFile(const char *path, char *err, size_t errlen);
  * malloc'd paths, *n_out of them, or NULL with the error in err. */
 char **Load_expandPaths(const char *const *paths, size_t n, size_t *n_out, char *err, size_t errlen);
 
-/* Human-readable warnings for t->diag (skipped events, truncation); one per line. */
-void Load_printWarnings(const Trace *t, FILE *out);
+/* Human-readable warnings for t->diag (skipped events, truncation); one per line, each
+ * after prefix (the command line's "ovtrace: ", as its errors have). */
+void Load_printWarnings(const Trace *t, FILE *out, const char *prefix);
 /* The same as one malloc'd string (the TUI shows them in its status bar); NULL: none. */
 char *Load_warningsText(const Trace *t);
 
