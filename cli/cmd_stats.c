@@ -32,7 +32,7 @@ void help_stats(FILE *out) {
             "  --rank N          only rank N\n"
             "  --device N        only GPU device N\n"
             "  --stream N        only stream N\n"
-            "  --top N           top kernels to list (default 10, 0 for none)\n"
+            "  --top N           top kernels to list (default 10, 0 for all)\n"
             "  --summary OUT     also write the run's summary to OUT: per rank its figures, overlap\n"
             "                    band, comm kernels and trace path; `ovtrace view OUT` opens it in\n"
             "                    the rank overview (docs/summary.md)\n\n"
@@ -288,7 +288,7 @@ static int stats_opt(void *ctx, const OptSpec *s, const char *v) {
         if (s->id == ST_RANK) A->f.rank = (int32_t)n;
         else if (s->id == ST_DEVICE) A->f.device = n;
         else if (s->id == ST_STREAM) A->f.stream = n;
-        else A->f.top_n = (size_t)n;
+        else A->f.top_n = n ? (size_t)n : SIZE_MAX; /* 0 lists all, as in diff */
     }
     return 0;
 }

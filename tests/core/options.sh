@@ -79,6 +79,13 @@ check "stats: --opt=value and --opt value agree" cmp -s "$tmp/a" "$tmp/b"
 check "stats --top=3 lists 3 kernels" test "$(sed -n '/top kernels/,/^$/p' "$tmp/b" | grep -c '^ *[0-9]')" -eq 3
 "$BIN" stats --threads=1 --top=0 "$SAMPLE" >"$tmp/c" 2>&1
 check "stats --top=0 differs from --top=3" differs "$tmp/b" "$tmp/c"
+# --top 0 lists every kernel in stats and in diff alike
+kernels() { sed -n "/$1/,/^\$/p" "$2" | grep -c '^ *[0-9]'; }
+"$BIN" stats --threads=1 --top=100000 "$SAMPLE" >"$tmp/c2" 2>&1
+"$BIN" diff --top=0 "$SAMPLE" "$SAMPLE" >"$tmp/c3" 2>&1
+nall=$(kernels 'top kernels' "$tmp/c2")
+check "stats --top=0 lists every kernel ($nall)" test "$nall" -gt 3 -a "$(kernels 'top kernels' "$tmp/c")" -eq "$nall"
+check "diff --top=0 lists every kernel, as stats does" test "$(kernels 'kernels by absolute change' "$tmp/c3")" -eq "$nall"
 "$BIN" view --dump --size=60x12 "$SAMPLE" >"$tmp/v" 2>&1
 check "view --size=60x12: 60 columns" test "$(awk '{ print length }' "$tmp/v" | sort -n | tail -1)" -le 60
 "$BIN" export "$SAMPLE" --output="$tmp/x.json" --class=comm 2>&1 | sed "s|$tmp/x.json|OUT|" >"$tmp/xm"
