@@ -10,11 +10,20 @@ calls are linked to their kernels by ac2g flows and correlation ids.
 Entirely synthetic (seeded, deterministic): not DeepSeek's data.
 usage: python3 make_demo.py [OUT]   (default: demo-moe.json.gz beside this script)
 """
+import argparse
 import gzip
 import json
 import os
 import random
-import sys
+import re
+
+DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo-moe.json.gz")
+# the arguments first: --help (or a bad option) prints and writes nothing
+_ap = argparse.ArgumentParser(description="Generates a synthetic Kineto trace of two MoE training steps "
+                              "(seeded: the same bytes on every run).")
+_ap.add_argument("out", nargs="?", default=DEFAULT_OUT, metavar="OUT",
+                 help="the gzip-compressed trace to write (default: demo-moe.json.gz beside this script)")
+ARGS = _ap.parse_args()
 
 rng = random.Random(20250225)
 BASE_US = 1760000000000000  # epoch of the demo, us
@@ -156,8 +165,7 @@ trace = {
     "traceEvents": meta + sorted(events, key=lambda e: (e["ts"], e["ph"])),
     "displayTimeUnit": "ms",
 }
-out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo-moe.json.gz")
-import re
+out = ARGS.out
 text = json.dumps(trace, indent=None, separators=(", ", ": ")).replace("}, {", "},\n{")
 text = re.sub(r'"__TS__(\d+)"', lambda m: m.group(1)[:-3] + "." + m.group(1)[-3:], text)
 data = text.encode()

@@ -12,6 +12,8 @@ add_test(NAME core.cli COMMAND bash ${core_dir}/cli.sh $<TARGET_FILE:ovtrace> ${
 # every subcommand's options: --opt value and --opt=value, errors, positional arguments
 add_test(NAME core.options COMMAND bash ${core_dir}/options.sh $<TARGET_FILE:ovtrace> ${PROJECT_SOURCE_DIR})
 set_tests_properties(core.options PROPERTIES TIMEOUT 300)
+# the demo sample's generator: a real argument parser, its default output the shipped sample
+add_test(NAME core.make_demo COMMAND sh ${core_dir}/make_demo.sh ${PROJECT_SOURCE_DIR})
 # library code reads no environment, but for the listed exceptions
 add_test(NAME core.no_getenv COMMAND sh ${core_dir}/no_getenv.sh ${PROJECT_SOURCE_DIR})
 add_test(NAME core.one_oom_policy COMMAND sh ${core_dir}/one_oom_policy.sh ${PROJECT_SOURCE_DIR})
