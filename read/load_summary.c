@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/model/timeunits.h"
+#include "ovtrace/read/args.h"
 #include "ovtrace/read/input.h"
 #include "ovtrace/read/load.h"
 
@@ -182,11 +184,29 @@ static void set_labels(Trace *t, Labels *L) {
     }
 }
 
+/* t0_ns and t1_ns as their text reads, exactly: epoch-scale ns do not fit a double
+ * (cJSON's value is off by up to 128 ns). The first of each key, the one cJSON finds. */
+typedef struct {
+    int64_t v[2];
+    bool seen[2], ok[2];
+} SummaryTimes;
+
+static void summary_time(void *ctx, const char *key, const char *vp, const char *vq) {
+    SummaryTimes *x = ctx;
+    int k = !strcmp(key, "t0_ns") ? 0 : !strcmp(key, "t1_ns") ? 1 : -1;
+    if (k < 0 || x->seen[k]) return;
+    x->seen[k] = true;
+    x->ok[k] = Time_parseDecimal(vp, (size_t)(vq - vp), 0, &x->v[k]);
+}
+
 Trace *Load_summaryFile(const char *path, char *err, size_t errlen) {
     size_t len;
     char *text = read_all(path, &len, err, errlen);
     if (!text) return NULL;
     cJSON *root = cJSON_ParseWithLength(text, len);
+    SummaryTimes tm = {{0, 0}, {false, false}, {false, false}};
+    char serr[128];
+    bool times = root && Args_members(text, len, summary_time, &tm, serr, sizeof serr) && tm.ok[0] && tm.ok[1];
     free(text);
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "ovtrace_summary");
     const cJSON *t0 = cJSON_GetObjectItemCaseSensitive(root, "t0_ns"), *t1 = cJSON_GetObjectItemCaseSensitive(root, "t1_ns");
@@ -196,14 +216,13 @@ Trace *Load_summaryFile(const char *path, char *err, size_t errlen) {
         cJSON_Delete(root);
         return NULL;
     }
-    /* t0/t1 as text: epoch ns do not fit a double exactly */
-    if (!cJSON_IsNumber(t0) || !cJSON_IsNumber(t1) || !cJSON_IsNumber(cols) || cols->valueint < 1 ||
+    if (!times || !cJSON_IsNumber(t0) || !cJSON_IsNumber(t1) || !cJSON_IsNumber(cols) || cols->valueint < 1 ||
         cols->valueint > 65536 || !cJSON_IsArray(ranks)) {
         snprintf(err, errlen, "%s: a summary needs t0_ns, t1_ns, columns and ranks", path);
         cJSON_Delete(root);
         return NULL;
     }
-    int64_t a = (int64_t)t0->valuedouble, b = (int64_t)t1->valuedouble;
+    int64_t a = tm.v[0], b = tm.v[1];
     if (b <= a) b = a + 1;
     Trace *t = Trace_new();
     uint32_t names[3] = {StrTab_intern(t->strings, "compute (summary)", 17), StrTab_intern(t->strings, "comm (summary)", 14),

@@ -507,6 +507,30 @@ static void lanes_sharing_a_thread_keep_their_labels(void **state) {
     Trace_free(t);
 }
 
+/* A summary's t0_ns and t1_ns are read exactly: epoch-scale ns with odd last digits
+ * (a double would round them to a multiple of 256) bound its bands to the ns. */
+static void summary_times_are_exact(void **state) {
+    (void)state;
+    const char *json = "{\"ovtrace_summary\": 2, \"t0_ns\": 1700000000000000123, \"t1_ns\": 1700000000001000077,"
+                       " \"columns\": 2, \"ranks\": [{\"rank\": 0, \"path\": \"r0.json\", \"arrived_last\": 0,"
+                       " \"devices\": [{\"device\": 0, \"run_exposed_comm_ns\": 0, \"band\": \"ff000000ff000000\"}],"
+                       " \"comm\": []}]}";
+    char *p = tu_write(json, strlen(json), ".json");
+    char err[256];
+    Trace *t = Load_summaryFile(p, err, sizeof err);
+    if (!t) fail_msg("%s", err);
+    assert_true(t->n_events > 0);
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < t->n_events; i++) {
+        if (t->events[i].ts < lo) lo = t->events[i].ts;
+        if (TraceEvent_end(&t->events[i]) > hi) hi = TraceEvent_end(&t->events[i]);
+    }
+    assert_int_equal(lo, INT64_C(1700000000000000123));
+    assert_int_equal(hi, INT64_C(1700000000001000077));
+    Trace_free(t);
+    unlink(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lanes_sharing_a_thread_keep_their_labels),
@@ -526,6 +550,7 @@ int main(void) {
         cmocka_unit_test(many_files_by_rank),
         cmocka_unit_test(metadata_sort_order),
         cmocka_unit_test(simulated_recordings_are_marked),
+        cmocka_unit_test(summary_times_are_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
