@@ -476,6 +476,8 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
     if (s->truncated && !d->truncated) {
         d->truncated = true;
         d->truncated_offset = s->truncated_offset;
+        d->truncated_compression = s->truncated_compression;
+        d->truncated_comp_end = s->truncated_comp_end;
         d->truncated_path = s->truncated_path;
         s->truncated_path = NULL;
     }

@@ -358,7 +358,13 @@ char **Load_expandPaths(const char *const *paths, size_t n, size_t *n_out, char 
 
 void Load_printWarnings(const Trace *t, FILE *out, const char *prefix) {
     const TraceDiag *d = &t->diag;
-    if (d->truncated)
+    if (d->truncated && d->truncated_compression != COMP_NONE)
+        TermSafe_fprintf(out,
+                "%swarning: %s: trace is truncated at byte %" PRIu64 " of the decompressed JSON (its %s data ends"
+                " at compressed byte %" PRIu64 "; the profiler may have died mid-write); loaded everything before it\n",
+                prefix, d->truncated_path, d->truncated_offset,
+                Input_compressionName((InputCompression)d->truncated_compression), d->truncated_comp_end);
+    else if (d->truncated)
         TermSafe_fprintf(out,
                 "%swarning: %s: trace is truncated at byte %" PRIu64
                 " (the profiler may have died mid-write); loaded everything before it\n",

@@ -142,12 +142,17 @@ static void pass_text(Loader *L, const char *p, size_t n) {
     pass_lines(L, lines, tail);
 }
 
+/* After a byte offset of a compressed input: the offsets count the JSON's bytes, not the file's. */
+static const char *of_json(const Loader *L) {
+    return L->in && Input_compression(L->in) != COMP_NONE ? " of the decompressed JSON" : "";
+}
+
 /* The error for a single value over --max-token, starting at stream offset off. */
 static void too_big(const Loader *L, uint64_t off, char *err, size_t errlen) {
     snprintf(err, errlen,
-             "%s: byte %" PRIu64 ": a single JSON value is larger than the --max-token limit (%" PRIu64
+             "%s: byte %" PRIu64 "%s: a single JSON value is larger than the --max-token limit (%" PRIu64
              " bytes); raise it if the trace is genuine",
-             L->path, off, L->max_token);
+             L->path, off, of_json(L), L->max_token);
 }
 
 /* Keeps bytes from keep onward and appends more input. Returns false at end of input. */
@@ -224,8 +229,8 @@ static bool syntax_error(Loader *L, char *err, size_t errlen) {
         snprintf(got, sizeof got, "'%c'", *p);
     else
         snprintf(got, sizeof got, "byte 0x%02x", (unsigned char)*p);
-    snprintf(err, errlen, "%s: byte %" PRIu64 " (line %" PRIu64 ", column %" PRIu64 "): expected %s, found %s",
-             L->path, off, line, col, L->js.expected, got);
+    snprintf(err, errlen, "%s: byte %" PRIu64 "%s (line %" PRIu64 ", column %" PRIu64 "): expected %s, found %s",
+             L->path, off, of_json(L), line, col, L->js.expected, got);
     return false;
 }
 
@@ -1174,8 +1179,8 @@ static void apply_base_time(Loader *L, size_t first_event) {
     }
     if (!why || t->input_warning) return;
     char msg[512];
-    int n = snprintf(msg, sizeof msg, "%s: byte %" PRIu64 ": baseTimeNanoseconds %s; times are read as written",
-                     L->path, L->base_off, why);
+    int n = snprintf(msg, sizeof msg, "%s: byte %" PRIu64 "%s: baseTimeNanoseconds %s; times are read as written",
+                     L->path, L->base_off, of_json(L), why);
     t->input_warning = xstrdup(n > 0 ? msg : "baseTimeNanoseconds ignored");
 }
 
@@ -1366,6 +1371,7 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
         L.feed = SlabFeed_start(in, L.threads, slab, slab_parse, &L, slab_result_free);
     }
     size_t before = t->n_events, skipped_before = t->diag.skipped;
+    bool truncated_before = t->diag.truncated;
     /* this file's passed-over span apart from the other files' (its base applies to it) */
     int64_t dmin = t->deferred_min, dmax = t->deferred_max;
     bool dhmin = t->deferred_has_min, dhmax = t->deferred_has_max;
@@ -1391,6 +1397,11 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
         snprintf(t->input_warning, n, "%s: %s", path, Input_warning(in));
     }
     if (ok && Input_truncated(in) && !t->diag.truncated) note_truncated(&L, L.buf + L.len);
+    if (t->diag.truncated && !truncated_before && Input_compression(in) != COMP_NONE) {
+        /* the offset is in the decompressed JSON: the warning also says where the file ends */
+        t->diag.truncated_compression = (int)Input_compression(in);
+        t->diag.truncated_comp_end = Input_fileOffset(in);
+    }
     if (ok && t->n_events == before && L.n_loaded == 0 && L.n_deferred == 0) {
         if (t->diag.skipped > skipped_before)
             snprintf(err, errlen, "%s: no valid trace event (%zu skipped; first at byte %" PRIu64 ": %s)", path,

@@ -52,7 +52,7 @@
  * snapshot never serves a model this build would not load (2: counter values as the
  * nearest double, B/E paired per thread; 3: times of a source with baseTimeNanoseconds
  * are base + ts). */
-#define SNAP_VERSION 3u
+#define SNAP_VERSION 4u
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_PREFIX 16
 #define SNAP_TRAILER 32
@@ -68,7 +68,7 @@ _Static_assert(sizeof(Lane) == 96 && offsetof(Lane, n_rows) == 92, "Lane changed
 _Static_assert(sizeof(Group) == 48 && offsetof(Group, n_lanes) == 44, "Group changed: update snapshot.c");
 _Static_assert(sizeof(TraceSource) == 56 && offsetof(TraceSource, base_time_ns) == 48,
                "TraceSource changed: update snapshot.c");
-_Static_assert(sizeof(TraceDiag) == 160 && offsetof(TraceDiag, truncated_offset) == 152,
+_Static_assert(sizeof(TraceDiag) == 168 && offsetof(TraceDiag, truncated_comp_end) == 160,
                "TraceDiag changed: update snapshot.c");
 #define EV_BITS_OFF 36 /* kind, cls, flags, depth: the one 32-bit unit after lane */
 
@@ -629,6 +629,7 @@ bool Snapshot_save(const Trace *t, const char *const *inputs, size_t n, const Sn
     b_u8(&h, d->truncated);
     b_diag_path(&h, t, d->truncated_path);
     b_u64(&h, d->truncated_offset);
+    b_u32(&h, (uint32_t)d->truncated_compression), b_u64(&h, d->truncated_comp_end);
     b_u64(&h, w.n_frames);
     b_put(&h, w.frames, w.n_frames * 3 * sizeof *w.frames);
     uint64_t h_off = w.pos;
@@ -1047,6 +1048,8 @@ Trace *Snapshot_load(const char *const *inputs, size_t n, const char *cache_path
     dg->truncated = r_u8(&r) != 0;
     dg->truncated_path = r_diag_path(&r, inputs, n);
     dg->truncated_offset = r_u64(&r);
+    dg->truncated_compression = (int)r_u32(&r);
+    dg->truncated_comp_end = r_u64(&r);
     uint64_t n_frames = r_u64(&r);
     R.n_blocks = (ne + EV_BLOCK - 1) / EV_BLOCK;
     if (!r.ok || n_frames != R.n_blocks * F__EV + A__COUNT || (size_t)(r.end - r.p) != n_frames * 24)

@@ -131,6 +131,21 @@ printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":1,"ts"
 check "truncated trace exits 0" test $rc -eq 0
 check "truncated trace warns" grep -q "truncated at byte 83" "$tmp/err"
 check "truncated trace loads prefix" grep -q "^1 events" "$tmp/out"
+# compressed: the offset is in the decompressed JSON, and where the compressed data ends is said too
+gzip -c "$tmp/cut.json" >"$tmp/cut.json.gz"
+"$BIN" stats "$tmp/cut.json.gz" >"$tmp/out" 2>"$tmp/err"
+check "truncated gzip trace: the offset is the decompressed JSON's" grep -q \
+    "cut.json.gz: trace is truncated at byte 83 of the decompressed JSON (its gzip data ends at compressed byte $(stat -c %s "$tmp/cut.json.gz");" "$tmp/err"
+awk 'BEGIN { printf "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}";
+             for (i = 0; i < 5000; i++) printf ",\n{\"ph\":\"X\",\"name\":\"k%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1}", i * 7919 % 5003, i + 2;
+             print "]}" }' | gzip -c | head -c 4000 >"$tmp/cutz.json.gz"
+"$BIN" stats "$tmp/cutz.json.gz" >"$tmp/out" 2>"$tmp/err"
+check "a cut gzip stream: the JSON offset, the compressed file's end" \
+    grep -q "cutz.json.gz: trace is truncated at byte [0-9]* of the decompressed JSON (its gzip data ends at compressed byte 4000;" "$tmp/err"
+gzip -c "$tmp/bad.json" >"$tmp/bad.json.gz"
+"$BIN" stats "$tmp/bad.json.gz" 2>"$tmp/err"
+check "syntax error in a gzip trace: the decompressed JSON's offset" \
+    grep -q "bad.json.gz: byte 33 of the decompressed JSON (line 1, column 34): expected a string key" "$tmp/err"
 
 if [ -r "$DEEPSEEK" ]; then
     "$BIN" stats "$DEEPSEEK" >"$tmp/table"

@@ -277,7 +277,8 @@ static void error_position(bool one_line) {
     for (size_t i = 0; i < bad; i++)
         if (s[i] == '\n') line++, line_start = i + 1;
     char want[96];
-    snprintf(want, sizeof want, "byte %zu (line %zu, column %zu)", bad, line, bad - line_start + 1);
+    snprintf(want, sizeof want, "byte %zu of the decompressed JSON (line %zu, column %zu)", bad, line,
+             bad - line_start + 1);
     assert_true(one_line ? line == 1 : line == n_ev * 3 / 4 + 1);
     for (int zstd = 0; zstd < 2; zstd++) {
         size_t zn;

@@ -64,7 +64,7 @@ if run "after the event array (.gz)" 150 stats --no-cache "$tmp/after-array.json
 fi
 # one event of 300 MB: over the default limit; the window holds at most about the limit
 if run "inside one event (.zst)" 400 stats --no-cache "$tmp/inside.json.zst"; then
-    [ "$rc" -eq 1 ] && grep -q 'inside.json.zst: byte 1: a single JSON value is larger than the --max-token limit (268435456 bytes)' "$tmp/err" ||
+    [ "$rc" -eq 1 ] && grep -q 'inside.json.zst: byte 1 of the decompressed JSON: a single JSON value is larger than the --max-token limit (268435456 bytes)' "$tmp/err" ||
         fail "inside: exit $rc, expected the --max-token error at byte 1: $(head -c 300 "$tmp/err")"
 fi
 # a small limit: a 2 MB name is refused with its offset (compressed or not: the limit is
@@ -77,7 +77,7 @@ open(sys.argv[1], "wb").write(gzip.compress(("[" + ev + ",\n" + big + "]").encod
 print(1 + len(ev) + 2)  # the big event starts after "[", the first event and ",\n"
 ' "$tmp/name.json.gz")
 if run "2 MB name, --max-token 1M" 150 stats --no-cache --max-token 1M "$tmp/name.json.gz"; then
-    [ "$rc" -eq 1 ] && grep -q "name.json.gz: byte $off: a single JSON value is larger than the --max-token limit (1048576 bytes)" "$tmp/err" ||
+    [ "$rc" -eq 1 ] && grep -q "name.json.gz: byte $off of the decompressed JSON: a single JSON value is larger than the --max-token limit (1048576 bytes)" "$tmp/err" ||
         fail "--max-token 1M: exit $rc, expected the error at byte $off: $(head -c 300 "$tmp/err")"
 fi
 gzip -dc "$tmp/name.json.gz" >"$tmp/name.json"

@@ -158,8 +158,10 @@ typedef struct {
     char *first_skip_path;
     char first_skip_reason[96];
     bool truncated;
+    int truncated_compression; /* InputCompression of that file: the offset is in its decompressed JSON */
     char *truncated_path;
     uint64_t truncated_offset;
+    uint64_t truncated_comp_end; /* compressed: where its compressed data ends */
 } TraceDiag;
 
 /* A run summary's rank overview label of a GPU group (read/load_summary.c): what the
