@@ -356,6 +356,16 @@ char **Load_expandPaths(const char *const *paths, size_t n, size_t *n_out, char 
     return files;
 }
 
+/* After a byte offset in the file at path: a compressed file's offsets count its decompressed JSON. */
+static const char *offset_words(const Trace *t, const char *path) {
+    for (size_t i = 0; path && i < t->n_sources; i++)
+        if (!strcmp(t->sources[i].path, path))
+            return t->sources[i].compression == COMP_GZIP || t->sources[i].compression == COMP_ZSTD
+                       ? " of the decompressed JSON"
+                       : "";
+    return "";
+}
+
 void Load_printWarnings(const Trace *t, FILE *out, const char *prefix) {
     const TraceDiag *d = &t->diag;
     if (d->truncated && d->truncated_compression != COMP_NONE)
@@ -372,9 +382,9 @@ void Load_printWarnings(const Trace *t, FILE *out, const char *prefix) {
     if (t->input_warning) TermSafe_fprintf(out, "%swarning: %s\n", prefix, t->input_warning);
     if (t->dir_warning) TermSafe_fprintf(out, "%swarning: %s\n", prefix, t->dir_warning);
     if (d->skipped)
-        TermSafe_fprintf(out, "%swarning: skipped %zu event%s with bad values; first in %s at byte %" PRIu64 ": %s\n",
+        TermSafe_fprintf(out, "%swarning: skipped %zu event%s with bad values; first in %s at byte %" PRIu64 "%s: %s\n",
                 prefix, d->skipped, d->skipped == 1 ? "" : "s", d->first_skip_path, d->first_skip_offset,
-                d->first_skip_reason);
+                offset_words(t, d->first_skip_path), d->first_skip_reason);
     if (d->ignored)
         TermSafe_fprintf(out, "%snote: ignored %zu event%s of phases ovtrace does not model (async b/e, samples, objects)\n",
                 prefix, d->ignored, d->ignored == 1 ? "" : "s");

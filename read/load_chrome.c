@@ -1404,8 +1404,9 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
     }
     if (ok && t->n_events == before && L.n_loaded == 0 && L.n_deferred == 0) {
         if (t->diag.skipped > skipped_before)
-            snprintf(err, errlen, "%s: no valid trace event (%zu skipped; first at byte %" PRIu64 ": %s)", path,
-                     t->diag.skipped - skipped_before, t->diag.first_skip_offset, t->diag.first_skip_reason);
+            snprintf(err, errlen, "%s: no valid trace event (%zu skipped; first at byte %" PRIu64 "%s: %s)", path,
+                     t->diag.skipped - skipped_before, t->diag.first_skip_offset, of_json(&L),
+                     t->diag.first_skip_reason);
         else if (Load_isSummary(path)) /* beside other files: a summary opens only alone */
             snprintf(err, errlen, "%s: a run summary (stats --summary), not a trace: `ovtrace view %s` opens it alone",
                      path, path);

@@ -146,6 +146,11 @@ gzip -c "$tmp/bad.json" >"$tmp/bad.json.gz"
 "$BIN" stats "$tmp/bad.json.gz" 2>"$tmp/err"
 check "syntax error in a gzip trace: the decompressed JSON's offset" \
     grep -q "bad.json.gz: byte 33 of the decompressed JSON (line 1, column 34): expected a string key" "$tmp/err"
+printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":"x","dur":2},{"ph":"X","name":"b","pid":1,"tid":1,"ts":1,"dur":2}]}' |
+    gzip -c >"$tmp/skip.json.gz"
+"$BIN" stats "$tmp/skip.json.gz" >/dev/null 2>"$tmp/err"
+check "a skipped event in a gzip trace: the decompressed JSON's offset" \
+    grep -q "first in .*skip.json.gz at byte 16 of the decompressed JSON: \"ts\" is not a number" "$tmp/err"
 
 if [ -r "$DEEPSEEK" ]; then
     "$BIN" stats "$DEEPSEEK" >"$tmp/table"
