@@ -51,7 +51,7 @@
 /* Bumped whenever the file format or what the loader puts in the model changes, so a
  * snapshot never serves a model this build would not load (2: counter values as the
  * nearest double, B/E paired per thread; 3: times of a source with baseTimeNanoseconds
- * are base + ts). */
+ * are base + ts; 4: a truncated compressed input's compression and compressed end). */
 #define SNAP_VERSION 4u
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_PREFIX 16
