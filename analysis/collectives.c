@@ -917,8 +917,7 @@ void CollArrivals_free(CollArrivals *a) {
     a->waited_for = NULL;
 }
 
-/* "45.9 ms", "812 us", "3.2 us": for the sentences */
-static void human(char *b, size_t n, int64_t ns) {
+void Coll_formatSpan(char *b, size_t n, int64_t ns) {
     double a = (double)(ns < 0 ? -ns : ns);
     const char *sign = ns < 0 ? "-" : "";
     if (a >= 1e9) snprintf(b, n, "%s%.2f s", sign, a / 1e9);
@@ -933,7 +932,7 @@ void Coll_stragglerLine(const CollReport *r, const CollArrivals *a, bool in_rang
         return;
     }
     char h[32];
-    human(h, sizeof h, a->waited_for[a->straggler]);
+    Coll_formatSpan(h, sizeof h, a->waited_for[a->straggler]);
     snprintf(buf, n,
              "straggler: rank %d arrived last in %zu of %zu collectives; others waited %s for it (summed over the "
              "ranks that waited)",

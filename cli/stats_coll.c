@@ -83,16 +83,6 @@ static void summary_free(Summary *S) {
 
 static size_t rank_slot(const CollReport *R, int32_t rank) { return (size_t)(Coll_rank(R, rank) - R->ranks); }
 
-/* "45.9 ms", "812 us", "3.2 us": for the sentences */
-static void human(char *b, size_t n, int64_t ns) {
-    double a = (double)(ns < 0 ? -ns : ns);
-    const char *sign = ns < 0 ? "-" : "";
-    if (a >= 1e9) snprintf(b, n, "%s%.2f s", sign, a / 1e9);
-    else if (a >= 1e6) snprintf(b, n, "%s%.1f ms", sign, a / 1e6);
-    else if (a >= 1e3) snprintf(b, n, "%s%.1f us", sign, a / 1e3);
-    else snprintf(b, n, "%s%.0f ns", sign, a);
-}
-
 /* A name from the trace, with control characters replaced (never raw to a terminal). */
 static void put_name(FILE *out, const char *s, size_t max) {
     size_t n = 0;
@@ -150,8 +140,8 @@ static void coll_table(FILE *out, const Trace *t, const OverlapFilter *f, const 
     }
     if (R->n_inst) {
         char a[32], b[32];
-        human(a, sizeof a, R->median_end_spread);
-        human(b, sizeof b, R->max_end_spread);
+        Coll_formatSpan(a, sizeof a, R->median_end_spread);
+        Coll_formatSpan(b, sizeof b, R->max_end_spread);
         fprintf(out, "clock check: collective ends agree within %s (median), %s (max)\n", a, b);
     }
     if (R->unreliable) fprintf(out, "WARNING: alignment unreliable: %s\n", R->unreliable_why);

@@ -41,6 +41,7 @@
 #include "ovtrace/base/zwriter.h"
 #include "ovtrace/write/chromejson.h"
 #include "ovtrace/write/outpath.h"
+#include "ovtrace/model/timeunits.h"
 
 struct LiveRecorder {
     char *path;
@@ -257,9 +258,7 @@ static void write_event(LiveRecorder *r, LiveStore *s, const TraceEvent *e) {
     EventKind k = (EventKind)e->kind;
     const char *name = name_of(r, s, e->name);
     if (!r->has_base) { /* the whole second at or before the first event */
-        int64_t sec = e->ts / 1000000000;
-        if (e->ts < 0 && e->ts % 1000000000) sec--;
-        r->base_ns = sec * 1000000000;
+        r->base_ns = Time_floorSecond(e->ts);
         r->has_base = true;
     }
     if (k == KIND_COUNTER) {

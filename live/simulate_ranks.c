@@ -15,6 +15,7 @@
 #include "ovtrace/write/export.h"
 #include "ovtrace/write/outpath.h"
 #include "ovtrace/kernels/rng.h"
+#include "ovtrace/model/timeunits.h"
 
 
 void SimRanksConfig_default(SimRanksConfig *c, SchedMode mode) {
@@ -182,8 +183,7 @@ bool SimRanks_write(const SimRanksConfig *c, const char *out_path, uint64_t *eve
     ChromeJson *json = xcalloc((size_t)N, sizeof *json); /* each rank's file, in memory */
     /* times relative to the whole second of the start, one base for every rank (as the
      * recorder writes them, live/record.c: exact in any reader's double) */
-    int64_t base = c->start_ns / 1000000000 * 1000000000;
-    if (c->start_ns < 0 && c->start_ns % 1000000000) base -= 1000000000;
+    int64_t base = Time_floorSecond(c->start_ns);
     bool ok = true;
     uint64_t events = 0;
     int gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 8;

@@ -31,6 +31,7 @@
 #include "ovtrace/read/input.h"
 #include "ovtrace/write/chromejson.h"
 #include "ovtrace/write/outpath.h"
+#include "ovtrace/model/timeunits.h"
 
 ExportFilter ExportFilter_all(void) {
     ExportFilter f;
@@ -935,9 +936,7 @@ static int64_t unit_base(const Exporter *X, const Unit *u) {
     const Trace *t = X->t;
     int64_t base = u->n_sources ? t->sources[u->sources[0]].base_time_ns : 0;
     if (base || !unit_needs_base(X, u)) return base;
-    int64_t sec = t->t_min / 1000000000;
-    if (t->t_min < 0 && t->t_min % 1000000000) sec--;
-    return sec * 1000000000;
+    return Time_floorSecond(t->t_min);
 }
 
 static bool write_unit(Exporter *X, ChromeJson *w, Unit *u, char *err, size_t errlen) {

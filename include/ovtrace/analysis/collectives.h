@@ -124,6 +124,9 @@ const CollRank *Coll_rank(const CollReport *r, int32_t rank);
 /* The rank that arrived last most often (ties: more waited_for), or NULL if none. */
 const CollRank *Coll_straggler(const CollReport *r);
 
+/* A span for the sentences: "45.9 ms", "812 us", "3.2 us", "2.85 s". */
+void Coll_formatSpan(char *buf, size_t n, int64_t ns);
+
 /* Arrivals over the instances whose last arrival falls in [t0, t1) (what `stats
  * --range` and the range panel count): per CollReport.ranks slot, the instances with
  * skew > 0 that rank arrived last at, and the wait of their members (what the others

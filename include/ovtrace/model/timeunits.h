@@ -22,6 +22,14 @@ static inline bool Time_parseMicros(const char *s, size_t len, int64_t *ns) {
 #define TIME_LIMIT_NS (INT64_C(1) << 62)
 static inline bool Time_inModel(int64_t t) { return t > -TIME_LIMIT_NS && t < TIME_LIMIT_NS; }
 
+/* The whole second at or before t (ns): the base that writers put times relative to
+ * ("baseTimeNanoseconds"), so that a reader's double holds them to the nanosecond. */
+static inline int64_t Time_floorSecond(int64_t t) {
+    int64_t sec = t / 1000000000;
+    if (t < 0 && t % 1000000000) sec--;
+    return sec * 1000000000;
+}
+
 /* "10ms", "1.5us", "250ns", "2s", "3 us"; a bare number uses default_unit_ns.
  * Returns false (and an explanation in err) on bad input. */
 bool Time_parseDuration(const char *s, int64_t default_unit_ns, int64_t *ns, char *err, size_t errlen);
