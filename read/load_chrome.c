@@ -28,6 +28,18 @@
 #define MEMORY_EVENT "[memory]"
 #define MAX_TOKEN_DEFAULT (256ull << 20)
 
+/* The GPU-first load skims each object (JsPeek) to pass over those without a GPU event.
+ * Where nearly every event is a kernel (simulator ranks) the skim finds nothing to pass
+ * over and only adds its cost to the full parse that follows, so the skim is measured
+ * on windows of SKIM_WINDOW objects, and after a window in which it passed over fewer
+ * than one in four it rests for SKIM_REST objects before it is tried again. Either way
+ * the same events are kept: parse_event defers what the skim would have passed over. */
+#define SKIM_WINDOW 256u
+#define SKIM_REST (16u * SKIM_WINDOW)
+typedef struct {
+    uint32_t seen, passed, rest;
+} SkimRate;
+
 /* Numeric args of a counter event ("ph":"C") or of a Kineto "[memory]" instant: every
  * one is kept (no limit on the number of series), in the loader's growable arrays. */
 typedef struct {
@@ -71,6 +83,7 @@ typedef struct {
     U64Map stack_ids; /* hash of (pid, tid) -> index into stacks */
     size_t n_loaded;
     size_t n_deferred; /* gpu_only: events left to the full load */
+    SkimRate skim;     /* gpu_only: whether skimming objects pays (skim_pays) */
     uint64_t next_progress;
     const LoadOptions *opt;
     /* top-level metadata, accumulated as the text of one JSON object */
@@ -371,6 +384,27 @@ static bool peek_skips(Loader *L, const JsPeek *pk) {
     DeferredTime d = {pk->ts, pk->dur, pk->ts_n, pk->dur_n, pk->dur || pk->dur_bad, !pk->id_bad, 0};
     defer_extent(L, pk->ph[0], &d);
     return true;
+}
+
+/* GPU-first load: whether to skim the next object (see SkimRate). */
+static bool skim_pays(Loader *L) {
+    if (!gpu_only(L)) return false;
+    SkimRate *r = &L->skim;
+    if (r->rest) {
+        r->rest--;
+        return false;
+    }
+    return true;
+}
+
+/* Counts one skimmed object, passed over or not; rests after a window that passed over
+ * too few. */
+static void skim_count(Loader *L, bool passed) {
+    SkimRate *r = &L->skim;
+    r->passed += passed;
+    if (++r->seen < SKIM_WINDOW) return;
+    if (r->passed < SKIM_WINDOW / 4) r->rest = SKIM_REST;
+    r->seen = r->passed = 0;
 }
 
 static bool is_p2p(const Trace *t, uint32_t name) {
@@ -1054,7 +1088,7 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             if (L->feed && !progress(L, p)) goto cancelled;
             continue;
         }
-        if (*q == '{' && gpu_only(L)) {
+        if (*q == '{' && skim_pays(L)) {
             JsPeek pk;
             const char *oe;
             JsPeekStatus ps = JsPeek_object(q, L->js.end, &pk, &oe);
@@ -1062,7 +1096,9 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
                 if (!window_refill(L, &p, NULL)) goto trunc;
                 continue;
             }
-            if (ps == JSPEEK_OK && (uint64_t)(oe - q) <= L->max_token && peek_skips(L, &pk)) {
+            bool pass = ps == JSPEEK_OK && (uint64_t)(oe - q) <= L->max_token && peek_skips(L, &pk);
+            skim_count(L, pass);
+            if (pass) {
                 L->n_deferred++;
                 L->t->deferred++;
                 first = comma = false;

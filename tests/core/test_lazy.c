@@ -380,6 +380,46 @@ static void test_passed_over_span(void **state) {
     }
 }
 
+/* Runs of kernels long enough that the skim rests (nothing to pass over), then CPU
+ * events that start earlier and end later, then kernels again: the CPU events are left
+ * out whether the skim or the parser meets them, and their span still counts. */
+static void test_skim_rests(void **state) {
+    (void)state;
+    enum { K1 = 6000, C = 3000, K2 = 2000 };
+    char *b = malloc((size_t)(K1 + C + K2) * 160 + 64);
+    size_t o = (size_t)sprintf(b, "{\"traceEvents\":[");
+    for (int k = 0; k < K1 + C + K2; k++) {
+        bool cpu = k >= K1 && k < K1 + C;
+        if (cpu)
+            o += (size_t)sprintf(b + o, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":1,\"tid\":3,"
+                                        "\"ts\":%d.5,\"dur\":%d}",
+                                 k - K1 + 1, k == K1 + C - 1 ? 1000000 : 1);
+        else
+            o += (size_t)sprintf(b + o, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,"
+                                        "\"ts\":%d,\"dur\":0.5,\"args\":{\"device\":0,\"stream\":7}}",
+                                 k % 5, 10000 + k);
+        b[o++] = k + 1 < K1 + C + K2 ? ',' : ']';
+    }
+    b[o++] = '}';
+    char path[] = "/tmp/ovtrace-lazy-rest-XXXXXX.json";
+    int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, b, o), (ssize_t)o);
+    close(fd);
+    free(b);
+    const char *p[] = {path};
+    check_files(p, 1, true);
+    for (int threads = 1; threads <= 2; threads++) {
+        Trace *gpu = load(p, 1, true, threads);
+        assert_int_equal(gpu->n_events, K1 + K2);
+        assert_int_equal(gpu->deferred, C);
+        assert_int_equal(gpu->t_min, 1500);                        /* the first CPU event */
+        assert_int_equal(gpu->t_max, (int64_t)(C + 1000000) * 1000 + 500); /* the last one's end */
+        Trace_free(gpu);
+    }
+    unlink(path);
+}
+
 static void test_deepseek(void **state) {
     (void)state;
     if (access(OVTRACE_DEEPSEEK, R_OK) != 0) skip();
@@ -425,6 +465,7 @@ int main(void) {
         cmocka_unit_test(test_peek_random),
         cmocka_unit_test(test_shipped_multirank),
         cmocka_unit_test(test_passed_over_span),
+        cmocka_unit_test(test_skim_rests),
         cmocka_unit_test(test_deepseek),
         cmocka_unit_test(test_simulated_stragglers),
     };
