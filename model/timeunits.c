@@ -7,11 +7,30 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Bytes p[0..r-1] (r = 1..7) in the low bytes of a word, zeros above (a zero byte is
+ * not a digit, so Digits_count8 stops there): two overlapping loads, never a byte
+ * outside the token. */
+static inline uint64_t load_tail(const char *p, size_t r) {
+    if (r >= 4) {
+        uint32_t lo, hi;
+        memcpy(&lo, p, 4);
+        memcpy(&hi, p + r - 4, 4);
+        return lo | ((uint64_t)hi << (8 * (r - 4)));
+    }
+    if (r >= 2) {
+        uint16_t lo, hi;
+        memcpy(&lo, p, 2);
+        memcpy(&hi, p + r - 2, 2);
+        return lo | ((uint64_t)hi << (8 * (r - 2)));
+    }
+    return (unsigned char)p[0];
+}
+
 /* Digits from p on, appended to *v; returns the first non-digit. Eight bytes per step
- * (base/digits.h): a timestamp's 16 integral digits take two steps and no branch per
- * character. Past 19 digits *v wraps (unsigned) and the caller rejects the spelling
- * by its digit count. */
-static inline const char *digits(const char *p, const char *end, uint64_t *v) {
+ * (base/digits.h), the last step on the token's tail: a timestamp's 16 integral digits
+ * take two steps, its three decimals one, and no step branches per character. Past 19
+ * digits *v wraps (unsigned) and the caller rejects the spelling by its digit count. */
+__attribute__((always_inline)) static inline const char *digits(const char *p, const char *end, uint64_t *v) {
     static const uint64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
     uint64_t acc = *v;
 #if Digits_have8
@@ -26,8 +45,15 @@ static inline const char *digits(const char *p, const char *end, uint64_t *v) {
             return p;
         }
     }
-#endif
+    if (p < end && end - p < 8 && (unsigned)(*p - '0') < 10) {
+        uint64_t x = load_tail(p, (size_t)(end - p));
+        unsigned k = Digits_count8(x);
+        acc = acc * pow10[k] + Digits_value8(x, k);
+        p += k;
+    }
+#else
     while (p < end && (unsigned)(*p - '0') < 10) acc = acc * 10 + (uint64_t)(*p++ - '0');
+#endif
     *v = acc;
     return p;
 }
@@ -35,7 +61,7 @@ static inline const char *digits(const char *p, const char *end, uint64_t *v) {
 /* Fast path for the common spelling (digits, optional '.', at most scale fractional
  * digits, no exponent, at most 19 digits): uint64 arithmetic, which holds any 19
  * digits. Kineto writes epoch microseconds with three decimals: 16 + 3 digits. */
-static bool parse_simple(const char *s, size_t len, int scale, int64_t *out) {
+__attribute__((always_inline)) static inline bool parse_simple(const char *s, size_t len, int scale, int64_t *out) {
     const char *p = s, *end = s + len;
     bool neg = p < end && *p == '-';
     p += neg;
@@ -57,9 +83,10 @@ static bool parse_simple(const char *s, size_t len, int scale, int64_t *out) {
     return true;
 }
 
-/* Accumulate value = digits * 10^(exp10) exactly in unsigned 128-bit arithmetic. */
-bool Time_parseDecimal(const char *s, size_t len, int scale_pow10, int64_t *out) {
-    if (scale_pow10 >= 0 && scale_pow10 <= 9 && parse_simple(s, len, scale_pow10, out)) return true;
+/* Any other spelling (an exponent, more decimals than the scale keeps, a '+', more
+ * than 19 digits): value = digits * 10^(exp10) accumulated exactly in unsigned 128-bit
+ * arithmetic. Out of line, so that the common path saves no registers for it. */
+__attribute__((noinline)) static bool parse_general(const char *s, size_t len, int scale_pow10, int64_t *out) {
     size_t i = 0;
     bool neg = false;
     if (i < len && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
@@ -114,6 +141,11 @@ bool Time_parseDecimal(const char *s, size_t len, int scale_pow10, int64_t *out)
     if (mant > (unsigned __int128)INT64_MAX) return false;
     *out = neg ? -(int64_t)mant : (int64_t)mant;
     return true;
+}
+
+bool Time_parseDecimal(const char *s, size_t len, int scale_pow10, int64_t *out) {
+    if (scale_pow10 >= 0 && scale_pow10 <= 9 && parse_simple(s, len, scale_pow10, out)) return true;
+    return parse_general(s, len, scale_pow10, out);
 }
 
 static int64_t unit_ns(const char *u, size_t n) {

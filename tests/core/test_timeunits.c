@@ -1,3 +1,5 @@
+#include <sys/mman.h>
+
 #include "testutil.h"
 #include "ovtrace/model/timeunits.h"
 #include "ovtrace/base/digits.h"
@@ -102,6 +104,108 @@ static void digit_words(void **state) {
     }
 }
 
+/* The documented grammar, digit by digit (as fuzz/fuzz_time.c): [+-]? digits with at
+ * most one '.', optionally [eE][+-]?digits; the value times 10^scale, rounded half away
+ * from zero at the first dropped digit; only magnitudes up to INT64_MAX. */
+static bool reference_decimal(const char *s, size_t len, int scale, int64_t *out) {
+    size_t i = 0, nd = 0;
+    bool neg = false;
+    char dig[64];
+    long long point = -1, e = 0;
+    if (i < len && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
+    for (; i < len; i++) {
+        if (s[i] == '.') {
+            if (point >= 0) return false;
+            point = (long long)nd;
+        } else if (s[i] >= '0' && s[i] <= '9') {
+            dig[nd++] = s[i];
+        } else {
+            break;
+        }
+    }
+    if (nd == 0) return false;
+    if (point < 0) point = (long long)nd;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        bool eneg = false;
+        if (++i < len && (s[i] == '-' || s[i] == '+')) eneg = s[i++] == '-';
+        size_t e0 = i;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+            if (e < 1000000000LL) e = e * 10 + (s[i] - '0');
+        if (i == e0) return false;
+        if (eneg) e = -e;
+    }
+    if (i != len) return false;
+    long long ip = point + e + scale; /* digits that make the integer part */
+    unsigned __int128 v = 0;
+    for (long long k = 0; k < ip; k++) {
+        if (v == 0 && k >= (long long)nd) break; /* zero times any power of ten */
+        v = v * 10 + (unsigned)(k < (long long)nd ? dig[k] - '0' : 0);
+        if (v > (unsigned __int128)INT64_MAX) return false;
+    }
+    if (ip >= 0 && ip < (long long)nd && dig[ip] >= '5') v++;
+    if (v > (unsigned __int128)INT64_MAX) return false;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return true;
+}
+
+static void check_decimal(const char *s, size_t n, int scale) {
+    int64_t got = 0, want = 0;
+    bool ok = reference_decimal(s, n, scale, &want);
+    if (Time_parseDecimal(s, n, scale, &got) != ok) fail_msg("'%.*s' scale %d: accepted %d", (int)n, s, scale, !ok);
+    if (ok && got != want) fail_msg("'%.*s' scale %d: %lld, want %lld", (int)n, s, scale, (long long)got, (long long)want);
+}
+
+/* Random spellings, mostly digits with points, signs and exponents mixed in, of every
+ * length up to 26 and every scale: the same verdict and value as the reference. */
+static void random_against_reference(void **state) {
+    (void)state;
+    static const char alpha[] = "0123456789012345678901234567890123456789..-+eE/:";
+    uint64_t r = 0x9E3779B97F4A7C15u;
+    char s[32];
+    for (int it = 0; it < 300000; it++) {
+        r = r * 6364136223846793005u + 1442695040888963407u;
+        size_t n = (size_t)(r >> 59) % 27;
+        int scale = (int)((r >> 40) % 10);
+        for (size_t i = 0; i < n; i++) {
+            r = r * 6364136223846793005u + 1442695040888963407u;
+            /* one spelling in four: digits and at most one point only */
+            s[i] = alpha[(r >> 33) % ((it & 3) ? sizeof alpha - 1 : 41)];
+        }
+        check_decimal(s, n, scale);
+    }
+}
+
+/* The number's last byte just before an unreadable page, and its first byte just
+ * after one: every length, the point at every place, every scale, read without
+ * touching a byte outside the token (a fault fails the test). */
+static void tokens_at_page_edges(void **state) {
+    (void)state;
+    long pg = sysconf(_SC_PAGESIZE);
+    char *m = mmap(NULL, (size_t)pg * 3, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(m != MAP_FAILED);
+    assert_int_equal(mprotect(m, (size_t)pg, PROT_NONE), 0);
+    assert_int_equal(mprotect(m + 2 * pg, (size_t)pg, PROT_NONE), 0);
+    char *lo = m + pg, *hi = m + 2 * pg;
+    for (int len = 1; len <= 22; len++) {
+        for (int point = -1; point < len; point++) {
+            char s[32];
+            int n = 0;
+            if (len % 3 == 0) s[n++] = '-';
+            for (int i = 0; i < len; i++) {
+                if (i == point) s[n++] = '.';
+                s[n++] = (char)('0' + (i * 7 + len) % 10);
+            }
+            memcpy(lo, s, (size_t)n);
+            memcpy(hi - n, s, (size_t)n);
+            for (int scale = 0; scale <= 9; scale++) {
+                check_decimal(lo, (size_t)n, scale);
+                check_decimal(hi - n, (size_t)n, scale);
+            }
+        }
+    }
+    munmap(m, (size_t)pg * 3);
+}
+
 static void rejects_bad_numbers(void **state) {
     (void)state;
     int64_t v;
@@ -161,6 +265,8 @@ int main(void) {
         cmocka_unit_test(rejects_bad_numbers),
         cmocka_unit_test(digits_eight_at_a_time),
         cmocka_unit_test(digit_words),
+        cmocka_unit_test(random_against_reference),
+        cmocka_unit_test(tokens_at_page_edges),
         cmocka_unit_test(durations_and_ranges),
         cmocka_unit_test(formatting),
     };
