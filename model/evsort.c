@@ -213,3 +213,29 @@ void EventSort_permuteChunks(TraceEvent *ev, uint32_t *idx, size_t n, int thread
     free(order);
     free(bound);
 }
+
+#define GATHER_BLOCK (1u << 16)
+
+typedef struct {
+    TraceEvent *dst;
+    const TraceEvent *src;
+    const uint32_t *idx;
+    size_t n;
+} Gather;
+
+static void gather_block(void *ctx, uint32_t b, ParScratch *S) {
+    (void)S;
+    const Gather *G = ctx;
+    size_t a = (size_t)b * GATHER_BLOCK, e = a + GATHER_BLOCK < G->n ? a + GATHER_BLOCK : G->n;
+    for (size_t p = a; p < e; p++) G->dst[p] = G->src[G->idx[p]];
+}
+
+void EventSort_gather(TraceEvent *dst, const TraceEvent *src, const uint32_t *idx, size_t n, int threads) {
+    size_t nb = (n + GATHER_BLOCK - 1) / GATHER_BLOCK;
+    if (nb == 0) return;
+    uint32_t *order = xmalloc(nb * sizeof *order);
+    for (size_t b = 0; b < nb; b++) order[b] = (uint32_t)b;
+    Gather G = {dst, src, idx, n};
+    ParFor_run(order, nb, threads, gather_block, &G);
+    free(order);
+}

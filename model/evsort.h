@@ -27,5 +27,10 @@ void EventSort_permute(TraceEvent *ev, uint32_t *idx, size_t n);
  * most threads x max_gather x 40 B extra); a larger one follows its cycles in place. */
 void EventSort_permuteChunks(TraceEvent *ev, uint32_t *idx, size_t n, int threads, size_t min_chunk,
                              size_t max_gather);
+/* dst[p] = src[idx[p]] for p in 0..n-1, in blocks on up to `threads` threads: the reads
+ * are independent (many in flight at once), where following cycles in place waits on
+ * each. Needs a second event array; Trace_finish uses it only where the input's mapping
+ * already held that much memory. */
+void EventSort_gather(TraceEvent *dst, const TraceEvent *src, const uint32_t *idx, size_t n, int threads);
 
 #endif

@@ -82,7 +82,12 @@ typedef struct TraceBuild {
     size_t n_thr, cap_thr;
     U64Map thr_map; /* hash of (source, pid, tid) -> thread numbers */
     size_t cap_sources;
+    uint64_t mapped_max; /* the largest input mapping the load held (Trace_noteMapped) */
 } TraceBuild;
+
+void Trace_noteMapped(Trace *t, uint64_t bytes) {
+    if (t->build && bytes > t->build->mapped_max) t->build->mapped_max = bytes;
+}
 
 Trace *Trace_new(void) {
     Trace *t = xcalloc(1, sizeof *t);
@@ -928,7 +933,17 @@ static bool layout_lanes(Trace *t, const FinishOptions *fo) {
     /* each rank's events stay in its range: those blocks move on several threads
      * (fo->parallel_min: the tests' small chunks) */
     size_t min_chunk = fo->parallel_min ? (size_t)fo->parallel_min : (1u << 16);
-    EventSort_permuteChunks(t->events, idx, n, n >= min_chunk ? fo->threads : 1, min_chunk, 1u << 18);
+    if (n && (uint64_t)n * sizeof *t->events <= t->build->mapped_max) {
+        /* a second event array fits in what the input's mapping held at the load's peak
+         * (it is unmapped by now): gather into it, reads independent and on all threads */
+        TraceEvent *moved = xmalloc(n * sizeof *moved);
+        EventSort_gather(moved, t->events, idx, n, n >= min_chunk ? fo->threads : 1);
+        free(t->events);
+        t->events = moved;
+        t->cap_events = n;
+    } else {
+        EventSort_permuteChunks(t->events, idx, n, n >= min_chunk ? fo->threads : 1, min_chunk, 1u << 18);
+    }
     clock_mark(&clk, "  permute");
     ok = true;
 out:

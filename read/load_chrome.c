@@ -1384,6 +1384,7 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
     Input_setWindowMax(in, L.max_token); /* the decoder's memory, bounded as the tokens are */
     size_t map_len;
     const char *map = Input_map(in, &map_len);
+    if (map) Trace_noteMapped(t, map_len);
     if (map || (Input_compression(in) == COMP_NONE && !Input_isStream(in))) {
         L.buf = map ? map : "";
         L.len = map ? map_len : 0;

@@ -2,7 +2,8 @@
  * reference): random permutations made of closed blocks (a multi-rank trace), of blocks
  * that move (sources out of rank order: one big chunk), shuffled whole, identity; every
  * chunk size and gather limit from "everything gathered" to "everything in place", on
- * 1 to 4 threads. The result must be the same array, byte for byte. */
+ * 1 to 4 threads; and EventSort_gather into a second array. The result must be the same
+ * array, byte for byte. */
 #include "testutil.h"
 #include "edges.h"
 #include "evsort.h"
@@ -64,7 +65,7 @@ static void fill(TraceEvent *ev, size_t n) {
 
 static void test_against_reference(void **state) {
     (void)state;
-    const size_t sizes[] = {1, 2, 7, 100, 4096, 70000};
+    const size_t sizes[] = {1, 2, 7, 100, 4096, 70000, 200000}; /* past a gather block (65536) */
     const size_t chunks[] = {1, 3, 64, 1u << 16};
     const size_t gathers[] = {0, 1, 50, 1u << 18};
     size_t runs = 0;
@@ -96,9 +97,14 @@ static void test_against_reference(void **state) {
                                      gathers[gi], th);
                         runs++;
                     }
+            for (int th = 1; th <= 4; th += 3) { /* out of place, in blocks on threads */
+                memset(got, 0xa5, n * sizeof *got);
+                EventSort_gather(got, ev0, idx0, n, th);
+                if (memcmp(got, want, n * sizeof *got)) fail_msg("gather n %zu shape %d threads %d: differs", n, shape, th);
+            }
             free(idx0), free(idx), free(ev0), free(want), free(got);
         }
-    assert_int_equal(runs, 6 * 4 * 4 * 4 * 2);
+    assert_int_equal(runs, 7 * 4 * 4 * 4 * 2);
 }
 
 static int cmp_edge_ref(const void *a, const void *b) {

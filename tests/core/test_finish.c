@@ -605,16 +605,22 @@ static void finish(Trace *t, int threads, bool par_all) {
     Trace_finishWith(t, &(FinishOptions){.threads = threads, .parallel_min = par_all ? 1 : 0});
 }
 
-/* Builds s twice, finishes on 1 and on `threads` threads (lanes and flow points in
- * parallel whatever their size), checks both. Returns the 1-thread trace for further
+/* Builds s three times, finishes on 1 and on `threads` threads (lanes and flow points in
+ * parallel whatever their size; events moved in place and gathered), checks all. Returns the 1-thread trace for further
  * checks (caller frees). */
 static Trace *run_spec(const Spec *s, int threads, const char *what) {
-    Trace *a = build(s), *b = build(s);
+    Trace *a = build(s), *b = build(s), *c = build(s);
     finish(a, 1, false);
     finish(b, threads, true);
+    /* as after a mapped input at least as large as the events: they are gathered into
+     * a second array rather than moved in place */
+    Trace_noteMapped(c, UINT64_MAX);
+    finish(c, threads, true);
     check_model(s, a, what);
     check_same(a, b, what);
+    check_same(a, c, what);
     Trace_free(b);
+    Trace_free(c);
     return a;
 }
 

@@ -250,6 +250,11 @@ bool Trace_shiftSource(Trace *t, uint32_t source, size_t first_event, int64_t de
  * end (ts INT64_MAX: it only ends there, as an E ends its B). */
 void Trace_deferExtent(Trace *t, int64_t ts, int64_t end);
 
+/* The loader held an input mapping of `bytes` (the largest counts): memory that is free
+ * again by Trace_finish, which may then order the events through a second array of up to
+ * that size instead of in place. Before Trace_finish. */
+void Trace_noteMapped(Trace *t, uint64_t bytes);
+
 /* Moves everything src (an unfinished trace with one source, built from a later slice of
  * the same file) holds into dst's source: strings, lanes, events, metadata, flow points
  * and diagnostics, in src's order, as if dst had parsed the slice itself. src is left
