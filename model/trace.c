@@ -1285,6 +1285,46 @@ static int cmp_flow_to(const void *a, const void *b, void *ctx) {
     return i < j ? -1 : i > j;
 }
 
+/* Flows sorted by cmp_flow_from and flow_by_to by cmp_flow_to. Both keys lead with an
+ * event index, so a counting pass over the events places each flow (O(flows + events),
+ * where a comparison sort of half a million flows took most of this step); only flows
+ * sharing a `from` (a launch with several GPU ops) still compare, a few at a time. The
+ * scatter is stable: flow_by_to is in index order within a destination, as
+ * cmp_flow_to's tie-break asks. */
+static void index_flows(Trace *t) {
+    size_t nf = t->n_flows, ne = t->n_events;
+    if (nf < 2 || nf < ne / 64) { /* few flows among many events: the counts would cost more */
+        sort_n(t->flows, nf, sizeof *t->flows, cmp_flow_from);
+        sort_r(t->flow_by_to, nf, sizeof *t->flow_by_to, cmp_flow_to, t->flows);
+        return;
+    }
+    uint32_t *at = xcalloc(ne + 1, sizeof *at);
+    Flow *by_from = xmalloc(nf * sizeof *by_from);
+    for (size_t i = 0; i < nf; i++) at[t->flows[i].from + 1]++;
+    for (size_t e = 0; e < ne; e++) at[e + 1] += at[e];
+    for (size_t i = 0; i < nf; i++) by_from[at[t->flows[i].from]++] = t->flows[i];
+    for (size_t a = 0, b; a < nf; a = b) { /* equal `from`: by (to, cat, id) */
+        for (b = a + 1; b < nf && by_from[b].from == by_from[a].from; b++) {}
+        if (b - a > 16) {
+            sort_n(by_from + a, b - a, sizeof *by_from, cmp_flow_from);
+            continue;
+        }
+        for (size_t i = a + 1; i < b; i++)
+            for (size_t j = i; j > a && cmp_flow_from(&by_from[j], &by_from[j - 1]) < 0; j--) {
+                Flow x = by_from[j];
+                by_from[j] = by_from[j - 1];
+                by_from[j - 1] = x;
+            }
+    }
+    free(t->flows);
+    t->flows = by_from;
+    memset(at, 0, (ne + 1) * sizeof *at);
+    for (size_t i = 0; i < nf; i++) at[by_from[i].to + 1]++;
+    for (size_t e = 0; e < ne; e++) at[e + 1] += at[e];
+    for (size_t i = 0; i < nf; i++) t->flow_by_to[at[by_from[i].to]++] = (uint32_t)i;
+    free(at);
+}
+
 void Trace_finish(Trace *t) { Trace_finishThreads(t, 1); }
 
 void Trace_finishThreads(Trace *t, int threads) { Trace_finishWith(t, &(FinishOptions){.threads = threads}); }
@@ -1325,8 +1365,7 @@ bool Trace_finishWith(Trace *t, const FinishOptions *fo) {
     bind_flows(t, fo);
     clock_mark(&clk, "flows");
     if (finish_cancelled(fo)) return false;
-    sort_n(t->flows, t->n_flows, sizeof *t->flows, cmp_flow_from);
-    sort_r(t->flow_by_to, t->n_flows, sizeof *t->flow_by_to, cmp_flow_to, t->flows);
+    index_flows(t);
     clock_mark(&clk, "flowidx");
     /* give back growth slack */
     if (t->n_events < t->cap_events) {
