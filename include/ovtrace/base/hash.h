@@ -19,22 +19,46 @@ static inline uint64_t Hash_fold(uint64_t h) { return h ^ (h >> 29); }
 /* A 64-bit key spread over all bits (Fibonacci hashing). */
 static inline uint64_t Hash_u64(uint64_t x) { return Hash_fold(x * 0x9e3779b97f4a7c15ULL); }
 
-/* Bytes, eight per multiply: every event's name is interned through this, and kernel
- * names run to hundreds of bytes. */
+/* Bytes, eight per multiply in two independent chains (a long kernel name waits on half
+ * as many multiplies in a row), the last word overlapping the one before it rather than
+ * copied byte by byte; under eight bytes, two overlapping loads. Every event's name is
+ * interned through this, and kernel names run to hundreds of bytes. Reads only s[0..n).
+ * Its values are not stable across versions: nothing written depends on them. */
 static inline uint64_t Hash_bytes(const char *s, size_t n) {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, g = 0xc2b2ae3d27d4eb4fULL;
+    if (n >= 8) {
+        size_t i = 0;
+        for (; i + 16 <= n; i += 16) {
+            uint64_t a, b;
+            memcpy(&a, s + i, 8);
+            memcpy(&b, s + i + 8, 8);
+            h = (h ^ a) * 0xff51afd7ed558ccdULL;
+            g = (g ^ b) * 0x9fb21c651e98df25ULL;
+            h ^= h >> 32;
+            g ^= g >> 29;
+        }
         uint64_t w;
-        memcpy(&w, s + i, 8);
+        if (i + 8 <= n) {
+            memcpy(&w, s + i, 8);
+            h = (h ^ w) * 0xff51afd7ed558ccdULL;
+            h ^= h >> 32;
+            i += 8;
+        }
+        if (i < n) { /* the last 8 bytes, overlapping */
+            memcpy(&w, s + n - 8, 8);
+            g = (g ^ w) * 0x9fb21c651e98df25ULL;
+        }
+    } else if (n >= 4) {
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        h = (h ^ ((uint64_t)hi << 32 | lo)) * 0xff51afd7ed558ccdULL;
+    } else if (n > 0) {
+        uint64_t w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 |
+                     (uint64_t)(unsigned char)s[n - 1] << 16;
         h = (h ^ w) * 0xff51afd7ed558ccdULL;
-        h ^= h >> 32;
     }
-    if (i < n) {
-        uint64_t w = 0;
-        memcpy(&w, s + i, n - i);
-        h = (h ^ w) * 0xff51afd7ed558ccdULL;
-    }
+    h ^= g + (h << 6) + (h >> 2);
     h ^= h >> 33;
     h *= 0xc4ceb9fe1a85ec53ULL;
     return Hash_fold(h);
