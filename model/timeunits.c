@@ -7,71 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Digits from p on, appended to *v; returns the first non-digit. Eight bytes per step
- * (base/digits.h): a timestamp's 16 integral digits take two steps; fewer than eight
- * bytes left go one by one (fewer instructions than a word built from a short tail).
- * Past 19 digits *v wraps (unsigned) and the caller rejects the spelling by its digit
- * count. */
-__attribute__((always_inline)) static inline const char *digits(const char *p, const char *end, uint64_t *v) {
-    static const uint64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
-    uint64_t acc = *v;
-#if Digits_have8
-    while (end - p >= 8) {
-        uint64_t x = Digits_load8(p);
-        unsigned k = Digits_count8(x);
-        if (k == 0) break;
-        acc = acc * pow10[k] + Digits_value8(x, k);
-        p += k;
-        if (k < 8) {
-            *v = acc;
-            return p;
-        }
-    }
-#endif
-    while (p < end && (unsigned)(*p - '0') < 10) acc = acc * 10 + (uint64_t)(*p++ - '0');
-    *v = acc;
-    return p;
-}
-
-/* Fast path for the common spelling (digits, optional '.', at most scale fractional
- * digits, no exponent, at most 19 digits): uint64 arithmetic, which holds any 19
- * digits. Kineto writes epoch microseconds with three decimals: 16 + 3 digits. */
-__attribute__((always_inline)) static inline bool parse_simple(const char *s, size_t len, int scale, int64_t *out) {
-    const char *p = s, *end = s + len;
-    bool neg = p < end && *p == '-';
-    p += neg;
-    uint64_t v = 0;
-    const char *d0 = p;
-    p = digits(p, end, &v);
-    int ndig = (int)(p - d0), frac = 0;
-    if (p < end && *p == '.' && scale == 3 && end - p == 4) {
-        /* three decimals (Kineto's and the simulator's microseconds): one word */
-        uint32_t w;
-        memcpy(&w, p, 4);
-        uint64_t x = w >> 8; /* the decimals, zeros above */
-        if (Digits_count8(x) != 3) return false;
-        v = v * 1000 + Digits_value8(x, 3);
-        ndig += 3;
-        p = end;
-        frac = 3;
-    } else if (p < end && *p == '.') {
-        const char *f0 = ++p;
-        p = digits(p, end, &v);
-        frac = (int)(p - f0);
-        if (frac == 0) return false;
-        ndig += frac;
-    }
-    if (p != end || ndig == 0 || ndig > 19 || frac > scale) return false;
-    static const uint64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
-    if (__builtin_mul_overflow(v, pow10[scale - frac], &v) || v > (uint64_t)INT64_MAX) return false;
-    *out = neg ? -(int64_t)v : (int64_t)v;
-    return true;
-}
-
-/* Any other spelling (an exponent, more decimals than the scale keeps, a '+', more
- * than 19 digits): value = digits * 10^(exp10) accumulated exactly in unsigned 128-bit
- * arithmetic. Out of line, so that the common path saves no registers for it. */
-__attribute__((noinline)) static bool parse_general(const char *s, size_t len, int scale_pow10, int64_t *out) {
+/* Every spelling: value = digits * 10^(exp10) accumulated exactly in unsigned 128-bit
+ * arithmetic. */
+bool Time_parseDecimalAny(const char *s, size_t len, int scale_pow10, int64_t *out) {
     size_t i = 0;
     bool neg = false;
     if (i < len && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
@@ -126,11 +64,6 @@ __attribute__((noinline)) static bool parse_general(const char *s, size_t len, i
     if (mant > (unsigned __int128)INT64_MAX) return false;
     *out = neg ? -(int64_t)mant : (int64_t)mant;
     return true;
-}
-
-bool Time_parseDecimal(const char *s, size_t len, int scale_pow10, int64_t *out) {
-    if (scale_pow10 >= 0 && scale_pow10 <= 9 && parse_simple(s, len, scale_pow10, out)) return true;
-    return parse_general(s, len, scale_pow10, out);
 }
 
 static int64_t unit_ns(const char *u, size_t n) {
