@@ -84,6 +84,7 @@ typedef struct TraceBuild {
     U64Map thr_map; /* hash of (source, pid, tid) -> thread numbers */
     size_t cap_sources;
     uint64_t mapped_max; /* the largest input mapping the load held (Trace_noteMapped) */
+    uint32_t *lane_renumber; /* finish: each event's lane -> its number in lane order, or NULL */
 } TraceBuild;
 
 void Trace_noteMapped(Trace *t, uint64_t bytes) {
@@ -108,6 +109,7 @@ static void build_free(TraceBuild *b) {
     free(b->fp);
     free(b->fps);
     free(b->thr);
+    free(b->lane_renumber);
     free(b);
 }
 
@@ -784,10 +786,9 @@ static void order_groups_and_lanes(Trace *t) {
             lanes[i].group = lo[i].group;
             lmap[lo[i].old] = (uint32_t)i;
         }
-        for (size_t i = 0; i < t->n_events; i++) t->events[i].lane = lmap[t->events[i].lane];
         free(t->lanes);
         t->lanes = lanes;
-        free(lmap);
+        B->lane_renumber = lmap; /* applied to the events by layout_lanes' first pass */
     }
     for (size_t g = 0; g < n_groups; g++) groups[g].n_lanes = 0;
     for (size_t i = t->n_lanes; i-- > 0;) {
@@ -895,7 +896,18 @@ static bool layout_lanes(Trace *t, const FinishOptions *fo) {
     size_t n = t->n_events, nl = t->n_lanes;
     Clock clk = clock_start(fo);
     size_t *first = xcalloc(nl + 2, sizeof *first);
-    for (size_t i = 0; i < n; i++) first[t->events[i].lane + 2]++;
+    uint32_t *renumber = t->build->lane_renumber; /* lanes sorted: the events learn their numbers here */
+    if (renumber) {
+        for (size_t i = 0; i < n; i++) {
+            uint32_t ln = renumber[t->events[i].lane];
+            t->events[i].lane = ln;
+            first[ln + 2]++;
+        }
+        free(renumber);
+        t->build->lane_renumber = NULL;
+    } else {
+        for (size_t i = 0; i < n; i++) first[t->events[i].lane + 2]++;
+    }
     for (size_t l = 0; l < nl; l++) first[l + 2] += first[l + 1];
     uint32_t *idx = xmalloc((n ? n : 1) * sizeof *idx);
     for (size_t i = 0; i < n; i++) idx[first[t->events[i].lane + 1]++] = (uint32_t)i; /* stable */
@@ -1362,20 +1374,24 @@ bool Trace_finishWith(Trace *t, const FinishOptions *fo) {
     Clock clk = clock_start(fo);
     clock_mark(&clk, "start");
     /* extent */
-    t->t_min = INT64_MAX;
-    t->t_max = INT64_MIN;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    size_t open_b = 0; /* B events without their E */
     for (size_t i = 0; i < t->n_events; i++) {
         const TraceEvent *e = &t->events[i];
-        if (e->ts < t->t_min) t->t_min = e->ts;
-        int64_t end = e->flags & EVF_NO_DUR ? e->ts : TraceEvent_end(e);
-        if (end > t->t_max) t->t_max = end;
+        bool no_dur = e->flags & EVF_NO_DUR;
+        int64_t end = no_dur ? e->ts : TraceEvent_end(e);
+        lo = e->ts < lo ? e->ts : lo;
+        hi = end > hi ? end : hi;
+        open_b += no_dur;
     }
+    t->t_min = lo;
+    t->t_max = hi;
     if (t->n_events == 0) t->t_min = t->t_max = 0;
     /* a GPU-first model spans what the full one will: the same origin */
     if (t->deferred_has_min && (t->n_events == 0 || t->deferred_min < t->t_min)) t->t_min = t->deferred_min;
     if (t->deferred_has_max && (t->n_events == 0 || t->deferred_max > t->t_max)) t->t_max = t->deferred_max;
     if (t->t_max < t->t_min) t->t_max = t->t_min;
-    for (size_t i = 0; i < t->n_events; i++) { /* B without E runs to the end */
+    for (size_t i = 0; open_b && i < t->n_events; i++) { /* B without E runs to the end */
         TraceEvent *e = &t->events[i];
         if (e->flags & EVF_NO_DUR) e->dur = t->t_max - e->ts;
     }
