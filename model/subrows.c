@@ -74,6 +74,13 @@ size_t SubRows_assign(TraceEvent *ev, const uint32_t *idx, size_t m, void **heap
     size_t n_busy = 0, n_free = 0, cap_free = 0, n_rows = 0;
     for (size_t k = 0; k < m; k++) {
         TraceEvent *e = &ev[idx[k]];
+        if (n_busy == 1 && n_free == 0 && busy[0].end <= e->ts) {
+            /* the one row in use is free again and no other is: the greedy takes it
+             * (a GPU stream's kernels one after another: nearly every event) */
+            busy[0].end = TraceEvent_end(e);
+            e->depth = busy[0].row < SUBROWS_MAX_DEPTH ? busy[0].row : SUBROWS_MAX_DEPTH;
+            continue;
+        }
         while (n_busy > 0 && busy[0].end <= e->ts) {
             GROW(fr, cap_free, n_free + 1);
             free_push(fr, n_free++, busy[0].row);

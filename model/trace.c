@@ -873,7 +873,9 @@ static void layout_lane(void *ctx, uint32_t ln, ParScratch *S) {
     uint32_t *li = L->idx + L->first[ln];
     size_t m = L->first[ln + 1] - L->first[ln];
     GROW(*tmp, *tmp_cap, m);
-    EventSort_sortIndex(ev, li, m, *tmp, cmp_event);
+    size_t sorted = 1; /* in order already (most lanes): checked here, cmp_event inlined */
+    while (sorted < m && cmp_event(&ev[li[sorted - 1]], &ev[li[sorted]]) <= 0) sorted++;
+    if (sorted < m) EventSort_sortIndex(ev, li, m, *tmp, cmp_event);
     size_t n_depth = SubRows_assign(ev, li, m, &S->a, &S->cap_a); /* O(m log rows) */
     if (n_depth > SUBROWS_MAX_DEPTH) n_depth = SUBROWS_MAX_DEPTH + 1; /* deeper events share the last row */
     size_t *cnt = xcalloc(n_depth ? n_depth : 1, sizeof *cnt);
