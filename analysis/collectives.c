@@ -869,6 +869,25 @@ const CollMember *Coll_memberOf(const CollReport *r, size_t idx) {
     return lo < r->n_members && r->members[r->by_event[lo]].event == idx ? &r->members[r->by_event[lo]] : NULL;
 }
 
+const CollMember *Coll_memberFrom(const CollReport *r, size_t idx, size_t *cursor) {
+    size_t lo = *cursor, n = r->n_members;
+    if (lo > n || (lo > 0 && r->members[r->by_event[lo - 1]].event >= idx)) lo = 0; /* went back */
+    size_t step = 1, hi = lo; /* gallop forward: the next member is usually near */
+    while (hi < n && r->members[r->by_event[hi]].event < idx) {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+    }
+    if (hi > n) hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->members[r->by_event[mid]].event < idx) lo = mid + 1;
+        else hi = mid;
+    }
+    *cursor = lo;
+    return lo < n && r->members[r->by_event[lo]].event == idx ? &r->members[r->by_event[lo]] : NULL;
+}
+
 const CollRank *Coll_rank(const CollReport *r, int32_t rank) {
     for (size_t i = 0; i < r->n_ranks; i++)
         if (r->ranks[i].rank == rank) return &r->ranks[i];
@@ -939,13 +958,20 @@ void Coll_stragglerLine(const CollReport *r, const CollArrivals *a, bool in_rang
              r->ranks[a->straggler].rank, a->last[a->straggler], a->n_inst, h);
 }
 
-bool Coll_waitPart(const CollReport *r, size_t idx, int64_t *ws, int64_t *we) {
-    const CollMember *m = Coll_memberOf(r, idx);
+static bool wait_part(const CollMember *m, int64_t *ws, int64_t *we) {
     if (!m) return false;
     int64_t dur = m->end - m->start;
     *ws = m->start;
     *we = m->start + (m->wait < dur ? m->wait : dur);
     return true;
+}
+
+bool Coll_waitPart(const CollReport *r, size_t idx, int64_t *ws, int64_t *we) {
+    return wait_part(Coll_memberOf(r, idx), ws, we);
+}
+
+bool Coll_waitPartFrom(const CollReport *r, size_t idx, size_t *cursor, int64_t *ws, int64_t *we) {
+    return wait_part(Coll_memberFrom(r, idx, cursor), ws, we);
 }
 
 /* ---- exposed comm split by cause ----------------------------------------------------------- */

@@ -81,11 +81,13 @@ void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, i
     memset(out, 0, (size_t)ncols * sizeof *out);
     if (!R || t1 <= t0 || ncols <= 0) return;
     const Group *G = &t->groups[group];
+    size_t cursor = 0; /* the walk goes up the event indices: members found moving forward */
     for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++)
         for (LaneWindow w = LaneWindow_begin(t, &t->lanes[li], t0, t1); LaneWindow_next(&w);) {
             int64_t ws, we;
             const TraceEvent *e = w.ev;
-            if (e->cls != CLASS_COMM || e->kind != KIND_KERNEL || !Coll_waitPart(R, w.index, &ws, &we)) continue;
+            if (e->cls != CLASS_COMM || e->kind != KIND_KERNEL || !Coll_waitPartFrom(R, w.index, &cursor, &ws, &we))
+                continue;
             if (ws < t0) ws = t0;
             if (we > t1) we = t1;
             if (we <= ws) continue;

@@ -548,6 +548,44 @@ static void test_args_beyond_probe(void **state) {
     free(r1);
 }
 
+/* Coll_memberFrom (a walk up the event indices with a cursor) finds what Coll_memberOf
+ * finds: every index in order, every other one, and random indices that go back too. */
+static void test_member_cursor(void **state) {
+    (void)state;
+    enum { INST = 300, RANKS = 3 };
+    Ev *ev = calloc(INST * RANKS * 2, sizeof *ev);
+    size_t n = 0;
+    for (int i = 0; i < INST; i++)
+        for (int r = 0; r < RANKS; r++) {
+            int64_t at = 1000 * i;
+            ev[n++] = (Ev){r, 20, at + 10 * r, at + 300, DISPATCH};
+            if ((i + r) % 3) ev[n++] = (Ev){r, 7, at, at + 5 + r, GEMM};
+        }
+    Trace *t = build(ev, n, RANKS);
+    CollReport *R = Coll_analyze(t, NULL);
+    assert_non_null(R);
+    assert_int_equal(R->n_members, INST * RANKS);
+    for (size_t stride = 1; stride <= 2; stride++) {
+        size_t cur = 0;
+        for (size_t i = 0; i < t->n_events + 2; i += stride) assert_ptr_equal(Coll_memberFrom(R, i, &cur), Coll_memberOf(R, i));
+    }
+    uint64_t x = 12345;
+    size_t cur = 0;
+    for (int k = 0; k < 20000; k++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        size_t i = (size_t)(x >> 33) % (t->n_events + 1);
+        assert_ptr_equal(Coll_memberFrom(R, i, &cur), Coll_memberOf(R, i));
+        int64_t a, b, c, d;
+        bool w = Coll_waitPart(R, i, &a, &b);
+        size_t cur2 = cur;
+        assert_int_equal(Coll_waitPartFrom(R, i, &cur2, &c, &d), w);
+        if (w) assert_true(a == c && b == d);
+    }
+    CollReport_free(R);
+    Trace_free(t);
+    free(ev);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_waits),      cmocka_unit_test(test_device_split),
@@ -555,7 +593,7 @@ int main(void) {
         cmocka_unit_test(test_mismatch_unmatched), cmocka_unit_test(test_single_rank),
         cmocka_unit_test(test_clock_offset),     cmocka_unit_test(test_multi_row_lane),
         cmocka_unit_test(test_args_groups_seq),  cmocka_unit_test(test_args_callback),
-        cmocka_unit_test(test_args_beyond_probe),
+        cmocka_unit_test(test_args_beyond_probe), cmocka_unit_test(test_member_cursor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -120,6 +120,10 @@ void CollReport_free(CollReport *r);
 const char *Coll_nameStr(const Trace *t, const CollReport *r, uint32_t name);
 /* The member holding event idx, or NULL. */
 const CollMember *Coll_memberOf(const CollReport *r, size_t idx);
+/* The same for a walk over events in increasing index: *cursor (0 to start) remembers
+ * where the last lookup ended, so each step moves forward from there (a smaller idx
+ * than the last searches from the start). */
+const CollMember *Coll_memberFrom(const CollReport *r, size_t idx, size_t *cursor);
 const CollRank *Coll_rank(const CollReport *r, int32_t rank);
 /* The rank that arrived last most often (ties: more waited_for), or NULL if none. */
 const CollRank *Coll_straggler(const CollReport *r);
@@ -162,5 +166,7 @@ CollDeviceSplit *Coll_deviceSplit(const Trace *t, const CollReport *r, int64_t t
                                   size_t *n_out);
 /* For the TUI band: [wait_start, wait_end) of event idx, false if it is not matched. */
 bool Coll_waitPart(const CollReport *r, size_t idx, int64_t *wait_start, int64_t *wait_end);
+/* The same for a walk in increasing index (Coll_memberFrom's cursor). */
+bool Coll_waitPartFrom(const CollReport *r, size_t idx, size_t *cursor, int64_t *wait_start, int64_t *wait_end);
 
 #endif
