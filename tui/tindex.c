@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/model/parfor.h"
 
 #define ROW_BUCKET_MIN 4096  /* rows with fewer events are read directly */
 #define ROW_EVENTS_PER_BUCKET 8
@@ -94,6 +96,48 @@ static void build_band(const Trace *t, uint32_t g, BandBuckets *b) {
         for (int s = 0; s < 4; s++) b->cum[(size_t)k * 4 + (size_t)s] += b->cum[(size_t)(k - 1) * 4 + (size_t)s];
 }
 
+typedef struct {
+    const Trace *t;
+    TraceIndex *x;
+    const size_t *cut;     /* rows chunk c: [cut[c], cut[c + 1]) */
+    const uint32_t *gpu;   /* GPU groups */
+} IndexJob;
+
+static void index_row(const Trace *t, TraceIndex *x, size_t ri) {
+    const Row *r = &t->rows[ri];
+    int64_t acc = 0;
+    size_t hist[CLASS__COUNT] = {0};
+    for (size_t i = r->first; i < r->first + r->count; i++) {
+        x->prefix[i] = acc;
+        acc += ev_len(&t->events[i]);
+        hist[t->events[i].cls]++;
+    }
+    for (int c = 1; c < CLASS__COUNT; c++)
+        if (hist[c] > hist[x->row_class[ri]]) x->row_class[ri] = (uint8_t)c;
+    if (r->count >= ROW_BUCKET_MIN) build_row_buckets(t, r, &x->rows[ri]);
+}
+
+static void index_rows(void *ctx, uint32_t c, ParScratch *S) {
+    (void)S;
+    const IndexJob *J = ctx;
+    for (size_t ri = J->cut[c]; ri < J->cut[c + 1]; ri++) index_row(J->t, J->x, ri);
+}
+
+static void index_band(void *ctx, uint32_t k, ParScratch *S) {
+    (void)S;
+    const IndexJob *J = ctx;
+    build_band(J->t, J->gpu[k], &J->x->band[J->gpu[k]]);
+}
+
+static uint32_t *iota(size_t n) {
+    uint32_t *v = xmalloc((n ? n : 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++) v[i] = (uint32_t)i;
+    return v;
+}
+
+/* Rows and GPU groups are independent: both run on every core (ParFor), rows in chunks
+ * of about 1/64 of the events so that a million small rows cost no more than a few
+ * large ones. The index does not depend on the thread count. */
 TraceIndex *TraceIndex_build(const Trace *t) {
     TraceIndex *x = xcalloc(1, sizeof *x);
     x->n_events = t->n_events;
@@ -103,21 +147,28 @@ TraceIndex *TraceIndex_build(const Trace *t) {
     x->rows = xcalloc(t->n_rows, sizeof *x->rows);
     x->band = xcalloc(t->n_groups, sizeof *x->band);
     x->row_class = xcalloc(t->n_rows, 1);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = cores > 1 ? (int)cores : 1;
+    size_t *cut = xmalloc((t->n_rows + 1) * sizeof *cut), nc = 0, want = t->n_events / 64 + 1, in = 0;
+    cut[nc] = 0;
     for (size_t ri = 0; ri < t->n_rows; ri++) {
-        const Row *r = &t->rows[ri];
-        int64_t acc = 0;
-        size_t hist[CLASS__COUNT] = {0};
-        for (size_t i = r->first; i < r->first + r->count; i++) {
-            x->prefix[i] = acc;
-            acc += ev_len(&t->events[i]);
-            hist[t->events[i].cls]++;
+        in += t->rows[ri].count;
+        if (in >= want || ri + 1 == t->n_rows) {
+            cut[++nc] = ri + 1;
+            in = 0;
         }
-        for (int c = 1; c < CLASS__COUNT; c++)
-            if (hist[c] > hist[x->row_class[ri]]) x->row_class[ri] = (uint8_t)c;
-        if (r->count >= ROW_BUCKET_MIN) build_row_buckets(t, r, &x->rows[ri]);
     }
+    uint32_t *gpu = xmalloc((t->n_groups ? t->n_groups : 1) * sizeof *gpu);
+    size_t ng = 0;
     for (uint32_t g = 0; g < t->n_groups; g++)
-        if (t->groups[g].gpu) build_band(t, g, &x->band[g]);
+        if (t->groups[g].gpu) gpu[ng++] = g;
+    IndexJob J = {t, x, cut, gpu};
+    uint32_t *order = iota(nc > ng ? nc : ng);
+    ParFor_run(order, nc, threads, index_rows, &J);
+    ParFor_run(order, ng, threads, index_band, &J);
+    free(order);
+    free(gpu);
+    free(cut);
     return x;
 }
 
