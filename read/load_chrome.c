@@ -40,6 +40,16 @@ typedef struct {
     uint32_t seen, passed, rest;
 } SkimRate;
 
+/* The last pid (or tid) text and its key: a thread's events come in runs, so most
+ * events repeat the previous one's ids, and comparing a few bytes costs less than
+ * parsing a number or hashing a string. */
+#define ID_MEMO_MAX 16
+typedef struct {
+    char txt[ID_MEMO_MAX];
+    uint8_t n, type; /* type: the Tok's; TOK_NONE = empty */
+    int64_t key;
+} IdMemo;
+
 /* Numeric args of a counter event ("ph":"C") or of a Kineto "[memory]" instant: every
  * one is kept (no limit on the number of series), in the loader's growable arrays. */
 typedef struct {
@@ -84,6 +94,7 @@ typedef struct {
     size_t n_loaded;
     size_t n_deferred; /* gpu_only: events left to the full load */
     SkimRate skim;     /* gpu_only: whether skimming objects pays (skim_pays) */
+    IdMemo pid_memo, tid_memo;
     uint64_t next_progress;
     const LoadOptions *opt;
     /* top-level metadata, accumulated as the text of one JSON object */
@@ -287,7 +298,7 @@ static void skip_event(Loader *L, uint64_t off, const char *reason) {
 }
 
 /* pid/tid: non-negative numbers as-is, strings become stable negative keys. */
-static bool id_key(Loader *L, const Tok *t, int64_t *out) {
+static bool id_key_of(Loader *L, const Tok *t, int64_t *out) {
     if (t->type == TOK_NONE) {
         *out = 0;
         return true;
@@ -304,6 +315,23 @@ static bool id_key(Loader *L, const Tok *t, int64_t *out) {
         return true;
     }
     return false;
+}
+
+/* id_key_of through m: the same text (and type) as last time has the same key. */
+static bool id_key(Loader *L, const Tok *t, int64_t *out, IdMemo *m) {
+    bool memo = (t->type == TOK_NUMBER || t->type == TOK_STRING) && t->n <= ID_MEMO_MAX;
+    if (memo && m->type == t->type && m->n == t->n && memcmp(m->txt, t->p, t->n) == 0) {
+        *out = m->key;
+        return true;
+    }
+    if (!id_key_of(L, t, out)) return false;
+    if (memo) {
+        memcpy(m->txt, t->p, t->n);
+        m->n = (uint8_t)t->n;
+        m->type = (uint8_t)t->type;
+        m->key = *out;
+    }
+    return true;
 }
 
 /* Trailing integer of "stream 7", "GPU 3"; or the number itself. */
@@ -710,11 +738,11 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
         return;
     }
     int64_t pid, tid;
-    if (!id_key(L, &ev->pid, &pid)) {
+    if (!id_key(L, &ev->pid, &pid, &L->pid_memo)) {
         skip_event(L, off, "\"pid\" is not a number or string");
         return;
     }
-    if (!id_key(L, &ev->tid, &tid)) {
+    if (!id_key(L, &ev->tid, &tid, &L->tid_memo)) {
         skip_event(L, off, "\"tid\" is not a number or string");
         return;
     }

@@ -479,6 +479,36 @@ static void b_e_pair_by_thread(void **state) {
     Trace_free(t);
 }
 
+/* Consecutive events repeat their pid and tid text: a repeat takes the last key, and
+ * only the same text of the same type is a repeat (5 and "5" are two processes, -1 is
+ * keyed by its text, 17 digits are more than the 16 bytes compared, escapes count as
+ * written). Each event's lane must be the one its own ids name. */
+static void repeated_ids(void **state) {
+    (void)state;
+    static const char *const pids[] = {"5", "5", "\"5\"", "\"5\"", "5", "-1", "-1", "12345678901234567",
+                                       "12345678901234568", "12345678901234567", "\"a\\u0062\"", "\"ab\"", "5"};
+    enum { N = sizeof pids / sizeof pids[0] };
+    char json[4096];
+    size_t o = (size_t)sprintf(json, "[");
+    for (int i = 0; i < N; i++)
+        o += (size_t)sprintf(json + o, "%s{\"ph\":\"X\",\"name\":\"e%d\",\"pid\":%s,\"tid\":%s,\"ts\":%d,\"dur\":1}",
+                             i ? "," : "", i, pids[i], i % 3 ? "7" : "\"7\"", i * 10);
+    sprintf(json + o, "]");
+    Trace *t = tu_load_ok(json);
+    assert_int_equal(t->n_events, N);
+    for (int i = 0; i < N; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "e%d", i);
+        const Lane *l = lane_of(t, tu_find(t, name));
+        for (int j = 0; j < N; j++) { /* same lane exactly when both ids are spelled alike */
+            snprintf(name, sizeof name, "e%d", j);
+            bool same = !strcmp(pids[i], pids[j]) && (i % 3 != 0) == (j % 3 != 0);
+            assert_int_equal(lane_of(t, tu_find(t, name)) == l, same);
+        }
+    }
+    Trace_free(t);
+}
+
 /* Thread metadata names a GPU lane only where it is that thread's lane: a device-wide
  * sync with args.stream -1 on tid 1 beside stream 1 gets a label of its own, and the
  * stream-1 lane keeps the thread's name and sort index. */
@@ -536,6 +566,7 @@ int main(void) {
         cmocka_unit_test(lanes_sharing_a_thread_keep_their_labels),
         cmocka_unit_test(object_form_all_phases),
         cmocka_unit_test(b_e_pair_by_thread),
+        cmocka_unit_test(repeated_ids),
         cmocka_unit_test(array_form_strings_and_legacy),
         cmocka_unit_test(huge_ints_and_escapes),
         cmocka_unit_test(sub_rows_for_overlap),
