@@ -12,7 +12,7 @@ typedef struct {
 } Ctx;
 
 static inline int less(const Ctx *c, uint32_t a, uint32_t b) {
-    int r = c->cmp(&c->ev[a], &c->ev[b]);
+    int r = c->cmp ? c->cmp(&c->ev[a], &c->ev[b]) : EventSort_cmpTime(&c->ev[a], &c->ev[b]);
     return r ? r < 0 : a < b;
 }
 

@@ -11,8 +11,17 @@
 
 typedef int (*EventCmp)(const TraceEvent *a, const TraceEvent *b);
 
-/* Sorts idx[0..n) by cmp on ev[idx[k]], ties by index, so the order is total and
- * stable. Profiler output is sorted or nearly so: a sorted check, an insertion sort
+/* The lanes' order: by start, then longer first (a counter's duration counts as 0).
+ * EventSort_sortIndex takes it inline when given cmp NULL (no call per comparison). */
+static inline int EventSort_cmpTime(const TraceEvent *x, const TraceEvent *y) {
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    int64_t dx = x->kind == KIND_COUNTER ? 0 : x->dur, dy = y->kind == KIND_COUNTER ? 0 : y->dur;
+    if (dx != dy) return dx > dy ? -1 : 1;
+    return 0;
+}
+
+/* Sorts idx[0..n) by cmp (NULL: EventSort_cmpTime) on ev[idx[k]], ties by index, so
+ * the order is total and stable. Profiler output is sorted or nearly so: a sorted check, an insertion sort
  * with a move budget (ops written a few places late), a merge of a few interleaved
  * sorted streams, and only then introsort. tmp: scratch for n indices. */
 void EventSort_sortIndex(const TraceEvent *ev, uint32_t *idx, size_t n, uint32_t *tmp, EventCmp cmp);

@@ -539,12 +539,7 @@ static int cmp_lane_order(const void *a, const void *b) {
 
 /* Within a lane: by start, parents (longer) before children; EventSort breaks ties
  * by append order (file order). */
-static int cmp_event(const TraceEvent *x, const TraceEvent *y) {
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    int64_t dx = x->kind == KIND_COUNTER ? 0 : x->dur, dy = y->kind == KIND_COUNTER ? 0 : y->dur;
-    if (dx != dy) return dx > dy ? -1 : 1;
-    return 0;
-}
+static int cmp_event(const TraceEvent *x, const TraceEvent *y) { return EventSort_cmpTime(x, y); }
 
 /* Whether thread metadata (thread_name or thread_sort_index) is keyed by l's (pid, tid). */
 static bool has_thread_meta(const TraceBuild *B, const Lane *l) {
@@ -875,7 +870,7 @@ static void layout_lane(void *ctx, uint32_t ln, ParScratch *S) {
     GROW(*tmp, *tmp_cap, m);
     size_t sorted = 1; /* in order already (most lanes): checked here, cmp_event inlined */
     while (sorted < m && cmp_event(&ev[li[sorted - 1]], &ev[li[sorted]]) <= 0) sorted++;
-    if (sorted < m) EventSort_sortIndex(ev, li, m, *tmp, cmp_event);
+    if (sorted < m) EventSort_sortIndex(ev, li, m, *tmp, NULL); /* NULL: cmp_event's order, inline */
     size_t n_depth = SubRows_assign(ev, li, m, &S->a, &S->cap_a); /* O(m log rows) */
     if (n_depth > SUBROWS_MAX_DEPTH) n_depth = SUBROWS_MAX_DEPTH + 1; /* deeper events share the last row */
     size_t *cnt = xcalloc(n_depth ? n_depth : 1, sizeof *cnt);
