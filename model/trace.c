@@ -1132,18 +1132,15 @@ static void add_flow(Trace *t, size_t *cap, uint64_t id, uint32_t cat, size_t fr
  * times the peak memory on a trace with millions of flow points. Items are taken from
  * the last, each put in front of its group, so no group needs its tail remembered; the
  * groups come in no particular order (callers sort what they build from them). */
-static size_t group_slots(size_t n) {
+static uint32_t *group_by_hash(size_t n, uint64_t (*hash)(const void *, uint32_t),
+                               bool (*same)(const void *, uint32_t, uint32_t), const void *ctx, uint32_t **heads,
+                               size_t *n_heads) {
     size_t cap = 16;
     while (cap < n + n / 3 + 1) cap <<= 1;
-    return cap;
-}
-
-/* group_by_hash in the caller's arrays: slot (group_slots(n) zeros), next and head (n
- * each); returns the number of groups. */
-static size_t group_by_hash_in(size_t n, uint64_t (*hash)(const void *, uint32_t),
-                               bool (*same)(const void *, uint32_t, uint32_t), const void *ctx, uint32_t *slot,
-                               uint32_t *next, uint32_t *head) {
-    size_t cap = group_slots(n), ng = 0;
+    uint32_t *slot = xcalloc(cap, sizeof *slot); /* group number + 1, 0 = empty */
+    uint32_t *next = xmalloc((n ? n : 1) * sizeof *next);
+    uint32_t *head = xmalloc((n ? n : 1) * sizeof *head);
+    size_t ng = 0;
     for (size_t i = n; i-- > 0;) {
         size_t h = (size_t)hash(ctx, (uint32_t)i) & (cap - 1);
         while (slot[h] && !same(ctx, head[slot[h] - 1], (uint32_t)i)) h = (h + 1) & (cap - 1);
@@ -1155,18 +1152,9 @@ static size_t group_by_hash_in(size_t n, uint64_t (*hash)(const void *, uint32_t
         }
         head[slot[h] - 1] = (uint32_t)i;
     }
-    return ng;
-}
-
-static uint32_t *group_by_hash(size_t n, uint64_t (*hash)(const void *, uint32_t),
-                               bool (*same)(const void *, uint32_t, uint32_t), const void *ctx, uint32_t **heads,
-                               size_t *n_heads) {
-    uint32_t *slot = xcalloc(group_slots(n), sizeof *slot); /* group number + 1, 0 = empty */
-    uint32_t *next = xmalloc((n ? n : 1) * sizeof *next);
-    uint32_t *head = xmalloc((n ? n : 1) * sizeof *head);
-    *n_heads = group_by_hash_in(n, hash, same, ctx, slot, next, head);
     free(slot);
     *heads = head;
+    *n_heads = ng;
     return next;
 }
 
@@ -1200,37 +1188,26 @@ static bool corr_same(const void *ctx, uint32_t a, uint32_t b) {
 }
 
 /* The flow points grouped into chains (source, cat, id), each chain in flow order:
- * chain c is ord[start[c] .. start[c + 1]). Every array is allocated by the caller's
- * thread (chains_new), so that what the worker leaves behind is never held in a
- * per-thread malloc arena after the load. */
+ * chain c is ord[start[c] .. start[c + 1]). */
 typedef struct {
     const TraceBuild *B;
     uint32_t *ord, *start;
-    uint32_t *slot, *next, *head; /* group_by_hash_in's */
     size_t n_chains;
 } Chains;
-
-static Chains chains_new(const TraceBuild *B) {
-    size_t n = B->n_fp ? B->n_fp : 1;
-    Chains C = {.B = B};
-    C.ord = xmalloc(n * sizeof *C.ord);
-    C.start = xmalloc((n + 1) * sizeof *C.start);
-    C.slot = xcalloc(group_slots(B->n_fp), sizeof *C.slot);
-    C.next = xmalloc(n * sizeof *C.next);
-    C.head = xmalloc(n * sizeof *C.head);
-    return C;
-}
 
 static void *chains_build(void *arg) {
     Chains *C = arg;
     const TraceBuild *B = C->B;
-    C->n_chains = group_by_hash_in(B->n_fp, fp_key_hash, fp_same, B, C->slot, C->next, C->head);
+    uint32_t *heads;
+    uint32_t *next = group_by_hash(B->n_fp, fp_key_hash, fp_same, B, &heads, &C->n_chains);
+    C->ord = xmalloc((B->n_fp ? B->n_fp : 1) * sizeof *C->ord);
+    C->start = xmalloc((C->n_chains + 1) * sizeof *C->start);
     uint32_t k = 0;
     for (size_t c = 0; c < C->n_chains; c++) {
         uint32_t *chain = C->ord + k;
         size_t m = 0;
         C->start[c] = k;
-        for (uint32_t i = C->head[c]; i != UINT32_MAX; i = C->next[i]) chain[m++] = i;
+        for (uint32_t i = heads[c]; i != UINT32_MAX; i = next[i]) chain[m++] = i;
         k += (uint32_t)m;
         if (m > 16) {
             sort_r(chain, m, sizeof *chain, cmp_chain, B->fp);
@@ -1244,6 +1221,8 @@ static void *chains_build(void *arg) {
         }
     }
     C->start[C->n_chains] = k;
+    free(heads);
+    free(next);
     return NULL;
 }
 
@@ -1266,7 +1245,7 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     B->fps_len = B->fps_cap = 0;
     /* the chains depend on the points alone, not on their events: grouped on another
      * thread while this one binds the points */
-    Chains C = chains_new(B);
+    Chains C = {.B = B};
     pthread_t th;
     bool apart = fo->threads > 1 && B->n_fp >= (fo->parallel_min ? (size_t)fo->parallel_min : (1u << 14)) && pthread_create(&th, NULL, chains_build, &C) == 0;
     uint32_t *ev_of = bind_points(t, fo);
@@ -1285,9 +1264,6 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     }
     free(C.ord);
     free(C.start);
-    free(C.slot);
-    free(C.next);
-    free(C.head);
     free(ev_of);
     free(B->fp); /* the largest build array: give it back before the next step's */
     B->fp = NULL;
