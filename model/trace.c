@@ -2,7 +2,6 @@
  * sub-rows, flow binding). */
 #include "ovtrace/model/trace.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1187,45 +1186,6 @@ static bool corr_same(const void *ctx, uint32_t a, uint32_t b) {
     return x->corr == y->corr && c->t->lanes[x->lane].source == c->t->lanes[y->lane].source;
 }
 
-/* The flow points grouped into chains (source, cat, id), each chain in flow order:
- * chain c is ord[start[c] .. start[c + 1]). */
-typedef struct {
-    const TraceBuild *B;
-    uint32_t *ord, *start;
-    size_t n_chains;
-} Chains;
-
-static void *chains_build(void *arg) {
-    Chains *C = arg;
-    const TraceBuild *B = C->B;
-    uint32_t *heads;
-    uint32_t *next = group_by_hash(B->n_fp, fp_key_hash, fp_same, B, &heads, &C->n_chains);
-    C->ord = xmalloc((B->n_fp ? B->n_fp : 1) * sizeof *C->ord);
-    C->start = xmalloc((C->n_chains + 1) * sizeof *C->start);
-    uint32_t k = 0;
-    for (size_t c = 0; c < C->n_chains; c++) {
-        uint32_t *chain = C->ord + k;
-        size_t m = 0;
-        C->start[c] = k;
-        for (uint32_t i = heads[c]; i != UINT32_MAX; i = next[i]) chain[m++] = i;
-        k += (uint32_t)m;
-        if (m > 16) {
-            sort_r(chain, m, sizeof *chain, cmp_chain, B->fp);
-        } else {
-            for (size_t a = 1; a < m; a++) /* insertion: chains are s + f, a few t */
-                for (size_t b = a; b > 0 && fp_before(B->fp, chain[b], chain[b - 1]); b--) {
-                    uint32_t x = chain[b];
-                    chain[b] = chain[b - 1];
-                    chain[b - 1] = x;
-                }
-        }
-    }
-    C->start[C->n_chains] = k;
-    free(heads);
-    free(next);
-    return NULL;
-}
-
 static void bind_flows(Trace *t, const FinishOptions *fo) {
     TraceBuild *B = t->build;
     size_t cap = 0;
@@ -1243,27 +1203,41 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     free(B->fps); /* the file is closed by now: the records may take their room */
     B->fps = NULL;
     B->fps_len = B->fps_cap = 0;
-    /* the chains depend on the points alone, not on their events: grouped on another
-     * thread while this one binds the points */
-    Chains C = {.B = B};
-    pthread_t th;
-    bool apart = fo->threads > 1 && B->n_fp >= (fo->parallel_min ? (size_t)fo->parallel_min : (1u << 14)) && pthread_create(&th, NULL, chains_build, &C) == 0;
     uint32_t *ev_of = bind_points(t, fo);
     clock_mark(&clk, "  points");
-    if (apart) pthread_join(th, NULL);
-    else chains_build(&C);
-    for (size_t c = 0; c < C.n_chains; c++) {
+    uint32_t *heads;
+    size_t n_chains;
+    uint32_t *next = group_by_hash(B->n_fp, fp_key_hash, fp_same, B, &heads, &n_chains);
+    uint32_t *chain = NULL;
+    size_t chain_cap = 0;
+    for (size_t c = 0; c < n_chains; c++) {
+        size_t k = 0;
+        for (uint32_t i = heads[c]; i != UINT32_MAX; i = next[i]) {
+            GROW(chain, chain_cap, k + 1);
+            chain[k++] = i;
+        }
+        if (k > 16) {
+            sort_r(chain, k, sizeof *chain, cmp_chain, B->fp);
+        } else {
+            for (size_t a = 1; a < k; a++) /* insertion: chains are s + f, a few t */
+                for (size_t b = a; b > 0 && fp_before(B->fp, chain[b], chain[b - 1]); b--) {
+                    uint32_t x = chain[b];
+                    chain[b] = chain[b - 1];
+                    chain[b - 1] = x;
+                }
+        }
         uint32_t prev = UINT32_MAX;
-        for (uint32_t j = C.start[c]; j < C.start[c + 1]; j++) {
-            uint32_t ev = ev_of[C.ord[j]];
+        for (size_t j = 0; j < k; j++) {
+            uint32_t ev = ev_of[chain[j]];
             if (ev == UINT32_MAX) continue;
-            const FlowPoint *f = &B->fp[C.ord[j]];
+            const FlowPoint *f = &B->fp[chain[j]];
             if (prev != UINT32_MAX && ev != prev) add_flow(t, &cap, f->id, f->cat, prev, ev);
             prev = ev;
         }
     }
-    free(C.ord);
-    free(C.start);
+    free(chain);
+    free(heads);
+    free(next);
     free(ev_of);
     free(B->fp); /* the largest build array: give it back before the next step's */
     B->fp = NULL;
@@ -1285,9 +1259,7 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     }
     free(bound);
     CorrCtx cc = {t, cand};
-    uint32_t *heads;
-    size_t n_chains;
-    uint32_t *next = group_by_hash(n_cand, corr_hash, corr_same, &cc, &heads, &n_chains);
+    next = group_by_hash(n_cand, corr_hash, corr_same, &cc, &heads, &n_chains);
     for (size_t c = 0; c < n_chains; c++) {
         uint32_t launch = UINT32_MAX;
         for (uint32_t i = heads[c]; i != UINT32_MAX && launch == UINT32_MAX; i = next[i])
