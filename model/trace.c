@@ -1294,44 +1294,69 @@ static int cmp_flow_to(const void *a, const void *b, void *ctx) {
     return i < j ? -1 : i > j;
 }
 
+/* Stable LSD radix passes (16 bits each) over 32-bit keys key(x): one pass per 16 bits
+ * that some key uses. Sorts *a, using *b (as large) as the other buffer; on return *a is
+ * the sorted one (the two may have swapped). */
+#define RADIX_PASSES(T, a, b, n, key)                                                              \
+    do {                                                                                           \
+        uint32_t hi_ = 0;                                                                          \
+        for (size_t i_ = 0; i_ < (n); i_++) hi_ |= key((a)[i_]);                                   \
+        size_t *cnt_ = xmalloc(65536 * sizeof *cnt_);                                              \
+        for (int sh_ = 0; sh_ < 32 && (sh_ == 0 || (hi_ >> sh_)); sh_ += 16) {                     \
+            memset(cnt_, 0, 65536 * sizeof *cnt_);                                                 \
+            for (size_t i_ = 0; i_ < (n); i_++) cnt_[(key((a)[i_]) >> sh_) & 0xffff]++;            \
+            for (size_t d_ = 0, sum_ = 0; d_ < 65536; d_++) {                                      \
+                size_t c_ = cnt_[d_];                                                              \
+                cnt_[d_] = sum_;                                                                   \
+                sum_ += c_;                                                                        \
+            }                                                                                      \
+            for (size_t i_ = 0; i_ < (n); i_++) (b)[cnt_[(key((a)[i_]) >> sh_) & 0xffff]++] = (a)[i_]; \
+            T *x_ = (a);                                                                           \
+            (a) = (b);                                                                             \
+            (b) = x_;                                                                              \
+        }                                                                                          \
+        free(cnt_);                                                                                \
+    } while (0)
+
+#define FLOW_FROM(f) ((f).from)
+
 /* Flows sorted by cmp_flow_from and flow_by_to by cmp_flow_to. Both keys lead with an
- * event index, so a counting pass over the events places each flow (O(flows + events),
- * where a comparison sort of half a million flows took most of this step); only flows
- * sharing a `from` (a launch with several GPU ops) still compare, a few at a time. The
- * scatter is stable: flow_by_to is in index order within a destination, as
- * cmp_flow_to's tie-break asks. */
+ * event index, so stable radix passes place the flows (O(flows), where a comparison
+ * sort of half a million flows took most of this step, and 256 KB of counters rather
+ * than a count per event); only flows sharing a `from` (a launch with several GPU ops)
+ * still compare, a few at a time. Passes over flow_by_to (in index order before them)
+ * keep the index order within a destination, as cmp_flow_to's tie-break asks. */
 static void index_flows(Trace *t) {
-    size_t nf = t->n_flows, ne = t->n_events;
-    if (nf < 2 || nf < ne / 64) { /* few flows among many events: the counts would cost more */
+    size_t nf = t->n_flows;
+    if (nf < 1024) {
         sort_n(t->flows, nf, sizeof *t->flows, cmp_flow_from);
         sort_r(t->flow_by_to, nf, sizeof *t->flow_by_to, cmp_flow_to, t->flows);
         return;
     }
-    uint32_t *at = xcalloc(ne + 1, sizeof *at);
-    Flow *by_from = xmalloc(nf * sizeof *by_from);
-    for (size_t i = 0; i < nf; i++) at[t->flows[i].from + 1]++;
-    for (size_t e = 0; e < ne; e++) at[e + 1] += at[e];
-    for (size_t i = 0; i < nf; i++) by_from[at[t->flows[i].from]++] = t->flows[i];
-    for (size_t a = 0, b; a < nf; a = b) { /* equal `from`: by (to, cat, id) */
-        for (b = a + 1; b < nf && by_from[b].from == by_from[a].from; b++) {}
-        if (b - a > 16) {
-            sort_n(by_from + a, b - a, sizeof *by_from, cmp_flow_from);
+    Flow *a = t->flows, *b = xmalloc(nf * sizeof *b);
+    RADIX_PASSES(Flow, a, b, nf, FLOW_FROM);
+    free(b);
+    t->flows = a;
+    for (size_t lo = 0, hi; lo < nf; lo = hi) { /* equal `from`: by (to, cat, id) */
+        for (hi = lo + 1; hi < nf && a[hi].from == a[lo].from; hi++) {}
+        if (hi - lo > 16) {
+            sort_n(a + lo, hi - lo, sizeof *a, cmp_flow_from);
             continue;
         }
-        for (size_t i = a + 1; i < b; i++)
-            for (size_t j = i; j > a && cmp_flow_from(&by_from[j], &by_from[j - 1]) < 0; j--) {
-                Flow x = by_from[j];
-                by_from[j] = by_from[j - 1];
-                by_from[j - 1] = x;
+        for (size_t i = lo + 1; i < hi; i++)
+            for (size_t j = i; j > lo && cmp_flow_from(&a[j], &a[j - 1]) < 0; j--) {
+                Flow x = a[j];
+                a[j] = a[j - 1];
+                a[j - 1] = x;
             }
     }
-    free(t->flows);
-    t->flows = by_from;
-    memset(at, 0, (ne + 1) * sizeof *at);
-    for (size_t i = 0; i < nf; i++) at[by_from[i].to + 1]++;
-    for (size_t e = 0; e < ne; e++) at[e + 1] += at[e];
-    for (size_t i = 0; i < nf; i++) t->flow_by_to[at[by_from[i].to]++] = (uint32_t)i;
-    free(at);
+    uint32_t *x = t->flow_by_to, *y = xmalloc(nf * sizeof *y);
+    for (size_t i = 0; i < nf; i++) x[i] = (uint32_t)i;
+#define FLOW_TO_OF(i) (a[(i)].to)
+    RADIX_PASSES(uint32_t, x, y, nf, FLOW_TO_OF);
+#undef FLOW_TO_OF
+    free(y);
+    t->flow_by_to = x;
 }
 
 void Trace_finish(Trace *t) { Trace_finishThreads(t, 1); }

@@ -1399,6 +1399,47 @@ static void cancel_at_step(void *ctx, FinishStep step, size_t events, size_t lan
     if (step == c->at) c->cancel = 1;
 }
 
+/* Many flows over many events (past 65,536: the flow index's second radix pass), two
+ * from each launch whose chains come out in hash order: flows must be ordered by (from,
+ * to, cat, id), flow_by_to by (to, flow), on one thread and on two. */
+static void many_flows_ordered(void **state) {
+    (void)state;
+    enum { LAUNCHES = 40000 };
+    for (int threads = 1; threads <= 2; threads++) {
+        Trace *t = Trace_new();
+        uint32_t src = Trace_addSource(t, "many-flows");
+        uint32_t cat = StrTab_intern(t->strings, "fwdbwd", 6), name = StrTab_intern(t->strings, "k", 1);
+        uint32_t cpu = Trace_cpuLane(t, src, 1, 1), gpu = Trace_gpuLane(t, src, 0, 7, 0, 7);
+        for (int k = 0; k < LAUNCHES; k++) {
+            int64_t at = 1000 * (int64_t)k;
+            TraceEvent l = {.ts = at, .dur = 5, .src = (uint64_t)k * 3, .kind = KIND_RUNTIME, .name = name, .lane = cpu};
+            Trace_append(t, &l);
+            for (int j = 0; j < 2; j++) {
+                TraceEvent e = {.ts = at + 100 + 100 * j, .dur = 50, .src = (uint64_t)k * 3 + 1 + (uint64_t)j,
+                                .kind = KIND_KERNEL, .name = name, .lane = gpu};
+                Trace_append(t, &e);
+                uint64_t id = 2 * (uint64_t)k + (uint64_t)(1 - j); /* the second op's chain has the smaller id */
+                Trace_addFlowPoint(t, src, 1, 1, at + 1, id, cat, 's', true);
+                Trace_addFlowPoint(t, src, 0, 7, at + 100 + 100 * j, id, cat, 'f', false);
+            }
+        }
+        Trace_finishThreads(t, threads);
+        assert_int_equal(t->n_flows, 2 * LAUNCHES);
+        for (size_t i = 0; i < t->n_flows; i++) {
+            const Flow *f = &t->flows[i];
+            assert_int_equal(t->events[f->from].kind, KIND_RUNTIME);
+            assert_int_equal(t->events[f->to].kind, KIND_KERNEL);
+            if (i > 0 && cmp_flow(&t->flows[i - 1], f) >= 0) fail_msg("flows out of order at %zu", i);
+            if (i > 0) {
+                uint32_t g = t->flow_by_to[i - 1], h = t->flow_by_to[i];
+                if (t->flows[g].to > t->flows[h].to || (t->flows[g].to == t->flows[h].to && g > h))
+                    fail_msg("flow_by_to out of order at %zu", i);
+            }
+        }
+        Trace_free(t);
+    }
+}
+
 /* A cancel request stops Trace_finishWith after the step under way: raised as the
  * layout starts, no lane is laid out; as the flows start, none is bound. The model is
  * then freed (the sanitizer build checks nothing leaks); never raised, it finishes. */
@@ -1434,6 +1475,7 @@ int main(void) {
         cmocka_unit_test(big_lanes_threads),
         cmocka_unit_test(far_apart_points),
         cmocka_unit_test(labels_and_groups),
+        cmocka_unit_test(many_flows_ordered),
         cmocka_unit_test(cancelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
