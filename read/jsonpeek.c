@@ -1,6 +1,6 @@
 /* Fast object skip for the GPU-first load (jsonpeek.h), on 64-byte blocks as simdjson's
  * stage 1 finds structure: per block, bitmasks of quotes, backslashes, brackets and
- * commas (SSE2, or AVX2 where the CPU has it, chosen at run time); escaped quotes
+ * commas (SSE2; AVX2 on request, see JsPeek_setSimd); escaped quotes
  * removed by the odd-backslash-run rule; the bytes inside strings from a prefix XOR of
  * the quotes, carried from block to block. The walk then visits only the quotes and the
  * brackets and commas outside strings, a bit scan each: numbers, literals, whitespace
@@ -374,17 +374,29 @@ static JsPeekStatus peek_sse2(const char *p, const char *end, JsPeek *out, const
 #endif
 }
 
-/* 0: not chosen yet; 1: SSE2 (or bytes); 2: AVX2 */
+/* 0: not chosen yet; 1: SSE2 (or bytes, without SSE2); 2: AVX2 */
 static _Atomic int peek_level;
 
+/* SSE2 unless AVX2 is asked for: a skim call is one object (~100-300 bytes, a few
+ * hundred ns), and on the Intel Xeon the benchmarks ran on, entering and leaving 256-bit
+ * code around each call cost more than the wider compares saved (bench/README.md, "The
+ * GPU-first skim"). */
 int JsPeek_setSimd(int level) {
-    int best = 1;
+    int most = 1;
 #ifdef PEEK_HAVE_AVX2
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) best = 2;
+    if (__builtin_cpu_supports("avx2")) most = 2;
 #endif
-    peek_level = level <= 0 || level > best ? best : level;
+    peek_level = level <= 0 ? 1 : level > most ? most : level;
     return peek_level;
+}
+
+int JsPeek_simdMost(void) {
+#ifdef PEEK_HAVE_AVX2
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) return 2;
+#endif
+    return 1;
 }
 
 JsPeekStatus JsPeek_object(const char *p, const char *end, JsPeek *out, const char **obj_end) {

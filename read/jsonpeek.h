@@ -30,9 +30,10 @@ typedef enum { JSPEEK_OK, JSPEEK_MORE, JSPEEK_BAD } JsPeekStatus;
  * should hand to the validating parser (it reports the error with its offset). */
 JsPeekStatus JsPeek_object(const char *p, const char *end, JsPeek *out, const char **obj_end);
 
-/* The block scan's instruction set: 0 the best the CPU has (the default, chosen at the
- * first call), 1 SSE2, 2 AVX2 (lowered to what the CPU has). Returns the level in use.
- * Tests run every level. */
+/* The block scan's instruction set: 0 or 1 SSE2 (the default), 2 AVX2 (lowered to SSE2
+ * where the CPU lacks it). Returns the level in use. Tests run every level. */
 int JsPeek_setSimd(int level);
+/* The highest level the CPU has. */
+int JsPeek_simdMost(void);
 
 #endif
