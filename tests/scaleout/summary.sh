@@ -46,7 +46,9 @@ mkdir "$T/im8"
 bands() { sed -n '/^[> ] r[0-9]/s/^[^│]*│//p'; }
 for size in 120x30 200x40; do
     "$B" view --dump --size $size "$T/im8" | bands >"$T/run.band"
-    "$B" view --dump --size $size "$T/si.json" | bands >"$T/sum.band"
+    "$B" view --dump --size $size "$T/si.json" >"$T/sum.out"
+    bands <"$T/sum.out" >"$T/sum.band"
+    grep -q "coll wait" "$T/sum.out" || say "$size: the summary's legend does not name the wait mark"
     python3 - "$T/run.band" "$T/sum.band" "$size" <<'PY' || fail=1
 import sys
 run, summ = (open(f, encoding="utf-8").read().splitlines() for f in sys.argv[1:3])
