@@ -114,7 +114,7 @@ typedef struct {
     uint64_t in_str;   /* bytes inside strings: an opening quote is in, a closing one out */
     uint64_t open, close, comma; /* outside strings */
     uint64_t bs_in;    /* backslashes inside strings */
-    bool stray;        /* a backslash outside any string: not JSON */
+    uint64_t stray;    /* backslashes outside strings: not JSON, where the object holds one */
 } Block;
 
 typedef struct {
@@ -157,7 +157,7 @@ static inline __attribute__((always_inline)) bool load_block(Scan *s, const char
     b->close = r.close & ~in_str;
     b->comma = r.comma & ~in_str;
     b->bs_in = r.bslash & in_str;
-    b->stray = (r.bslash & ~in_str) != 0;
+    b->stray = r.bslash & ~in_str;
     return true;
 }
 
@@ -233,12 +233,12 @@ typedef struct {
 } Walk;
 
 static inline __attribute__((always_inline)) bool next_block(Walk *w) {
-    if (!load_block(&w->s, w->b.at + 64, &w->b, w->level)) {
-        w->fail = JSPEEK_MORE;
+    if (w->b.stray) { /* the object runs past a stray backslash */
+        w->fail = JSPEEK_BAD;
         return false;
     }
-    if (w->b.stray) {
-        w->fail = JSPEEK_BAD;
+    if (!load_block(&w->s, w->b.at + 64, &w->b, w->level)) {
+        w->fail = JSPEEK_MORE;
         return false;
     }
     w->todo = w->b.quote | w->b.open | w->b.close | w->b.comma;
@@ -305,7 +305,6 @@ static inline __attribute__((always_inline)) JsPeekStatus peek_walk(const char *
     if (p >= end || *p != '{') return JSPEEK_BAD;
     Walk w = {{end, 0, 0, level}, {0}, 0, JSPEEK_OK, level};
     if (!load_block(&w.s, p, &w.b, level)) return JSPEEK_MORE;
-    if (w.b.stray) return JSPEEK_BAD;
     w.todo = (w.b.quote | w.b.open | w.b.close | w.b.comma) & ~(uint64_t)1; /* past the '{' */
     Slot slot[M__COUNT];
     memset(slot, 0, sizeof slot);
@@ -315,7 +314,7 @@ static inline __attribute__((always_inline)) JsPeekStatus peek_walk(const char *
         if (i < 0) return w.fail;
         const char *at = w.b.at + i;
         if (*at != '"') {
-            if (*at == '}' && first) {
+            if (*at == '}' && first && !(w.b.stray & ~from_bit(i + 1))) {
                 *obj_end = at + 1;
                 return JSPEEK_OK;
             }
@@ -352,7 +351,7 @@ static inline __attribute__((always_inline)) JsPeekStatus peek_walk(const char *
         }
         /* after the value: ',' or '}' */
         if (*at == ',') continue;
-        if (*at != '}') return JSPEEK_BAD;
+        if (*at != '}' || (w.b.stray & ~from_bit(i + 1))) return JSPEEK_BAD; /* i: the '}' */
         resolve(slot, out);
         *obj_end = at + 1;
         return JSPEEK_OK;

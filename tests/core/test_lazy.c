@@ -77,6 +77,10 @@ static void peek_cases(void) {
     assert_int_equal(peek("{\"ph\": \"X\", \"name\": \"ab", &pk, &n), JSPEEK_MORE);
     assert_int_equal(peek("{\"ph\": \"X\", \"a\": {", &pk, &n), JSPEEK_MORE);
     assert_int_equal(peek("{\"a\": 1]}", &pk, &n), JSPEEK_BAD); /* the parser says where */
+    /* a backslash outside strings: not JSON inside the object, no matter after it */
+    assert_int_equal(peek("{\"ph\": \\\"X\"}", &pk, &n), JSPEEK_BAD);
+    assert_int_equal(peek("{\"ph\": \"X\"} \\\"", &pk, &n), JSPEEK_OK);
+    assert_int_equal(n, 11);
     assert_int_equal(peek("x", &pk, &n), JSPEEK_BAD);
 }
 
