@@ -120,14 +120,12 @@ typedef struct {
 typedef struct {
     const char *end;
     uint64_t esc_carry, str_carry; /* from the previous block: escaped first byte, inside a string (all ones) */
-    int level;                     /* 2 AVX2, 1 SSE2, 0 bytes */
 } Scan;
 
-/* The block at `at`: false when no byte of it is before end. The last, short block is
- * read from a copy padded with blanks (never past end). */
-static inline __attribute__((always_inline)) bool load_block(Scan *s, const char *at, Block *b, int level) {
+/* The block at `at` (before end). The last, short block is read from a copy padded with
+ * blanks (never past end). */
+static inline __attribute__((always_inline)) void load_block(Scan *s, const char *at, Block *b, int level) {
     size_t n = (size_t)(s->end - at);
-    if (s->end <= at) return false;
     const char *src = at;
     char pad[64];
     if (n < 64) {
@@ -158,7 +156,6 @@ static inline __attribute__((always_inline)) bool load_block(Scan *s, const char
     b->comma = r.comma & ~in_str;
     b->bs_in = r.bslash & in_str;
     b->stray = r.bslash & ~in_str;
-    return true;
 }
 
 static inline uint64_t from_bit(int i) { return i >= 64 ? 0 : ~0ull << i; }
@@ -237,10 +234,11 @@ static inline __attribute__((always_inline)) bool next_block(Walk *w) {
         w->fail = JSPEEK_BAD;
         return false;
     }
-    if (!load_block(&w->s, w->b.at + 64, &w->b, w->level)) {
+    if (w->s.end - w->b.at <= 64) { /* the input ends in this block */
         w->fail = JSPEEK_MORE;
         return false;
     }
+    load_block(&w->s, w->b.at + 64, &w->b, w->level);
     w->todo = w->b.quote | w->b.open | w->b.close | w->b.comma;
     return true;
 }
@@ -303,8 +301,8 @@ static inline __attribute__((always_inline)) JsPeekStatus peek_walk(const char *
                                                                      const char **obj_end, int level) {
     memset(out, 0, sizeof *out);
     if (p >= end || *p != '{') return JSPEEK_BAD;
-    Walk w = {{end, 0, 0, level}, {0}, 0, JSPEEK_OK, level};
-    if (!load_block(&w.s, p, &w.b, level)) return JSPEEK_MORE;
+    Walk w = {{end, 0, 0}, {0}, 0, JSPEEK_OK, level};
+    load_block(&w.s, p, &w.b, level);
     w.todo = (w.b.quote | w.b.open | w.b.close | w.b.comma) & ~(uint64_t)1; /* past the '{' */
     Slot slot[M__COUNT];
     memset(slot, 0, sizeof slot);
