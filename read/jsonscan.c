@@ -97,6 +97,11 @@ int Js_setSimd(int level) {
 #endif
 }
 
+int Js_simd(void) {
+    int lv = simd_level;
+    return lv ? lv : Js_setSimd(0);
+}
+
 /* First byte at or after p that is '"', '\\' or a control character, or end. Most
  * strings (keys, short values) end within 16 bytes: one SSE2 step, inline; a longer
  * one goes on 32 bytes per step where the CPU has AVX2 (chosen at run time). */

@@ -32,6 +32,8 @@ typedef struct {
  * SSE2), 1 forces SSE2, 2 forces AVX2 when present (tests run both). Returns the one
  * in use (1 or 2; 0 without SSE2). */
 int Js_setSimd(int level);
+/* The vector unit in use (1 or 2; 0 without SSE2), chosen on first use. */
+int Js_simd(void);
 
 void Js_free(JsCtx *c);
 /* Bit 7 of each byte of v set where that byte is not zero (exact: no carry between
