@@ -167,8 +167,8 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) uin
 
 /* Blanks and operators by table lookup (simdjson's): a byte's low nibble picks the one
  * blank or operator it would have to be, and the byte is compared with it ('[' and ']'
- * fold onto '{' and '}'). 0x0c and 0x1a also read as operators: control characters,
- * an error wherever they are, and marked either way. */
+ * fold onto '{' and '}'). Two control characters fold onto ',' and ':' (0x0c, 0x1a):
+ * taken out, so both levels mark the same positions. */
 __attribute__((target("avx2"))) static size_t build_avx2(uint32_t *pos, const char *from, const char *lim) {
     Carry cy = {0, 0, 0};
     size_t n = 0;
@@ -193,6 +193,7 @@ __attribute__((target("avx2"))) static size_t build_avx2(uint32_t *pos, const ch
         }
         Classes k = {avx2_mask(h[0][0], h[0][1]), avx2_mask(h[1][0], h[1][1]), avx2_mask(h[2][0], h[2][1]),
                      avx2_mask(h[3][0], h[3][1]), avx2_mask(h[4][0], h[4][1])};
+        k.op &= ~k.ctl;
         n = flatten(pos, n, (uint32_t)(p - from), structurals(&k, &cy));
     }
     return n;
