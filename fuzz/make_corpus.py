@@ -136,6 +136,18 @@ for i, t in enumerate(traces):
     if len(t) < 8192:
         write("fuzz_export", "seed-%03d" % i, b"\x08" + b"\n\n\n\n\n" + t)
 
+# the two-stage parse: flags byte (vector unit, members held, window end), then text
+INDEX_SNIPPETS = [
+    b'{"ph":"X","name":"a\\"b","args":{"n\\u0061me":"x","s":[1,{"t":"\\\\"}]}}',
+    b'{"ts":1e5,"dur":-0.5,"a":true,"b":null,"c":01,"d":1 2,"args":{}}, {"args":5}',
+    b'{"name":"' + b'\\' * 63 + b'"' + b' ' * 61 + b',"x":{"args":{"y":1}}}',
+]
+for i, t in enumerate(traces[:8]):
+    write("fuzz_index", "seed-%03d" % i, bytes([i % 4]) + t[:16000])
+for i, t in enumerate(INDEX_SNIPPETS):
+    for flags in (0, 1, 6, 0x27):
+        write("fuzz_index", "snippet-%02d-%02x" % (i, flags), bytes([flags]) + t)
+
 # export filters on the default trace
 FILTERS = [
     (0, b"", b"", b"", b"", b""),
