@@ -54,7 +54,7 @@ static inline uint64_t prefix_xor(uint64_t x) {
  * escaped by an odd run of backslashes are no quotes; the bytes from an opening quote
  * up to its closing quote are in a string (a prefix XOR of the quotes); a scalar starts
  * at a byte outside strings that is no blank, quote or operator and follows none of its
- * kind. Marked: operators outside strings, every quote, scalar starts, and backslashes
+ * kind. Marked: operators outside strings, opening quotes, scalar starts, and backslashes
  * and control characters inside strings (where stage 2 gives up). */
 static inline __attribute__((always_inline)) uint64_t structurals(const Classes *k, Carry *cy) {
     const uint64_t odd = 0xAAAAAAAAAAAAAAAAull;
@@ -69,8 +69,12 @@ static inline __attribute__((always_inline)) uint64_t structurals(const Classes 
     uint64_t scalar = ~(k->op | k->blank | k->quote | in_string);
     uint64_t starts = scalar & ~((scalar << 1) | cy->scalar);
     cy->scalar = scalar >> 63;
-    return (k->op & ~in_string) | quote | starts | ((k->bslash | k->ctl) & in_string);
+    return (k->op & ~in_string) | (quote & in_string) | starts | ((k->bslash | k->ctl) & in_string);
 }
+
+/* Keeps the compiler from assembling the eight stores into vector inserts, which costs
+ * more than the stores. */
+#define JI_SCALAR(x) __asm__("" : "+r"(x))
 
 /* Appends the positions of bits (plus base) at out[n]; returns the new count. Eight
  * at a time without a test per position (out has POS_SLACK spare entries). */
@@ -83,18 +87,21 @@ static inline __attribute__((always_inline)) size_t flatten(uint32_t *out, size_
     for (int i = 0; i < 8; i++) {
         o[i] = base + (uint32_t)__builtin_ctzll(bits | top);
         bits &= bits - 1;
+        JI_SCALAR(bits);
     }
     if (cnt > 8)
 #pragma GCC unroll 8
         for (int i = 8; i < 16; i++) {
             o[i] = base + (uint32_t)__builtin_ctzll(bits | top);
             bits &= bits - 1;
+            JI_SCALAR(bits);
         }
     if (cnt > 16)
 #pragma GCC unroll 8
         for (int i = 16; i < 24; i++) {
             o[i] = base + (uint32_t)__builtin_ctzll(bits | top);
             bits &= bits - 1;
+            JI_SCALAR(bits);
         }
     for (size_t i = 24; i < cnt; i++) {
         o[i] = base + (uint32_t)__builtin_ctzll(bits);
@@ -265,6 +272,14 @@ void JsIndex_build(JsIndex *ix, const char *from, const char *end) {
 
 typedef enum { W_OK, W_FAIL, W_OUT } Walk;
 
+/* The last byte before p that is no blank (the caller knows there is one: the quote
+ * or scalar a marked position follows). */
+static inline const char *before_blanks(const char *p) {
+    do p--;
+    while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t');
+    return p;
+}
+
 /* Past the digits at p; the byte at the end of the number is no digit, and bytes are
  * read up to wend at most. */
 static inline const char *digits(const char *p, const char *wend) {
@@ -308,23 +323,28 @@ static Walk walk(JsIndex *ix, JsCtx *c, size_t i, const char *nest, size_t nest_
     const char *p = AT(i);
     if (*p == '}') goto close;
     for (;;) {
-        /* p at a member's key */
+        /* p at a member's key: its closing quote is the last byte before the ':' that
+         * follows it, but for blanks (bytes between would be marked) */
         if (*p != '"') return W_FAIL;
-        if (i + 3 >= n) return W_OUT; /* its closing quote, ':' and value */
+        if (i + 2 >= n) return W_OUT; /* ':' and the value */
         const char *e = AT(i + 1);
-        if (*e != '"' || *AT(i + 2) != ':') return W_FAIL;
+        if (*e != ':') return W_FAIL;
+        e = e[-1] == '"' ? e - 1 : before_blanks(e);
+        if (*e != '"' || e == p) return W_FAIL;
         if (m == cap) return W_FAIL;
         JsMember *mb = &out[m++];
         mb->key = (Tok){p + 1, (uint32_t)(e - p - 1), TOK_STRING, false};
         mb->depth = depth;
-        i += 3;
+        i += 2;
         const char *v = AT(i);
         if (*v == '"') {
+            /* likewise before the ',' or '}' after it (checked below) */
             if (i + 1 >= n) return W_OUT;
             e = AT(i + 1);
-            if (*e != '"') return W_FAIL;
+            e = e[-1] == '"' ? e - 1 : before_blanks(e);
+            if (*e != '"' || e == v) return W_FAIL;
             mb->val = (Tok){v + 1, (uint32_t)(e - v - 1), TOK_STRING, false};
-            i += 2;
+            i++;
         } else if (*v == '{' && depth == 0 && mb->key.n == nest_n && memcmp(mb->key.p, nest, nest_n) == 0) {
             depth = 1;
             parent = m - 1;
@@ -336,8 +356,7 @@ static Walk walk(JsIndex *ix, JsCtx *c, size_t i, const char *nest, size_t nest_
         } else if ((unsigned char)(*v - '0') < 10 || *v == '-') {
             /* a number: it ends where the blanks before the next position begin */
             if (i + 1 >= n) return W_OUT;
-            const char *ve = AT(i + 1);
-            while (ve > v && (ve[-1] == ' ' || ve[-1] == '\n' || ve[-1] == '\r' || ve[-1] == '\t')) ve--;
+            const char *ve = before_blanks(AT(i + 1)) + 1;
             if (!plain_number(v, ve, c->end)) goto reference;
             mb->val = (Tok){v, (uint32_t)(ve - v), TOK_NUMBER, false};
             i++;

@@ -440,12 +440,23 @@ JS_INLINE void arg_field(EventCtx *x, const Tok *key, const Tok *v) {
     RawEvent *ev = x->ev;
     char buf[KEY_BUF];
     Tok k = Js_keyPlain(key, buf, sizeof buf);
-    if (TOK_IS(&k, "device")) set_tok(&ev->a_device, v);
-    else if (TOK_IS(&k, "stream")) set_tok(&ev->a_stream, v);
-    else if (TOK_IS(&k, "correlation")) set_tok(&ev->a_corr, v);
-    else if (TOK_IS(&k, "name")) set_tok(&ev->a_name, v);
-    else if (TOK_IS(&k, "labels")) set_tok(&ev->a_labels, v);
-    else if (TOK_IS(&k, "sort_index")) set_tok(&ev->a_sort, v);
+    switch (k.n) { /* by length first: most args are none of these */
+    case 4:
+        if (TOK_IS(&k, "name")) set_tok(&ev->a_name, v);
+        break;
+    case 6:
+        if (TOK_IS(&k, "device")) set_tok(&ev->a_device, v);
+        else if (TOK_IS(&k, "stream")) set_tok(&ev->a_stream, v);
+        else if (TOK_IS(&k, "labels")) set_tok(&ev->a_labels, v);
+        break;
+    case 10:
+        if (TOK_IS(&k, "sort_index")) set_tok(&ev->a_sort, v);
+        break;
+    case 11:
+        if (TOK_IS(&k, "correlation")) set_tok(&ev->a_corr, v);
+        break;
+    default: break;
+    }
     if (x->counter) add_series(x->L, ev, key, v);
 }
 

@@ -31,7 +31,8 @@ static size_t model(const unsigned char *b, size_t n, uint32_t *out) {
         bool start = scalar && !prev_scalar;
         prev_scalar = scalar;
         bool ctl = ch < 0x20;
-        if ((op(ch) && !ctl && !inside) || quote || start || ((ch == '\\' || ctl) && inside)) out[m++] = (uint32_t)i;
+        if ((op(ch) && !ctl && !inside) || (quote && inside) || start || ((ch == '\\' || ctl) && inside))
+            out[m++] = (uint32_t)i;
         run = ch == '\\' ? run + 1 : 0;
     }
     return m;

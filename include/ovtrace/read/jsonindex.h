@@ -1,9 +1,10 @@
 /* Two-stage parsing of the loader's event objects, as simdjson does: stage 1 finds,
  * 64 bytes per step with no branch per byte, every structural position of a chunk of
- * the window ('{' '}' '[' ']' ',' ':' outside strings, every unescaped quote, the first
- * byte of each scalar, and any backslash or control character inside a string);
- * stage 2 walks those positions to split one object into its members without looking
- * at the bytes between them.
+ * the window ('{' '}' '[' ']' ',' ':' outside strings, the quote that opens each string,
+ * the first byte of each scalar, and any backslash or control character inside a
+ * string); stage 2 walks those positions to split one object into its members without
+ * looking at the bytes between them (a string ends at the last quote before the
+ * position after it, a number at the last byte that is no blank).
  *
  * The scanner in jsonscan.c stays the reference: stage 2 reads scalars and nested
  * containers with it, and gives up (returns false) on anything unusual: an escape or a
