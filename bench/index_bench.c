@@ -1,10 +1,12 @@
-/* The JSON walk alone, without the model: bench/index_bench FILE [ROUNDS].
+/* The JSON walk alone, without the model: bench/index_bench FILE [ROUNDS [ONLY]].
  * For every element of the file's traceEvents array, splits the object into its
  * members (args one level deep) two ways, interleaved round by round, best of ROUNDS:
  *   member loop: the reference scanner (JsIndex_reference: Js_members, Js_value);
  *   two-stage:   stage 1 + stage 2 (JsIndex_object), at each vector level the CPU has;
  * and stage 1 alone over the whole file. Both walks give the same members (checked
- * here on every event); the loader does the same work plus its field dispatch. */
+ * here on every event); the loader does the same work plus its field dispatch. ONLY
+ * (for counting instructions under cachegrind): "loop" runs the member loop alone, 1-3
+ * the two-stage walk alone at that vector level. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +78,19 @@ int main(int argc, char **argv) {
         return 2;
     }
     int rounds = argc > 2 ? atoi(argv[2]) : 5;
+    const char *only = argc > 3 ? argv[3] : NULL;
+    if (only && strcmp(only, "loop")) { /* one level of the two-stage walk */
+        int level = Js_setSimd(atoi(only));
+        size_t objects, members = 0;
+        int fd = open(argv[1], O_RDONLY);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) != 0) return 1;
+        const char *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        const char *ev = map == MAP_FAILED ? NULL : first_event(map, map + st.st_size);
+        for (int r = 0; ev && r < rounds; r++) members = walk_all(ev, map + st.st_size, true, &objects);
+        printf("two-stage at level %d: %zu members\n", level, members);
+        return 0;
+    }
     int fd = open(argv[1], O_RDONLY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
@@ -99,6 +114,7 @@ int main(int argc, char **argv) {
         members_ref = walk_all(ev, end, false, &objects);
         double t = now() - t0;
         if (t < t_ref) t_ref = t;
+        if (only) continue; /* "loop": the member loop alone */
         for (int level = 1; level <= best_level; level++) {
             Js_setSimd(level);
             size_t o2;
@@ -120,7 +136,7 @@ int main(int argc, char **argv) {
     printf("%s: %.1f MB of events, %zu objects, %zu members, %zu positions; best of %d\n", argv[1], mb, objects,
            members_ref, positions, rounds);
     printf("member loop (reference)      %.3f s  %5.0f MB/s\n", t_ref, mb / t_ref);
-    for (int level = 1; level <= best_level; level++) {
+    for (int level = 1; !only && level <= best_level; level++) {
         printf("two-stage, %-8s          %.3f s  %5.0f MB/s  (%.2fx the member loop's time)\n", name[level],
                t_two[level], mb / t_two[level], t_two[level] / t_ref);
         printf("  of which stage 1 alone     %.3f s  %5.0f MB/s\n", t_s1[level], mb / t_s1[level]);
