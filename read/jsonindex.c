@@ -1,5 +1,6 @@
 #include "ovtrace/read/jsonindex.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -172,6 +173,37 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) uin
     return (uint64_t)(uint32_t)_mm256_movemask_epi8(lo_hit) | (uint64_t)(uint32_t)_mm256_movemask_epi8(hi_hit) << 32;
 }
 
+/* For each byte value, the offsets (0-7) of its set bits, packed one per byte. */
+static uint64_t bit_offsets[256];
+static pthread_once_t bit_offsets_once = PTHREAD_ONCE_INIT;
+static void bit_offsets_init(void) {
+    for (unsigned b = 0; b < 256; b++) {
+        uint64_t v = 0;
+        for (unsigned bit = 0, k = 0; bit < 8; bit++)
+            if (b >> bit & 1) v |= (uint64_t)bit << (8 * k++);
+        bit_offsets[b] = v;
+    }
+}
+
+/* flatten without a branch: eight bits at a time, their offsets from the table widened
+ * to eight positions and stored whole, the count advanced by how many were set (the
+ * stores past it are overwritten or unused; out has POS_SLACK spare entries). */
+__attribute__((target("avx2"))) static inline size_t flatten_avx2(uint32_t *out, size_t n, uint32_t base,
+                                                                  uint64_t bits) {
+    uint32_t *o = out + n;
+    __m256i at = _mm256_set1_epi32((int)base);
+    const __m256i eight = _mm256_set1_epi32(8);
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) {
+        unsigned byte = (unsigned)(bits >> (8 * k)) & 0xff;
+        __m256i v = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)bit_offsets[byte]));
+        _mm256_storeu_si256((__m256i *)(void *)o, _mm256_add_epi32(v, at));
+        o += __builtin_popcount(byte);
+        at = _mm256_add_epi32(at, eight);
+    }
+    return (size_t)(o - out);
+}
+
 /* Blanks and operators by table lookup (simdjson's): a byte's low nibble picks the one
  * blank or operator it would have to be, and the byte is compared with it ('[' and ']'
  * fold onto '{' and '}'). Two control characters fold onto ',' and ':' (0x0c, 0x1a):
@@ -201,7 +233,7 @@ __attribute__((target("avx2"))) static size_t build_avx2(uint32_t *pos, const ch
         Classes k = {avx2_mask(h[0][0], h[0][1]), avx2_mask(h[1][0], h[1][1]), avx2_mask(h[2][0], h[2][1]),
                      avx2_mask(h[3][0], h[3][1]), avx2_mask(h[4][0], h[4][1])};
         k.op &= ~k.ctl;
-        n = flatten(pos, n, (uint32_t)(p - from), structurals(&k, &cy));
+        n = flatten_avx2(pos, n, (uint32_t)(p - from), structurals(&k, &cy));
     }
     return n;
 }
@@ -251,6 +283,7 @@ __attribute__((target(JI_AVX512))) static size_t build_avx512(uint32_t *pos, con
 void JsIndex_build(JsIndex *ix, const char *from, const char *end) {
     if (!ix->pos) ix->pos = xmalloc(((size_t)JSINDEX_CHUNK + POS_SLACK) * sizeof *ix->pos);
     const char *lim = end - from > (ptrdiff_t)JSINDEX_CHUNK ? from + JSINDEX_CHUNK : end;
+    pthread_once(&bit_offsets_once, bit_offsets_init);
     ix->origin = from;
     ix->lim = lim;
     ix->cur = 0;
