@@ -1,11 +1,11 @@
 /* Fuzz target: the loader's two-stage parse (read/jsonindex.c) against the member loop
- * it stands in for (JsIndex_reference). The first byte picks the vector unit (SSE2 or
- * AVX2), how many members the caller holds and where the window ends; the rest is the
- * text. Stage 2 runs at every '{' of it (up to 256, one index kept across them, as the
- * loader keeps it across events), each time with the object's window; whenever it takes
- * an object, the member loop must accept it too, end at the same byte and give the same
- * members (key and value spans, types, escapes, depth). The text sits in a buffer of
- * exactly its size, so ASan sees any read past the window. */
+ * it stands in for (JsIndex_reference). The first byte picks the vector unit (SSE2,
+ * AVX2 or AVX-512), how many members the caller holds and where the window ends; the
+ * rest is the text. Stage 2 runs at every '{' of it (up to 256, one index kept across
+ * them, as the loader keeps it across events), each time with the object's window;
+ * whenever it takes an object, the member loop must accept it too, end at the same byte
+ * and give the same members (key and value spans, types, escapes, depth). The text sits
+ * in a buffer of exactly its size, so ASan sees any read past the window. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t n = size - 1;
     char *text = malloc(n ? n : 1);
     if (n) memcpy(text, data + 1, n);
-    Js_setSimd(1 + (flags & 1));
+    /* bit 0: SSE2, or (bit 4) AVX2 or AVX-512 where the CPU has them */
+    Js_setSimd(flags & 1 ? 2 + ((flags >> 4) & 1) : 1);
     size_t cap = flags & 2 ? 4 + (flags >> 4) : 64; /* few members: the walk stops at cap */
     /* bits 2-3: the window ends at the text's end, or a quarter, half or three quarters in */
     const char *end = text + n - (n * ((flags >> 2) & 3)) / 4;
