@@ -220,11 +220,13 @@ static char *mixed_trace(size_t *len, bool broken) {
                                  i ? ",\n" : "", i % 3, 1000000 + i * 3, i, i + 1);
         else
             o += (size_t)sprintf(b + o,
-                                 "%s{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, "
+                                 "%s{\"ph\": \"X\", %s\"cat\": \"%s\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, "
                                  "\"ts\": %d.%03d, \"dur\": %d, \"args\": {\"device\": 0, \"stream\": %d, "
-                                 "\"correlation\": %d, \"Input Dims\": [[%d, 2], []], \"s\": \"%s\"%s}}",
-                                 i ? ",\n" : "", cat, name, i % 3 == 0 ? 0 : 100, 7 + i % 4, 1000000 + i * 3, i % 1000,
-                                 1 + i % 5, 7 + i % 4, i, i, i % 11 == 0 ? "a\\\\b" : "plain",
+                                 "\"%s\": %d, \"Input Dims\": [[%d, 2], []], \"s\": \"%s\"%s}}",
+                                 i ? ",\n" : "", /* an earlier args object: the last one counts */
+                                 i % 17 == 0 ? "\"args\": {\"stream\": 99, \"correlation\": 777}, " : "", cat,
+                                 name, i % 3 == 0 ? 0 : 100, 7 + i % 4, 1000000 + i * 3, i % 1000, 1 + i % 5, 7 + i % 4,
+                                 i % 17 == 0 ? "External id" : "correlation", i, i, i % 11 == 0 ? "a\\\\b" : "plain",
                                  i % 13 == 0 ? ", \"n\\u0061me\": \"arg name\"" : "");
         if (broken && i == 45000) o += (size_t)sprintf(b + o, ", {\"ph\": \"X\" \"ts\": 1}");
     }
