@@ -283,7 +283,6 @@ __attribute__((target(JI_AVX512))) static size_t build_avx512(uint32_t *pos, con
 void JsIndex_build(JsIndex *ix, const char *from, const char *end) {
     if (!ix->pos) ix->pos = xmalloc(((size_t)JSINDEX_CHUNK + POS_SLACK) * sizeof *ix->pos);
     const char *lim = end - from > (ptrdiff_t)JSINDEX_CHUNK ? from + JSINDEX_CHUNK : end;
-    pthread_once(&bit_offsets_once, bit_offsets_init);
     ix->origin = from;
     ix->lim = lim;
     ix->cur = 0;
@@ -294,6 +293,7 @@ void JsIndex_build(JsIndex *ix, const char *from, const char *end) {
         return;
     }
     if (level == 2) {
+        pthread_once(&bit_offsets_once, bit_offsets_init);
         ix->n = build_avx2(ix->pos, from, lim);
         return;
     }
