@@ -6,12 +6,13 @@
  * looking at the bytes between them (a string ends at the last quote before the
  * position after it, a number at the last byte that is no blank).
  *
- * The scanner in jsonscan.c stays the reference: stage 2 reads scalars and nested
- * containers with it, and gives up (returns false) on anything unusual: an escape or a
- * control character in a string, a syntax error, a value reaching the window end, more
- * members than the caller's array holds. The caller then parses the object with the
- * reference scanner, so errors, offsets and results are the reference's. When stage 2
- * succeeds, its members are exactly those Js_members would pass to its callback. */
+ * The scanner in jsonscan.c stays the reference: stage 2 reads literals, numbers with
+ * an exponent and nested containers with it, and gives up (returns false) on anything
+ * unusual: an escape or a control character in a string, a syntax error, a value
+ * reaching the window end, more members than the caller's array holds. The caller then
+ * parses the object with the reference scanner, so errors, offsets and results are the
+ * reference's. When stage 2 succeeds, its members are exactly those Js_members would
+ * pass to its callback. */
 #ifndef OVTRACE_JSONINDEX_H
 #define OVTRACE_JSONINDEX_H
 #include <stdbool.h>
