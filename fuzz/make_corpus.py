@@ -127,6 +127,7 @@ for i, t in enumerate(par):
 
 for i, t in enumerate(traces):
     write("fuzz_load", "seed-%03d" % i, t)
+    write("fuzz_peek", "seed-%03d" % i, t)
     for mode in (0, 1, 4, 5, 6):
         write("fuzz_load_compressed", "seed-%03d-m%d" % (i, mode), bytes([mode]) + t)
     for mode in (2, 3):
@@ -134,6 +135,18 @@ for i, t in enumerate(traces):
         write("fuzz_load_compressed", "seed-%03d-m%d" % (i, mode), bytes([mode]) + struct.pack("<H", cut & 0xFFFF) + t)
     if len(t) < 8192:
         write("fuzz_export", "seed-%03d" % i, b"\x08" + b"\n\n\n\n\n" + t)
+
+# the two-stage parse: flags byte (vector unit, members held, window end), then text
+INDEX_SNIPPETS = [
+    b'{"ph":"X","name":"a\\"b","args":{"n\\u0061me":"x","s":[1,{"t":"\\\\"}]}}',
+    b'{"ts":1e5,"dur":-0.5,"a":true,"b":null,"c":01,"d":1 2,"args":{}}, {"args":5}',
+    b'{"name":"' + b'\\' * 63 + b'"' + b' ' * 61 + b',"x":{"args":{"y":1}}}',
+]
+for i, t in enumerate(traces[:8]):
+    write("fuzz_index", "seed-%03d" % i, bytes([i % 4]) + t[:16000])
+for i, t in enumerate(INDEX_SNIPPETS):
+    for flags in (0, 1, 6, 0x27):
+        write("fuzz_index", "snippet-%02d-%02x" % (i, flags), bytes([flags]) + t)
 
 # export filters on the default trace
 FILTERS = [
@@ -323,3 +336,15 @@ for p in sorted(glob.glob(os.path.join(root, "tests", "reliability", "crashes", 
     target = os.path.basename(p).split("-")[0]
     if os.path.isdir(os.path.join(out, target)):
         write(target, "crash-" + os.path.basename(p), open(p, "rb").read())
+
+# fuzz_peek: single event objects too (the skim's own input), with escapes and nesting
+# around the 64-byte block edges
+OBJECTS = [
+    b'{"ph": "X", "cat": "kernel", "name": "a\\\"}{", "args": {"x": [1, {"y": "\\\\"}]}, "ts": 1.5, "dur": 2}',
+    b'{"name": "' + b"n" * 61 + b'\\\\", "ph": "X", "pid": "p", "tid": -1}',
+    b'{"c\\u0061t": "cpu_op", "ph": "\\u0058", "ts": "7", "dur": [1]}',
+    b'{}', b'{"a": 1]}', b'{"ph": "X", "args": {',
+]
+for i, o in enumerate(OBJECTS):
+    write("fuzz_peek", "object-%02d" % i, o)
+

@@ -28,7 +28,7 @@ case ${1:-} in
 esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${OVTRACE_FUZZ_BUILD:-$root/build-fuzz}
-all_targets="fuzz_load fuzz_load_parallel fuzz_load_compressed fuzz_rules fuzz_time fuzz_export fuzz_cupti"
+all_targets="fuzz_load fuzz_load_parallel fuzz_load_compressed fuzz_peek fuzz_index fuzz_rules fuzz_time fuzz_export fuzz_cupti"
 targets=${OVTRACE_FUZZ_TARGETS:-$all_targets}
 jobs=${OVTRACE_FUZZ_JOBS:-1}
 percent=${OVTRACE_FUZZ_CI_PERCENT:-100}
@@ -40,6 +40,8 @@ ci_runs() {
     fuzz_load) echo 150000 ;;
     fuzz_load_parallel) echo 5000 ;;  # each input also loads zstd-compressed in slabs
     fuzz_load_compressed) echo 5000 ;;
+    fuzz_peek) echo 20000 ;;  # each input also loads twice (GPU-first and full)
+    fuzz_index) echo 100000 ;;
     fuzz_rules) echo 100000 ;;
     fuzz_time) echo 2800000 ;;
     fuzz_export) echo 170000 ;;
@@ -90,7 +92,7 @@ stats() {
 
 run_one() {
     local t=$1 dict=() dirs=() corpus art what
-    case $t in fuzz_load|fuzz_load_parallel|fuzz_load_compressed|fuzz_export) dict=(-dict="$root/fuzz/trace.dict") ;; esac
+    case $t in fuzz_load|fuzz_load_parallel|fuzz_load_compressed|fuzz_peek|fuzz_export) dict=(-dict="$root/fuzz/trace.dict") ;; esac
     mkdir -p "$build/logs"
     local limit=()
     if [ "$mode" = ci ]; then

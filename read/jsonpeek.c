@@ -1,262 +1,406 @@
-/* Fast object skip for the GPU-first load (jsonpeek.h). Only quotes, brackets and
- * commas stop the scan (16 bytes at a time), and strings stop only at a quote or a
- * backslash: numbers, literals and whitespace are never looked at (a number's text is
- * handed to the loader), and nested values (args) are passed in 16-byte blocks. */
+/* Fast object skip for the GPU-first load (jsonpeek.h), on 64-byte blocks as simdjson's
+ * stage 1 finds structure: per block, bitmasks of quotes, backslashes, brackets and
+ * commas (SSE2; AVX2 on request, see JsPeek_setSimd); escaped quotes
+ * removed by the odd-backslash-run rule; the bytes inside strings from a prefix XOR of
+ * the quotes, carried from block to block. The walk then visits only the quotes and the
+ * brackets and commas outside strings, a bit scan each: numbers, literals, whitespace
+ * and string contents are never looked at byte by byte, and a nested value (args) is
+ * passed a block at a time by counting its brackets. */
 #include "jsonpeek.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define PEEK_HAVE_AVX2 1
+#endif
 
-/* The first structural byte in [p, end) (with strings: a quote or a backslash; else
- * a quote, a bracket or a comma), or end. 16 bytes per step with SSE2, one block's
- * mask walked bit by bit: a skipped Kineto event has about 20 such stops in 120 bytes,
- * so the block is loaded once, not once per stop. */
+/* One 64-byte block's raw masks: bit i is byte i. Brackets: '[' and '{' are 0x5b and
+ * 0x7b, ']' and '}' 0x5d and 0x7d, so OR-ing 0x20 finds both of a kind in one compare. */
 typedef struct {
-    const char *blk; /* the 16-byte block of mask, or NULL */
-    unsigned mask;
-} Finder;
+    uint64_t quote, bslash, open, close, comma;
+} RawMasks;
 
-static inline bool stop_str(char c) { return c == '"' || c == '\\'; }
-static inline bool stop_any(char c) {
-    return c == '"' || c == '{' || c == '}' || c == '[' || c == ']' || c == ',';
-}
-
-/* inlined into each caller: the scan stops ~30 times in a Kineto event */
-static inline __attribute__((always_inline)) const char *find_stop(Finder *f, const char *p, const char *end,
-                                                                    bool in_string) {
 #ifdef __SSE2__
-    for (;;) {
-        if (f->blk && p >= f->blk && p < f->blk + 16) {
-            /* the rest of the current block: the mask is for "any" stops; in a string
-             * only quotes and backslashes count */
-            unsigned m = f->mask & (~0u << (p - f->blk));
-            while (m) {
-                const char *q = f->blk + __builtin_ctz(m);
-                if (in_string ? stop_str(*q) : *q != '\\') return q; /* a backslash only counts in strings */
-                m &= m - 1;
-            }
-            p = f->blk + 16;
-        }
-        if (end - p < 16) break;
-        __m128i x = _mm_loadu_si128((const __m128i *)p);
-        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-                                 _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(',')),
-                                              _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('{')),
-                                                           _mm_cmpeq_epi8(x, _mm_set1_epi8('}')))));
-        m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('[')), _mm_cmpeq_epi8(x, _mm_set1_epi8(']'))));
-        f->blk = p;
-        f->mask = (unsigned)_mm_movemask_epi8(m);
+static inline uint64_t mask16(__m128i x, int sh) { return (uint64_t)(unsigned)_mm_movemask_epi8(x) << sh; }
+
+static inline __attribute__((always_inline)) void raw_sse2(const char *p, RawMasks *r) {
+    *r = (RawMasks){0, 0, 0, 0, 0};
+    const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\'), c = _mm_set1_epi8(','), lo = _mm_set1_epi8(0x20);
+    const __m128i op = _mm_set1_epi8('{'), cl = _mm_set1_epi8('}');
+    for (int k = 0; k < 4; k++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k)), y = _mm_or_si128(x, lo);
+        r->quote |= mask16(_mm_cmpeq_epi8(x, q), 16 * k);
+        r->bslash |= mask16(_mm_cmpeq_epi8(x, b), 16 * k);
+        r->comma |= mask16(_mm_cmpeq_epi8(x, c), 16 * k);
+        r->open |= mask16(_mm_cmpeq_epi8(y, op), 16 * k);
+        r->close |= mask16(_mm_cmpeq_epi8(y, cl), 16 * k);
     }
-#else
-    (void)f;
+}
 #endif
-    for (; p < end; p++)
-        if (in_string ? stop_str(*p) : stop_any(*p)) return p;
-    return end;
+
+#ifdef PEEK_HAVE_AVX2
+__attribute__((target("avx2"))) static inline uint64_t mask32(__m256i x, int sh) {
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(x) << sh;
 }
 
-/* Just after the closing quote of the string starting at p ('"'), or NULL when it does
- * not end before `end`. *esc tells whether it holds a backslash. */
-static inline __attribute__((always_inline)) const char *skip_string(Finder *f, const char *p, const char *end,
-                                                                      bool *esc) {
-    p++;
-    *esc = false;
-    for (;;) {
-        p = find_stop(f, p, end, true);
-        if (p >= end) return NULL;
-        if (*p == '"') return p + 1;
-        *esc = true; /* a backslash: skip the escaped byte (a \uXXXX's digits are plain) */
-        p += 2;
+__attribute__((target("avx2"))) static inline void raw_avx2(const char *p, RawMasks *r) {
+    *r = (RawMasks){0, 0, 0, 0, 0};
+    const __m256i q = _mm256_set1_epi8('"'), b = _mm256_set1_epi8('\\'), c = _mm256_set1_epi8(',');
+    const __m256i lo = _mm256_set1_epi8(0x20), op = _mm256_set1_epi8('{'), cl = _mm256_set1_epi8('}');
+    for (int k = 0; k < 2; k++) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * k)), y = _mm256_or_si256(x, lo);
+        r->quote |= mask32(_mm256_cmpeq_epi8(x, q), 32 * k);
+        r->bslash |= mask32(_mm256_cmpeq_epi8(x, b), 32 * k);
+        r->comma |= mask32(_mm256_cmpeq_epi8(x, c), 32 * k);
+        r->open |= mask32(_mm256_cmpeq_epi8(y, op), 32 * k);
+        r->close |= mask32(_mm256_cmpeq_epi8(y, cl), 32 * k);
+    }
+}
+#endif
+
+/* Without SSE2: byte by byte, the same masks. */
+static inline void raw_scalar(const char *p, RawMasks *r) {
+    *r = (RawMasks){0, 0, 0, 0, 0};
+    for (int i = 0; i < 64; i++) {
+        uint64_t bit = (uint64_t)1 << i;
+        char ch = p[i];
+        if (ch == '"') r->quote |= bit;
+        if (ch == '\\') r->bslash |= bit;
+        if (ch == ',') r->comma |= bit;
+        if ((ch | 0x20) == '{') r->open |= bit;
+        if ((ch | 0x20) == '}') r->close |= bit;
     }
 }
 
-/* Bits set in a 16-bit mask, without the libgcc call __builtin_popcount becomes where
- * the target may lack POPCNT. */
-static inline unsigned pop16(unsigned x) {
-    x = x - ((x >> 1) & 0x5555u);
-    x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
-    x = (x + (x >> 4)) & 0x0f0fu;
-    return (x + (x >> 8)) & 0x1fu;
+/* The bytes a backslash escapes, given the block's backslashes and whether the block
+ * starts escaped (*carry, 0 or 1; updated for the next block). A run of backslashes
+ * escapes the byte after it when the run is odd; the subtraction finds the runs' ends
+ * and the odd/even bit pattern their parity (simdjson's escape scanner). */
+static inline uint64_t escaped_bytes(uint64_t bs, uint64_t *carry) {
+    if (!bs) {
+        uint64_t e = *carry;
+        *carry = 0;
+        return e;
+    }
+    const uint64_t odd = 0xaaaaaaaaaaaaaaaaull;
+    uint64_t start = bs & ~*carry;
+    uint64_t code = (((start << 1) | odd) - start) ^ odd;
+    uint64_t escaped = code ^ (bs | *carry);
+    *carry = (code & bs) >> 63;
+    return escaped;
 }
 
-/* The rest of a nested value (depth levels open at p): only its end matters. Per
- * 16-byte block without backslashes, the bytes inside strings come from a prefix XOR of
- * the quote mask, and a block whose closers cannot bring the depth to 0 is passed whole;
- * blocks with a backslash (and the tail) go byte by byte. */
-static JsPeekStatus skip_rest(const char *p, const char *end, size_t depth, const char **obj_end) {
-    bool in_str = false, esc = false;
-    for (;;) {
-        size_t n = (size_t)(end - p) < 16 ? (size_t)(end - p) : 16;
-        if (n == 0) return JSPEEK_MORE;
+/* Prefix XOR: bit i is the parity of bits 0..i (inside a string, counting its opening
+ * quote). */
+static inline uint64_t prefix_xor(uint64_t x) {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
+/* A block as the walk sees it. */
+typedef struct {
+    const char *at;    /* its first byte in the input */
+    uint64_t quote;    /* unescaped quotes */
+    uint64_t in_str;   /* bytes inside strings: an opening quote is in, a closing one out */
+    uint64_t open, close, comma; /* outside strings */
+    uint64_t bs_in;    /* backslashes inside strings */
+    uint64_t stray;    /* backslashes outside strings: not JSON, where the object holds one */
+} Block;
+
+typedef struct {
+    const char *end;
+    uint64_t esc_carry, str_carry; /* from the previous block: escaped first byte, inside a string (all ones) */
+} Scan;
+
+/* The block at `at` (before end). The last, short block is read from a copy padded with
+ * blanks (never past end). */
+static inline __attribute__((always_inline)) void load_block(Scan *s, const char *at, Block *b, int level) {
+    size_t n = (size_t)(s->end - at);
+    const char *src = at;
+    char pad[64];
+    if (n < 64) {
+        memset(pad, ' ', sizeof pad);
+        memcpy(pad, at, n);
+        src = pad;
+    }
+    RawMasks r;
+#ifdef PEEK_HAVE_AVX2
+    if (level == 2) raw_avx2(src, &r);
+    else
+#endif
 #ifdef __SSE2__
-        if (n == 16 && !esc) {
-            __m128i x = _mm_loadu_si128((const __m128i *)p);
-            unsigned bs = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
-            if (!bs) {
-                unsigned q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')));
-                unsigned o = (unsigned)_mm_movemask_epi8(
-                    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('{')), _mm_cmpeq_epi8(x, _mm_set1_epi8('['))));
-                unsigned c = (unsigned)_mm_movemask_epi8(
-                    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('}')), _mm_cmpeq_epi8(x, _mm_set1_epi8(']'))));
-                unsigned inside = q;
-                inside ^= inside << 1;
-                inside ^= inside << 2;
-                inside ^= inside << 4;
-                inside ^= inside << 8;
-                inside &= 0xffffu;
-                if (in_str) inside = ~inside & 0xffffu;
-                o &= ~inside;
-                c &= ~inside;
-                if (pop16(q) & 1) in_str = !in_str;
-                if ((size_t)pop16(c) < depth) {
-                    depth += (size_t)pop16(o);
-                    depth -= (size_t)pop16(c);
-                } else {
-                    for (unsigned m = o | c; m; m &= m - 1) {
-                        int i = __builtin_ctz(m);
-                        if (o >> i & 1) depth++;
-                        else if (--depth == 0) {
-                            *obj_end = p + i + 1;
-                            return JSPEEK_OK;
-                        }
-                    }
-                }
-                p += 16;
-                continue;
-            }
-        }
+        if (level == 1)
+        raw_sse2(src, &r);
+    else
 #endif
-        for (size_t i = 0; i < n; i++) {
-            char ch = p[i];
-            if (in_str) {
-                if (esc) esc = false;
-                else if (ch == '\\') esc = true;
-                else if (ch == '"') in_str = false;
-            } else if (ch == '"') {
-                in_str = true;
-            } else if (ch == '{' || ch == '[') {
-                depth++;
-            } else if (ch == '}' || ch == ']') {
-                if (--depth == 0) {
-                    *obj_end = p + i + 1;
-                    return JSPEEK_OK;
-                }
-            }
-        }
-        p += n;
-    }
+        raw_scalar(src, &r);
+    uint64_t esc = escaped_bytes(r.bslash, &s->esc_carry);
+    uint64_t quote = r.quote & ~esc;
+    uint64_t in_str = prefix_xor(quote) ^ s->str_carry;
+    s->str_carry = (uint64_t)((int64_t)in_str >> 63);
+    b->at = at;
+    b->quote = quote;
+    b->in_str = in_str;
+    b->open = r.open & ~in_str;
+    b->close = r.close & ~in_str;
+    b->comma = r.comma & ~in_str;
+    b->bs_in = r.bslash & in_str;
+    b->stray = r.bslash & ~in_str;
 }
 
-/* The top-level members JsPeek reads. */
-typedef enum { M_OTHER, M_PH, M_CAT, M_TS, M_DUR, M_ID } Member;
+static inline uint64_t from_bit(int i) { return i >= 64 ? 0 : ~0ull << i; }
 
-static Member member_of(const char *k, size_t n) {
-    switch (n) {
-    case 2: return !memcmp(k, "ph", 2) ? M_PH : !memcmp(k, "ts", 2) ? M_TS : M_OTHER;
-    case 3:
-        return !memcmp(k, "cat", 3)   ? M_CAT
-               : !memcmp(k, "dur", 3) ? M_DUR
-               : !memcmp(k, "pid", 3) || !memcmp(k, "tid", 3) ? M_ID
-                                                                : M_OTHER;
-    default: return M_OTHER;
-    }
+/* The top-level members JsPeek reads; M_OTHER is every other key. */
+typedef enum { M_OTHER, M_PH, M_CAT, M_TS, M_DUR, M_PID, M_TID, M__COUNT } Member;
+
+/* A key as its length and first three bytes (a two-byte key's third is its closing
+ * quote), so the six names are found by compares without branches: keys come in an
+ * order that varies from event to event, which a branch per name would mispredict. */
+static inline uint32_t key_code(uint32_t n, char a, char b, char c) {
+    return n << 24 | (uint32_t)(unsigned char)c << 16 | (uint32_t)(unsigned char)b << 8 | (unsigned char)a;
 }
+
+static inline Member member_of(const char *k, size_t n) {
+    if (n < 2 || n > 3) return M_OTHER; /* k[2] exists: a byte of the key or its closing quote */
+    uint32_t x = key_code((uint32_t)n, k[0], k[1], k[2]);
+    return (Member)((x == key_code(2, 'p', 'h', '"')) * M_PH + (x == key_code(3, 'c', 'a', 't')) * M_CAT +
+                    (x == key_code(2, 't', 's', '"')) * M_TS + (x == key_code(3, 'd', 'u', 'r')) * M_DUR +
+                    (x == key_code(3, 'p', 'i', 'd')) * M_PID + (x == key_code(3, 't', 'i', 'd')) * M_TID);
+}
+
+/* The last value of each member read: written for every member (M_OTHER's slot is
+ * scratch), read once the object ends. */
+typedef enum { V_ABSENT, V_STRING, V_SCALAR, V_CONTAINER } ValueKind;
+typedef struct {
+    const char *v, *e; /* a string's contents; a scalar's text from the key's closing quote to its ',' or '}' */
+    ValueKind kind;
+} Slot;
 
 static inline bool blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-/* A member's value that is neither a string nor a container: the text between the
- * key's closing quote (v) and the ',' or '}' (e) that ends it, colon and blanks left out. */
-static void scalar_value(JsPeek *out, Member m, const char *v, const char *e) {
-    while (v < e && (blank(*v) || *v == ':')) v++;
-    while (e > v && blank(e[-1])) e--;
-    switch (m) {
-    case M_PH: out->ph = NULL; break; /* the last "ph" is not a string */
-    case M_CAT: out->cat = NULL; break;
-    case M_TS: out->ts = v, out->ts_n = (size_t)(e - v), out->ts_bad = false; break;
-    case M_DUR: out->dur = v, out->dur_n = (size_t)(e - v), out->dur_bad = false; break;
-    case M_ID: out->id_bad |= !(v < e && (*v == '-' || (*v >= '0' && *v <= '9'))); break;
-    case M_OTHER: break;
+/* A scalar's text with the colon and blanks around it left out. */
+static void trim(const Slot *s, const char **v, size_t *n) {
+    const char *a = s->v, *e = s->e;
+    while (a < e && (blank(*a) || *a == ':')) a++;
+    while (e > a && blank(e[-1])) e--;
+    *v = a;
+    *n = (size_t)(e - a);
+}
+
+/* pid or tid: a number or a string (a string is a key of its own); else the loader
+ * rejects it. */
+static bool id_bad(const Slot *s) {
+    if (s->kind == V_CONTAINER) return true;
+    if (s->kind != V_SCALAR) return false;
+    const char *v;
+    size_t n;
+    trim(s, &v, &n);
+    return !(n && (*v == '-' || (*v >= '0' && *v <= '9')));
+}
+
+/* JsPeek from the last value of each member. */
+static void resolve(const Slot *slot, JsPeek *out) {
+    if (slot[M_PH].kind == V_STRING) out->ph = slot[M_PH].v, out->ph_n = (size_t)(slot[M_PH].e - slot[M_PH].v);
+    if (slot[M_CAT].kind == V_STRING) out->cat = slot[M_CAT].v, out->cat_n = (size_t)(slot[M_CAT].e - slot[M_CAT].v);
+    if (slot[M_TS].kind == V_SCALAR) trim(&slot[M_TS], &out->ts, &out->ts_n);
+    out->ts_bad = slot[M_TS].kind == V_STRING || slot[M_TS].kind == V_CONTAINER;
+    if (slot[M_DUR].kind == V_SCALAR) trim(&slot[M_DUR], &out->dur, &out->dur_n);
+    out->dur_bad = slot[M_DUR].kind == V_STRING || slot[M_DUR].kind == V_CONTAINER;
+    out->id_bad = id_bad(&slot[M_PID]) || id_bad(&slot[M_TID]);
+}
+
+/* Where the walk is: the block, the events of it not yet visited (quotes, and brackets
+ * and commas outside strings), and whether a later block failed to load. */
+typedef struct {
+    Scan s;
+    Block b;
+    uint64_t todo;
+    JsPeekStatus fail; /* JSPEEK_MORE: the input ends; JSPEEK_BAD: a stray backslash */
+    int level;
+} Walk;
+
+static inline __attribute__((always_inline)) bool next_block(Walk *w) {
+    if (w->b.stray) { /* the object runs past a stray backslash */
+        w->fail = JSPEEK_BAD;
+        return false;
+    }
+    if (w->s.end - w->b.at <= 64) { /* the input ends in this block */
+        w->fail = JSPEEK_MORE;
+        return false;
+    }
+    load_block(&w->s, w->b.at + 64, &w->b, w->level);
+    w->todo = w->b.quote | w->b.open | w->b.close | w->b.comma;
+    return true;
+}
+
+/* The next event's bit in the current block (loading blocks as needed), or -1. */
+static inline __attribute__((always_inline)) int next_event(Walk *w) {
+    while (__builtin_expect(!w->todo, 0))
+        if (!next_block(w)) return -1;
+    int i = __builtin_ctzll(w->todo);
+    w->todo &= w->todo - 1;
+    return i;
+}
+
+/* After the opening bracket at bit i of the current block: past its matching closer,
+ * counting brackets a block at a time (a block whose closers are fewer than the depth
+ * cannot end the value). Returns false when a block fails to load. */
+static inline __attribute__((always_inline)) bool skip_nested(Walk *w, int i) {
+    size_t depth = 1;
+    uint64_t o = w->b.open & from_bit(i + 1), cl = w->b.close & from_bit(i + 1);
+    for (;;) {
+        if ((size_t)__builtin_popcountll(cl) < depth) {
+            depth += (size_t)__builtin_popcountll(o);
+            depth -= (size_t)__builtin_popcountll(cl);
+        } else {
+            for (uint64_t x = o | cl; x; x &= x - 1) {
+                int k = __builtin_ctzll(x);
+                if (o >> k & 1) {
+                    depth++;
+                } else if (--depth == 0) {
+                    w->todo = (w->b.quote | w->b.open | w->b.close | w->b.comma) & from_bit(k + 1);
+                    return true;
+                }
+            }
+        }
+        if (!next_block(w)) return false;
+        o = w->b.open, cl = w->b.close;
     }
 }
 
-/* A string value of member m (its contents [v, v + n), escaped or not). */
-static void string_value(JsPeek *out, Member m, const char *v, size_t n, bool esc) {
-    switch (m) {
-    case M_PH: out->ph = v, out->ph_n = n, out->esc |= esc; break;
-    case M_CAT: out->cat = v, out->cat_n = n, out->esc |= esc; break;
-    case M_TS: out->ts = NULL, out->ts_bad = true; break;
-    case M_DUR: out->dur = NULL, out->dur_bad = true; break;
-    case M_ID: break; /* a string pid or tid is a key of its own */
-    case M_OTHER: break;
+/* The string opened by the quote at bit i: the bit of its closing quote (the next
+ * event, since nothing inside a string is one), or -1; *esc: a backslash in it. */
+static inline __attribute__((always_inline)) int close_string(Walk *w, int i, bool *esc) {
+    uint64_t bs = w->b.bs_in & from_bit(i);
+    bool e = false;
+    while (__builtin_expect(!w->todo, 0)) { /* it runs past the block */
+        e |= bs != 0;
+        if (!next_block(w)) return -1;
+        bs = w->b.bs_in;
+    }
+    int j = __builtin_ctzll(w->todo);
+    w->todo &= w->todo - 1;
+    *esc = e || (bs & ~from_bit(j)) != 0;
+    return j;
+}
+
+/* The object's walk, inlined once per SIMD level: member by member, in straight code,
+ * so the branch predictor sees one branch per decision (what kind of value follows the
+ * key, whether a comma or the '}' follows the value). */
+static inline __attribute__((always_inline)) JsPeekStatus peek_walk(const char *p, const char *end, JsPeek *out,
+                                                                     const char **obj_end, int level) {
+    memset(out, 0, sizeof *out);
+    if (p >= end || *p != '{') return JSPEEK_BAD;
+    Walk w = {{end, 0, 0}, {0}, 0, JSPEEK_OK, level};
+    load_block(&w.s, p, &w.b, level);
+    w.todo = (w.b.quote | w.b.open | w.b.close | w.b.comma) & ~(uint64_t)1; /* past the '{' */
+    Slot slot[M__COUNT];
+    memset(slot, 0, sizeof slot);
+    for (bool first = true;; first = false) {
+        /* the key: its opening quote (or the '}' of an empty object) */
+        int i = next_event(&w);
+        if (i < 0) return w.fail;
+        const char *at = w.b.at + i;
+        if (*at != '"') {
+            if (*at == '}' && first && !(w.b.stray & ~from_bit(i + 1))) {
+                *obj_end = at + 1;
+                return JSPEEK_OK;
+            }
+            return JSPEEK_BAD;
+        }
+        const char *key = at + 1;
+        bool esc;
+        if ((i = close_string(&w, i, &esc)) < 0) return w.fail;
+        at = w.b.at + i;
+        out->esc |= esc; /* an escaped key may spell any of them */
+        Member m = esc ? M_OTHER : member_of(key, (size_t)(at - key));
+        const char *val = at + 1;
+        /* the value: a string, a nested value, or a scalar up to the ',' or '}' */
+        if ((i = next_event(&w)) < 0) return w.fail;
+        at = w.b.at + i;
+        char c = *at;
+        if (c == '"') {
+            const char *str = at + 1;
+            if ((i = close_string(&w, i, &esc)) < 0) return w.fail;
+            at = w.b.at + i;
+            slot[m] = (Slot){str, at, V_STRING};
+            out->esc |= esc & (m == M_PH || m == M_CAT); /* an escaped ph or cat: parse it properly */
+            if ((i = next_event(&w)) < 0) return w.fail;
+            at = w.b.at + i;
+        } else if (c == '{' || c == '[') {
+            slot[m] = (Slot){NULL, NULL, V_CONTAINER};
+            if (!skip_nested(&w, i)) return w.fail;
+            if ((i = next_event(&w)) < 0) return w.fail;
+            at = w.b.at + i;
+        } else if (c == ']') {
+            return JSPEEK_BAD;
+        } else {
+            slot[m] = (Slot){val, at, V_SCALAR}; /* at: the ',' or '}' after it */
+        }
+        /* after the value: ',' or '}' */
+        if (*at == ',') continue;
+        if (*at != '}' || (w.b.stray & ~from_bit(i + 1))) return JSPEEK_BAD; /* i: the '}' */
+        resolve(slot, out);
+        *obj_end = at + 1;
+        return JSPEEK_OK;
     }
 }
 
-/* A container value of member m: none of the members read may be one. */
-static void container_value(JsPeek *out, Member m) {
-    switch (m) {
-    case M_PH: out->ph = NULL; break;
-    case M_CAT: out->cat = NULL; break;
-    case M_TS: out->ts = NULL, out->ts_bad = true; break;
-    case M_DUR: out->dur = NULL, out->dur_bad = true; break;
-    case M_ID: out->id_bad = true; break;
-    case M_OTHER: break;
-    }
+#ifdef PEEK_HAVE_AVX2
+__attribute__((target("avx2"))) static JsPeekStatus peek_avx2(const char *p, const char *end, JsPeek *out,
+                                                              const char **obj_end) {
+    return peek_walk(p, end, out, obj_end, 2);
+}
+#endif
+
+static JsPeekStatus peek_sse2(const char *p, const char *end, JsPeek *out, const char **obj_end) {
+#ifdef __SSE2__
+    return peek_walk(p, end, out, obj_end, 1);
+#else
+    return peek_walk(p, end, out, obj_end, 0);
+#endif
+}
+
+/* 0: not chosen yet; 1: SSE2 (or bytes, without SSE2); 2: AVX2 */
+static _Atomic int peek_level;
+
+/* SSE2 unless AVX2 is asked for: a skim call is one object (~100-300 bytes, a few
+ * hundred ns), and on the Intel Xeon the benchmarks ran on, entering and leaving 256-bit
+ * code around each call cost more than the wider compares saved (bench/README.md, "The
+ * GPU-first skim"). */
+int JsPeek_setSimd(int level) {
+    int most = 1;
+#ifdef PEEK_HAVE_AVX2
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) most = 2;
+#endif
+    peek_level = level <= 0 ? 1 : level > most ? most : level;
+    return peek_level;
+}
+
+int JsPeek_simdMost(void) {
+#ifdef PEEK_HAVE_AVX2
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) return 2;
+#endif
+    return 1;
 }
 
 JsPeekStatus JsPeek_object(const char *p, const char *end, JsPeek *out, const char **obj_end) {
-    memset(out, 0, sizeof *out);
-    if (p >= end || *p != '{') return JSPEEK_BAD;
-    p++;
-    /* expecting a key next (after '{' or ','); the member whose value comes next (from
-     * the key's closing quote on, val), and whether that value was a string */
-    bool want_key = true, have_key = false, had_string = false;
-    Member m = M_OTHER;
-    const char *val = NULL;
-    Finder f = {NULL, 0};
-    for (;;) {
-        p = find_stop(&f, p, end, false);
-        if (p >= end) break;
-        char c = *p;
-        if (c == '"') {
-            bool esc;
-            const char *q = skip_string(&f, p, end, &esc);
-            if (!q) return JSPEEK_MORE;
-            if (want_key) {
-                out->esc |= esc; /* an escaped key may spell any of them */
-                m = esc ? M_OTHER : member_of(p + 1, (size_t)(q - p - 2));
-                val = q;
-                want_key = false;
-                have_key = true;
-                had_string = false;
-            } else if (have_key) {
-                string_value(out, m, p + 1, (size_t)(q - p - 2), esc);
-                had_string = true;
-            }
-            p = q;
-            continue;
-        }
-        if (c == '{' || c == '[') { /* a nested value: passed whole */
-            if (have_key) container_value(out, m);
-            have_key = false;
-            const char *q;
-            JsPeekStatus st = skip_rest(p + 1, end, 1, &q);
-            if (st != JSPEEK_OK) return st;
-            p = q;
-            continue;
-        }
-        if (c == ']') return JSPEEK_BAD;
-        /* ',' or '}' ends the value */
-        if (have_key && !had_string) scalar_value(out, m, val, p);
-        have_key = false;
-        if (c == '}') {
-            *obj_end = p + 1;
-            return JSPEEK_OK;
-        }
-        want_key = true;
-        p++;
-    }
-    return JSPEEK_MORE;
+    int lv = peek_level;
+    if (__builtin_expect(lv == 0, 0)) lv = JsPeek_setSimd(0);
+#ifdef PEEK_HAVE_AVX2
+    if (lv == 2) return peek_avx2(p, end, out, obj_end);
+#endif
+    return peek_sse2(p, end, out, obj_end);
 }

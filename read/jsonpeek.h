@@ -23,10 +23,17 @@ typedef struct {
 
 typedef enum { JSPEEK_OK, JSPEEK_MORE, JSPEEK_BAD } JsPeekStatus;
 
-/* p is at '{'. Scans strings and braces only (no number or literal validation; nested
- * containers are passed whole) to the matching '}' and sets *end just after it.
+/* p is at '{'. Finds the matching '}' from the quotes, brackets and commas alone (no
+ * number or literal validation; nested containers are passed whole) and sets *end just
+ * after it.
  * JSPEEK_MORE: the object does not end before `end`; JSPEEK_BAD: something the caller
  * should hand to the validating parser (it reports the error with its offset). */
 JsPeekStatus JsPeek_object(const char *p, const char *end, JsPeek *out, const char **obj_end);
+
+/* The block scan's instruction set: 0 or 1 SSE2 (the default), 2 AVX2 (lowered to SSE2
+ * where the CPU lacks it). Returns the level in use. Tests run every level. */
+int JsPeek_setSimd(int level);
+/* The highest level the CPU has. */
+int JsPeek_simdMost(void);
 
 #endif

@@ -79,7 +79,7 @@ __attribute__((target("avx2"))) static const char *plain_run_avx2(const char *p,
 }
 #endif
 
-/* 0: not chosen yet; 1: SSE2; 2: AVX2 */
+/* 0: not chosen yet; 1: SSE2; 2: AVX2; 3: AVX2 and AVX-512 (BW, VBMI2) */
 static _Atomic int simd_level;
 
 int Js_setSimd(int level) {
@@ -88,6 +88,8 @@ int Js_setSimd(int level) {
 #ifdef JS_HAVE_AVX2_PATH
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2")) best = 2;
+    /* the structural index (jsonindex.c) uses AVX-512's byte compares and compress */
+    if (best == 2 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2")) best = 3;
 #endif
     simd_level = level == 0 || level > best ? best : level;
     return simd_level;
@@ -95,6 +97,11 @@ int Js_setSimd(int level) {
     (void)level;
     return 0;
 #endif
+}
+
+int Js_simd(void) {
+    int lv = simd_level;
+    return lv ? lv : Js_setSimd(0);
 }
 
 /* First byte at or after p that is '"', '\\' or a control character, or end. Most
@@ -112,7 +119,7 @@ static inline const char *string_stop(const char *p, const char *end) {
         p += 16;
         int lv = simd_level;
         if (__builtin_expect(lv == 0, 0)) lv = Js_setSimd(0);
-        if (lv == 2) p = plain_run_avx2(p, end);
+        if (lv >= 2) p = plain_run_avx2(p, end);
     }
 #endif
     return plain_run(p, end);
@@ -216,9 +223,10 @@ static inline __attribute__((always_inline)) JsStatus scalar(JsCtx *c, const cha
     const char *p = *pp;
     switch (*p) {
     case '"': return Js_string(c, pp, t);
-    case 't': t->type = TOK_TRUE; return literal(c, pp, "true", 4);
-    case 'f': t->type = TOK_FALSE; return literal(c, pp, "false", 5);
-    case 'n': t->type = TOK_NULL; return literal(c, pp, "null", 4);
+    /* a literal's span is its word, as any token's */
+    case 't': *t = (Tok){p, 4, TOK_TRUE, false}; return literal(c, pp, "true", 4);
+    case 'f': *t = (Tok){p, 5, TOK_FALSE, false}; return literal(c, pp, "false", 5);
+    case 'n': *t = (Tok){p, 4, TOK_NULL, false}; return literal(c, pp, "null", 4);
     default:
         if (*p == '-' || isdig(*p)) return Js_number(c, pp, t);
         return Js_fail(c, p, "a JSON value (object, array, string, number, true, false or null)");

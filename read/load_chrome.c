@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ovtrace/read/jsonscan.h"
+#include "ovtrace/read/jsonindex.h"
 #include "ovtrace/read/mapguard.h"
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/hash.h"
@@ -119,6 +120,10 @@ typedef struct {
     uint64_t max_token;   /* largest single value the window may hold (--max-token) */
     uint64_t trunc_off;   /* ST_TRUNC: stream offset after the last complete element */
     char fatal[384];      /* an error found below the parser (a value over max_token) */
+    /* stage 2's structural index (jsonindex.h), valid for the window at (ix_buf, ix_base) */
+    JsIndex ix;
+    const char *ix_buf;
+    uint64_t ix_base;
 } Loader;
 
 typedef enum { ST_OK, ST_ERR, ST_TRUNC, ST_STOP } LoopStatus;
@@ -492,21 +497,36 @@ static void add_series(Loader *L, RawEvent *ev, const Tok *key, const Tok *v) {
     L->series_val[ev->n_series++] = *v;
 }
 
-JS_INLINE JsStatus arg_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
-    EventCtx *x = ctx;
+/* One member of args, its value scanned: what the loader keeps of it. */
+JS_INLINE void arg_field(EventCtx *x, const Tok *key, const Tok *v) {
     RawEvent *ev = x->ev;
+    char buf[KEY_BUF];
+    Tok k = Js_keyPlain(key, buf, sizeof buf);
+    switch (k.n) { /* by length first: most args are none of these */
+    case 4:
+        if (TOK_IS(&k, "name")) set_tok(&ev->a_name, v);
+        break;
+    case 6:
+        if (TOK_IS(&k, "device")) set_tok(&ev->a_device, v);
+        else if (TOK_IS(&k, "stream")) set_tok(&ev->a_stream, v);
+        else if (TOK_IS(&k, "labels")) set_tok(&ev->a_labels, v);
+        break;
+    case 10:
+        if (TOK_IS(&k, "sort_index")) set_tok(&ev->a_sort, v);
+        break;
+    case 11:
+        if (TOK_IS(&k, "correlation")) set_tok(&ev->a_corr, v);
+        break;
+    default: break;
+    }
+    if (x->counter) add_series(x->L, ev, key, v);
+}
+
+JS_INLINE JsStatus arg_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
     Tok v;
     JsStatus st = Js_value(c, pp, &v);
     if (st) return st;
-    char buf[KEY_BUF];
-    Tok k = Js_keyPlain(key, buf, sizeof buf);
-    if (TOK_IS(&k, "device")) set_tok(&ev->a_device, &v);
-    else if (TOK_IS(&k, "stream")) set_tok(&ev->a_stream, &v);
-    else if (TOK_IS(&k, "correlation")) set_tok(&ev->a_corr, &v);
-    else if (TOK_IS(&k, "name")) set_tok(&ev->a_name, &v);
-    else if (TOK_IS(&k, "labels")) set_tok(&ev->a_labels, &v);
-    else if (TOK_IS(&k, "sort_index")) set_tok(&ev->a_sort, &v);
-    if (x->counter) add_series(x->L, ev, key, &v);
+    arg_field(ctx, key, &v);
     return JS_OK;
 }
 
@@ -520,6 +540,42 @@ static void forget_args(RawEvent *ev) {
     ev->n_series = 0;
 }
 
+/* Whether the event is a counter, whose numeric args are its series: by its ph or its
+ * name, as far as the members before args said. */
+static inline bool counter_so_far(const RawEvent *ev) {
+    return (ev->ph.type == TOK_STRING && ev->ph.n == 1 && ev->ph.p[0] == 'C') || TOK_IS(&ev->name, MEMORY_EVENT);
+}
+
+/* One top-level member of an event other than an args object: what the loader keeps. */
+JS_INLINE void event_field(RawEvent *ev, const Tok *k, const Tok *v) {
+    switch (k->n ? k->p[0] : 0) {
+    case 'p':
+        if (TOK_IS(k, "ph")) set_tok(&ev->ph, v);
+        else if (TOK_IS(k, "pid")) set_tok(&ev->pid, v);
+        break;
+    case 't':
+        if (TOK_IS(k, "ts")) set_tok(&ev->ts, v);
+        else if (TOK_IS(k, "tid")) set_tok(&ev->tid, v);
+        break;
+    case 'n':
+        if (TOK_IS(k, "name")) set_tok(&ev->name, v);
+        break;
+    case 'c':
+        if (TOK_IS(k, "cat")) set_tok(&ev->cat, v);
+        break;
+    case 'd':
+        if (TOK_IS(k, "dur")) set_tok(&ev->dur, v);
+        break;
+    case 'i':
+        if (TOK_IS(k, "id")) set_tok(&ev->id, v);
+        break;
+    case 'b':
+        if (TOK_IS(k, "bp")) set_tok(&ev->bp, v);
+        break;
+    default: break;
+    }
+}
+
 JS_INLINE JsStatus event_member(JsCtx *c, void *ctx, const Tok *key, const char **pp) {
     EventCtx *x = ctx;
     RawEvent *ev = x->ev;
@@ -528,8 +584,7 @@ JS_INLINE JsStatus event_member(JsCtx *c, void *ctx, const Tok *key, const char 
     const char *a = *pp;
     if (TOK_IS(&k, "args")) forget_args(ev); /* the last "args" counts: forget an earlier one's */
     if (*a == '{' && TOK_IS(&k, "args")) {
-        bool counter =
-            (ev->ph.type == TOK_STRING && ev->ph.n == 1 && ev->ph.p[0] == 'C') || TOK_IS(&ev->name, MEMORY_EVENT);
+        bool counter = counter_so_far(ev);
         JsStatus st = parse_args(x->L, pp, ev, counter);
         if (st) return st;
         ev->args = (Tok){a, (uint32_t)(*pp - a), TOK_OBJECT, false};
@@ -540,38 +595,53 @@ JS_INLINE JsStatus event_member(JsCtx *c, void *ctx, const Tok *key, const char 
     Tok v;
     JsStatus st = Js_value(c, pp, &v);
     if (st) return st;
-    switch (k.n ? k.p[0] : 0) {
-    case 'p':
-        if (TOK_IS(&k, "ph")) set_tok(&ev->ph, &v);
-        else if (TOK_IS(&k, "pid")) set_tok(&ev->pid, &v);
-        break;
-    case 't':
-        if (TOK_IS(&k, "ts")) set_tok(&ev->ts, &v);
-        else if (TOK_IS(&k, "tid")) set_tok(&ev->tid, &v);
-        break;
-    case 'n':
-        if (TOK_IS(&k, "name")) set_tok(&ev->name, &v);
-        break;
-    case 'c':
-        if (TOK_IS(&k, "cat")) set_tok(&ev->cat, &v);
-        break;
-    case 'd':
-        if (TOK_IS(&k, "dur")) set_tok(&ev->dur, &v);
-        break;
-    case 'i':
-        if (TOK_IS(&k, "id")) set_tok(&ev->id, &v);
-        break;
-    case 'b':
-        if (TOK_IS(&k, "bp")) set_tok(&ev->bp, &v);
-        break;
-    default: break;
-    }
+    event_field(ev, &k, &v);
     return JS_OK;
 }
 
-/* Parses the event object at *pp ('{'). Top-level keys only; args one level deep. */
+/* Most members an event may have for stage 2 (jsonindex.h), args' included; an event
+ * with more goes through the member loop. */
+#define FAST_MEMBERS 64
+
+/* The members stage 2 found, taken as event_member and arg_member take them, in the
+ * same order (its keys are never escaped: they are their own decoded form). */
+static void apply_members(Loader *L, RawEvent *ev, const JsMember *m, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const Tok *k = &m[i].key;
+        if (!TOK_IS(k, "args")) {
+            event_field(ev, k, &m[i].val);
+            continue;
+        }
+        forget_args(ev);
+        if (m[i].val.type != TOK_OBJECT) continue; /* not an object: nothing of it is kept */
+        /* an args object: its members follow at depth 1 */
+        EventCtx x = {L, ev, counter_so_far(ev)};
+        size_t obj = i;
+        for (; i + 1 < n && m[i + 1].depth == 1; i++) arg_field(&x, &m[i + 1].key, &m[i + 1].val);
+        ev->args = m[obj].val;
+        /* args may precede ph; counters then need a second look at args */
+        if (!x.counter) ev->n_series = -1;
+    }
+}
+
+/* Parses the event object at *pp ('{'). Top-level keys only; args one level deep.
+ * Stage 2 first (jsonindex.h); anything it leaves goes through the member loop, from
+ * the same byte, so errors and results are the member loop's. */
 static JsStatus parse_event(Loader *L, const char **pp, RawEvent *ev) {
     memset(ev, 0, sizeof *ev);
+    if (L->ix_buf != L->buf || L->ix_base != L->base) { /* the window moved */
+        JsIndex_reset(&L->ix);
+        L->ix_buf = L->buf;
+        L->ix_base = L->base;
+    }
+    JsMember m[FAST_MEMBERS];
+    size_t n;
+    const char *after;
+    if (JsIndex_object(&L->ix, &L->js, *pp, "args", 4, m, FAST_MEMBERS, &n, &after)) {
+        apply_members(L, ev, m, n);
+        *pp = after;
+        return JS_OK;
+    }
     EventCtx x = {L, ev, false};
     return Js_members(&L->js, pp, event_member, &x);
 }
@@ -934,6 +1004,7 @@ static void *worker_main(void *arg) {
     free(W.series_key);
     free(W.series_val);
     Js_free(&W.js);
+    JsIndex_free(&W.ix);
     sp->end = p;
     if (sp->abort_slab) sp->lines = text_lines(sp->at, (size_t)(p - sp->at), &sp->tail); /* for error positions */
     /* a slice cut inside its first element holds nothing to adopt */
@@ -1497,6 +1568,7 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
     free(L.meta);
     free(L.own);
     Js_free(&L.js);
+    JsIndex_free(&L.ix);
     Input_close(in);
     return ok;
 }

@@ -125,11 +125,14 @@ typedef struct {
     uint32_t source;
     int64_t device;
     GroupSummary fig;
+    size_t wait_first; /* its waits in Labels.wait (fig.wait is set once they are copied) */
 } DeviceLabel;
 
 typedef struct {
     DeviceLabel *v;
     size_t n, cap;
+    int64_t *wait; /* (start, end) pairs of every rank's comm waits */
+    size_t n_wait, cap_wait;
 } Labels;
 
 /* A count or a time of the label: a non-negative whole number, or -1 when absent
@@ -140,6 +143,29 @@ static bool label_value(const cJSON *o, const char *key, int64_t *out) {
     if (!x) return true;
     if (!cJSON_IsNumber(x) || x->valuedouble < 0 || x->valuedouble > 9e18) return false;
     *out = (int64_t)x->valuedouble;
+    return true;
+}
+
+/* A rank's "comm" entries [name, start_ns, end_ns, wait_ns, transfer_ns] as the wait
+ * part of each, [start, start + wait) within the kernel (Coll_waitPart), appended to
+ * L->wait. Epoch-scale starts come through cJSON's double (within 256 ns): the overview
+ * draws them at its column resolution, microseconds at the least. Absent (format 1
+ * without waits) is none; present and malformed fails the summary. */
+static bool add_waits(const cJSON *r, Labels *L) {
+    const cJSON *comm = cJSON_GetObjectItemCaseSensitive(r, "comm"), *c;
+    if (!comm) return true;
+    if (!cJSON_IsArray(comm)) return false;
+    cJSON_ArrayForEach(c, comm) {
+        const cJSON *s = cJSON_GetArrayItem(c, 1), *e = cJSON_GetArrayItem(c, 2), *w = cJSON_GetArrayItem(c, 3);
+        if (!cJSON_IsArray(c) || !cJSON_IsNumber(s) || !cJSON_IsNumber(e) || !cJSON_IsNumber(w)) return false;
+        double sd = s->valuedouble, ed = e->valuedouble, wd = w->valuedouble;
+        if (!(sd >= -9e18 && sd <= 9e18 && ed >= sd && ed <= 9e18 && wd >= 0 && wd <= 9e18)) return false;
+        int64_t a = (int64_t)sd, b = (int64_t)ed, wn = (int64_t)wd;
+        if (wn <= 0) continue;
+        GROW(L->wait, L->cap_wait, L->n_wait + 2);
+        L->wait[L->n_wait++] = a;
+        L->wait[L->n_wait++] = wn < b - a ? a + wn : b;
+    }
     return true;
 }
 
@@ -161,7 +187,15 @@ static bool add_rank(Trace *t, const cJSON *r, const uint32_t *names, int64_t t0
         Drawer D = {t, Trace_gpuLane(t, src, id, 0, id, 0), {names[0], names[1], names[2]}, {0, 0, 0}};
         if (!draw_band(&D, band->valuestring, t0, t1, cols)) return false;
         GROW(L->v, L->cap, L->n + 1);
-        L->v[L->n++] = (DeviceLabel){src, id, {exposed, last}};
+        L->v[L->n++] = (DeviceLabel){src, id, {exposed, last, NULL, 0}, 0};
+    }
+    /* the waits go to the rank's device when it has one; with several the summary
+     * does not say which ran a comm kernel, so none is marked */
+    size_t first = L->n_wait, n_dev = (size_t)cJSON_GetArraySize(devs);
+    if (!add_waits(r, L)) return false;
+    if (n_dev == 1) {
+        L->v[L->n - 1].wait_first = first;
+        L->v[L->n - 1].fig.n_wait = (L->n_wait - first) / 2;
     }
     return true;
 }
@@ -176,11 +210,16 @@ static int cmp_label(const void *x, const void *y) {
  * per group: thousands of ranks). */
 static void set_labels(Trace *t, Labels *L) {
     qsort(L->v, L->n, sizeof *L->v, cmp_label);
-    t->group_summary = xcalloc(t->n_groups + 1, sizeof *t->group_summary);
+    /* one block, freed with group_summary: the labels, then the wait pairs they point at */
+    size_t head = (t->n_groups + 1) * sizeof *t->group_summary;
+    t->group_summary = xcalloc(1, head + L->n_wait * sizeof *L->wait);
+    int64_t *wait = (int64_t *)(void *)((char *)t->group_summary + head);
+    if (L->n_wait) memcpy(wait, L->wait, L->n_wait * sizeof *L->wait);
     for (uint32_t g = 0; g < t->n_groups; g++) {
-        DeviceLabel key = {t->groups[g].source, t->groups[g].id, {0, 0}};
+        DeviceLabel key = {t->groups[g].source, t->groups[g].id, {0, 0, NULL, 0}, 0};
         const DeviceLabel *f = t->groups[g].gpu && L->n ? bsearch(&key, L->v, L->n, sizeof *L->v, cmp_label) : NULL;
-        t->group_summary[g] = f ? f->fig : (GroupSummary){-1, -1};
+        t->group_summary[g] = f ? f->fig : (GroupSummary){-1, -1, NULL, 0};
+        if (f && f->fig.n_wait) t->group_summary[g].wait = wait + f->wait_first;
     }
 }
 
@@ -235,12 +274,14 @@ Trace *Load_summaryFile(const char *path, char *err, size_t errlen) {
     if (!ok || !t->n_sources) {
         snprintf(err, errlen, "%s: a rank of the summary is malformed", path);
         free(L.v);
+        free(L.wait);
         Trace_free(t);
         return NULL;
     }
     Trace_finish(t);
     set_labels(t, &L);
     free(L.v);
+    free(L.wait);
     static const EventClass CLS[3] = {CLASS_COMPUTE, CLASS_COMM, CLASS_MEMORY};
     for (size_t i = 0; i < t->n_events; i++)
         for (int k = 0; k < 3; k++)

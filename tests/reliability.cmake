@@ -7,7 +7,7 @@ set(fuzz_dir ${PROJECT_SOURCE_DIR}/fuzz)
 
 # Every crash a fuzzer found, replayed through the fuzz target itself (built here
 # without libFuzzer) in the normal build, and under ASan+UBSan by tests/sanitize.sh.
-foreach(target fuzz_load fuzz_load_parallel fuzz_load_compressed fuzz_rules fuzz_time fuzz_export)
+foreach(target fuzz_load fuzz_load_parallel fuzz_load_compressed fuzz_peek fuzz_index fuzz_rules fuzz_time fuzz_export)
   ovtrace_unit_test(reliability.replay.${target} SOURCES ${fuzz_dir}/${target}.c ${rel_dir}/test_replay.c
     LIBS PkgConfig::ZLIB PkgConfig::ZSTD TIMEOUT 120)
   target_include_directories(${test_exe} PRIVATE ${fuzz_dir})
@@ -15,6 +15,7 @@ foreach(target fuzz_load fuzz_load_parallel fuzz_load_compressed fuzz_rules fuzz
     FUZZ_DEFAULT_TRACE="${PROJECT_SOURCE_DIR}/tests/data/kineto-2node.json"
     FUZZ_REPLAY_DIRS="${rel_dir}/crashes")
 endforeach()
+target_include_directories(test_reliability_replay_fuzz_peek PRIVATE ${PROJECT_SOURCE_DIR}/read) # the skim's header
 
 # fuzz_cupti reads CUPTI's record structs and the generated cbid name table, so it builds
 # only with the CUDA toolkit (as the translation library does); without it the replay

@@ -71,9 +71,13 @@ void CollView_adopt(App *a, CollReport *R) {
     s->done = true;
 }
 
-/* The legend names the wait glyph when a rank waited in a matched collective. */
+/* The legend names the wait glyph when a rank waited in a matched collective (for a
+ * run summary: when it stores a wait). */
 static uint32_t cv_legend(const App *a, const void *st) {
     const CollReport *R = ((const CollViewState *)st)->report;
+    if (a->t->group_summary)
+        for (size_t g = 0; g < a->t->n_groups; g++)
+            if (a->t->group_summary[g].n_wait) return CollView_waitGlyph(a->gl->unicode);
     if (!R) return 0;
     for (size_t i = 0; i < R->n_ranks; i++)
         if (R->ranks[i].wait > 0) return CollView_waitGlyph(a->gl->unicode);

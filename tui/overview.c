@@ -76,10 +76,29 @@ static void label(const App *a, const OverviewState *s, uint32_t group, char *bu
     snprintf(buf, n, " r%d %s L%s%s", G->rank, ex, last, a->t->gpu_only ? " *" : "");
 }
 
+/* Adds the part of the wait [ws, we) that falls in each column of [t0, t1). */
+static void add_wait(int64_t *out, int64_t t0, int64_t t1, int ncols, int64_t ws, int64_t we) {
+    if (ws < t0) ws = t0;
+    if (we > t1) we = t1;
+    if (we <= ws) return;
+    int c0 = TraceIndex_colOf(t0, t1, ncols, ws), c1 = TraceIndex_colOf(t0, t1, ncols, we - 1);
+    for (int c = c0 < 0 ? 0 : c0; c <= c1 && c < ncols; c++) {
+        int64_t ca = TraceIndex_colTime(t0, t1, ncols, c), cb = TraceIndex_colTime(t0, t1, ncols, c + 1);
+        int64_t s = ws > ca ? ws : ca, en = we < cb ? we : cb;
+        if (en > s) out[c] += en - s;
+    }
+}
+
 void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, int64_t t0, int64_t t1, int ncols,
                           int64_t *out) {
     memset(out, 0, (size_t)ncols * sizeof *out);
-    if (!R || t1 <= t0 || ncols <= 0) return;
+    if (t1 <= t0 || ncols <= 0) return;
+    if (t->group_summary) { /* a run summary: the waits it stores */
+        const GroupSummary *S = &t->group_summary[group];
+        for (size_t i = 0; i < S->n_wait; i++) add_wait(out, t0, t1, ncols, S->wait[2 * i], S->wait[2 * i + 1]);
+        return;
+    }
+    if (!R) return;
     const Group *G = &t->groups[group];
     size_t cursor = 0; /* the walk goes up the event indices: members found moving forward */
     for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++)
@@ -88,15 +107,7 @@ void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, i
             const TraceEvent *e = w.ev;
             if (e->cls != CLASS_COMM || e->kind != KIND_KERNEL || !Coll_waitPartFrom(R, w.index, &cursor, &ws, &we))
                 continue;
-            if (ws < t0) ws = t0;
-            if (we > t1) we = t1;
-            if (we <= ws) continue;
-            int c0 = TraceIndex_colOf(t0, t1, ncols, ws), c1 = TraceIndex_colOf(t0, t1, ncols, we - 1);
-            for (int c = c0 < 0 ? 0 : c0; c <= c1 && c < ncols; c++) {
-                int64_t ca = TraceIndex_colTime(t0, t1, ncols, c), cb = TraceIndex_colTime(t0, t1, ncols, c + 1);
-                int64_t s = ws > ca ? ws : ca, en = we < cb ? we : cb;
-                if (en > s) out[c] += en - s;
-            }
+            add_wait(out, t0, t1, ncols, ws, we);
         }
 }
 
@@ -104,7 +115,7 @@ void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, i
  * comm and more than half of the column is wait get the wait glyph. */
 static void mark_band(const App *a, Grid *g, int x, int y, int w, uint32_t group, const int64_t *band) {
     const CollReport *R = CollView_report(a);
-    if (!R || w <= 0) return;
+    if ((!R && !a->t->group_summary) || w <= 0) return;
     int64_t *wait = xmalloc((size_t)w * sizeof *wait);
     Overview_waitColumns(a->t, R, group, a->v.t0, a->v.t1, w, wait);
     uint32_t glyph = CollView_waitGlyph(a->gl->unicode);

@@ -23,7 +23,8 @@ size_t Overview_ranks(const Trace *t);
 /* The overview's lines: one LINE_BAND per GPU group. */
 void Overview_lines(Lines *L, const Trace *t);
 /* Wait per column over [t0, t1): out[c] = ns of the column in the wait part of a matched
- * comm kernel of the group (sum over kernels, clipped to the column). */
+ * comm kernel of the group (sum over kernels, clipped to the column); for a run
+ * summary, the waits it stores (GroupSummary). */
 void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, int64_t t0, int64_t t1, int ncols,
                           int64_t *out);
 /* The overview is shown. */

@@ -3,8 +3,9 @@
  * wait/transfer split, per-rank waits and straggler counts, per-name skew) must equal
  * the full load's, and the GPU lanes must hold exactly the same events. Checked on the
  * shipped multi-rank data, on Kineto traces with CPU ops, flows and counters, and on
- * simulator output with stragglers. Also the object skip itself (read/jsonpeek.c), by hand
- * and against the validating scanner on 20,000 random event-like objects. */
+ * simulator output with stragglers. Also the object skip itself (read/jsonpeek.c), at each
+ * instruction-set level: by hand, with escapes on every position around the 64-byte block
+ * edges, and against the validating scanner on 20,000 random event-like objects. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,8 +34,7 @@ static JsPeekStatus peek(const char *s, JsPeek *pk, size_t *len) {
     return st;
 }
 
-static void test_peek(void **state) {
-    (void)state;
+static void peek_cases(void) {
     JsPeek pk;
     size_t n;
     const char *a = "{\"ph\": \"X\", \"cat\": \"kernel\", \"args\": {\"ph\": \"B\", \"x\": [1, {\"cat\": \"y\"}]}}, {";
@@ -77,6 +77,10 @@ static void test_peek(void **state) {
     assert_int_equal(peek("{\"ph\": \"X\", \"name\": \"ab", &pk, &n), JSPEEK_MORE);
     assert_int_equal(peek("{\"ph\": \"X\", \"a\": {", &pk, &n), JSPEEK_MORE);
     assert_int_equal(peek("{\"a\": 1]}", &pk, &n), JSPEEK_BAD); /* the parser says where */
+    /* a backslash outside strings: not JSON inside the object, no matter after it */
+    assert_int_equal(peek("{\"ph\": \\\"X\"}", &pk, &n), JSPEEK_BAD);
+    assert_int_equal(peek("{\"ph\": \"X\"} \\\"", &pk, &n), JSPEEK_OK);
+    assert_int_equal(n, 11);
     assert_int_equal(peek("x", &pk, &n), JSPEEK_BAD);
 }
 
@@ -120,8 +124,7 @@ static void rnd_value(char *b, size_t *o, int depth) {
     }
 }
 
-static void test_peek_random(void **state) {
-    (void)state;
+static void peek_random(void) {
     static char b[1 << 16];
     for (int it = 0; it < 20000; it++) {
         size_t o = 0;
@@ -157,6 +160,48 @@ static void test_peek_random(void **state) {
         assert_int_equal(JsPeek_object(b, b + cut, &pk, &e), cut ? JSPEEK_MORE : JSPEEK_BAD);
         Js_free(&c);
     }
+}
+
+/* Strings whose escapes fall on every position around the 64-byte block edges: an
+ * escaped quote, an escaped backslash before the closing quote, both, and a run of
+ * three; the end found and ph as written, against the validating scanner. */
+static void peek_block_edges(void) {
+    static const char *tails[] = {"\\\"", "\\\\", "\\\\\\\"", "\\\\\\\\", "}{][,:"};
+    char b[512];
+    for (size_t t = 0; t < sizeof tails / sizeof *tails; t++)
+        for (int pad = 0; pad < 140; pad++) {
+            int o = snprintf(b, sizeof b, "{\"name\": \"%*s%s\", \"args\": {\"x\": \"%*s%s\"}, \"ph\": \"X\"}",
+                             pad, "", tails[t], (pad * 7) % 70, "", tails[t]);
+            size_t full = (size_t)o;
+            o += snprintf(b + o, sizeof b - (size_t)o, ", {}");
+            JsCtx c = {.end = b + o};
+            const char *q = b;
+            Tok v;
+            assert_int_equal(Js_value(&c, &q, &v), JS_OK);
+            assert_int_equal(q - b, full);
+            JsPeek pk;
+            const char *e = NULL;
+            assert_int_equal(JsPeek_object(b, b + o, &pk, &e), JSPEEK_OK);
+            assert_int_equal(e - b, full);
+            assert_true(pk.ph && pk.ph_n == 1 && pk.ph[0] == 'X');
+            assert_false(pk.esc); /* the escapes are in name and args, not in a key, ph or cat */
+            for (size_t cut = full - 1; cut + 70 > full && cut > 0; cut--) /* cut anywhere near the end */
+                assert_int_equal(JsPeek_object(b, b + cut, &pk, &e), JSPEEK_MORE);
+            Js_free(&c);
+        }
+}
+
+/* Every case at every instruction-set level the CPU has (SSE2, AVX2). */
+static void test_peek(void **state) {
+    (void)state;
+    int most = JsPeek_simdMost();
+    for (int level = 1; level <= most; level++) {
+        assert_int_equal(JsPeek_setSimd(level), level);
+        peek_cases();
+        peek_block_edges();
+        peek_random();
+    }
+    JsPeek_setSimd(0);
 }
 
 /* ---------- GPU-first model vs full model ---------- */
@@ -462,7 +507,6 @@ static void test_simulated_stragglers(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_peek),
-        cmocka_unit_test(test_peek_random),
         cmocka_unit_test(test_shipped_multirank),
         cmocka_unit_test(test_passed_over_span),
         cmocka_unit_test(test_skim_rests),

@@ -1,7 +1,8 @@
 #!/bin/bash
 # stats --summary and view of a summary: the summary of an 8-rank run opens in the rank
 # overview with each rank's label (exposed comm, times it arrived last) as the run's own
-# overview shows it; a summary of the previous format (1) still opens; under
+# overview shows it, and its wait marks where the run's overview has them; a summary of
+# the previous format (1) still opens; under
 # mpirun (when built) the summary is byte for byte the one-process one; a generated
 # summary of 4,096 ranks (no traces) opens in the overview, its last rank reachable; Enter
 # on a rank opens that rank's real trace; a summary is written atomically (no temporary
@@ -33,6 +34,34 @@ for size in 80x24 200x50; do
     cmp -s "$T/run.lab" "$T/sum.lab" || { say "$size: labels differ from the run's overview"; diff "$T/run.lab" "$T/sum.lab"; }
     # the run has stragglers: a summary that lost the arrivals would read L0 everywhere
     grep -qE ' L[1-9]' "$T/sum.lab" || say "$size: no rank of the summary arrived last"
+done
+
+# Wait glyphs: a run with stragglers (--imbalance) marks the columns where a rank waits
+# for the others; its summary's overview marks the same columns from the waits it stores.
+# The summary's band is drawn back from 256 columns, so a cell may differ where a column
+# boundary falls: at most 1 cell in 100, and nearly as many marks as the run's.
+mkdir "$T/im8"
+"$B" record --simulate --ranks 8 --steps 2 --seed 7 --imbalance 1 -o "$T/im8/r.json" >/dev/null 2>&1 || say "record --imbalance"
+"$B" stats --summary "$T/si.json" "$T/im8" >/dev/null || say "stats --summary of the imbalanced run"
+bands() { sed -n '/^[> ] r[0-9]/s/^[^│]*│//p'; }
+for size in 120x30 200x40; do
+    "$B" view --dump --size $size "$T/im8" | bands >"$T/run.band"
+    "$B" view --dump --size $size "$T/si.json" >"$T/sum.out"
+    bands <"$T/sum.out" >"$T/sum.band"
+    grep -q "coll wait" "$T/sum.out" || say "$size: the summary's legend does not name the wait mark"
+    python3 - "$T/run.band" "$T/sum.band" "$size" <<'PY' || fail=1
+import sys
+run, summ = (open(f, encoding="utf-8").read().splitlines() for f in sys.argv[1:3])
+mark = "\u259a"
+n_run = sum(l.count(mark) for l in run)
+n_sum = sum(l.count(mark) for l in summ)
+cells = sum(len(l) for l in run)
+diff = sum(a != b for x, y in zip(run, summ) for a, b in zip(x, y))
+ok = len(run) == len(summ) == 8 and n_run > 50 and n_sum >= 0.9 * n_run and diff * 100 <= cells
+if not ok:
+    print(f"FAIL: {sys.argv[3]}: wait marks run {n_run}, summary {n_sum}, cells differing {diff} of {cells}")
+sys.exit(0 if ok else 1)
+PY
 done
 
 # Enter on rank 2: its trace replaces the summary (lanes of a GPU group appear)

@@ -170,6 +170,11 @@ typedef struct {
 typedef struct {
     int64_t exposed;      /* ns of comm alone over the whole run */
     int64_t arrived_last; /* collectives at which the group's rank arrived last */
+    /* the wait parts of its rank's matched comm kernels, as (start, end) ns pairs, for
+     * the overview's wait glyphs; none when its rank has several GPU devices (the
+     * summary does not say which device ran a comm kernel) */
+    const int64_t *wait;
+    size_t n_wait;
 } GroupSummary;
 
 typedef struct Trace {

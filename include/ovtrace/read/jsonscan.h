@@ -28,10 +28,13 @@ typedef struct {
     uint8_t *stack; /* nesting stack for skip_value */
     size_t stack_cap;
 } JsCtx;
-/* Which vector unit scans strings: 0 picks the best the CPU has (AVX2, else
- * SSE2), 1 forces SSE2, 2 forces AVX2 when present (tests run both). Returns the one
- * in use (1 or 2; 0 without SSE2). */
+/* Which vector unit scans strings and builds the structural index (jsonindex.h): 0
+ * picks the best the CPU has, 1 forces SSE2, 2 AVX2, 3 AVX2 with AVX-512 (BW and VBMI2)
+ * for the index, each when present (tests run every level). Returns the one in use (1
+ * to 3; 0 without SSE2). */
 int Js_setSimd(int level);
+/* The vector unit in use (as Js_setSimd returns it), chosen on first use. */
+int Js_simd(void);
 
 void Js_free(JsCtx *c);
 /* Bit 7 of each byte of v set where that byte is not zero (exact: no carry between

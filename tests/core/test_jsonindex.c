@@ -1,0 +1,310 @@
+/* The loader's two-stage parse (read/jsonindex.c) against its references:
+ *  - stage 1's structural positions against a byte-at-a-time model of the same
+ *    definition, on random text of quotes, backslash runs, operators and control
+ *    characters across 64-byte blocks, with SSE2 and with AVX2;
+ *  - stage 2's members against the member loop's (JsIndex_reference) for events with
+ *    escapes, \" and backslash runs at block edges, long strings, control characters,
+ *    every kind of number and literal, nested args, duplicate keys, syntax errors, at
+ *    every offset of a block and cut at every length: what stage 2 takes is exactly
+ *    what the member loop gives, and it takes every plain event;
+ *  - whole loads with stage 2 on and off (plain, gzip and zstd windows, two threads,
+ *    the GPU-first skim): the same events, lanes, warnings and errors. */
+#include "testutil.h"
+#include "ovtrace/read/jsonindex.h"
+
+/* ---------- stage 1 against a model ---------- */
+
+static bool blank(unsigned char ch) { return ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r'; }
+static bool op(unsigned char ch) { return ch == '{' || ch == '}' || ch == '[' || ch == ']' || ch == ',' || ch == ':'; }
+
+/* The positions stage 1 should mark in b[0..n), from outside any string. */
+static size_t model(const unsigned char *b, size_t n, uint32_t *out) {
+    size_t m = 0, run = 0; /* backslashes just before b[i] */
+    bool in_string = false, prev_scalar = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = b[i];
+        bool escaped = run % 2 == 1;
+        bool quote = ch == '"' && !escaped;
+        if (quote) in_string = !in_string; /* a closing quote is outside: in_string false there */
+        bool inside = in_string;           /* an opening quote counts as inside, as its prefix XOR does */
+        bool scalar = !op(ch) && !blank(ch) && ch != '"' && !inside;
+        bool start = scalar && !prev_scalar;
+        prev_scalar = scalar;
+        bool ctl = ch < 0x20;
+        if ((op(ch) && !ctl && !inside) || (quote && inside) || start || ((ch == '\\' || ctl) && inside))
+            out[m++] = (uint32_t)i;
+        run = ch == '\\' ? run + 1 : 0;
+    }
+    return m;
+}
+
+static void stage1_matches_the_model(void **state) {
+    (void)state;
+    static const unsigned char alphabet[] = {'"', '"', '\\', '\\', '\\', ' ', '{', '}', '[', ']', ',', ':',
+                                             'a', '1', '-', '\n', '\t', 0x01, 0x0c, 0x1a, 0x80, 0xff};
+    uint32_t *want = malloc((JSINDEX_CHUNK + 64) * sizeof *want);
+    int best = Js_setSimd(0);
+    unsigned r = 1;
+    for (int level = 1; level <= best; level++) {
+        Js_setSimd(level);
+        for (int round = 0; round < 3000; round++) {
+            r = r * 1103515245u + 12345u;
+            size_t n = 1 + (r >> 8) % 400;
+            unsigned char *b = malloc(n); /* exact size: ASan sees any read past the end */
+            for (size_t i = 0; i < n; i++) {
+                r = r * 1103515245u + 12345u;
+                /* long runs of one byte now and then: backslash runs across block edges */
+                b[i] = i && (r >> 20) % 3 == 0 ? b[i - 1] : alphabet[(r >> 8) % sizeof alphabet];
+            }
+            JsIndex ix = {0};
+            JsIndex_build(&ix, (const char *)b, (const char *)b + n);
+            size_t m = model(b, n, want);
+            if (ix.n != m || memcmp(ix.pos, want, m * sizeof *want))
+                fail_msg("simd %d round %d: %zu positions, the model %zu", level, round, ix.n, m);
+            JsIndex_free(&ix);
+            free(b);
+        }
+    }
+    Js_setSimd(0);
+    free(want);
+}
+
+/* ---------- stage 2 against the member loop ---------- */
+
+typedef struct {
+    const char *json;
+    bool taken; /* stage 2 must take it (plain), or must leave it */
+} Case;
+
+#define LONG_NAME \
+    "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<at::native::BinaryFunctor<float>>>(int)"
+
+static const Case cases[] = {
+    {"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" LONG_NAME "\", \"pid\": 0, \"tid\": 7,\n"
+     "    \"ts\": 1740461679471346.000, \"dur\": 52,\n    \"args\": {\n      \"External id\": 44479,\n"
+     "      \"device\": 0, \"stream\": 7, \"correlation\": 44479, \"blocks per SM\": 31.030304,\n"
+     "      \"grid\": [132, 1, 1], \"est. achieved occupancy %\": 0\n    }\n  }",
+     true},
+    {"{}", true},
+    {"{\"args\":{}}", true},
+    {"{\"args\":5,\"x\":null}", true},
+    {"{\"ts\":1,\"ts\":2,\"args\":{\"a\":1,\"a\":\"b\"},\"args\":{\"device\":3}}", true},
+    {"{\"a\":true,\"b\":false,\"c\":null,\"d\":-0,\"e\":0.5,\"f\":-12.25,\"g\":1e5,\"h\":1.5E-3,\"i\":-2e+9}", true},
+    {"{\"args\":{\"Input Dims\":[[1,2,3],[4]],\"Input type\":[\"float\",\"\"],\"deep\":{\"a\":{\"b\":[1,{\"c\":2}]}}}}",
+     true},
+    {"{\"args\":{\"a\":[\"x\\\"y\",\"\\\\\"]},\"meta\":{\"k\":\"\\u00e9\"}}", true},
+    {"{\"args\":{\"args\":{\"name\":\"inner\"}},\"name\":\"outer\"}", true},
+    {"{ \t\n\"name\"\r\n:\n\"spaced\"\t,\n\"ts\" : 7 \n}", true},
+    {"{\"name\":\"\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80\",\"cat\":\"\"}", true},
+    /* what stage 2 leaves to the member loop */
+    {"{\"n\\u0061me\":\"escaped key\"}", false},
+    {"{\"name\":\"a\\\"b\"}", false},
+    {"{\"name\":\"a\\\\\\\\\"}", false},
+    {"{\"args\":{\"name\":\"x\\ny\"}}", false},
+    {"{\"name\":\"raw\ttab\"}", false},
+    {"{\"name\":\"raw\x01\"}", false},
+    {"{\"ts\":01}", false},
+    {"{\"ts\":1.}", false},
+    {"{\"ts\":.5}", false},
+    {"{\"ts\":1x}", false},
+    {"{\"ts\":1 2}", false},
+    {"{\"a\":tru}", false},
+    {"{\"a\" x:1}", false},
+    {"{\"a\":1,}", false},
+    {"{\"a\":1 \"b\":2}", false},
+    {"{\"a\"1}", false},
+    {"{,}", false},
+    {"{\"a\":[1,]}", false},
+    {"{\"a\":\"unterminated}", false},
+    {"{\"a\":1\x0c}", false},
+    {"{\"a\":\x1a}", false},
+};
+
+static bool same_tok(const Tok *a, const Tok *b) {
+    return a->p == b->p && a->n == b->n && a->type == b->type && a->esc == b->esc;
+}
+
+/* Stage 2 on the object at q in a window ending at end, against the member loop.
+ * Returns whether stage 2 took it. */
+static bool check_object(const char *q, const char *end, size_t cap, const char *what) {
+    JsCtx c1 = {.end = end}, c2 = {.end = end};
+    JsIndex ix = {0};
+    JsMember got[64] = {0}, want[64] = {0};
+    size_t ng = 0, nw = 0;
+    const char *after = NULL, *wend = q;
+    bool taken = JsIndex_object(&ix, &c1, q, "args", 4, got, cap, &ng, &after);
+    JsStatus st = JsIndex_reference(&c2, &wend, "args", 4, want, cap, &nw);
+    if (taken) {
+        if (st != JS_OK) fail_msg("%s: stage 2 took what the member loop refuses (%d)", what, st);
+        if (after != wend) fail_msg("%s: ends at %td, the member loop at %td", what, after - q, wend - q);
+        if (ng != nw) fail_msg("%s: %zu members, the member loop %zu", what, ng, nw);
+        for (size_t i = 0; i < ng; i++)
+            if (!same_tok(&got[i].key, &want[i].key) || !same_tok(&got[i].val, &want[i].val) ||
+                got[i].depth != want[i].depth)
+                fail_msg("%s: member %zu differs", what, i);
+    }
+    Js_free(&c1);
+    Js_free(&c2);
+    JsIndex_free(&ix);
+    return taken;
+}
+
+static void stage2_agrees_with_the_member_loop(void **state) {
+    (void)state;
+    int best = Js_setSimd(0);
+    for (int level = 1; level <= best; level++) {
+        Js_setSimd(level);
+        for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+            size_t len = strlen(cases[k].json);
+            for (size_t shift = 0; shift < 64; shift++) {
+                /* the object after shift blanks, followed by ",": as in an event array */
+                size_t n = shift + len + 1;
+                char *b = malloc(n);
+                memset(b, ' ', shift);
+                memcpy(b + shift, cases[k].json, len);
+                b[n - 1] = ',';
+                char what[64];
+                snprintf(what, sizeof what, "case %zu shift %zu simd %d", k, shift, level);
+                bool taken = check_object(b + shift, b + n, 64, what);
+                if (taken != cases[k].taken)
+                    fail_msg("%s: stage 2 %s it", what, taken ? "took" : "left");
+                /* every cut: the window ends inside the object (a number at the end
+                 * may go on in the next chunk) */
+                for (size_t cut = shift + 1; cut < n; cut += shift % 7 + 1) check_object(b + shift, b + cut, 64, what);
+                free(b);
+            }
+        }
+    }
+    Js_setSimd(0);
+}
+
+/* More members than the caller holds, and objects longer than a chunk: left to the
+ * member loop, never cut short. */
+static void stage2_leaves_what_does_not_fit(void **state) {
+    (void)state;
+    const char *ten = "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9,\"j\":10}";
+    size_t n = strlen(ten);
+    assert_false(check_object(ten, ten + n, 8, "ten members, room for 8"));
+    assert_true(check_object(ten, ten + n, 10, "ten members, room for 10"));
+    /* a name longer than a chunk: the walk runs out of positions */
+    size_t big = JSINDEX_CHUNK + 100;
+    char *b = malloc(big + 20);
+    size_t o = (size_t)sprintf(b, "{\"name\":\"");
+    memset(b + o, 'x', big - o);
+    o = big;
+    o += (size_t)sprintf(b + o, "\",\"ts\":1},");
+    assert_false(check_object(b, b + o, 64, "longer than a chunk"));
+    free(b);
+}
+
+/* ---------- whole loads, stage 2 on and off ---------- */
+
+/* A trace of plain and unusual events (each case's object with the fields an event
+ * needs), some thousand of each, so that objects straddle chunks and windows. */
+static char *mixed_trace(size_t *len, bool broken) {
+    size_t cap = 32u << 20, o = 0;
+    char *b = malloc(cap);
+    o += (size_t)sprintf(b + o, "{\"traceEvents\": [\n");
+    for (int i = 0; i < 60000; i++) {
+        const char *name = i % 5 == 0 ? LONG_NAME : i % 5 == 1 ? "n\\u0061me \\\"esc\\\"" : i % 5 == 2 ? "k" : "aten::mm";
+        const char *cat = i % 3 == 0 ? "kernel" : "cpu_op";
+        if (i % 97 == 0) /* a counter whose args come before its ph: read twice */
+            o += (size_t)sprintf(b + o,
+                                 "%s{\"args\": {\"bytes\": %d, \"device\": 0, \"free\": %d.5, \"s\": \"x\"}, "
+                                 "\"ph\": \"C\", \"name\": \"mem\", \"pid\": 0, \"tid\": 1, \"ts\": %d}",
+                                 i ? ",\n" : "", i, i / 2, 1000000 + i * 3);
+        else if (i % 89 == 0) /* a counter, ph first: its series are read with the args */
+            o += (size_t)sprintf(b + o,
+                                 "%s{\"ph\": \"C\", \"name\": \"q%d\", \"pid\": 0, \"tid\": 1, \"ts\": %d, "
+                                 "\"args\": {\"a\": %d, \"b\": \"x\", \"c\": 2.5, \"a\": %d}}",
+                                 i ? ",\n" : "", i % 3, 1000000 + i * 3, i, i + 1);
+        else
+            o += (size_t)sprintf(b + o,
+                                 "%s{\"ph\": \"X\", %s\"cat\": \"%s\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, "
+                                 "\"ts\": %d.%03d, \"dur\": %d, \"args\": {\"device\": 0, \"stream\": %d, "
+                                 "\"%s\": %d, \"Input Dims\": [[%d, 2], []], \"s\": \"%s\"%s}}",
+                                 i ? ",\n" : "", /* an earlier args object: the last one counts */
+                                 i % 17 == 0 ? "\"args\": {\"stream\": 99, \"correlation\": 777}, " : "", cat,
+                                 name, i % 3 == 0 ? 0 : 100, 7 + i % 4, 1000000 + i * 3, i % 1000, 1 + i % 5, 7 + i % 4,
+                                 i % 17 == 0 ? "External id" : "correlation", i, i, i % 11 == 0 ? "a\\\\b" : "plain",
+                                 i % 13 == 0 ? ", \"n\\u0061me\": \"arg name\"" : "");
+        if (broken && i == 45000) o += (size_t)sprintf(b + o, ", {\"ph\": \"X\" \"ts\": 1}");
+    }
+    o += (size_t)sprintf(b + o, "\n]}\n");
+    assert_true(o < cap);
+    *len = o;
+    return b;
+}
+
+static Trace *load_with(const char *path, int threads, bool gpu_only, bool stage2, char *err, size_t errlen) {
+    JsIndex_setDisabled(!stage2);
+    const char *paths[] = {path};
+    LoadOptions o = {.cache = -1, .threads = threads, .gpu_only = gpu_only};
+    Trace *t = Load_files(paths, 1, &o, err, errlen);
+    JsIndex_setDisabled(false);
+    return t;
+}
+
+static void same_load(const char *path, int threads, bool gpu_only) {
+    char e1[512] = "", e2[512] = "";
+    Trace *a = load_with(path, threads, gpu_only, true, e1, sizeof e1);
+    Trace *b = load_with(path, threads, gpu_only, false, e2, sizeof e2);
+    if (!a || !b) {
+        if (a || b || strcmp(e1, e2)) fail_msg("%s: errors differ: '%s' / '%s'", path, e1, e2);
+        Trace_free(a);
+        Trace_free(b);
+        return;
+    }
+    assert_int_equal(a->n_events, b->n_events);
+    assert_true(a->n_events > 1000);
+    assert_int_equal(a->n_lanes, b->n_lanes);
+    assert_int_equal(a->diag.skipped, b->diag.skipped);
+    for (size_t i = 0; i < a->n_events; i++) {
+        const TraceEvent *x = &a->events[i], *y = &b->events[i];
+        if (memcmp(x, y, sizeof *x) || strcmp(Trace_name(a, x), Trace_name(b, y)))
+            fail_msg("%s: event %zu differs (%s / %s)", path, i, Trace_name(a, x), Trace_name(b, y));
+    }
+    Trace_free(a);
+    Trace_free(b);
+}
+
+static void loads_agree_with_stage2_on_and_off(void **state) {
+    (void)state;
+    for (int broken = 0; broken < 2; broken++) {
+        size_t n;
+        char *json = mixed_trace(&n, broken);
+        char *plain = tu_write(json, n, ".json");
+        size_t zn, gn;
+        char *z = tu_compress(json, n, true, 3, &zn);
+        char *zpath = tu_write(z, zn, ".json.zst");
+        char *g = tu_compress(json, n, false, 6, &gn);
+        char *gpath = tu_write(g, gn, ".json.gz");
+        int best = Js_setSimd(0);
+        for (int level = 1; level <= best; level++) {
+            Js_setSimd(level);
+            same_load(plain, 1, false);
+            same_load(plain, 2, false);
+            same_load(plain, 1, true);
+        }
+        Js_setSimd(0);
+        same_load(zpath, 1, false);
+        same_load(zpath, 2, false);
+        same_load(gpath, 1, false);
+        unlink(plain);
+        unlink(zpath);
+        unlink(gpath);
+        free(z);
+        free(g);
+        free(json);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(stage1_matches_the_model),
+        cmocka_unit_test(stage2_agrees_with_the_member_loop),
+        cmocka_unit_test(stage2_leaves_what_does_not_fit),
+        cmocka_unit_test(loads_agree_with_stage2_on_and_off),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
