@@ -12,6 +12,7 @@
 #endif
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/bits.h"
 #include "ovtrace/base/digits.h"
 
 /* Room past JSINDEX_CHUNK positions: flatten writes eight positions at a time. */
@@ -81,7 +82,7 @@ static inline __attribute__((always_inline)) uint64_t structurals(const Classes 
  * at a time without a test per position (out has POS_SLACK spare entries). */
 static inline __attribute__((always_inline)) size_t flatten(uint32_t *out, size_t n, uint32_t base, uint64_t bits) {
     if (!bits) return n;
-    size_t cnt = (size_t)__builtin_popcountll(bits);
+    size_t cnt = (size_t)Bits_count64(bits);
     uint32_t *o = out + n;
     const uint64_t top = 1ull << 63; /* keeps ctz's argument non-zero past the last bit */
 #pragma GCC unroll 8
@@ -198,7 +199,7 @@ __attribute__((target("avx2"))) static inline size_t flatten_avx2(uint32_t *out,
         unsigned byte = (unsigned)(bits >> (8 * k)) & 0xff;
         __m256i v = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)bit_offsets[byte]));
         _mm256_storeu_si256((__m256i *)(void *)o, _mm256_add_epi32(v, at));
-        o += __builtin_popcount(byte);
+        o += Bits_count64(byte);
         at = _mm256_add_epi32(at, eight);
     }
     return (size_t)(o - out);
@@ -269,7 +270,7 @@ __attribute__((target(JI_AVX512))) static size_t build_avx512(uint32_t *pos, con
         uint32_t *o = pos + n;
         _mm512_storeu_si512(o, _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_castsi512_si128(at))));
         _mm512_storeu_si512(o + 16, _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(at, 1))));
-        size_t cnt = (size_t)__builtin_popcountll(bits);
+        size_t cnt = (size_t)Bits_count64(bits);
         if (cnt > 32) {
             _mm512_storeu_si512(o + 32, _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(at, 2))));
             _mm512_storeu_si512(o + 48, _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(at, 3))));

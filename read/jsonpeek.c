@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ovtrace/base/bits.h"
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -259,9 +261,9 @@ static inline __attribute__((always_inline)) bool skip_nested(Walk *w, int i) {
     size_t depth = 1;
     uint64_t o = w->b.open & from_bit(i + 1), cl = w->b.close & from_bit(i + 1);
     for (;;) {
-        if ((size_t)__builtin_popcountll(cl) < depth) {
-            depth += (size_t)__builtin_popcountll(o);
-            depth -= (size_t)__builtin_popcountll(cl);
+        if ((size_t)Bits_count64(cl) < depth) {
+            depth += (size_t)Bits_count64(o);
+            depth -= (size_t)Bits_count64(cl);
         } else {
             for (uint64_t x = o | cl; x; x &= x - 1) {
                 int k = __builtin_ctzll(x);

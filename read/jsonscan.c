@@ -14,6 +14,7 @@
 #endif
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/bits.h"
 #include "ovtrace/base/digits.h"
 #include "ovtrace/model/timeunits.h"
 
@@ -55,7 +56,7 @@ uint64_t Js_countNewlines(const char *p, size_t n) {
 #ifdef __SSE2__
     const __m128i nl = _mm_set1_epi8('\n');
     for (; end - p >= 16; p += 16)
-        lines += (uint64_t)__builtin_popcount(
+        lines += (uint64_t)Bits_count64(
             (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), nl)));
 #endif
     for (; p < end; p++) lines += *p == '\n';

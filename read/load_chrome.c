@@ -625,10 +625,14 @@ static void apply_members(Loader *L, RawEvent *ev, const JsMember *m, size_t n) 
 }
 
 /* Parses the event object at *pp ('{'). Top-level keys only; args one level deep.
- * Stage 2 first (jsonindex.h); anything it leaves goes through the member loop, from
- * the same byte, so errors and results are the member loop's. */
-static JsStatus parse_event(Loader *L, const char **pp, RawEvent *ev) {
+ * Stage 2 first (jsonindex.h) when `indexed`; anything it leaves goes through the member
+ * loop, from the same byte, so errors and results are the member loop's. */
+static JsStatus parse_event(Loader *L, const char **pp, RawEvent *ev, bool indexed) {
     memset(ev, 0, sizeof *ev);
+    if (!indexed) {
+        EventCtx x = {L, ev, false};
+        return Js_members(&L->js, pp, event_member, &x);
+    }
     if (L->ix_buf != L->buf || L->ix_base != L->base) { /* the window moved */
         JsIndex_reset(&L->ix);
         L->ix_buf = L->buf;
@@ -1187,7 +1191,11 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             if (L->feed && !progress(L, p)) goto cancelled;
             continue;
         }
+        /* the skim kept it: parsed by the member loop, since stage 2 would index the
+         * 64 KB ahead, which the skim mostly passes over */
+        bool skimmed = false;
         if (*q == '{' && skim_pays(L)) {
+            skimmed = true;
             JsPeek pk;
             const char *oe;
             JsPeekStatus ps = JsPeek_object(q, L->js.end, &pk, &oe);
@@ -1210,7 +1218,7 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
         JsStatus st;
         const char *obj = q;
         if (*q == '{') {
-            st = parse_event(L, &q, &ev);
+            st = parse_event(L, &q, &ev, !skimmed);
             if (st == JS_OK && ev.n_series == -1 && (TOK_IS(&ev.ph, "C") || TOK_IS(&ev.name, MEMORY_EVENT))) {
                 /* args came before ph: parse args again as a counter */
                 const char *a = ev.args.p;
