@@ -42,16 +42,6 @@ typedef struct {
     uint64_t scalar;    /* 1: the block ends inside a run of scalar bytes */
 } Carry;
 
-static inline uint64_t prefix_xor(uint64_t x) {
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    return x;
-}
-
 /* The structural positions of a block from its classes (simdjson's stage 1): quotes
  * escaped by an odd run of backslashes are no quotes; the bytes from an opening quote
  * up to its closing quote are in a string (a prefix XOR of the quotes); a scalar starts
@@ -59,14 +49,9 @@ static inline uint64_t prefix_xor(uint64_t x) {
  * kind. Marked: operators outside strings, opening quotes, scalar starts, and backslashes
  * and control characters inside strings (where stage 2 gives up). */
 static inline __attribute__((always_inline)) uint64_t structurals(const Classes *k, Carry *cy) {
-    const uint64_t odd = 0xAAAAAAAAAAAAAAAAull;
-    uint64_t potential = k->bslash & ~cy->escaped;
-    uint64_t maybe_escaped = potential << 1;
-    uint64_t code = ((maybe_escaped | odd) - potential) ^ odd; /* escapes and the bytes they escape */
-    uint64_t escaped = code ^ (k->bslash | cy->escaped);
-    cy->escaped = (code & k->bslash) >> 63;
+    uint64_t escaped = Bits_escaped(k->bslash, &cy->escaped);
     uint64_t quote = k->quote & ~escaped;
-    uint64_t in_string = prefix_xor(quote) ^ cy->in_string;
+    uint64_t in_string = Bits_prefixXor(quote) ^ cy->in_string;
     cy->in_string = (uint64_t)((int64_t)in_string >> 63);
     uint64_t scalar = ~(k->op | k->blank | k->quote | in_string);
     uint64_t starts = scalar & ~((scalar << 1) | cy->scalar);

@@ -79,36 +79,6 @@ static inline void raw_scalar(const char *p, RawMasks *r) {
     }
 }
 
-/* The bytes a backslash escapes, given the block's backslashes and whether the block
- * starts escaped (*carry, 0 or 1; updated for the next block). A run of backslashes
- * escapes the byte after it when the run is odd; the subtraction finds the runs' ends
- * and the odd/even bit pattern their parity (simdjson's escape scanner). */
-static inline uint64_t escaped_bytes(uint64_t bs, uint64_t *carry) {
-    if (!bs) {
-        uint64_t e = *carry;
-        *carry = 0;
-        return e;
-    }
-    const uint64_t odd = 0xaaaaaaaaaaaaaaaaull;
-    uint64_t start = bs & ~*carry;
-    uint64_t code = (((start << 1) | odd) - start) ^ odd;
-    uint64_t escaped = code ^ (bs | *carry);
-    *carry = (code & bs) >> 63;
-    return escaped;
-}
-
-/* Prefix XOR: bit i is the parity of bits 0..i (inside a string, counting its opening
- * quote). */
-static inline uint64_t prefix_xor(uint64_t x) {
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    return x;
-}
-
 /* A block as the walk sees it. */
 typedef struct {
     const char *at;    /* its first byte in the input */
@@ -146,9 +116,9 @@ static inline __attribute__((always_inline)) void load_block(Scan *s, const char
     else
 #endif
         raw_scalar(src, &r);
-    uint64_t esc = escaped_bytes(r.bslash, &s->esc_carry);
+    uint64_t esc = Bits_escaped(r.bslash, &s->esc_carry);
     uint64_t quote = r.quote & ~esc;
-    uint64_t in_str = prefix_xor(quote) ^ s->str_carry;
+    uint64_t in_str = Bits_prefixXor(quote) ^ s->str_carry;
     s->str_carry = (uint64_t)((int64_t)in_str >> 63);
     b->at = at;
     b->quote = quote;
