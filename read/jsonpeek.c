@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ovtrace/base/bits.h"
+#include "ovtrace/read/jsonscan.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -201,6 +202,9 @@ typedef struct {
     int level;
 } Walk;
 
+/* The events of a block the walk visits: quotes, and brackets and commas outside strings. */
+static inline uint64_t block_events(const Block *b) { return b->quote | b->open | b->close | b->comma; }
+
 static inline __attribute__((always_inline)) bool next_block(Walk *w) {
     if (w->b.stray) { /* the object runs past a stray backslash */
         w->fail = JSPEEK_BAD;
@@ -211,7 +215,7 @@ static inline __attribute__((always_inline)) bool next_block(Walk *w) {
         return false;
     }
     load_block(&w->s, w->b.at + 64, &w->b, w->level);
-    w->todo = w->b.quote | w->b.open | w->b.close | w->b.comma;
+    w->todo = block_events(&w->b);
     return true;
 }
 
@@ -240,7 +244,7 @@ static inline __attribute__((always_inline)) bool skip_nested(Walk *w, int i) {
                 if (o >> k & 1) {
                     depth++;
                 } else if (--depth == 0) {
-                    w->todo = (w->b.quote | w->b.open | w->b.close | w->b.comma) & from_bit(k + 1);
+                    w->todo = block_events(&w->b) & from_bit(k + 1);
                     return true;
                 }
             }
@@ -275,7 +279,7 @@ static inline __attribute__((always_inline)) JsPeekStatus peek_walk(const char *
     if (p >= end || *p != '{') return JSPEEK_BAD;
     Walk w = {{end, 0, 0}, {0}, 0, JSPEEK_OK, level};
     load_block(&w.s, p, &w.b, level);
-    w.todo = (w.b.quote | w.b.open | w.b.close | w.b.comma) & ~(uint64_t)1; /* past the '{' */
+    w.todo = block_events(&w.b) & ~(uint64_t)1; /* past the '{' */
     Slot slot[M__COUNT];
     memset(slot, 0, sizeof slot);
     for (bool first = true;; first = false) {
@@ -348,22 +352,17 @@ static _Atomic int peek_level;
 
 /* SSE2 unless AVX2 is asked for: a skim call is one object (~100-300 bytes, a few
  * hundred ns), and on the Intel Xeon the benchmarks ran on, entering and leaving 256-bit
- * code around each call cost more than the wider compares saved (bench/README.md, "The
- * GPU-first skim"). */
+ * code around each call cost more than the wider compares saved (bench/README.md,
+ * "GPU-first skim on 64-byte blocks"). */
 int JsPeek_setSimd(int level) {
-    int most = 1;
-#ifdef PEEK_HAVE_AVX2
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) most = 2;
-#endif
+    int most = JsPeek_simdMost();
     peek_level = level <= 0 ? 1 : level > most ? most : level;
     return peek_level;
 }
 
 int JsPeek_simdMost(void) {
 #ifdef PEEK_HAVE_AVX2
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) return 2;
+    if (Js_simdMost() >= 2) return 2; /* the scanner's detection: AVX2 (and maybe more) */
 #endif
     return 1;
 }

@@ -83,7 +83,7 @@ __attribute__((target("avx2"))) static const char *plain_run_avx2(const char *p,
 /* 0: not chosen yet; 1: SSE2; 2: AVX2; 3: AVX2 and AVX-512 (BW, VBMI2) */
 static _Atomic int simd_level;
 
-int Js_setSimd(int level) {
+int Js_simdMost(void) {
 #ifdef __SSE2__
     int best = 1;
 #ifdef JS_HAVE_AVX2_PATH
@@ -92,6 +92,15 @@ int Js_setSimd(int level) {
     /* the structural index (jsonindex.c) uses AVX-512's byte compares and compress */
     if (best == 2 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2")) best = 3;
 #endif
+    return best;
+#else
+    return 0;
+#endif
+}
+
+int Js_setSimd(int level) {
+#ifdef __SSE2__
+    int best = Js_simdMost();
     simd_level = level == 0 || level > best ? best : level;
     return simd_level;
 #else

@@ -35,6 +35,9 @@ typedef struct {
 int Js_setSimd(int level);
 /* The vector unit in use (as Js_setSimd returns it), chosen on first use. */
 int Js_simd(void);
+/* The best vector unit the CPU has, in Js_setSimd's numbering (the skim, jsonpeek.c,
+ * asks it too). */
+int Js_simdMost(void);
 
 void Js_free(JsCtx *c);
 /* Bit 7 of each byte of v set where that byte is not zero (exact: no carry between
