@@ -6,12 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "ovtrace/base/hash.h"
+#include "../lib/guardpage.h"
 
 static void every_byte_counts(void **state) {
     (void)state;
@@ -32,16 +31,12 @@ static void every_byte_counts(void **state) {
 
 static void reads_only_its_bytes(void **state) {
     (void)state;
-    long pg = sysconf(_SC_PAGESIZE);
-    char *m = mmap(NULL, (size_t)pg * 3, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(m != MAP_FAILED);
-    assert_int_equal(mprotect(m, (size_t)pg, PROT_NONE), 0);
-    assert_int_equal(mprotect(m + 2 * pg, (size_t)pg, PROT_NONE), 0);
-    char *lo = m + pg, *hi = m + 2 * pg;
-    memset(lo, 'x', (size_t)pg);
+    GuardPage g;
+    assert_true(GuardPage_map(&g));
+    memset(g.lo, 'x', g.page);
     for (size_t n = 0; n <= 80; n++) /* the same bytes give the same hash wherever they lie */
-        assert_int_equal(Hash_bytes(lo, n), Hash_bytes(hi - n, n));
-    munmap(m, (size_t)pg * 3);
+        assert_int_equal(Hash_bytes(g.lo, n), Hash_bytes(g.hi - n, n));
+    GuardPage_unmap(&g);
 }
 
 int main(void) {

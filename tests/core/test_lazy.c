@@ -124,6 +124,20 @@ static void rnd_value(char *b, size_t *o, int depth) {
     }
 }
 
+/* b[0..len) holds one object of `full` bytes and more after it: the validating
+ * scanner and the skim both end it at `full`. */
+static void ends_like_scanner(const char *b, size_t len, size_t full, JsPeek *pk) {
+    JsCtx c = {.end = b + len};
+    const char *q = b;
+    Tok v;
+    assert_int_equal(Js_value(&c, &q, &v), JS_OK);
+    assert_int_equal(q - b, full);
+    Js_free(&c);
+    const char *e = NULL;
+    assert_int_equal(JsPeek_object(b, b + len, pk, &e), JSPEEK_OK);
+    assert_int_equal(e - b, full);
+}
+
 static void peek_random(void) {
     static char b[1 << 16];
     for (int it = 0; it < 20000; it++) {
@@ -145,20 +159,13 @@ static void peek_random(void) {
         b[o++] = '}';
         size_t full = o;
         o += (size_t)sprintf(b + o, ", {\"ph\": \"X\"}");
-        JsCtx c = {.end = b + o};
-        const char *q = b;
-        Tok v;
-        assert_int_equal(Js_value(&c, &q, &v), JS_OK);
-        assert_int_equal(q - b, full);
         JsPeek pk;
-        const char *e = NULL;
-        assert_int_equal(JsPeek_object(b, b + o, &pk, &e), JSPEEK_OK);
-        assert_int_equal(e - b, full);
+        ends_like_scanner(b, o, full, &pk);
         assert_true(pk.ph && pk.ph_n == 1 && pk.cat && (pk.cat_n == 6));
         /* any cut before the end needs more data */
         size_t cut = rnd((unsigned)full);
+        const char *e = NULL;
         assert_int_equal(JsPeek_object(b, b + cut, &pk, &e), cut ? JSPEEK_MORE : JSPEEK_BAD);
-        Js_free(&c);
     }
 }
 
@@ -174,20 +181,13 @@ static void peek_block_edges(void) {
                              pad, "", tails[t], (pad * 7) % 70, "", tails[t]);
             size_t full = (size_t)o;
             o += snprintf(b + o, sizeof b - (size_t)o, ", {}");
-            JsCtx c = {.end = b + o};
-            const char *q = b;
-            Tok v;
-            assert_int_equal(Js_value(&c, &q, &v), JS_OK);
-            assert_int_equal(q - b, full);
             JsPeek pk;
-            const char *e = NULL;
-            assert_int_equal(JsPeek_object(b, b + o, &pk, &e), JSPEEK_OK);
-            assert_int_equal(e - b, full);
+            ends_like_scanner(b, (size_t)o, full, &pk);
             assert_true(pk.ph && pk.ph_n == 1 && pk.ph[0] == 'X');
             assert_false(pk.esc); /* the escapes are in name and args, not in a key, ph or cat */
+            const char *e = NULL;
             for (size_t cut = full - 1; cut + 70 > full && cut > 0; cut--) /* cut anywhere near the end */
                 assert_int_equal(JsPeek_object(b, b + cut, &pk, &e), JSPEEK_MORE);
-            Js_free(&c);
         }
 }
 

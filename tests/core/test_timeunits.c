@@ -1,8 +1,8 @@
-#include <sys/mman.h>
 
 #include "testutil.h"
 #include "ovtrace/model/timeunits.h"
 #include "ovtrace/base/digits.h"
+#include "../lib/guardpage.h"
 
 static int64_t us(const char *s) {
     int64_t v = 0;
@@ -180,12 +180,9 @@ static void random_against_reference(void **state) {
  * touching a byte outside the token (a fault fails the test). */
 static void tokens_at_page_edges(void **state) {
     (void)state;
-    long pg = sysconf(_SC_PAGESIZE);
-    char *m = mmap(NULL, (size_t)pg * 3, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(m != MAP_FAILED);
-    assert_int_equal(mprotect(m, (size_t)pg, PROT_NONE), 0);
-    assert_int_equal(mprotect(m + 2 * pg, (size_t)pg, PROT_NONE), 0);
-    char *lo = m + pg, *hi = m + 2 * pg;
+    GuardPage g;
+    assert_true(GuardPage_map(&g));
+    char *lo = g.lo, *hi = g.hi;
     for (int len = 1; len <= 22; len++) {
         for (int point = -1; point < len; point++) {
             char s[32];
@@ -203,7 +200,7 @@ static void tokens_at_page_edges(void **state) {
             }
         }
     }
-    munmap(m, (size_t)pg * 3);
+    GuardPage_unmap(&g);
 }
 
 static void rejects_bad_numbers(void **state) {
