@@ -409,7 +409,8 @@ static void release_pages(const void *from, const void *to) {
  * ever held twice whole (a slice holds half the events of a two-thread load). */
 #define ABSORB_BLOCK ((size_t)1 << 15)
 
-void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
+/* Trace_absorb with src's source i going to dst's source to[i]. */
+static void absorb(Trace *dst, const uint32_t *to, Trace *src) {
     size_t n_str = StrTab_count(src->strings);
     uint32_t *smap = xmalloc(n_str * sizeof *smap);
     for (size_t i = 0; i < n_str; i++) /* src's order = first appearance in the slice */
@@ -421,10 +422,10 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
         const Lane *l = &src->lanes[i];
         int64_t pid = KEY(l->pid), tid = KEY(l->tid);
         if (l->gpu) /* device/stream fall back to pid/tid keys when args lack them */
-            lmap[i] = Trace_gpuLane(dst, dst_source, l->device == l->pid ? pid : l->device,
+            lmap[i] = Trace_gpuLane(dst, to[l->source], l->device == l->pid ? pid : l->device,
                                     l->stream == l->tid ? tid : l->stream, pid, tid);
         else
-            lmap[i] = Trace_cpuLane(dst, dst_source, pid, tid);
+            lmap[i] = Trace_cpuLane(dst, to[l->source], pid, tid);
     }
     if (src->deferred_has_min) Trace_deferExtent(dst, src->deferred_min, src->deferred_min);
     if (src->deferred_has_max) Trace_deferExtent(dst, INT64_MAX, src->deferred_max);
@@ -445,7 +446,7 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
     for (size_t i = 0; i < S->n_meta; i++) {
         MetaRec m = S->meta[i];
         GROW(D->meta, D->cap_meta, D->n_meta + 1);
-        m.source = dst_source;
+        m.source = to[m.source];
         m.pid = KEY(m.pid);
         m.tid = KEY(m.tid);
         m.str = smap[m.str];
@@ -453,7 +454,7 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
     }
     uint32_t *tmap = xmalloc((S->n_thr ? S->n_thr : 1) * sizeof *tmap);
     for (size_t i = 0; i < S->n_thr; i++)
-        tmap[i] = fp_thread(D, dst_source, KEY(S->thr[i].pid), KEY(S->thr[i].tid));
+        tmap[i] = fp_thread(D, to[S->thr[i].source], KEY(S->thr[i].pid), KEY(S->thr[i].tid));
     FpReader r = fp_reader(S->n_thr);
     const uint8_t *p = S->fps, *released = S->fps;
     for (size_t i = 0; i < S->n_fp; i++) {
@@ -480,6 +481,7 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
     }
     d->skipped += s->skipped;
     d->ignored += s->ignored;
+    d->parallel_slices += s->parallel_slices;
     if (s->truncated && !d->truncated) {
         d->truncated = true;
         d->truncated_offset = s->truncated_offset;
@@ -492,6 +494,34 @@ void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
     S->n_meta = S->n_fp = S->fps_len = 0;
     free(smap);
     free(lmap);
+}
+
+void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src) {
+    uint32_t *to = xmalloc((src->n_sources ? src->n_sources : 1) * sizeof *to);
+    for (size_t i = 0; i < src->n_sources; i++) to[i] = dst_source;
+    absorb(dst, to, src);
+    free(to);
+}
+
+void Trace_absorbFile(Trace *dst, Trace *src) {
+    uint32_t *to = xmalloc((src->n_sources ? src->n_sources : 1) * sizeof *to);
+    for (size_t i = 0; i < src->n_sources; i++) {
+        TraceSource *s = &src->sources[i];
+        to[i] = Trace_addSource(dst, s->path);
+        TraceSource *d = &dst->sources[to[i]];
+        free(d->path);
+        *d = *s; /* the strings change hands */
+        *s = (TraceSource){0};
+    }
+    absorb(dst, to, src);
+    free(to);
+    dst->simulated |= src->simulated;
+    dst->deferred += src->deferred;
+    if (!dst->input_warning) { /* the first file's, as when the files are read in turn */
+        dst->input_warning = src->input_warning;
+        src->input_warning = NULL;
+    }
+    Trace_noteMapped(dst, src->build->mapped_max);
 }
 
 /* ---------- finishing ---------- */

@@ -18,6 +18,7 @@
 #include "ovtrace/read/load.h"
 #include "ovtrace/read/snapshot.h"
 #include "ovtrace/base/termsafe.h"
+#include "load_many.h"
 
 /* Appends the trace files of dir, sorted by name. */
 /* Why a directory entry named like a trace is not one to load, or NULL: only regular
@@ -258,7 +259,10 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
     }
     if (ok && !cached) {
         t = Trace_new();
-        for (size_t i = 0; ok && i < n_files; i++)
+        bool many = false; /* read a whole file per thread */
+        if (LoadMany_wanted(fl, n_files, threads) && !LoadMany_read(t, fl, n_files, opt, threads, &many, err, errlen))
+            ok = !many; /* no thread started: one by one below */
+        for (size_t i = 0; !many && ok && i < n_files; i++)
             ok = Input_canReopen(files[i]) && Load_isSqlite(files[i]) ? Load_nsysFile(t, files[i], err, errlen)
                                                                        : Load_chromeFile(t, files[i], opt, err, errlen);
         if (ok && !Trace_finishWith(t, &(FinishOptions){.threads = threads,

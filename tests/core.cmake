@@ -19,6 +19,7 @@ add_test(NAME core.make_demo COMMAND sh ${core_dir}/make_demo.sh ${PROJECT_SOURC
 add_test(NAME core.no_getenv COMMAND sh ${core_dir}/no_getenv.sh ${PROJECT_SOURCE_DIR})
 add_test(NAME core.one_oom_policy COMMAND sh ${core_dir}/one_oom_policy.sh ${PROJECT_SOURCE_DIR})
 ovtrace_unit_test(core.parallel SOURCES ${core_dir}/test_parallel.c LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS threads)
+ovtrace_unit_test(core.many_files SOURCES ${core_dir}/test_many_files.c LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS threads)
 ovtrace_unit_test(core.finish SOURCES ${core_dir}/test_finish.c)
 # stats --json byte-identical with 1, 2 and 3 parser threads on every test trace.
 add_test(NAME core.stats_threads

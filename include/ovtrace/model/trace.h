@@ -206,6 +206,7 @@ typedef struct Trace {
     int64_t deferred_min, deferred_max;
     bool deferred_has_min, deferred_has_max;
     TraceDiag diag;
+    size_t parallel_files; /* whole files parsed on other threads and merged in order */
     /* "FILE: ..." something the input layer ignored (trailing garbage after gzip data),
      * or NULL; not in TraceDiag, whose layout the snapshot stores (a trace with one is
      * not cached) */
@@ -265,6 +266,11 @@ void Trace_noteMapped(Trace *t, uint64_t bytes);
  * and diagnostics, in src's order, as if dst had parsed the slice itself. src is left
  * empty. Used by the parallel loader. */
 void Trace_absorb(Trace *dst, uint32_t dst_source, Trace *src);
+/* Moves everything src (an unfinished trace of whole files: its own sources) holds into
+ * dst, after dst's sources, with src's sources, flags, skips and warnings, as if dst had
+ * read those files itself next. src is left empty. Used to read files on several
+ * threads. */
+void Trace_absorbFile(Trace *dst, Trace *src);
 
 /* Sort, assign depths and rows, order lanes and groups, bind flows. */
 void Trace_finish(Trace *t);
