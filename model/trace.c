@@ -882,7 +882,7 @@ typedef struct {
     const uint32_t *order; /* lanes, largest first */
     size_t **depth_count; /* per lane: events per sub-row */
     uint32_t *n_depth;
-    const volatile int *cancel; /* FinishOptions.cancel: the lanes left are skipped */
+    const atomic_int *cancel; /* FinishOptions.cancel: the lanes left are skipped */
 } Layout;
 
 /* One lane: sort its indices by time, give each event the lowest sub-row whose last

@@ -65,7 +65,7 @@ struct Input {
     bool failed;      /* err is set: reported once the bytes decoded before it are read */
     char warn[160];   /* e.g. trailing garbage after the last gzip member */
     uint64_t frame_start; /* zstd: compressed offset of the frame being decoded */
-    const volatile int *cancel; /* Input_openCancellable: the caller's cancel request */
+    const atomic_int *cancel; /* Input_openCancellable: the caller's cancel request */
     int window_log;             /* zstd: the largest window accepted, log2 */
 };
 
@@ -136,7 +136,7 @@ static int open_fd(const char *path) {
 
 Input *Input_open(const char *path, char *err, size_t errlen) { return Input_openCancellable(path, NULL, err, errlen); }
 
-Input *Input_openCancellable(const char *path, const volatile int *cancel, char *err, size_t errlen) {
+Input *Input_openCancellable(const char *path, const atomic_int *cancel, char *err, size_t errlen) {
     int fd = open_fd(path);
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));

@@ -34,7 +34,7 @@ typedef struct LazyLoad {
     CollOptions coll_opt; /* the App's */
     pthread_t th;
     bool started;
-    volatile int cancel;
+    atomic_int cancel;
     _Atomic uint64_t done_bytes; /* over all files, for the percentage */
     uint64_t total_bytes;
     const char *cur_path; /* the loading thread's: the file being read */

@@ -118,7 +118,7 @@ struct LoadJob {
     Caps caps;
     char title[128];
     LoadWatch *watch;
-    volatile int cancel; /* LoadOptions.cancel points here */
+    atomic_int cancel; /* LoadOptions.cancel points here */
     /* results, valid once LoadJob_finished */
     struct App *app; /* NULL on error */
     char err[1024];

@@ -1390,7 +1390,7 @@ static void labels_and_groups(void **state) {
 /* FinishOptions.step's hook for cancelled: raises the cancel request as step *ctx starts. */
 typedef struct {
     FinishStep at;
-    volatile int cancel;
+    atomic_int cancel;
 } CancelAt;
 
 static void cancel_at_step(void *ctx, FinishStep step, size_t events, size_t lanes, size_t flow_points) {

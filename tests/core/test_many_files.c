@@ -226,7 +226,7 @@ typedef struct {
     uint64_t done[N_FILES], total[N_FILES];
     size_t events_at_end[N_FILES];
     size_t observed, observe_back;
-    volatile int cancel;
+    atomic_int cancel;
     int cancel_at; /* set cancel on the first report of this file (-1: never) */
 } Watch;
 

@@ -229,7 +229,7 @@ static void pipe_source_refused_by_rereaders(void **state) {
 
 /* A FIFO that never gets a writer: the load waits in a cancellable poll, and a cancel
  * request ends it within a second instead of never (the TUI's "cancelling..."). */
-static volatile int g_cancel;
+static atomic_int g_cancel;
 static void *cancel_later(void *arg) {
     (void)arg;
     usleep(200 * 1000);

@@ -305,7 +305,7 @@ static void test_job(void **state) {
     LoadJob_free(&j);
 
     /* started cancelled: the loader stops with "loading cancelled" */
-    volatile int cancel = 1;
+    atomic_int cancel = 1;
     LoadOptions lo = {.cancel = &cancel};
     assert_true(LoadJob_start(&j, paths, 1, &lo, (Caps){true, 256}, "demo"));
     wait_job(&j);

@@ -4,6 +4,7 @@
  * lane, assigns sub-rows (depth) to overlapping events and binds flows. */
 #ifndef OVTRACE_TRACE_H
 #define OVTRACE_TRACE_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -299,7 +300,7 @@ typedef struct {
                               (a process of an MPI run holds files from rank_base on) */
     /* When it becomes non-zero, finishing stops after the step or sub-step under way (a
      * lane's layout at most): a loader's cancel request. NULL: never */
-    const volatile int *cancel;
+    const atomic_int *cancel;
 } FinishOptions;
 /* False when cancelled (fo->cancel): the model is then only for Trace_free. */
 bool Trace_finishWith(Trace *t, const FinishOptions *fo);

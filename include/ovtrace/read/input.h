@@ -3,6 +3,7 @@
  * so memory stays bounded whatever the decompressed size. */
 #ifndef OVTRACE_INPUT_H
 #define OVTRACE_INPUT_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,7 +19,7 @@ typedef struct Input Input;
 Input *Input_open(const char *path, char *err, size_t errlen);
 /* Input_open whose waits on a stream (a FIFO without a writer yet, a quiet pipe) end
  * within 100 ms of *cancel becoming non-zero: reads then fail with "cancelled". */
-Input *Input_openCancellable(const char *path, const volatile int *cancel, char *err, size_t errlen);
+Input *Input_openCancellable(const char *path, const atomic_int *cancel, char *err, size_t errlen);
 void Input_close(Input *in);
 InputCompression Input_compression(const Input *in);
 const char *Input_compressionName(InputCompression c);

@@ -2,6 +2,7 @@
  * traces, anything chrome://tracing opens) into a Trace. */
 #ifndef OVTRACE_LOAD_H
 #define OVTRACE_LOAD_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <pthread.h>
@@ -50,7 +51,7 @@ typedef struct {
      * progress report of a file comes at its end, with the events of the whole model. */
     LoadStageFn stage;
     void *stage_ctx;
-    const volatile int *cancel; /* when it becomes non-zero, loading stops with "cancelled" */
+    const atomic_int *cancel; /* when it becomes non-zero, loading stops with "cancelled" */
     int threads;                /* parser threads: 0 = one per core, 1 = single */
     uint64_t min_parallel_bytes; /* files smaller than this parse single-threaded (0: 16 MB;
                                     compressed files count 8x their size) */
