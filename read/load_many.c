@@ -30,6 +30,8 @@ typedef struct {
     FileSlot *slot;
     size_t n;
     atomic_size_t next; /* the next file a worker takes */
+    size_t merged;      /* files merged so far (under mu) */
+    size_t ahead;       /* a worker reads at most this many files past the merged ones */
     atomic_int stop; /* a file before failed: the files not begun are not read */
     LoadOptions opt; /* each file's: one thread, progress into its slot, no observer */
     pthread_mutex_t mu;
@@ -64,6 +66,11 @@ static void *worker(void *arg) {
         size_t i = atomic_fetch_add(&m->next, 1);
         if (i >= m->n) break;
         FileSlot *s = &m->slot[i];
+        /* a slow file holds the merge up: the models read past it wait in memory, so
+         * only so many are read ahead */
+        pthread_mutex_lock(&m->mu);
+        while (i >= m->merged + m->ahead && !atomic_load(&m->stop)) pthread_cond_wait(&m->cv, &m->mu);
+        pthread_mutex_unlock(&m->mu);
         if (atomic_load(&m->stop)) { /* every file taken is answered: this thread may be waiting for it */
             snprintf(s->err, sizeof s->err, "%s: not read (a file before it failed)", s->path);
         } else {
@@ -116,6 +123,7 @@ bool LoadMany_read(Trace *t, const char *const *paths, size_t n, const LoadOptio
     pthread_mutex_init(&m.mu, NULL);
     pthread_cond_init(&m.cv, NULL);
     size_t nw = (size_t)threads < n ? (size_t)threads : n, running = 0;
+    m.ahead = 2 * nw;
     pthread_t *th = xcalloc(nw ? nw : 1, sizeof *th);
     for (size_t k = 0; k < nw; k++)
         if (pthread_create(&th[running], NULL, worker, &m) == 0) running++;
@@ -133,12 +141,19 @@ bool LoadMany_read(Trace *t, const char *const *paths, size_t n, const LoadOptio
         Trace_free(s->t);
         s->t = NULL;
         t->parallel_files++;
+        pthread_mutex_lock(&m.mu);
+        m.merged = i + 1;
+        pthread_cond_broadcast(&m.cv);
+        pthread_mutex_unlock(&m.mu);
         /* a file's last report comes at its end, with every event so far (as Load_chromeFile's) */
         uint64_t total = atomic_load(&s->total);
         if (opt->progress) opt->progress(opt->progress_ctx, s->path, total, total, t->n_events);
         if (opt->observe) opt->observe(opt->observe_ctx, t);
     }
+    pthread_mutex_lock(&m.mu);
     atomic_store(&m.stop, 1); /* workers read no more files: nothing after a failure is used */
+    pthread_cond_broadcast(&m.cv);
+    pthread_mutex_unlock(&m.mu);
     for (size_t k = 0; k < running; k++) pthread_join(th[k], NULL);
     for (size_t i = 0; i < n; i++) Trace_free(m.slot[i].t);
     free(th);
