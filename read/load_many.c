@@ -39,7 +39,8 @@ typedef struct {
 } Many;
 
 bool LoadMany_wanted(const char *const *paths, size_t n, int threads) {
-    if (threads < 2 || n < 2 * (size_t)threads) return false;
+    /* whole files share out evenly, or the last file's tail is short against the rest */
+    if (threads < 2 || n < 2 * (size_t)threads || (n % (size_t)threads && n < 4 * (size_t)threads)) return false;
     uint64_t total = 0, largest = 0;
     for (size_t i = 0; i < n; i++) {
         struct stat st;

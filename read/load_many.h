@@ -9,8 +9,9 @@
 #include "ovtrace/read/load.h"
 
 /* Whether n files (paths) are best read a whole file per thread, on `threads` threads:
- * at least two files per thread, each a Chrome trace file that can be opened again
- * (not a pipe, not an Nsight Systems database), none larger than a thread's share. */
+ * at least two files per thread (and a multiple of the threads, or four per thread or
+ * more), each a Chrome trace file that can be opened again (not a pipe, not an Nsight
+ * Systems database), none larger than a thread's share. */
 bool LoadMany_wanted(const char *const *paths, size_t n, int threads);
 
 /* Reads paths[0..n) into t as Load_chromeFile would one after another (the same

@@ -130,7 +130,7 @@ static void same_as_in_turn(bool gpu_only) {
     assert_true(a->n_sources > N_FILES); /* the merged export split into two ranks */
     assert_true(a->diag.truncated && a->simulated && a->input_warning);
     if (!gpu_only) assert_true(a->diag.skipped >= 1); /* a GPU-first load passes the bad CPU event over */
-    for (int th = 2; th <= 4; th++) {
+    for (int th = 2; th <= 4; th += 2) {
         Trace *b = load(p, N_FILES, th, gpu_only, err, sizeof err);
         if (!b) fail_msg("%s", err);
         assert_int_equal(b->parallel_files, N_FILES);
@@ -160,6 +160,11 @@ static void when_whole_files_pay(void **state) {
     assert_false(LoadMany_wanted(p, N_FILES, 1));
     assert_false(LoadMany_wanted(p, 3, 2));
     assert_true(LoadMany_wanted(p, 4, 2));
+    assert_false(LoadMany_wanted(p, 5, 2)); /* three files against two: slices share better */
+    assert_true(LoadMany_wanted(p, 6, 2));
+    assert_true(LoadMany_wanted(p, N_FILES, 2));
+    assert_false(LoadMany_wanted(p, N_FILES, 3));
+    assert_true(LoadMany_wanted(p, 6, 3));
     assert_false(LoadMany_wanted(p, N_FILES, 5));
     char big[128];
     snprintf(big, sizeof big, "%s/big.json", g_dir);
