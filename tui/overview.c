@@ -211,11 +211,13 @@ void Overview_adoptSplit(App *a, CollDeviceSplit *split, size_t n) {
     s->n_split = n;
 }
 
-/* The labels' figures, once the collectives are matched (after the collectives view's sync). */
+/* The labels' exposed comm, where the collectives are matched (after the collectives
+ * view's sync). Exposed comm does not depend on the waits: split without the report,
+ * on this thread while the matching runs on its own. */
 static void ov_sync(App *a, void *st) {
     OverviewState *s = st;
-    const CollReport *R = CollView_report(a);
-    if (s->on && R && !s->split) s->split = Coll_deviceSplit(a->t, R, INT64_MIN, INT64_MAX, INT32_MIN, &s->n_split);
+    if (s->on && !s->split && CollView_matched(a))
+        s->split = Coll_deviceSplit(a->t, NULL, INT64_MIN, INT64_MAX, INT32_MIN, &s->n_split);
 }
 
 /* The overview's lines replace the timeline's. */
