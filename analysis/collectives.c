@@ -885,6 +885,8 @@ const CollMember *Coll_memberFrom(const CollReport *r, size_t idx, size_t *curso
         else hi = mid;
     }
     *cursor = lo;
+    /* a walk's next members are far apart in members[]: fetched ahead */
+    if (lo + 8 < n) __builtin_prefetch(&r->members[r->by_event[lo + 8]]);
     return lo < n && r->members[r->by_event[lo]].event == idx ? &r->members[r->by_event[lo]] : NULL;
 }
 

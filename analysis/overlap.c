@@ -202,6 +202,13 @@ void OverlapReport_free(OverlapReport *r) {
     free(r);
 }
 
+/* Where column c of ncols over [t0, t1) starts: the first ns x with floor((x - t0) *
+ * ncols / (t1 - t0)) == c (TraceIndex_colTime's ceiling). */
+static int64_t col_time(int64_t t0, int64_t t1, int ncols, int c) {
+    __int128 p = (__int128)(t1 - t0) * c;
+    return t0 + (int64_t)((p + ncols - 1) / ncols);
+}
+
 void Overlap_band(const Trace *t, uint32_t group, int64_t t0, int64_t t1, int ncols, int64_t *out) {
     memset(out, 0, (size_t)ncols * BAND__COUNT * sizeof *out);
     if (group >= t->n_groups || ncols <= 0 || t1 <= t0) return;
@@ -215,9 +222,12 @@ void Overlap_band(const Trace *t, uint32_t group, int64_t t0, int64_t t1, int nc
     Edges_sort(E.e, E.n, &E.scratch, &E.cap_scratch);
     /* walk segments of constant state and spread each over the columns it covers */
     int cnt[3] = {0, 0, 0};
-    int64_t span = t1 - t0;
     int64_t cur = t0;
     size_t i = 0;
+    /* column c covers [colTime(c), colTime(c + 1)): the time only moves forward, so the
+     * column too, one division per column rather than per segment */
+    int c = 0;
+    int64_t col_end = col_time(t0, t1, ncols, 1);
     while (cur < t1) {
         while (i < E.n && E.e[i].t <= cur) {
             cnt[E.e[i].cls] += E.e[i].delta;
@@ -228,14 +238,9 @@ void Overlap_band(const Trace *t, uint32_t group, int64_t t0, int64_t t1, int nc
                        : cnt[0] > 0 ? BAND_COMPUTE
                        : cnt[2] > 0 ? BAND_MEMORY
                                     : BAND_IDLE;
-        /* column c covers [t0 + c*span/ncols, t0 + (c+1)*span/ncols) */
-        int64_t a = cur;
-        while (a < next) {
-            int c = (int)((__int128)(a - t0) * ncols / span);
-            if (c >= ncols) c = ncols - 1;
-            int64_t col_end = t0 + (int64_t)((__int128)(c + 1) * span / ncols);
+        for (int64_t a = cur; a < next;) {
+            while (a >= col_end) col_end = col_time(t0, t1, ncols, ++c + 1);
             int64_t b = next < col_end ? next : col_end;
-            if (b <= a) b = a + 1; /* guard rounding */
             out[c * BAND__COUNT + st] += b - a;
             a = b;
         }

@@ -76,39 +76,58 @@ static void label(const App *a, const OverviewState *s, uint32_t group, char *bu
     snprintf(buf, n, " r%d %s L%s%s", G->rank, ex, last, a->t->gpu_only ? " *" : "");
 }
 
-/* Adds the part of the wait [ws, we) that falls in each column of [t0, t1). */
-static void add_wait(int64_t *out, int64_t t0, int64_t t1, int ncols, int64_t ws, int64_t we) {
-    if (ws < t0) ws = t0;
-    if (we > t1) we = t1;
+/* The column of x among bounds B[0..ncols] (B[c] = TraceIndex_colTime(c), B[0] <= x <
+ * B[ncols]): the last c with B[c] <= x, as TraceIndex_colOf says, without its division. */
+static int col_at(const int64_t *B, int ncols, int64_t x) {
+    int lo = 0, hi = ncols - 1;
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (B[mid] <= x) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Adds the part of the wait [ws, we) that falls in each column of bounds B. */
+static void add_wait(int64_t *out, const int64_t *B, int ncols, int64_t ws, int64_t we) {
+    if (ws < B[0]) ws = B[0];
+    if (we > B[ncols]) we = B[ncols];
     if (we <= ws) return;
-    int c0 = TraceIndex_colOf(t0, t1, ncols, ws), c1 = TraceIndex_colOf(t0, t1, ncols, we - 1);
-    for (int c = c0 < 0 ? 0 : c0; c <= c1 && c < ncols; c++) {
-        int64_t ca = TraceIndex_colTime(t0, t1, ncols, c), cb = TraceIndex_colTime(t0, t1, ncols, c + 1);
-        int64_t s = ws > ca ? ws : ca, en = we < cb ? we : cb;
+    for (int c = col_at(B, ncols, ws); c < ncols && B[c] < we; c++) {
+        int64_t s = ws > B[c] ? ws : B[c], en = we < B[c + 1] ? we : B[c + 1];
         if (en > s) out[c] += en - s;
     }
 }
 
-void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, int64_t t0, int64_t t1, int ncols,
-                          int64_t *out) {
-    memset(out, 0, (size_t)ncols * sizeof *out);
-    if (t1 <= t0 || ncols <= 0) return;
+static void wait_columns(const Trace *t, const CollReport *R, uint32_t group, const int64_t *B, int ncols,
+                         int64_t *out) {
     if (t->group_summary) { /* a run summary: the waits it stores */
         const GroupSummary *S = &t->group_summary[group];
-        for (size_t i = 0; i < S->n_wait; i++) add_wait(out, t0, t1, ncols, S->wait[2 * i], S->wait[2 * i + 1]);
+        for (size_t i = 0; i < S->n_wait; i++) add_wait(out, B, ncols, S->wait[2 * i], S->wait[2 * i + 1]);
         return;
     }
     if (!R) return;
     const Group *G = &t->groups[group];
     size_t cursor = 0; /* the walk goes up the event indices: members found moving forward */
     for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++)
-        for (LaneWindow w = LaneWindow_begin(t, &t->lanes[li], t0, t1); LaneWindow_next(&w);) {
+        for (LaneWindow w = LaneWindow_begin(t, &t->lanes[li], B[0], B[ncols]); LaneWindow_next(&w);) {
             int64_t ws, we;
             const TraceEvent *e = w.ev;
             if (e->cls != CLASS_COMM || e->kind != KIND_KERNEL || !Coll_waitPartFrom(R, w.index, &cursor, &ws, &we))
                 continue;
-            add_wait(out, t0, t1, ncols, ws, we);
+            add_wait(out, B, ncols, ws, we);
         }
+}
+
+void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, int64_t t0, int64_t t1, int ncols,
+                          int64_t *out) {
+    memset(out, 0, (size_t)ncols * sizeof *out);
+    if (t1 <= t0 || ncols <= 0) return;
+    /* the columns' bounds once: a wait finds its column by search, not by division */
+    int64_t *B = xmalloc(((size_t)ncols + 1) * sizeof *B);
+    for (int c = 0; c <= ncols; c++) B[c] = TraceIndex_colTime(t0, t1, ncols, c);
+    wait_columns(t, R, group, B, ncols, out);
+    free(B);
 }
 
 /* After the band of a rank line is drawn: columns where the device is mostly in exposed

@@ -322,6 +322,41 @@ static void test_legend_names_wait_glyph(void **s) {
     check_legend(1000, (Caps){true, 256}, false); /* matched, both arrive together: no wait */
 }
 
+/* The overview's wait columns: each ns of a rank's wait in column floor((x - t0) *
+ * ncols / (t1 - t0)), for windows the columns do not divide, cutting the waits, wider
+ * than the trace and with more columns than ns. */
+static void test_wait_columns_per_ns(void **s) {
+    (void)s;
+    Trace *t = n_ranks(8);
+    CollReport *R = Coll_analyze(t, NULL);
+    const struct {
+        int64_t t0, t1;
+        int n;
+    } cases[] = {{0, 3000, 7}, {1050, 1690, 13}, {1234, 1238, 9}, {-10, 5000, 97}};
+    for (uint32_t g = 0; g < t->n_groups; g++) {
+        if (!t->groups[g].gpu) continue;
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            int64_t t0 = cases[c].t0, t1 = cases[c].t1, want[97] = {0}, got[97];
+            int n = cases[c].n;
+            Overview_waitColumns(t, R, g, t0, t1, n, got);
+            for (int64_t x = t0; x < t1; x++)
+                for (size_t i = 0; i < t->n_events; i++) {
+                    int64_t ws, we;
+                    if (t->lanes[t->events[i].lane].group != g || !Coll_waitPart(R, i, &ws, &we)) continue;
+                    if (x >= ws && x < we) want[(x - t0) * n / (t1 - t0)]++;
+                }
+            int64_t sum = 0;
+            for (int k = 0; k < n; k++) {
+                assert_int_equal(got[k], want[k]);
+                sum += got[k];
+            }
+            if (c == 0) assert_int_equal(sum, 700 - 100 * (int64_t)t->groups[g].rank); /* rank r waits from 1000 + 100 r */
+        }
+    }
+    CollReport_free(R);
+    Trace_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wait_glyphs_unicode),
@@ -330,6 +365,7 @@ int main(void) {
         cmocka_unit_test(test_details_and_keys),
         cmocka_unit_test(test_one_rank_key_message),
         cmocka_unit_test(test_overview),
+        cmocka_unit_test(test_wait_columns_per_ns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
