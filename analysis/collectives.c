@@ -1255,7 +1255,8 @@ CollDeviceSplit *Coll_deviceSplit(const Trace *t, const CollReport *r, int64_t t
     }
     SplitJob J = {t, r, t0, t1, groups, xcalloc(ng ? ng : 1, sizeof *J.res), xcalloc(ng ? ng : 1, sizeof *J.has)};
     uint32_t *order = ParFor_largestFirst(size, ng);
-    int threads = r && r->threads > 0 ? r->threads : 1;
+    long cores = r ? 0 : sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = r ? (r->threads > 0 ? r->threads : 1) : cores > 0 ? (int)cores : 1;
     if (ng < 2 || total < (1u << 15)) threads = 1; /* not worth a thread */
     ParFor_run(order, ng, threads, split_item, &J);
     size_t n = 0;

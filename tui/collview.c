@@ -21,10 +21,7 @@ uint32_t CollView_waitGlyph(bool unicode) { return unicode ? 0x259a : '-'; }
 typedef struct {
     CollReport *report;     /* read through taken() */
     bool done;              /* matched for this model (report NULL: nothing to match) */
-    bool matching;          /* Coll_analyze runs on th; taken() joins it */
-    pthread_t th;
-    const Trace *match_t;   /* what th matches */
-    CollReport *matched;    /* th's result, for taken() */
+    struct Match *match;    /* the matching under way (taken() ends it), or NULL */
     const CollOptions *opt; /* Coll_analyze's options (NULL: defaults; the caller's) */
     CollDeviceSplit *split; /* the marked range, per device */
     size_t n_split;
@@ -37,32 +34,45 @@ extern const Feature CollView_feature;
 
 static CollViewState *state(const App *a) { return Feature_state(a, &CollView_feature); }
 
-/* The report, once the matching thread has ended (joined on the first use; the one
- * change a const view of the state makes). */
-static CollReport *taken(const CollViewState *cs) {
-    CollViewState *s = (CollViewState *)cs;
-    if (s->matching) {
-        pthread_join(s->th, NULL);
-        s->matching = false;
-        s->report = s->matched;
-        s->matched = NULL;
-    }
-    return s->report;
-}
+/* Coll_analyze of one model on a thread of its own. */
+typedef struct Match {
+    const Trace *t;
+    const CollOptions *opt;
+    CollReport *report; /* the thread's result */
+    pthread_t th;
+    bool started;
+} Match;
 
 static void *match_main(void *arg) {
-    CollViewState *s = arg;
-    s->matched = Coll_analyze(s->match_t, s->opt);
+    Match *m = arg;
+    m->report = Coll_analyze(m->t, m->opt);
     return NULL;
 }
 
-/* Matches t on a thread of its own, so that what the first frame computes besides
- * (the overview's figures, the bands) runs on the other cores; here when no thread
+/* Matches t on a thread of its own, so that what the viewer computes meanwhile (the
+ * view index, the overview's figures) runs on the other cores; here when no thread
  * can start. */
-static void start_matching(CollViewState *s, const Trace *t) {
-    s->match_t = t;
-    s->matching = pthread_create(&s->th, NULL, match_main, s) == 0;
-    if (!s->matching) s->report = Coll_analyze(t, s->opt);
+static Match *match_start(const Trace *t, const CollOptions *opt) {
+    Match *m = xcalloc(1, sizeof *m);
+    m->t = t;
+    m->opt = opt;
+    m->started = pthread_create(&m->th, NULL, match_main, m) == 0;
+    if (!m->started) match_main(m);
+    return m;
+}
+
+/* The report, once the matching has ended (joined on the first use: the one change a
+ * const view of the state makes). */
+static CollReport *taken(const CollViewState *cs) {
+    CollViewState *s = (CollViewState *)cs;
+    Match *m = s->match;
+    if (m) {
+        if (m->started) pthread_join(m->th, NULL);
+        s->report = m->report;
+        s->match = NULL;
+        free(m);
+    }
+    return s->report;
 }
 
 static void *cv_init(App *a) {
@@ -92,7 +102,7 @@ void CollView_setOptions(App *a, const CollOptions *opt) { state(a)->opt = opt; 
 const CollOptions *CollView_options(const App *a) { return state(a)->opt; }
 const CollReport *CollView_report(const App *a) { return taken(state(a)); }
 
-bool CollView_matched(const App *a) { return state(a)->report || state(a)->matching; }
+bool CollView_matched(const App *a) { return state(a)->report || state(a)->match; }
 
 const CollDeviceSplit *CollView_rangeSplit(const App *a, size_t *n) {
     *n = state(a)->n_split;
@@ -139,7 +149,7 @@ static void cv_sync(App *a, void *st) {
     CollViewState *s = st;
     if (!s->done) {
         s->done = true;
-        if (several_ranks(a->t)) start_matching(s, a->t);
+        if (several_ranks(a->t)) s->match = match_start(a->t, s->opt);
     }
     if (!View_rangeSet(&a->v) || !taken(s)) return;
     int64_t r0, r1;
@@ -152,6 +162,16 @@ static void cv_sync(App *a, void *st) {
     Coll_stragglerLine(s->report, &s->arrivals, true, s->straggler, sizeof s->straggler);
     s->split_a = r0;
     s->split_b = r1;
+}
+
+App *App_newMatching(Trace *t, Caps caps, const char *title, const CollOptions *opt) {
+    Match *m = several_ranks(t) ? match_start(t, opt) : NULL;
+    App *a = App_new(t, caps, title);
+    CollViewState *s = state(a);
+    s->opt = opt;
+    s->match = m;
+    s->done = true;
+    return a;
 }
 
 /* In a cell that a single comm kernel fills, the part before the last rank arrived

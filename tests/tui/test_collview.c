@@ -357,6 +357,48 @@ static void test_wait_columns_per_ns(void **s) {
     Trace_free(t);
 }
 
+/* App_newMatching starts the matching with the caller's options before the App exists:
+ * the first frame draws what App_new's does, from a report made with those options. */
+static void test_new_matching(void **s) {
+    (void)s;
+    Trace *t = n_ranks(8);
+    CollOptions opt = CollOptions_default();
+    opt.threads = 3; /* kept in the report: it was matched with these options */
+    App *a = App_newMatching(t, (Caps){true, 0}, "ov", &opt);
+    assert_ptr_equal(CollView_options(a), &opt);
+    a->v.t0 = 0;
+    a->v.t1 = 3000;
+    Grid g;
+    Grid_init(&g, 130, 30);
+    render(a, &g);
+    assert_true(screen_has(&g, " r0 2us L0"));
+    assert_true(screen_has(&g, " r7 1us L1"));
+    const CollReport *R = CollView_report(a);
+    assert_non_null(R);
+    assert_int_equal(R->threads, 3);
+    CollReport *D = Coll_analyze(t, NULL);
+    assert_int_equal(R->n_inst, D->n_inst);
+    assert_int_equal(R->n_members, D->n_members);
+    for (size_t i = 0; i < R->n_members; i++) {
+        assert_int_equal(R->members[i].event, D->members[i].event);
+        assert_int_equal(R->members[i].wait, D->members[i].wait);
+        assert_int_equal(R->members[i].transfer, D->members[i].transfer);
+    }
+    CollReport_free(D);
+    Grid_free(&g);
+    App_free(a);
+    /* one rank: nothing to match, no report */
+    size_t e0, e1;
+    Trace *one = two_ranks(&e0, &e1);
+    one->sources[1].rank = 0;
+    a = App_newMatching(one, (Caps){true, 0}, "one", &opt);
+    assert_false(CollView_matched(a));
+    assert_null(CollView_report(a));
+    App_free(a);
+    Trace_free(one);
+    Trace_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wait_glyphs_unicode),
@@ -366,6 +408,7 @@ int main(void) {
         cmocka_unit_test(test_one_rank_key_message),
         cmocka_unit_test(test_overview),
         cmocka_unit_test(test_wait_columns_per_ns),
+        cmocka_unit_test(test_new_matching),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
