@@ -34,7 +34,8 @@ extern const Feature CollView_feature;
 
 static CollViewState *state(const App *a) { return Feature_state(a, &CollView_feature); }
 
-/* Coll_analyze of one model on a thread of its own. */
+/* Coll_analyze of one model on a thread of its own. The model outlives it: a model is
+ * replaced through App_setTrace, whose retrace (cv_reset) joins the thread first. */
 typedef struct Match {
     const Trace *t;
     const CollOptions *opt;
@@ -133,14 +134,6 @@ static bool several_ranks(const Trace *t) {
     for (size_t i = 1; i < t->n_sources; i++)
         if (t->sources[i].rank != t->sources[0].rank) return true;
     return false;
-}
-
-/* Before anything may replace the model (Live's poll comes later): the matching of the
- * last frame has ended. */
-static unsigned cv_poll(App *a, void *st) {
-    (void)a;
-    taken(st);
-    return 0;
 }
 
 /* Matches once per model (two ranks or more), on a thread while the frame goes on; the
@@ -409,7 +402,6 @@ const Feature CollView_feature = {
     .init = cv_init,
     .free = cv_free,
     .retrace = cv_reset,
-    .poll = cv_poll,
     .sync = cv_sync,
     .mark_row = cv_mark_row,
     .legend = cv_legend,

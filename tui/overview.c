@@ -108,15 +108,26 @@ static void wait_columns(const Trace *t, const CollReport *R, uint32_t group, co
     }
     if (!R) return;
     const Group *G = &t->groups[group];
-    size_t cursor = 0; /* the walk goes up the event indices: members found moving forward */
-    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++)
-        for (LaneWindow w = LaneWindow_begin(t, &t->lanes[li], B[0], B[ncols]); LaneWindow_next(&w);) {
-            int64_t ws, we;
-            const TraceEvent *e = w.ev;
-            if (e->cls != CLASS_COMM || e->kind != KIND_KERNEL || !Coll_waitPartFrom(R, w.index, &cursor, &ws, &we))
-                continue;
-            add_wait(out, B, ncols, ws, we);
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
+        const Lane *L = &t->lanes[li];
+        for (uint32_t k = 0; k < L->n_rows; k++) {
+            /* a row's events in the window are those from its lower bound on, until one
+             * starts at the end; their members follow each other in by_event */
+            const Row *row = &t->rows[L->first_row + k];
+            size_t i0 = Row_lowerBound(t, row, B[0]), cursor = 0;
+            Coll_memberFrom(R, i0, &cursor);
+            for (size_t m = cursor; m < R->n_members; m++) {
+                size_t i = R->members[R->by_event[m]].event;
+                if (m + 8 < R->n_members) __builtin_prefetch(&R->members[R->by_event[m + 8]]);
+                const TraceEvent *e = &t->events[i];
+                if (i >= row->first + row->count || e->ts >= B[ncols]) break;
+                int64_t ws, we;
+                size_t at = m;
+                if (e->cls == CLASS_COMM && e->kind == KIND_KERNEL && Coll_waitPartFrom(R, i, &at, &ws, &we))
+                    add_wait(out, B, ncols, ws, we);
+            }
         }
+    }
 }
 
 void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, int64_t t0, int64_t t1, int ncols,
