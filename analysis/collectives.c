@@ -980,7 +980,7 @@ bool Coll_waitPartFrom(const CollReport *r, size_t idx, size_t *cursor, int64_t 
 
 /* First position in by_event whose member's event is >= idx. */
 static size_t member_cursor(const CollReport *r, size_t idx) {
-    size_t lo = 0, hi = r ? r->n_members : 0;
+    size_t lo = 0, hi = r->n_members;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (r->members[r->by_event[mid]].event < idx) lo = mid + 1;
@@ -1013,7 +1013,6 @@ static void split_add(CollDeviceSplit *D, const int *cnt, int64_t d) {
 /* The matched member of comm kernel i, moving *mc (a by_event position) forward. */
 static const CollMember *member_at(const CollReport *r, size_t i, size_t *mc) {
     size_t k = *mc;
-    if (!r) return NULL;
     while (k < r->n_members && r->members[r->by_event[k]].event < i) k++;
     /* a row's members are far apart in members[]: the next ones fetched ahead */
     if (k + 8 < r->n_members) __builtin_prefetch(&r->members[r->by_event[k + 8]]);
@@ -1255,8 +1254,7 @@ CollDeviceSplit *Coll_deviceSplit(const Trace *t, const CollReport *r, int64_t t
     }
     SplitJob J = {t, r, t0, t1, groups, xcalloc(ng ? ng : 1, sizeof *J.res), xcalloc(ng ? ng : 1, sizeof *J.has)};
     uint32_t *order = ParFor_largestFirst(size, ng);
-    long cores = r ? 0 : sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = r ? (r->threads > 0 ? r->threads : 1) : cores > 0 ? (int)cores : 1;
+    int threads = r->threads > 0 ? r->threads : 1;
     if (ng < 2 || total < (1u << 15)) threads = 1; /* not worth a thread */
     ParFor_run(order, ng, threads, split_item, &J);
     size_t n = 0;

@@ -2,10 +2,10 @@
  *   overview_bench FILE_OR_DIR...
  * loads the files once (GPU lanes, as the lazy overview's first pass), then, best of 3,
  * times the first frame's work two ways on that model:
- *   serial: App_new (view index), Coll_analyze, the whole-trace Coll_deviceSplit with
- *           the report, then sync and render: each step after the other;
+ *   serial: App_new (view index), Coll_analyze, then sync and render: each step after
+ *           the other;
  *   viewer: App_newMatching (the matching on a thread of its own beside the index), then
- *           sync (the labels' split without the report) and render, as `view` runs it.
+ *           sync and render, as `view` runs it.
  * Both frames must be the same cells; it says so. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +17,6 @@
 #include "ovtrace/read/load.h"
 #include "app.h"
 #include "collview.h"
-#include "overview.h"
 
 static double now_s(void) {
     struct timespec ts;
@@ -43,11 +42,7 @@ static char *serial(Trace *t, const CollOptions *co, double *secs) {
     double a0 = now_s();
     App *a = App_new(t, (Caps){true, 256}, "bench");
     CollView_setOptions(a, co);
-    CollReport *R = Coll_analyze(t, co);
-    size_t n;
-    CollDeviceSplit *s = Coll_deviceSplit(t, R, INT64_MIN, INT64_MAX, INT32_MIN, &n);
-    CollView_adopt(a, R);
-    Overview_adoptSplit(a, s, n);
+    CollView_adopt(a, Coll_analyze(t, co));
     App_sync(a);
     App_render(a, &g);
     *secs = now_s() - a0;

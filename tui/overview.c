@@ -18,8 +18,8 @@
 
 typedef struct {
     bool on;
-    CollDeviceSplit *split; /* whole trace, per device: the labels' exposed comm */
-    size_t n_split;
+    int64_t *exposed; /* per group: the labels' exposed comm over the whole trace (-1: no
+                         GPU work); NULL until computed */
 } OverviewState;
 
 extern const Feature Overview_feature;
@@ -57,9 +57,7 @@ static void short_time(char *b, size_t n, int64_t ns) {
  * last; '*' while the lazy load's CPU lanes are loading. */
 static void label(const App *a, const OverviewState *s, uint32_t group, char *buf, size_t n) {
     const Group *G = &a->t->groups[group];
-    int64_t exposed = -1;
-    for (size_t i = 0; i < s->n_split; i++)
-        if (s->split[i].group == group) exposed = s->split[i].exposed;
+    int64_t exposed = s->exposed ? s->exposed[group] : -1;
     const CollReport *R = CollView_report(a);
     const CollRank *cr = R ? Coll_rank(R, G->rank) : NULL;
     char last[24];
@@ -222,9 +220,8 @@ static void *ov_init(App *a) {
 static void ov_retrace(App *a, void *st, const Trace *old) {
     (void)a, (void)old;
     OverviewState *s = st;
-    free(s->split);
-    s->split = NULL;
-    s->n_split = 0;
+    free(s->exposed);
+    s->exposed = NULL;
 }
 
 static void ov_free(App *a, void *st) {
@@ -234,20 +231,32 @@ static void ov_free(App *a, void *st) {
 
 bool Overview_on(const App *a) { return state(a)->on; }
 
-void Overview_adoptSplit(App *a, CollDeviceSplit *split, size_t n) {
-    OverviewState *s = state(a);
-    free(s->split);
-    s->split = split;
-    s->n_split = n;
+/* Whether group g has GPU work (what Coll_deviceSplit counts). */
+static bool has_gpu_work(const Trace *t, uint32_t g) {
+    const Group *G = &t->groups[g];
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
+        const Lane *L = &t->lanes[li];
+        for (size_t i = L->first; i < L->first + L->count; i++)
+            if (Overlap_counts(&t->events[i])) return true;
+    }
+    return false;
+}
+
+int64_t Overview_exposed(const App *a, uint32_t group) {
+    const Trace *t = a->t;
+    if (group >= t->n_groups || !t->groups[group].gpu || !has_gpu_work(t, group)) return -1;
+    int64_t band[BAND__COUNT];
+    TraceIndex_band(a->idx, t, group, t->t_min, t->t_max, 1, band);
+    return band[BAND_EXPOSED];
 }
 
 /* The labels' exposed comm, where the collectives are matched (after the collectives
- * view's sync). Exposed comm does not depend on the waits: split without the report,
- * on this thread while the matching runs on its own. */
+ * view's sync). It needs no matching: the view index's band sums hold it. */
 static void ov_sync(App *a, void *st) {
     OverviewState *s = st;
-    if (s->on && !s->split && CollView_matched(a))
-        s->split = Coll_deviceSplit(a->t, NULL, INT64_MIN, INT64_MAX, INT32_MIN, &s->n_split);
+    if (!s->on || s->exposed || !CollView_matched(a)) return;
+    s->exposed = xmalloc((a->t->n_groups + 1) * sizeof *s->exposed);
+    for (uint32_t g = 0; g < a->t->n_groups; g++) s->exposed[g] = Overview_exposed(a, g);
 }
 
 /* The overview's lines replace the timeline's. */

@@ -29,7 +29,9 @@ void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, i
                           int64_t *out);
 /* The overview is shown. */
 bool Overview_on(const struct App *a);
-/* Takes the whole trace's split per device (computed by the lazy load's thread). */
-void Overview_adoptSplit(struct App *a, CollDeviceSplit *split, size_t n);
+/* A GPU group's exposed comm over the whole trace (comm not under compute, as
+ * Coll_deviceSplit and Overlap_compute count it), from the view index's band sums;
+ * -1 when the group has no GPU work. */
+int64_t Overview_exposed(const struct App *a, uint32_t group);
 
 #endif

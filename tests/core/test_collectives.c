@@ -601,7 +601,7 @@ static CollDeviceSplit split_by_ns(const Trace *t, const CollReport *R, uint32_t
                 if (!Overlap_counts(e) || x < e->ts || x >= e->ts + e->dur) continue;
                 if (e->cls == CLASS_COMPUTE) comp = true;
                 if (e->cls != CLASS_COMM) continue;
-                const CollMember *m = R ? Coll_memberOf(R, i) : NULL;
+                const CollMember *m = Coll_memberOf(R, i);
                 int64_t we = m ? e->ts + (m->wait < e->dur ? m->wait : e->dur) : e->ts;
                 if (x < we) wait = true;
                 else other = true;
@@ -619,7 +619,7 @@ static CollDeviceSplit split_by_ns(const Trace *t, const CollReport *R, uint32_t
 
 /* Devices with overlapping kernels on a stream (several rows, walked side by side), one
  * with more rows than the sweep takes (the edges), windows cutting kernels: every
- * figure as counted ns by ns; without a report, comm and exposed alike and no waits. */
+ * figure as counted ns by ns. */
 static void test_device_split_rows(void **state) {
     (void)state;
     enum { RANKS = 4, PER = 40 };
@@ -644,15 +644,15 @@ static void test_device_split_rows(void **state) {
     assert_true(rows3 > 16);
     const int64_t win[][2] = {{INT64_MIN, INT64_MAX}, {0, 4200}, {1234, 2777}, {2100, 2101}, {5000, 6000}};
     for (size_t w = 0; w < sizeof win / sizeof win[0]; w++)
-        for (int with = 0; with < 2; with++) {
+        {
             size_t nd;
-            CollDeviceSplit *D = Coll_deviceSplit(t, with ? R : NULL, win[w][0], win[w][1], INT32_MIN, &nd);
+            CollDeviceSplit *D = Coll_deviceSplit(t, R, win[w][0], win[w][1], INT32_MIN, &nd);
             int64_t a = win[w][0] < 0 ? 0 : win[w][0], b = win[w][1] > 4300 ? 4300 : win[w][1];
             size_t k = 0;
             int64_t waits = 0;
             for (uint32_t g = 0; g < t->n_groups; g++) {
                 bool busy;
-                CollDeviceSplit E = split_by_ns(t, with ? R : NULL, g, a, b, &busy);
+                CollDeviceSplit E = split_by_ns(t, R, g, a, b, &busy);
                 if (!busy) continue; /* no event in the window: no figures */
                 assert_true(k < nd);
                 assert_int_equal(D[k].group, g);
@@ -666,8 +666,7 @@ static void test_device_split_rows(void **state) {
                 k++;
             }
             assert_int_equal(k, nd);
-            if (with && w < 3) assert_true(waits > 0); /* the figures have waits to split */
-            if (!with) assert_int_equal(waits, 0);
+            if (w < 3) assert_true(waits > 0); /* the figures have waits to split */
             free(D);
         }
     CollReport_free(R);

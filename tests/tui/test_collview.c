@@ -399,6 +399,69 @@ static void test_new_matching(void **s) {
     Trace_free(t);
 }
 
+/* The labels' exposed comm from the view index's band sums equals the device split's,
+ * to the ns: devices with enough events for the index's buckets, overlapping kernels
+ * (several rows), and a device with no GPU work (-1: the label says '-'). */
+static void test_overview_exposed(void **s) {
+    (void)s;
+    enum { RANKS = 8, PER = 1400 };
+    Trace *t = Trace_new();
+    uint64_t x = 4242;
+    for (int r = 0; r < RANKS; r++) {
+        char p[16];
+        snprintf(p, sizeof p, "r%d", r);
+        uint32_t src = Trace_addSource(t, p);
+        t->sources[src].rank = r;
+        for (int k = 0; k < (r == RANKS - 1 ? 0 : PER); k++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            TraceEvent e = {0};
+            e.src = TRACE_NO_SRC;
+            e.kind = KIND_KERNEL;
+            e.name = StrTab_intern(t->strings, "gemm", 4);
+            e.ts = (int64_t)k * 1000 + (int64_t)(x >> 40) % 500;
+            e.dur = 100 + (int64_t)(x >> 20) % 1500; /* overlaps the next: several rows */
+            e.lane = Trace_gpuLane(t, src, r, 7, r, 7);
+            Trace_append(t, &e);
+            e.name = StrTab_intern(t->strings, COMBINE, strlen(COMBINE));
+            e.ts = (int64_t)k * 1000 + 300 + (int64_t)(x >> 50) % 200;
+            e.dur = 200 + (int64_t)(x >> 30) % 300;
+            e.lane = Trace_gpuLane(t, src, r, 20, r, 20);
+            Trace_append(t, &e);
+        }
+        if (r == RANKS - 1) { /* a counter only: a GPU group without GPU work */
+            TraceEvent e = {0};
+            e.src = TRACE_NO_SRC;
+            e.kind = KIND_COUNTER;
+            e.name = StrTab_intern(t->strings, "util", 4);
+            e.ts = 5000;
+            e.lane = Trace_gpuLane(t, src, r, 9, r, 9);
+            Trace_append(t, &e);
+        }
+    }
+    Trace_finish(t);
+    CommRules *rules = CommRules_default();
+    Classify_trace(t, rules);
+    CommRules_free(rules);
+    App *a = App_new(t, (Caps){true, 0}, "ov");
+    CollReport *R = Coll_analyze(t, NULL);
+    size_t n;
+    CollDeviceSplit *D = Coll_deviceSplit(t, R, INT64_MIN, INT64_MAX, INT32_MIN, &n);
+    size_t k = 0, checked = 0, none = 0;
+    for (uint32_t g = 0; g < t->n_groups; g++) {
+        if (!t->groups[g].gpu) continue;
+        int64_t want = k < n && D[k].group == g ? D[k++].exposed : -1;
+        assert_int_equal(Overview_exposed(a, g), want);
+        checked++;
+        none += want < 0;
+    }
+    assert_int_equal(k, n);
+    assert_true(checked == RANKS && none == 1);
+    free(D);
+    CollReport_free(R);
+    App_free(a);
+    Trace_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wait_glyphs_unicode),
@@ -409,6 +472,7 @@ int main(void) {
         cmocka_unit_test(test_overview),
         cmocka_unit_test(test_wait_columns_per_ns),
         cmocka_unit_test(test_new_matching),
+        cmocka_unit_test(test_overview_exposed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -161,9 +161,7 @@ typedef struct CollDeviceSplit {
     int64_t wait, transfer; /* unions of the parts (wait: not also transfer) */
 } CollDeviceSplit;
 
-/* n_out = number of GPU groups with events selected by rank (INT32_MIN = any). r NULL:
- * no waits (every comm kernel is transfer; comm and exposed are the same as with a
- * report), one worker per core: the overview's labels, which need no matching. */
+/* n_out = number of GPU groups with events selected by rank (INT32_MIN = any). */
 CollDeviceSplit *Coll_deviceSplit(const Trace *t, const CollReport *r, int64_t t0, int64_t t1, int32_t rank,
                                   size_t *n_out);
 /* For the TUI band: [wait_start, wait_end) of event idx, false if it is not matched. */
