@@ -20,6 +20,12 @@ typedef struct {
     bool on;
     int64_t *exposed; /* per group: the labels' exposed comm over the whole trace (-1: no
                          GPU work); NULL until computed */
+    /* a frame's wait columns of every GPU group (wide windows), for its rank lines */
+    int64_t *wait;    /* n_slots rows of wait_w columns */
+    uint32_t *slot;   /* per group: its row, UINT32_MAX for the others */
+    const CollReport *wait_R;
+    int64_t wait_t0, wait_t1;
+    int wait_w;
 } OverviewState;
 
 extern const Feature Overview_feature;
@@ -116,7 +122,7 @@ static void wait_columns(const Trace *t, const CollReport *R, uint32_t group, co
             Coll_memberFrom(R, i0, &cursor);
             for (size_t m = cursor; m < R->n_members; m++) {
                 size_t i = R->members[R->by_event[m]].event;
-                if (m + 8 < R->n_members) __builtin_prefetch(&R->members[R->by_event[m + 8]]);
+                if (m + 32 < R->n_members) __builtin_prefetch(&R->members[R->by_event[m + 32]]);
                 const TraceEvent *e = &t->events[i];
                 if (i >= row->first + row->count || e->ts >= B[ncols]) break;
                 int64_t ws, we;
@@ -128,24 +134,93 @@ static void wait_columns(const Trace *t, const CollReport *R, uint32_t group, co
     }
 }
 
+/* The columns' bounds, once: a wait finds its column by search, not by division. */
+static int64_t *col_bounds(int64_t t0, int64_t t1, int ncols) {
+    int64_t *B = xmalloc(((size_t)ncols + 1) * sizeof *B);
+    for (int c = 0; c <= ncols; c++) B[c] = TraceIndex_colTime(t0, t1, ncols, c);
+    return B;
+}
+
 void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, int64_t t0, int64_t t1, int ncols,
                           int64_t *out) {
     memset(out, 0, (size_t)ncols * sizeof *out);
     if (t1 <= t0 || ncols <= 0) return;
-    /* the columns' bounds once: a wait finds its column by search, not by division */
-    int64_t *B = xmalloc(((size_t)ncols + 1) * sizeof *B);
-    for (int c = 0; c <= ncols; c++) B[c] = TraceIndex_colTime(t0, t1, ncols, c);
+    int64_t *B = col_bounds(t0, t1, ncols);
     wait_columns(t, R, group, B, ncols, out);
     free(B);
 }
 
+void Overview_waitColumnsAll(const Trace *t, const CollReport *R, const uint32_t *slot, size_t n_slots, int64_t t0,
+                             int64_t t1, int ncols, int64_t *out) {
+    memset(out, 0, n_slots * (size_t)ncols * sizeof *out);
+    if (t1 <= t0 || ncols <= 0) return;
+    int64_t *B = col_bounds(t0, t1, ncols);
+    if (t->group_summary || !R) {
+        for (uint32_t g = 0; g < t->n_groups; g++)
+            if (slot[g] != UINT32_MAX) wait_columns(t, R, g, B, ncols, out + (size_t)slot[g] * (size_t)ncols);
+        free(B);
+        return;
+    }
+    /* the members in their own order: an instance's, rank by rank; the k-th member of
+     * the next instance is mostly on the same lane (hint[k]), else its event says */
+    uint32_t *hint = xcalloc(R->n_ranks + 1, sizeof *hint);
+    for (size_t i = 0; i < R->n_inst; i++) {
+        const CollInstance *I = &R->inst[i];
+        for (uint32_t k = 0; k < I->n && k <= R->n_ranks; k++) {
+            const CollMember *m = &R->members[I->first + k];
+            const Lane *L = &t->lanes[hint[k]];
+            if (m->event < L->first || m->event >= L->first + L->count) hint[k] = t->events[m->event].lane;
+            uint32_t g = t->lanes[hint[k]].group, sl = slot[g];
+            int64_t dur = m->end - m->start;
+            if (sl != UINT32_MAX)
+                add_wait(out + (size_t)sl * (size_t)ncols, B, ncols, m->start, m->start + (m->wait < dur ? m->wait : dur));
+        }
+    }
+    free(hint);
+    free(B);
+}
+
+static void forget_waits(OverviewState *s) {
+    free(s->wait);
+    free(s->slot);
+    s->wait = NULL;
+    s->slot = NULL;
+}
+
+/* Group g's wait columns over the view. A window of a quarter of the trace or more
+ * holds most members: every GPU group's columns at once, in one pass, kept for the
+ * frame's other rank lines; a narrower one walks the group's own events. */
+static const int64_t *wait_row(const App *a, OverviewState *s, const CollReport *R, uint32_t g, int w,
+                               int64_t *own) {
+    const Trace *t = a->t;
+    int64_t t0 = a->v.t0, t1 = a->v.t1;
+    if ((uint64_t)t1 - (uint64_t)t0 < ((uint64_t)t->t_max - (uint64_t)t->t_min) / 4) {
+        Overview_waitColumns(t, R, g, t0, t1, w, own);
+        return own;
+    }
+    if (!s->wait || s->wait_R != R || s->wait_t0 != t0 || s->wait_t1 != t1 || s->wait_w != w) {
+        forget_waits(s);
+        s->slot = xmalloc((t->n_groups + 1) * sizeof *s->slot);
+        size_t n = 0;
+        for (uint32_t k = 0; k < t->n_groups; k++) s->slot[k] = t->groups[k].gpu ? (uint32_t)n++ : UINT32_MAX;
+        s->wait = xmalloc((n + 1) * (size_t)w * sizeof *s->wait);
+        Overview_waitColumnsAll(t, R, s->slot, n, t0, t1, w, s->wait);
+        s->wait_R = R;
+        s->wait_t0 = t0;
+        s->wait_t1 = t1;
+        s->wait_w = w;
+    }
+    return s->wait + (size_t)s->slot[g] * (size_t)w;
+}
+
 /* After the band of a rank line is drawn: columns where the device is mostly in exposed
  * comm and more than half of the column is wait get the wait glyph. */
-static void mark_band(const App *a, Grid *g, int x, int y, int w, uint32_t group, const int64_t *band) {
+static void mark_band(const App *a, OverviewState *s, Grid *g, int x, int y, int w, uint32_t group,
+                      const int64_t *band) {
     const CollReport *R = CollView_report(a);
     if ((!R && !a->t->group_summary) || w <= 0) return;
-    int64_t *wait = xmalloc((size_t)w * sizeof *wait);
-    Overview_waitColumns(a->t, R, group, a->v.t0, a->v.t1, w, wait);
+    int64_t *own = xmalloc((size_t)w * sizeof *own);
+    const int64_t *wait = wait_row(a, s, R, group, w, own);
     uint32_t glyph = CollView_waitGlyph(a->gl->unicode);
     for (int c = 0; c < w; c++) {
         const int64_t *s = &band[c * BAND__COUNT];
@@ -159,7 +234,7 @@ static void mark_band(const App *a, Grid *g, int x, int y, int w, uint32_t group
             cell->role = ROLE_BAND + BAND_EXPOSED;
         }
     }
-    free(wait);
+    free(own);
 }
 
 static unsigned k_toggle(App *a, const TuiKey *k, int arg) {
@@ -222,6 +297,7 @@ static void ov_retrace(App *a, void *st, const Trace *old) {
     OverviewState *s = st;
     free(s->exposed);
     s->exposed = NULL;
+    forget_waits(s);
 }
 
 static void ov_free(App *a, void *st) {
@@ -266,13 +342,13 @@ static void ov_lines(App *a, void *st, Lines *L) {
 
 /* A rank line: its label, its device's band, the wait columns marked. */
 static bool ov_draw_line(App *a, void *st, Grid *g, const LineSlot *ls) {
-    const OverviewState *s = st;
+    OverviewState *s = st;
     if (!s->on || ls->line->kind != LINE_BAND) return false;
     char text[160];
     label(a, s, ls->line->group, text, sizeof text);
     Lanes_label(a, g, ls->labels, ls->y, text, ls->selected);
     const int64_t *band = Lanes_band(a, g, ls->line->group, ls->y, ls->plot);
-    mark_band(a, g, ls->plot.x, ls->y, ls->plot.w, ls->line->group, band);
+    mark_band(a, s, g, ls->plot.x, ls->y, ls->plot.w, ls->line->group, band);
     return true;
 }
 

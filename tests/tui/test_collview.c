@@ -322,6 +322,35 @@ static void test_legend_names_wait_glyph(void **s) {
     check_legend(1000, (Caps){true, 256}, false); /* matched, both arrive together: no wait */
 }
 
+/* Overview_waitColumnsAll's rows equal Overview_waitColumns group by group, for windows
+ * cutting the trace, the whole trace and beyond it, and its slots (every other GPU
+ * group, the rest left out). */
+static void check_wait_all(const Trace *t, const CollReport *R) {
+    int64_t span = t->t_max - t->t_min;
+    const struct {
+        int64_t t0, t1;
+        int n;
+    } cases[] = {{t->t_min, t->t_max, 97}, {t->t_min + span / 3, t->t_min + span / 3 + span / 7, 13},
+                 {t->t_min - 5, t->t_max + 1000, 160}, {t->t_min + 7, t->t_min + 11, 9}};
+    uint32_t *slot = calloc(t->n_groups + 1, sizeof *slot);
+    size_t n_slots = 0, gpu = 0;
+    for (uint32_t g = 0; g < t->n_groups; g++)
+        slot[g] = t->groups[g].gpu && gpu++ % 2 == 0 ? (uint32_t)n_slots++ : UINT32_MAX;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int n = cases[c].n;
+        int64_t *all = calloc(n_slots * (size_t)n + 1, sizeof *all), *one = calloc((size_t)n, sizeof *one);
+        Overview_waitColumnsAll(t, R, slot, n_slots, cases[c].t0, cases[c].t1, n, all);
+        for (uint32_t g = 0; g < t->n_groups; g++) {
+            if (slot[g] == UINT32_MAX) continue;
+            Overview_waitColumns(t, R, g, cases[c].t0, cases[c].t1, n, one);
+            assert_memory_equal(all + (size_t)slot[g] * (size_t)n, one, (size_t)n * sizeof *one);
+        }
+        free(all);
+        free(one);
+    }
+    free(slot);
+}
+
 /* The overview's wait columns: each ns of a rank's wait in column floor((x - t0) *
  * ncols / (t1 - t0)), for windows the columns do not divide, cutting the waits, wider
  * than the trace and with more columns than ns. */
@@ -353,6 +382,7 @@ static void test_wait_columns_per_ns(void **s) {
             if (c == 0) assert_int_equal(sum, 700 - 100 * (int64_t)t->groups[g].rank); /* rank r waits from 1000 + 100 r */
         }
     }
+    check_wait_all(t, R);
     CollReport_free(R);
     Trace_free(t);
 }
@@ -401,7 +431,8 @@ static void test_new_matching(void **s) {
 
 /* The labels' exposed comm from the view index's band sums equals the device split's,
  * to the ns: devices with enough events for the index's buckets, overlapping kernels
- * (several rows), and a device with no GPU work (-1: the label says '-'). */
+ * (several rows), and a device with no GPU work (-1: the label says '-'). The wait
+ * columns of all groups at once match the group-by-group walk on two channels. */
 static void test_overview_exposed(void **s) {
     (void)s;
     enum { RANKS = 8, PER = 1400 };
@@ -427,6 +458,12 @@ static void test_overview_exposed(void **s) {
             e.dur = 200 + (int64_t)(x >> 30) % 300;
             e.lane = Trace_gpuLane(t, src, r, 20, r, 20);
             Trace_append(t, &e);
+            if (r < 4 && k % 5 == 0) { /* a second channel on four ranks */
+                e.ts = (int64_t)k * 1000 + 600 + (int64_t)(x >> 45) % 100 * r;
+                e.dur = 150;
+                e.lane = Trace_gpuLane(t, src, r, 21, r, 21);
+                Trace_append(t, &e);
+            }
         }
         if (r == RANKS - 1) { /* a counter only: a GPU group without GPU work */
             TraceEvent e = {0};
@@ -456,6 +493,8 @@ static void test_overview_exposed(void **s) {
     }
     assert_int_equal(k, n);
     assert_true(checked == RANKS && none == 1);
+    assert_true(R->n_channels == 2 && R->n_inst > PER);
+    check_wait_all(t, R);
     free(D);
     CollReport_free(R);
     App_free(a);
