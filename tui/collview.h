@@ -2,8 +2,8 @@
  * its transfer part, the matched instances of the selected comm kernel on all ranks
  * (details panel), wait vs transfer per device for the marked range (range panel), and
  * the x / X keys (the same collective on the rank that arrived last / the next rank).
- * The matching (Coll_analyze) runs once per model, from the first frame on, on a thread
- * of its own while the rest of that frame is computed, when it holds two ranks or more. */
+ * The matching (Coll_analyze) runs once per model holding two ranks or more, on a thread
+ * of its own: from App_newMatching (beside the view index) or else the first frame on. */
 #ifndef OVTRACE_TUI_COLLVIEW_H
 #define OVTRACE_TUI_COLLVIEW_H
 #include <stdbool.h>
@@ -17,7 +17,7 @@ struct App;
 /* Coll_analyze's options (CollView_setOptions, ovtrace/tui/viewer.h). */
 const CollOptions *CollView_options(const struct App *a);
 /* The matched collectives of the model (NULL: not matched yet, or fewer than two ranks);
- * waits for the matching the first frame started on a thread of its own. */
+ * waits for the matching thread when it still runs. */
 const CollReport *CollView_report(const struct App *a);
 /* Whether the model has (or is being given) a report: CollView_report will not be NULL. */
 bool CollView_matched(const struct App *a);
