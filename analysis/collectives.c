@@ -885,6 +885,8 @@ const CollMember *Coll_memberFrom(const CollReport *r, size_t idx, size_t *curso
         else hi = mid;
     }
     *cursor = lo;
+    /* a walk's next members are far apart in members[]: fetched ahead */
+    if (lo + 8 < n) __builtin_prefetch(&r->members[r->by_event[lo + 8]]);
     return lo < n && r->members[r->by_event[lo]].event == idx ? &r->members[r->by_event[lo]] : NULL;
 }
 
@@ -996,11 +998,33 @@ static void push(Edge **E, size_t *n, size_t *cap, int64_t s, int64_t e, int64_t
     (*E)[(*n)++] = (Edge){e, -1, (uint8_t)cls};
 }
 
-/* One GPU group's split over [t0, t1); false when it has no counted event there.
- * S->a / S->b: the worker's edge buffer and Edges_sort's scratch. */
-static bool split_group(const Trace *t, const CollReport *r, uint32_t g, int64_t t0, int64_t t1, ParScratch *S,
+/* Time d with the classes' counts cnt (compute, wait part, the rest of comm) into D. */
+static void split_add(CollDeviceSplit *D, const int *cnt, int64_t d) {
+    bool comp = cnt[0] > 0, wait = cnt[1] > 0, other = cnt[2] > 0;
+    if (wait || other) D->comm += d;
+    if (other) D->transfer += d;
+    else if (wait) D->wait += d;
+    if (!comp) {
+        if (other) D->exposed_transfer += d;
+        else if (wait) D->exposed_wait += d;
+    }
+}
+
+/* The matched member of comm kernel i, moving *mc (a by_event position) forward. */
+static const CollMember *member_at(const CollReport *r, size_t i, size_t *mc) {
+    size_t k = *mc;
+    while (k < r->n_members && r->members[r->by_event[k]].event < i) k++;
+    /* a row's members are far apart in members[]: the next ones fetched ahead */
+    if (k + 8 < r->n_members) __builtin_prefetch(&r->members[r->by_event[k + 8]]);
+    *mc = k;
+    return k < r->n_members && r->members[r->by_event[k]].event == i ? &r->members[r->by_event[k]] : NULL;
+}
+
+/* One GPU group's split over [t0, t1) by edges: every row's intervals pushed, sorted,
+ * swept; false when it has no counted event there. S->a / S->b: the worker's edge
+ * buffer and Edges_sort's scratch. */
+static bool split_edges(const Trace *t, const CollReport *r, const Group *G, int64_t t0, int64_t t1, ParScratch *S,
                         CollDeviceSplit *D) {
-    const Group *G = &t->groups[g];
     Edge **E = (Edge **)&S->a, **scratch = (Edge **)&S->b;
     size_t ne = 0;
     bool any = false;
@@ -1020,10 +1044,7 @@ static bool split_group(const Trace *t, const CollReport *r, uint32_t g, int64_t
                     continue;
                 }
                 if (e->cls != CLASS_COMM) continue;
-                /* members by event index: a cursor, not a search per event */
-                while (mc < r->n_members && r->members[r->by_event[mc]].event < i) mc++;
-                const CollMember *m =
-                    mc < r->n_members && r->members[r->by_event[mc]].event == i ? &r->members[r->by_event[mc]] : NULL;
+                const CollMember *m = member_at(r, i, &mc);
                 if (m) {
                     int64_t w = m->wait < e->dur ? m->wait : e->dur, we = e->ts + w;
                     push(E, &ne, &S->cap_a, e->ts, we, t0, t1, 1);
@@ -1035,10 +1056,6 @@ static bool split_group(const Trace *t, const CollReport *r, uint32_t g, int64_t
         }
     }
     if (!any) return false;
-    memset(D, 0, sizeof *D);
-    D->group = g;
-    D->rank = G->rank;
-    D->device = G->id;
     Edges_sort(*E, ne, scratch, &S->cap_b);
     int cnt[3] = {0, 0, 0};
     for (size_t i = 0; i < ne;) {
@@ -1048,16 +1065,154 @@ static bool split_group(const Trace *t, const CollReport *r, uint32_t g, int64_t
             i++;
         }
         if (i == ne) break;
-        int64_t d = (*E)[i].t - at;
-        bool comp = cnt[0] > 0, wait = cnt[1] > 0, other = cnt[2] > 0;
-        if (wait || other) D->comm += d;
-        if (other) D->transfer += d;
-        else if (wait) D->wait += d;
-        if (!comp) {
-            if (other) D->exposed_transfer += d;
-            else if (wait) D->exposed_wait += d;
+        split_add(D, cnt, (*E)[i].t - at);
+    }
+    return true;
+}
+
+/* Rows the sweep walks side by side; a group with more takes the edges. */
+enum { SWEEP_MAX_ROWS = 16 };
+
+/* One row's intervals in time order, one at a time: [s, e) of class cls (as the
+ * edges'), started (on) or not yet. A matched kernel is its wait part, then the rest
+ * (pend). */
+typedef struct {
+    const TraceEvent *ev; /* t->events */
+    size_t i, end;        /* next event of the row, the row's end */
+    size_t mc;            /* member cursor (by_event position) */
+    int64_t s, e;
+    int cls;
+    bool on;
+    bool pend; /* [pend_s, pend_e) comes next, class 2 */
+    int64_t pend_s, pend_e;
+} RowSweep;
+
+/* Sets the row's interval to [s, e) clipped to [t0, t1); false when that is empty. */
+static bool rs_set(RowSweep *w, int64_t s, int64_t e, int cls, int64_t t0, int64_t t1) {
+    if (s < t0) s = t0;
+    if (e > t1) e = t1;
+    if (e <= s) return false;
+    w->s = s;
+    w->e = e;
+    w->cls = cls;
+    w->on = false;
+    return true;
+}
+
+/* The row's next non-empty interval; false when the row has none left before t1.
+ * *any: a counted event was met. */
+static bool rs_next(RowSweep *w, const CollReport *r, int64_t t0, int64_t t1, bool *any) {
+    for (;;) {
+        if (w->pend) {
+            w->pend = false;
+            if (rs_set(w, w->pend_s, w->pend_e, 2, t0, t1)) return true;
+        }
+        if (w->i >= w->end) return false;
+        size_t i = w->i++;
+        const TraceEvent *e = &w->ev[i];
+        if (e->ts >= t1) {
+            w->i = w->end;
+            return false;
+        }
+        if (!Overlap_counts(e)) continue;
+        *any = true;
+        int64_t end = TraceEvent_end(e);
+        if (e->cls == CLASS_COMPUTE) {
+            if (rs_set(w, e->ts, end, 0, t0, t1)) return true;
+            continue;
+        }
+        if (e->cls != CLASS_COMM) continue;
+        const CollMember *m = member_at(r, i, &w->mc);
+        if (!m) {
+            if (rs_set(w, e->ts, end, 2, t0, t1)) return true;
+            continue;
+        }
+        int64_t we = e->ts + (m->wait < e->dur ? m->wait : e->dur);
+        w->pend = true;
+        w->pend_s = we;
+        w->pend_e = end;
+        if (rs_set(w, e->ts, we, 1, t0, t1)) return true;
+    }
+}
+
+/* The next time one of the rows' intervals starts or ends. */
+static int64_t sweep_next_time(const RowSweep *rs, size_t n) {
+    int64_t T = INT64_MAX;
+    for (size_t k = 0; k < n; k++) {
+        int64_t x = rs[k].on ? rs[k].e : rs[k].s;
+        if (x < T) T = x;
+    }
+    return T;
+}
+
+/* One GPU group's split over [t0, t1) by a sweep over its rows side by side: a row's
+ * events are sorted and disjoint, so its intervals come in time order and the rows
+ * merge without edges. Returns -1 (D partly summed) for more than SWEEP_MAX_ROWS rows or a
+ * row out of order (the edges take it), else whether a counted event was met. */
+static int split_sweep(const Trace *t, const CollReport *r, const Group *G, int64_t t0, int64_t t1,
+                       CollDeviceSplit *D) {
+    RowSweep rs[SWEEP_MAX_ROWS];
+    size_t n = 0, rows = 0;
+    bool any = false;
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) rows += t->lanes[li].n_rows;
+    if (rows > SWEEP_MAX_ROWS) return -1;
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
+        const Lane *l = &t->lanes[li];
+        for (uint32_t k = 0; k < l->n_rows; k++) {
+            const Row *row = &t->rows[l->first_row + k];
+            size_t i0 = Row_lowerBound(t, row, t0);
+            rs[n] = (RowSweep){.ev = t->events, .i = i0, .end = row->first + row->count, .mc = member_cursor(r, i0)};
+            if (rs_next(&rs[n], r, t0, t1, &any)) n++;
         }
     }
+    int cnt[3] = {0, 0, 0};
+    int64_t by_state[8] = {0}; /* time per (compute, wait part, rest of comm) present */
+    int64_t at = sweep_next_time(rs, n);
+    while (n) {
+        /* every start and end at `at`; a row's next interval may start there too */
+        for (size_t k = 0; k < n;) {
+            RowSweep *w = &rs[k];
+            if (!w->on && w->s == at) {
+                cnt[w->cls]++;
+                w->on = true;
+            }
+            if (!w->on || w->e != at) {
+                k++;
+                continue;
+            }
+            cnt[w->cls]--;
+            if (!rs_next(w, r, t0, t1, &any)) {
+                rs[k] = rs[--n];
+                continue;
+            }
+            if (w->s < at) return -1; /* overlaps the interval before it: not a row */
+        }
+        if (!n) break;
+        int64_t next = sweep_next_time(rs, n);
+        by_state[(cnt[0] > 0) | (cnt[1] > 0) << 1 | (cnt[2] > 0) << 2] += next - at;
+        at = next;
+    }
+    for (int st = 0; st < 8; st++) {
+        int c[3] = {st & 1, st >> 1 & 1, st >> 2 & 1};
+        split_add(D, c, by_state[st]);
+    }
+    return any;
+}
+
+/* One GPU group's split over [t0, t1); false when it has no counted event there. */
+static bool split_group(const Trace *t, const CollReport *r, uint32_t g, int64_t t0, int64_t t1, ParScratch *S,
+                        CollDeviceSplit *D) {
+    const Group *G = &t->groups[g];
+    memset(D, 0, sizeof *D);
+    int swept = split_sweep(t, r, G, t0, t1, D);
+    if (swept < 0) {
+        memset(D, 0, sizeof *D);
+        swept = split_edges(t, r, G, t0, t1, S, D);
+    }
+    if (!swept) return false;
+    D->group = g;
+    D->rank = G->rank;
+    D->device = G->id;
     D->exposed = D->exposed_wait + D->exposed_transfer;
     return true;
 }

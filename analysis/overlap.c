@@ -202,10 +202,43 @@ void OverlapReport_free(OverlapReport *r) {
     free(r);
 }
 
-void Overlap_band(const Trace *t, uint32_t group, int64_t t0, int64_t t1, int ncols, int64_t *out) {
-    memset(out, 0, (size_t)ncols * BAND__COUNT * sizeof *out);
-    if (group >= t->n_groups || ncols <= 0 || t1 <= t0) return;
-    const Group *G = &t->groups[group];
+/* Where column c of ncols over [t0, t1) starts: the first ns x with floor((x - t0) *
+ * ncols / (t1 - t0)) == c (TraceIndex_colTime's ceiling). */
+static int64_t col_time(int64_t t0, int64_t t1, int ncols, int c) {
+    __int128 p = (__int128)(t1 - t0) * c;
+    return t0 + (int64_t)((p + ncols - 1) / ncols);
+}
+
+/* Spreads segments of constant state, in time order from t0 on, over the columns of
+ * [t0, t1): column c covers [colTime(c), colTime(c + 1)), and as the time only moves
+ * forward so does the column (a division per column, not per segment). */
+typedef struct {
+    int64_t t0, t1;
+    int ncols, c;
+    int64_t col_end;
+    int64_t *out;
+} Spread;
+
+static Spread spread_begin(int64_t t0, int64_t t1, int ncols, int64_t *out) {
+    return (Spread){t0, t1, ncols, 0, col_time(t0, t1, ncols, 1), out};
+}
+
+/* [a, b) in state st, with the classes' counts cnt (compute, comm, memory). */
+static void spread(Spread *S, int64_t a, int64_t b, const int *cnt) {
+    BandState st = cnt[1] > 0 ? (cnt[0] > 0 ? BAND_HIDDEN : BAND_EXPOSED)
+                   : cnt[0] > 0 ? BAND_COMPUTE
+                   : cnt[2] > 0 ? BAND_MEMORY
+                                : BAND_IDLE;
+    while (a < b) {
+        while (a >= S->col_end) S->col_end = col_time(S->t0, S->t1, S->ncols, ++S->c + 1);
+        int64_t e = b < S->col_end ? b : S->col_end;
+        S->out[S->c * BAND__COUNT + st] += e - a;
+        a = e;
+    }
+}
+
+/* The band by edges: every row's intervals pushed, sorted, swept. */
+static void band_edges(const Trace *t, const Group *G, int64_t t0, int64_t t1, int ncols, int64_t *out) {
     Edges E = {0};
     for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++)
         for (LaneWindow w = LaneWindow_begin(t, &t->lanes[li], t0, t1); LaneWindow_next(&w);) {
@@ -213,9 +246,8 @@ void Overlap_band(const Trace *t, uint32_t group, int64_t t0, int64_t t1, int nc
             if (c >= 0 && w.end > w.start) push_interval(&E, w.start, w.end, c);
         }
     Edges_sort(E.e, E.n, &E.scratch, &E.cap_scratch);
-    /* walk segments of constant state and spread each over the columns it covers */
+    Spread S = spread_begin(t0, t1, ncols, out);
     int cnt[3] = {0, 0, 0};
-    int64_t span = t1 - t0;
     int64_t cur = t0;
     size_t i = 0;
     while (cur < t1) {
@@ -224,23 +256,94 @@ void Overlap_band(const Trace *t, uint32_t group, int64_t t0, int64_t t1, int nc
             i++;
         }
         int64_t next = i < E.n && E.e[i].t < t1 ? E.e[i].t : t1;
-        BandState st = cnt[1] > 0 ? (cnt[0] > 0 ? BAND_HIDDEN : BAND_EXPOSED)
-                       : cnt[0] > 0 ? BAND_COMPUTE
-                       : cnt[2] > 0 ? BAND_MEMORY
-                                    : BAND_IDLE;
-        /* column c covers [t0 + c*span/ncols, t0 + (c+1)*span/ncols) */
-        int64_t a = cur;
-        while (a < next) {
-            int c = (int)((__int128)(a - t0) * ncols / span);
-            if (c >= ncols) c = ncols - 1;
-            int64_t col_end = t0 + (int64_t)((__int128)(c + 1) * span / ncols);
-            int64_t b = next < col_end ? next : col_end;
-            if (b <= a) b = a + 1; /* guard rounding */
-            out[c * BAND__COUNT + st] += b - a;
-            a = b;
-        }
+        spread(&S, cur, next, cnt);
         cur = next;
     }
     free(E.e);
     free(E.scratch);
+}
+
+/* Rows the sweep walks side by side; a group with more takes the edges. */
+enum { BAND_SWEEP_ROWS = 16 };
+
+/* One row's counted intervals clipped to the window, in time order: [s, e) of class
+ * cls, started (on) or not yet. */
+typedef struct {
+    const TraceEvent *ev; /* t->events */
+    size_t i, end;        /* next event of the row, the row's end */
+    int64_t s, e;
+    int cls;
+    bool on;
+} BandRow;
+
+/* The row's next non-empty interval in [t0, t1); false when none is left. */
+static bool band_row_next(BandRow *w, int64_t t0, int64_t t1) {
+    while (w->i < w->end) {
+        const TraceEvent *e = &w->ev[w->i++];
+        if (e->ts >= t1) break;
+        int c = Overlap_counts(e) ? sweep_class(e->cls) : -1;
+        int64_t s = e->ts > t0 ? e->ts : t0, en = TraceEvent_end(e) < t1 ? TraceEvent_end(e) : t1;
+        if (c < 0 || en <= s) continue;
+        *w = (BandRow){w->ev, w->i, w->end, s, en, c, false};
+        return true;
+    }
+    w->i = w->end;
+    return false;
+}
+
+/* The band by a sweep over the group's rows side by side: a row's events are sorted
+ * and disjoint, so its intervals come in time order and the rows merge without edges.
+ * False (out to be redone) for more than BAND_SWEEP_ROWS rows or a row out of order. */
+static bool band_sweep(const Trace *t, const Group *G, int64_t t0, int64_t t1, int ncols, int64_t *out) {
+    BandRow rs[BAND_SWEEP_ROWS];
+    size_t n = 0, rows = 0;
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) rows += t->lanes[li].n_rows;
+    if (rows > BAND_SWEEP_ROWS) return false;
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
+        const Lane *l = &t->lanes[li];
+        for (uint32_t k = 0; k < l->n_rows; k++) {
+            const Row *row = &t->rows[l->first_row + k];
+            rs[n] = (BandRow){.ev = t->events, .i = Row_lowerBound(t, row, t0), .end = row->first + row->count};
+            if (band_row_next(&rs[n], t0, t1)) n++;
+        }
+    }
+    Spread S = spread_begin(t0, t1, ncols, out);
+    int cnt[3] = {0, 0, 0};
+    for (int64_t cur = t0; cur < t1;) {
+        /* every start and end at cur; a row's next interval may start there too */
+        for (size_t k = 0; k < n;) {
+            BandRow *w = &rs[k];
+            if (!w->on && w->s == cur) {
+                cnt[w->cls]++;
+                w->on = true;
+            }
+            if (!w->on || w->e != cur) {
+                k++;
+                continue;
+            }
+            cnt[w->cls]--;
+            if (!band_row_next(w, t0, t1)) {
+                rs[k] = rs[--n];
+                continue;
+            }
+            if (w->s < cur) return false; /* overlaps the interval before it: not a row */
+        }
+        int64_t next = t1;
+        for (size_t k = 0; k < n; k++) {
+            int64_t x = rs[k].on ? rs[k].e : rs[k].s;
+            if (x < next) next = x;
+        }
+        spread(&S, cur, next, cnt);
+        cur = next;
+    }
+    return true;
+}
+
+void Overlap_band(const Trace *t, uint32_t group, int64_t t0, int64_t t1, int ncols, int64_t *out) {
+    memset(out, 0, (size_t)ncols * BAND__COUNT * sizeof *out);
+    if (group >= t->n_groups || ncols <= 0 || t1 <= t0) return;
+    const Group *G = &t->groups[group];
+    if (band_sweep(t, G, t0, t1, ncols, out)) return;
+    memset(out, 0, (size_t)ncols * BAND__COUNT * sizeof *out);
+    band_edges(t, G, t0, t1, ncols, out);
 }

@@ -91,6 +91,7 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, int thrott
     first.gpu_only = lazy;
     LoadJob *job = LoadJob_new((const char *const *)in->files, in->n_files, &first, *caps, title);
     LoadJob_setThrottleMs(job, throttle_ms); /* the thread starts after the first paint */
+    LoadJob_setCollOptions(job, &in->coll);
     int r = LoadJob_runScreen(job);
     if (r != 0 && LoadJob_running(job)) {
         /* cancelled while the loader builds the model, a step that does not poll the
@@ -116,7 +117,6 @@ static int view_load(InputOptions *in, Caps *caps, const char *title, int thrott
         rc = 1;
     } else {
         *out = a;
-        CollView_setOptions(a, &in->coll);
         LazyLoad_setOptions(a, &lo); /* Enter on a rank of a run summary opens its trace */
         /* a GPU-only model that left nothing out (all events on GPU lanes) is complete */
         if (lazy && App_trace(a)->gpu_only)
@@ -289,8 +289,7 @@ int cmd_view(int argc, char **argv) {
             rc = 1;
             goto out;
         }
-        a = App_new(t, caps, title);
-        CollView_setOptions(a, &inp->coll);
+        a = App_newMatching(t, caps, title, &inp->coll);
         LoadOptions lo = InputOptions_loadOptions(inp);
         LazyLoad_setOptions(a, &lo); /* Enter on a rank of a run summary opens its trace */
     } else {

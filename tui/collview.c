@@ -3,6 +3,7 @@
 #include "collview.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,9 @@
 uint32_t CollView_waitGlyph(bool unicode) { return unicode ? 0x259a : '-'; }
 
 typedef struct {
-    CollReport *report;
+    CollReport *report;     /* read through taken() */
     bool done;              /* matched for this model (report NULL: nothing to match) */
+    struct Match *match;    /* the matching under way (taken() ends it), or NULL */
     const CollOptions *opt; /* Coll_analyze's options (NULL: defaults; the caller's) */
     CollDeviceSplit *split; /* the marked range, per device */
     size_t n_split;
@@ -32,6 +34,48 @@ extern const Feature CollView_feature;
 
 static CollViewState *state(const App *a) { return Feature_state(a, &CollView_feature); }
 
+/* Coll_analyze of one model on a thread of its own. The model outlives it: a model is
+ * replaced through App_setTrace, whose retrace (cv_reset) joins the thread first. */
+typedef struct Match {
+    const Trace *t;
+    const CollOptions *opt;
+    CollReport *report; /* the thread's result */
+    pthread_t th;
+    bool started;
+} Match;
+
+static void *match_main(void *arg) {
+    Match *m = arg;
+    m->report = Coll_analyze(m->t, m->opt);
+    return NULL;
+}
+
+/* Matches t on a thread of its own, so that what the viewer computes meanwhile (the
+ * view index, the overview's figures) runs on the other cores; here when no thread
+ * can start. */
+static Match *match_start(const Trace *t, const CollOptions *opt) {
+    Match *m = xcalloc(1, sizeof *m);
+    m->t = t;
+    m->opt = opt;
+    m->started = pthread_create(&m->th, NULL, match_main, m) == 0;
+    if (!m->started) match_main(m);
+    return m;
+}
+
+/* The report, once the matching has ended (joined on the first use: the one change a
+ * const view of the state makes). */
+static CollReport *taken(const CollViewState *cs) {
+    CollViewState *s = (CollViewState *)cs;
+    Match *m = s->match;
+    if (m) {
+        if (m->started) pthread_join(m->th, NULL);
+        s->report = m->report;
+        s->match = NULL;
+        free(m);
+    }
+    return s->report;
+}
+
 static void *cv_init(App *a) {
     (void)a;
     return xcalloc(1, sizeof(CollViewState));
@@ -41,7 +85,7 @@ static void *cv_init(App *a) {
 static void cv_reset(App *a, void *st, const Trace *old) {
     (void)a, (void)old;
     CollViewState *s = st;
-    CollReport_free(s->report);
+    CollReport_free(taken(s));
     s->report = NULL;
     s->done = false;
     free(s->split);
@@ -57,7 +101,9 @@ static void cv_free(App *a, void *st) {
 
 void CollView_setOptions(App *a, const CollOptions *opt) { state(a)->opt = opt; }
 const CollOptions *CollView_options(const App *a) { return state(a)->opt; }
-const CollReport *CollView_report(const App *a) { return state(a)->report; }
+const CollReport *CollView_report(const App *a) { return taken(state(a)); }
+
+bool CollView_matched(const App *a) { return state(a)->report || state(a)->match; }
 
 const CollDeviceSplit *CollView_rangeSplit(const App *a, size_t *n) {
     *n = state(a)->n_split;
@@ -66,7 +112,7 @@ const CollDeviceSplit *CollView_rangeSplit(const App *a, size_t *n) {
 
 void CollView_adopt(App *a, CollReport *R) {
     CollViewState *s = state(a);
-    CollReport_free(s->report);
+    CollReport_free(taken(s));
     s->report = R;
     s->done = true;
 }
@@ -74,7 +120,7 @@ void CollView_adopt(App *a, CollReport *R) {
 /* The legend names the wait glyph when a rank waited in a matched collective (for a
  * run summary: when it stores a wait). */
 static uint32_t cv_legend(const App *a, const void *st) {
-    const CollReport *R = ((const CollViewState *)st)->report;
+    const CollReport *R = taken(st);
     if (a->t->group_summary)
         for (size_t g = 0; g < a->t->n_groups; g++)
             if (a->t->group_summary[g].n_wait) return CollView_waitGlyph(a->gl->unicode);
@@ -90,14 +136,15 @@ static bool several_ranks(const Trace *t) {
     return false;
 }
 
-/* Matches once per model (two ranks or more); the split follows the marked range. */
+/* Matches once per model (two ranks or more), on a thread while the frame goes on; the
+ * split follows the marked range. */
 static void cv_sync(App *a, void *st) {
     CollViewState *s = st;
     if (!s->done) {
         s->done = true;
-        if (several_ranks(a->t)) s->report = Coll_analyze(a->t, s->opt);
+        if (several_ranks(a->t)) s->match = match_start(a->t, s->opt);
     }
-    if (!s->report || !View_rangeSet(&a->v)) return;
+    if (!View_rangeSet(&a->v) || !taken(s)) return;
     int64_t r0, r1;
     View_range(&a->v, &r0, &r1);
     if (s->split && r0 == s->split_a && r1 == s->split_b) return;
@@ -110,10 +157,20 @@ static void cv_sync(App *a, void *st) {
     s->split_b = r1;
 }
 
+App *App_newMatching(Trace *t, Caps caps, const char *title, const CollOptions *opt) {
+    Match *m = several_ranks(t) ? match_start(t, opt) : NULL;
+    App *a = App_new(t, caps, title);
+    CollViewState *s = state(a);
+    s->opt = opt;
+    s->match = m;
+    s->done = true;
+    return a;
+}
+
 /* In a cell that a single comm kernel fills, the part before the last rank arrived
  * gets the wait glyph in the dim role; cells holding a name are left. */
 static void cv_mark_row(App *a, void *st, Grid *g, int y, Rect plot, uint32_t row, const ColumnInfo *cols) {
-    const CollReport *R = ((CollViewState *)st)->report;
+    const CollReport *R = taken(st);
     (void)row;
     if (!R) return;
     const Trace *t = a->t;
@@ -156,7 +213,7 @@ static void cv_mark_row(App *a, void *st, Grid *g, int y, Rect plot, uint32_t ro
 
 /* The member of the selection, or NULL. */
 static const CollMember *sel_member(const App *a) {
-    const CollReport *R = state(a)->report;
+    const CollReport *R = taken(state(a));
     if (!R || a->v.sel == SIZE_MAX || a->v.sel >= a->t->n_events) return NULL;
     return Coll_memberOf(R, a->v.sel);
 }
@@ -164,7 +221,7 @@ static const CollMember *sel_member(const App *a) {
 int CollView_detailsLines(const App *a) {
     const CollMember *m = sel_member(a);
     if (!m) return 0;
-    return 4 + (int)state(a)->report->inst[m->inst].n;
+    return 4 + (int)taken(state(a))->inst[m->inst].n;
 }
 
 static void fmt(char *b, size_t n, int64_t ns) { Details_formatPrecise(b, n, ns); }
@@ -238,9 +295,10 @@ static void render_details(Grid *g, Rect r, const Trace *t, const CollReport *R,
 
 int CollView_rangeLines(const App *a, int w) {
     const CollViewState *s = state(a);
-    if (!s->report || !s->split || !View_rangeSet(&a->v)) return 0;
+    const CollReport *R = taken(s);
+    if (!R || !s->split || !View_rangeSet(&a->v)) return 0;
     Rect r = {0, 0, w, 1};
-    int why = s->report->unreliable ? Details_wrapText(NULL, r, 0, s->report->unreliable_why, 0) : 0;
+    int why = R->unreliable ? Details_wrapText(NULL, r, 0, R->unreliable_why, 0) : 0;
     return 1 + (int)(s->n_split < 8 ? s->n_split : 8) + Details_wrapText(NULL, r, 0, s->straggler, 0) +
            Details_wrapText(NULL, r, 0, SPLIT_NOTE, 0) + why;
 }
@@ -265,7 +323,7 @@ static void render_range(Grid *g, Rect r, const CollViewState *s) {
     if (y >= r.y + r.h) return;
     Grid_printf(g, r.x, y++, r.w, ROLE_PANEL_KEY, ATTR_BOLD, SPLIT_HEAD, "dev", "comm", "wait", "transfer", "exp.wait",
                 "exp.xfer", "last", "waited on");
-    const CollReport *R = s->report;
+    const CollReport *R = taken(s);
     for (size_t i = 0; i < s->n_split && i < 8 && y < r.y + r.h; i++, y++) {
         const CollDeviceSplit *d = &s->split[i];
         const CollRank *cr = Coll_rank(R, d->rank);
@@ -282,7 +340,7 @@ static void render_range(Grid *g, Rect r, const CollViewState *s) {
                     SPLIT_ROW, dev, c[0], c[1], c[2], c[3], c[4], s->arrivals.last[ri], c[5]);
     }
     if (y < r.y + r.h) y += Details_wrapText(g, r, y, SPLIT_NOTE, ROLE_DIM);
-    if (y < r.y + r.h && s->report->unreliable) Details_wrapText(g, r, y, s->report->unreliable_why, ROLE_ERROR);
+    if (y < r.y + r.h && R->unreliable) Details_wrapText(g, r, y, R->unreliable_why, ROLE_ERROR);
 }
 
 /* At the bottom of the details panel: the selected collective on every rank; of the
@@ -293,7 +351,7 @@ static int cv_section(App *a, void *st, PanelMode host, Grid *g, Rect c) {
     if (n > c.h / 2) n = c.h / 2;
     Rect r = {c.x, c.y + c.h - n, c.w, n};
     if (host == PANEL_RANGE) render_range(g, r, s);
-    else render_details(g, r, a->t, s->report, sel_member(a), a->gl->unicode);
+    else render_details(g, r, a->t, taken(s), sel_member(a), a->gl->unicode);
     return n;
 }
 
@@ -301,7 +359,7 @@ static int cv_section(App *a, void *st, PanelMode host, Grid *g, Rect c) {
  * next rank (cycles). */
 static unsigned k_jump(App *a, const TuiKey *k, int arg) {
     (void)k;
-    const CollReport *R = state(a)->report;
+    const CollReport *R = taken(state(a));
     if (a->v.sel == SIZE_MAX) {
         App_message(a, ROLE_ERROR, "no event selected");
         return REDRAW_VIEW;

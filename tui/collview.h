@@ -2,8 +2,8 @@
  * its transfer part, the matched instances of the selected comm kernel on all ranks
  * (details panel), wait vs transfer per device for the marked range (range panel), and
  * the x / X keys (the same collective on the rank that arrived last / the next rank).
- * The matching (Coll_analyze) runs once per model, on the first frame, when it holds two
- * ranks or more. */
+ * The matching (Coll_analyze) runs once per model holding two ranks or more, on a thread
+ * of its own: from App_newMatching (beside the view index) or else the first frame on. */
 #ifndef OVTRACE_TUI_COLLVIEW_H
 #define OVTRACE_TUI_COLLVIEW_H
 #include <stdbool.h>
@@ -16,8 +16,11 @@ struct App;
 
 /* Coll_analyze's options (CollView_setOptions, ovtrace/tui/viewer.h). */
 const CollOptions *CollView_options(const struct App *a);
-/* The matched collectives of the model (NULL: not matched yet, or fewer than two ranks). */
+/* The matched collectives of the model (NULL: not matched yet, or fewer than two ranks);
+ * waits for the matching thread when it still runs. */
 const CollReport *CollView_report(const struct App *a);
+/* Whether the model has (or is being given) a report: CollView_report will not be NULL. */
+bool CollView_matched(const struct App *a);
 /* Wait vs transfer per device over the marked range (*n of them). */
 const CollDeviceSplit *CollView_rangeSplit(const struct App *a, size_t *n);
 /* Takes R as the model's matched collectives (matched by the lazy load's thread). */

@@ -42,8 +42,6 @@ typedef struct LazyLoad {
     atomic_bool finished;
     Trace *full; /* the result, with what the swap installs */
     CollReport *coll;
-    CollDeviceSplit *split;
-    size_t n_split;
     char err[1024];
     Trace *owned; /* the model the App shows (GPU-only, then full); NULL: no lazy load */
     bool swapped;
@@ -119,7 +117,6 @@ static void *lazy_main(void *arg) {
         nanosleep(&(struct timespec){l->stall_ms / 1000, (long)(l->stall_ms % 1000) * 1000000}, NULL);
     if (t && several_ranks(t) && !l->cancel) { /* matched here, not on the UI thread at the swap */
         l->coll = Coll_analyze(t, &l->coll_opt);
-        if (l->coll) l->split = Coll_deviceSplit(t, l->coll, INT64_MIN, INT64_MAX, INT32_MIN, &l->n_split);
     }
     l->full = t;
     atomic_store(&l->finished, true);
@@ -280,9 +277,7 @@ static bool finish(App *a, LazyLoad *l) {
     Trace *old = a->t, *nt = l->full;
     swap_in(a, nt);
     CollView_adopt(a, l->coll);
-    Overview_adoptSplit(a, l->split, l->n_split);
     l->coll = NULL;
-    l->split = NULL;
     Trace_free(old);
     l->owned = nt;
     l->full = NULL;
@@ -311,7 +306,6 @@ static void lz_free(App *a, void *st) {
     if (l->started) pthread_join(l->th, NULL);
     Trace_free(l->full);
     CollReport_free(l->coll);
-    free(l->split);
     Trace_free(l->owned);
     for (size_t i = 0; i < l->n_paths; i++) free(l->paths[i]);
     free(l->paths);

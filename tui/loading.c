@@ -419,7 +419,8 @@ static void *job_main(void *arg) {
     Trace *t = Load_files(j->paths, j->n_paths, &j->opt, j->err, sizeof j->err);
     if (t) {
         LoadWatch_setBuild(j->watch, BUILD_INDEX);
-        j->app = App_new(t, j->caps, j->title); /* builds the view index off the UI thread */
+        /* builds the view index off the UI thread, the collectives matching beside it */
+        j->app = j->coll_set ? App_newMatching(t, j->caps, j->title, j->coll) : App_new(t, j->caps, j->title);
         j->warnings = Load_warningsText(t);
         LoadWatch_setPhase(j->watch, LOAD_DONE);
     } else {
@@ -495,6 +496,11 @@ LoadJob *LoadJob_new(const char *const *paths, size_t n, const LoadOptions *opt,
 }
 
 void LoadJob_setThrottleMs(LoadJob *j, long ms) { LoadWatch_setThrottleMs(j->watch, ms); }
+
+void LoadJob_setCollOptions(LoadJob *j, const CollOptions *opt) {
+    j->coll = opt;
+    j->coll_set = true;
+}
 App *LoadJob_app(const LoadJob *j) { return j->app; }
 const char *LoadJob_error(const LoadJob *j) { return j->err; }
 char *LoadJob_warnings(const LoadJob *j) { return j->warnings; }

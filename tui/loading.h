@@ -117,6 +117,8 @@ struct LoadJob {
     LoadOptions opt;
     Caps caps;
     char title[128];
+    const CollOptions *coll; /* set: the App comes from App_newMatching */
+    bool coll_set;
     LoadWatch *watch;
     atomic_int cancel; /* LoadOptions.cancel points here */
     /* results, valid once LoadJob_finished */

@@ -18,8 +18,14 @@
 
 typedef struct {
     bool on;
-    CollDeviceSplit *split; /* whole trace, per device: the labels' exposed comm */
-    size_t n_split;
+    int64_t *exposed; /* per group: the labels' exposed comm over the whole trace (-1: no
+                         GPU work); NULL until computed */
+    /* a frame's wait columns of every GPU group (wide windows), for its rank lines */
+    int64_t *wait;    /* n_slots rows of wait_w columns */
+    uint32_t *slot;   /* per group: its row, UINT32_MAX for the others */
+    const CollReport *wait_R;
+    int64_t wait_t0, wait_t1;
+    int wait_w;
 } OverviewState;
 
 extern const Feature Overview_feature;
@@ -57,9 +63,7 @@ static void short_time(char *b, size_t n, int64_t ns) {
  * last; '*' while the lazy load's CPU lanes are loading. */
 static void label(const App *a, const OverviewState *s, uint32_t group, char *buf, size_t n) {
     const Group *G = &a->t->groups[group];
-    int64_t exposed = -1;
-    for (size_t i = 0; i < s->n_split; i++)
-        if (s->split[i].group == group) exposed = s->split[i].exposed;
+    int64_t exposed = s->exposed ? s->exposed[group] : -1;
     const CollReport *R = CollView_report(a);
     const CollRank *cr = R ? Coll_rank(R, G->rank) : NULL;
     char last[24];
@@ -76,48 +80,147 @@ static void label(const App *a, const OverviewState *s, uint32_t group, char *bu
     snprintf(buf, n, " r%d %s L%s%s", G->rank, ex, last, a->t->gpu_only ? " *" : "");
 }
 
-/* Adds the part of the wait [ws, we) that falls in each column of [t0, t1). */
-static void add_wait(int64_t *out, int64_t t0, int64_t t1, int ncols, int64_t ws, int64_t we) {
-    if (ws < t0) ws = t0;
-    if (we > t1) we = t1;
+/* The column of x among bounds B[0..ncols] (B[c] = TraceIndex_colTime(c), B[0] <= x <
+ * B[ncols]): the last c with B[c] <= x, as TraceIndex_colOf says, without its division. */
+static int col_at(const int64_t *B, int ncols, int64_t x) {
+    int lo = 0, hi = ncols - 1;
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (B[mid] <= x) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Adds the part of the wait [ws, we) that falls in each column of bounds B. */
+static void add_wait(int64_t *out, const int64_t *B, int ncols, int64_t ws, int64_t we) {
+    if (ws < B[0]) ws = B[0];
+    if (we > B[ncols]) we = B[ncols];
     if (we <= ws) return;
-    int c0 = TraceIndex_colOf(t0, t1, ncols, ws), c1 = TraceIndex_colOf(t0, t1, ncols, we - 1);
-    for (int c = c0 < 0 ? 0 : c0; c <= c1 && c < ncols; c++) {
-        int64_t ca = TraceIndex_colTime(t0, t1, ncols, c), cb = TraceIndex_colTime(t0, t1, ncols, c + 1);
-        int64_t s = ws > ca ? ws : ca, en = we < cb ? we : cb;
+    for (int c = col_at(B, ncols, ws); c < ncols && B[c] < we; c++) {
+        int64_t s = ws > B[c] ? ws : B[c], en = we < B[c + 1] ? we : B[c + 1];
         if (en > s) out[c] += en - s;
     }
+}
+
+static void wait_columns(const Trace *t, const CollReport *R, uint32_t group, const int64_t *B, int ncols,
+                         int64_t *out) {
+    if (t->group_summary) { /* a run summary: the waits it stores */
+        const GroupSummary *S = &t->group_summary[group];
+        for (size_t i = 0; i < S->n_wait; i++) add_wait(out, B, ncols, S->wait[2 * i], S->wait[2 * i + 1]);
+        return;
+    }
+    if (!R) return;
+    const Group *G = &t->groups[group];
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
+        const Lane *L = &t->lanes[li];
+        for (uint32_t k = 0; k < L->n_rows; k++) {
+            /* a row's events in the window are those from its lower bound on, until one
+             * starts at the end; their members follow each other in by_event */
+            const Row *row = &t->rows[L->first_row + k];
+            size_t i0 = Row_lowerBound(t, row, B[0]), cursor = 0;
+            Coll_memberFrom(R, i0, &cursor);
+            for (size_t m = cursor; m < R->n_members; m++) {
+                size_t i = R->members[R->by_event[m]].event;
+                if (m + 32 < R->n_members) __builtin_prefetch(&R->members[R->by_event[m + 32]]);
+                const TraceEvent *e = &t->events[i];
+                if (i >= row->first + row->count || e->ts >= B[ncols]) break;
+                int64_t ws, we;
+                size_t at = m;
+                if (e->cls == CLASS_COMM && e->kind == KIND_KERNEL && Coll_waitPartFrom(R, i, &at, &ws, &we))
+                    add_wait(out, B, ncols, ws, we);
+            }
+        }
+    }
+}
+
+/* The columns' bounds, once: a wait finds its column by search, not by division. */
+static int64_t *col_bounds(int64_t t0, int64_t t1, int ncols) {
+    int64_t *B = xmalloc(((size_t)ncols + 1) * sizeof *B);
+    for (int c = 0; c <= ncols; c++) B[c] = TraceIndex_colTime(t0, t1, ncols, c);
+    return B;
 }
 
 void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, int64_t t0, int64_t t1, int ncols,
                           int64_t *out) {
     memset(out, 0, (size_t)ncols * sizeof *out);
     if (t1 <= t0 || ncols <= 0) return;
-    if (t->group_summary) { /* a run summary: the waits it stores */
-        const GroupSummary *S = &t->group_summary[group];
-        for (size_t i = 0; i < S->n_wait; i++) add_wait(out, t0, t1, ncols, S->wait[2 * i], S->wait[2 * i + 1]);
+    int64_t *B = col_bounds(t0, t1, ncols);
+    wait_columns(t, R, group, B, ncols, out);
+    free(B);
+}
+
+void Overview_waitColumnsAll(const Trace *t, const CollReport *R, const uint32_t *slot, size_t n_slots, int64_t t0,
+                             int64_t t1, int ncols, int64_t *out) {
+    memset(out, 0, n_slots * (size_t)ncols * sizeof *out);
+    if (t1 <= t0 || ncols <= 0) return;
+    int64_t *B = col_bounds(t0, t1, ncols);
+    if (t->group_summary || !R) {
+        for (uint32_t g = 0; g < t->n_groups; g++)
+            if (slot[g] != UINT32_MAX) wait_columns(t, R, g, B, ncols, out + (size_t)slot[g] * (size_t)ncols);
+        free(B);
         return;
     }
-    if (!R) return;
-    const Group *G = &t->groups[group];
-    size_t cursor = 0; /* the walk goes up the event indices: members found moving forward */
-    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++)
-        for (LaneWindow w = LaneWindow_begin(t, &t->lanes[li], t0, t1); LaneWindow_next(&w);) {
-            int64_t ws, we;
-            const TraceEvent *e = w.ev;
-            if (e->cls != CLASS_COMM || e->kind != KIND_KERNEL || !Coll_waitPartFrom(R, w.index, &cursor, &ws, &we))
-                continue;
-            add_wait(out, t0, t1, ncols, ws, we);
+    /* the members in their own order: an instance's, rank by rank; the k-th member of
+     * the next instance is mostly on the same lane (hint[k]), else its event says */
+    uint32_t *hint = xcalloc(R->n_ranks + 1, sizeof *hint);
+    for (size_t i = 0; i < R->n_inst; i++) {
+        const CollInstance *I = &R->inst[i];
+        for (uint32_t k = 0; k < I->n && k <= R->n_ranks; k++) {
+            const CollMember *m = &R->members[I->first + k];
+            const Lane *L = &t->lanes[hint[k]];
+            if (m->event < L->first || m->event >= L->first + L->count) hint[k] = t->events[m->event].lane;
+            uint32_t g = t->lanes[hint[k]].group, sl = slot[g];
+            int64_t dur = m->end - m->start;
+            if (sl != UINT32_MAX)
+                add_wait(out + (size_t)sl * (size_t)ncols, B, ncols, m->start, m->start + (m->wait < dur ? m->wait : dur));
         }
+    }
+    free(hint);
+    free(B);
+}
+
+static void forget_waits(OverviewState *s) {
+    free(s->wait);
+    free(s->slot);
+    s->wait = NULL;
+    s->slot = NULL;
+}
+
+/* Group g's wait columns over the view. A window of a quarter of the trace or more
+ * holds most members: every GPU group's columns at once, in one pass, kept for the
+ * frame's other rank lines; a narrower one walks the group's own events. */
+static const int64_t *wait_row(const App *a, OverviewState *s, const CollReport *R, uint32_t g, int w,
+                               int64_t *own) {
+    const Trace *t = a->t;
+    int64_t t0 = a->v.t0, t1 = a->v.t1;
+    if ((uint64_t)t1 - (uint64_t)t0 < ((uint64_t)t->t_max - (uint64_t)t->t_min) / 4) {
+        Overview_waitColumns(t, R, g, t0, t1, w, own);
+        return own;
+    }
+    if (!s->wait || s->wait_R != R || s->wait_t0 != t0 || s->wait_t1 != t1 || s->wait_w != w) {
+        forget_waits(s);
+        s->slot = xmalloc((t->n_groups + 1) * sizeof *s->slot);
+        size_t n = 0;
+        for (uint32_t k = 0; k < t->n_groups; k++) s->slot[k] = t->groups[k].gpu ? (uint32_t)n++ : UINT32_MAX;
+        s->wait = xmalloc((n + 1) * (size_t)w * sizeof *s->wait);
+        Overview_waitColumnsAll(t, R, s->slot, n, t0, t1, w, s->wait);
+        s->wait_R = R;
+        s->wait_t0 = t0;
+        s->wait_t1 = t1;
+        s->wait_w = w;
+    }
+    return s->wait + (size_t)s->slot[g] * (size_t)w;
 }
 
 /* After the band of a rank line is drawn: columns where the device is mostly in exposed
  * comm and more than half of the column is wait get the wait glyph. */
-static void mark_band(const App *a, Grid *g, int x, int y, int w, uint32_t group, const int64_t *band) {
+static void mark_band(const App *a, OverviewState *s, Grid *g, int x, int y, int w, uint32_t group,
+                      const int64_t *band) {
     const CollReport *R = CollView_report(a);
     if ((!R && !a->t->group_summary) || w <= 0) return;
-    int64_t *wait = xmalloc((size_t)w * sizeof *wait);
-    Overview_waitColumns(a->t, R, group, a->v.t0, a->v.t1, w, wait);
+    int64_t *own = xmalloc((size_t)w * sizeof *own);
+    const int64_t *wait = wait_row(a, s, R, group, w, own);
     uint32_t glyph = CollView_waitGlyph(a->gl->unicode);
     for (int c = 0; c < w; c++) {
         const int64_t *s = &band[c * BAND__COUNT];
@@ -131,7 +234,7 @@ static void mark_band(const App *a, Grid *g, int x, int y, int w, uint32_t group
             cell->role = ROLE_BAND + BAND_EXPOSED;
         }
     }
-    free(wait);
+    free(own);
 }
 
 static unsigned k_toggle(App *a, const TuiKey *k, int arg) {
@@ -192,9 +295,9 @@ static void *ov_init(App *a) {
 static void ov_retrace(App *a, void *st, const Trace *old) {
     (void)a, (void)old;
     OverviewState *s = st;
-    free(s->split);
-    s->split = NULL;
-    s->n_split = 0;
+    free(s->exposed);
+    s->exposed = NULL;
+    forget_waits(s);
 }
 
 static void ov_free(App *a, void *st) {
@@ -204,18 +307,32 @@ static void ov_free(App *a, void *st) {
 
 bool Overview_on(const App *a) { return state(a)->on; }
 
-void Overview_adoptSplit(App *a, CollDeviceSplit *split, size_t n) {
-    OverviewState *s = state(a);
-    free(s->split);
-    s->split = split;
-    s->n_split = n;
+/* Whether group g has GPU work (what Coll_deviceSplit counts). */
+static bool has_gpu_work(const Trace *t, uint32_t g) {
+    const Group *G = &t->groups[g];
+    for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) {
+        const Lane *L = &t->lanes[li];
+        for (size_t i = L->first; i < L->first + L->count; i++)
+            if (Overlap_counts(&t->events[i])) return true;
+    }
+    return false;
 }
 
-/* The labels' figures, once the collectives are matched (after the collectives view's sync). */
+int64_t Overview_exposed(const App *a, uint32_t group) {
+    const Trace *t = a->t;
+    if (group >= t->n_groups || !t->groups[group].gpu || !has_gpu_work(t, group)) return -1;
+    int64_t band[BAND__COUNT];
+    TraceIndex_band(a->idx, t, group, t->t_min, t->t_max, 1, band);
+    return band[BAND_EXPOSED];
+}
+
+/* The labels' exposed comm, where the collectives are matched (after the collectives
+ * view's sync). It needs no matching: the view index's band sums hold it. */
 static void ov_sync(App *a, void *st) {
     OverviewState *s = st;
-    const CollReport *R = CollView_report(a);
-    if (s->on && R && !s->split) s->split = Coll_deviceSplit(a->t, R, INT64_MIN, INT64_MAX, INT32_MIN, &s->n_split);
+    if (!s->on || s->exposed || !CollView_matched(a)) return;
+    s->exposed = xmalloc((a->t->n_groups + 1) * sizeof *s->exposed);
+    for (uint32_t g = 0; g < a->t->n_groups; g++) s->exposed[g] = Overview_exposed(a, g);
 }
 
 /* The overview's lines replace the timeline's. */
@@ -225,13 +342,13 @@ static void ov_lines(App *a, void *st, Lines *L) {
 
 /* A rank line: its label, its device's band, the wait columns marked. */
 static bool ov_draw_line(App *a, void *st, Grid *g, const LineSlot *ls) {
-    const OverviewState *s = st;
+    OverviewState *s = st;
     if (!s->on || ls->line->kind != LINE_BAND) return false;
     char text[160];
     label(a, s, ls->line->group, text, sizeof text);
     Lanes_label(a, g, ls->labels, ls->y, text, ls->selected);
     const int64_t *band = Lanes_band(a, g, ls->line->group, ls->y, ls->plot);
-    mark_band(a, g, ls->plot.x, ls->y, ls->plot.w, ls->line->group, band);
+    mark_band(a, s, g, ls->plot.x, ls->y, ls->plot.w, ls->line->group, band);
     return true;
 }
 

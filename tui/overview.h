@@ -27,9 +27,17 @@ void Overview_lines(Lines *L, const Trace *t);
  * summary, the waits it stores (GroupSummary). */
 void Overview_waitColumns(const Trace *t, const CollReport *R, uint32_t group, int64_t t0, int64_t t1, int ncols,
                           int64_t *out);
+/* The same for every group g with slot[g] != UINT32_MAX (slot: n_groups entries),
+ * into out[slot[g] * ncols ...], n_slots rows: one pass over the members in their own
+ * order, sequential in memory, where a walk up one group's events reads them far apart
+ * (the whole-trace view: every member). */
+void Overview_waitColumnsAll(const Trace *t, const CollReport *R, const uint32_t *slot, size_t n_slots, int64_t t0,
+                             int64_t t1, int ncols, int64_t *out);
 /* The overview is shown. */
 bool Overview_on(const struct App *a);
-/* Takes the whole trace's split per device (computed by the lazy load's thread). */
-void Overview_adoptSplit(struct App *a, CollDeviceSplit *split, size_t n);
+/* A GPU group's exposed comm over the whole trace (comm not under compute, as
+ * Coll_deviceSplit and Overlap_compute count it), from the view index's band sums;
+ * -1 when the group has no GPU work. */
+int64_t Overview_exposed(const struct App *a, uint32_t group);
 
 #endif

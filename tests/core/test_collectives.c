@@ -586,6 +586,93 @@ static void test_member_cursor(void **state) {
     free(ev);
 }
 
+/* The split of group g over [t0, t1) counted ns by ns from the events and their members:
+ * what the sweep and the edges must both give. */
+static CollDeviceSplit split_by_ns(const Trace *t, const CollReport *R, uint32_t g, int64_t t0, int64_t t1,
+                                   bool *busy) {
+    CollDeviceSplit D = {0};
+    *busy = false;
+    const Group *G = &t->groups[g];
+    for (int64_t x = t0; x < t1; x++) {
+        bool comp = false, wait = false, other = false;
+        for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++)
+            for (size_t i = t->lanes[li].first; i < t->lanes[li].first + t->lanes[li].count; i++) {
+                const TraceEvent *e = &t->events[i];
+                if (!Overlap_counts(e) || x < e->ts || x >= e->ts + e->dur) continue;
+                if (e->cls == CLASS_COMPUTE) comp = true;
+                if (e->cls != CLASS_COMM) continue;
+                const CollMember *m = Coll_memberOf(R, i);
+                int64_t we = m ? e->ts + (m->wait < e->dur ? m->wait : e->dur) : e->ts;
+                if (x < we) wait = true;
+                else other = true;
+            }
+        *busy |= comp || wait || other;
+        if (wait || other) D.comm++;
+        if (other) D.transfer++;
+        else if (wait) D.wait++;
+        if (!comp && other) D.exposed_transfer++;
+        else if (!comp && wait) D.exposed_wait++;
+    }
+    D.exposed = D.exposed_wait + D.exposed_transfer;
+    return D;
+}
+
+/* Devices with overlapping kernels on a stream (several rows, walked side by side), one
+ * with more rows than the sweep takes (the edges), windows cutting kernels: every
+ * figure as counted ns by ns. */
+static void test_device_split_rows(void **state) {
+    (void)state;
+    enum { RANKS = 4, PER = 40 };
+    Ev ev[RANKS * PER * 3 + 40];
+    size_t n = 0;
+    uint64_t x = 777;
+    for (int r = 0; r < RANKS; r++)
+        for (int k = 0; k < PER; k++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            int64_t at = (int64_t)k * 100, cs = at + (int64_t)(x >> 40) % 60;
+            ev[n++] = (Ev){r, 7, at + (int64_t)(x >> 20) % 30, at + 40 + (int64_t)(x >> 30) % 90, GEMM}; /* overlaps the next */
+            ev[n++] = (Ev){r, 20, cs, cs + 20 + (int64_t)(x >> 50) % 30, DISPATCH};
+            if (k % 3 == r % 3) ev[n++] = (Ev){r, 21, at + 5, at + 70, DISPATCH}; /* unmatched, on a stream of its own */
+        }
+    for (int k = 0; k < 20; k++) ev[n++] = (Ev){3, 9, 2000 + k, 2600 - k, GEMM}; /* 20 nested: 20 rows */
+    Trace *t = build(ev, n, RANKS);
+    CollReport *R = Coll_analyze(t, NULL);
+    assert_true(R->n_inst > PER / 2);
+    size_t rows3 = 0;
+    for (uint32_t li = t->groups[3].first_lane; li < t->groups[3].first_lane + t->groups[3].n_lanes; li++)
+        rows3 += t->lanes[li].n_rows;
+    assert_true(rows3 > 16);
+    const int64_t win[][2] = {{INT64_MIN, INT64_MAX}, {0, 4200}, {1234, 2777}, {2100, 2101}, {5000, 6000}};
+    for (size_t w = 0; w < sizeof win / sizeof win[0]; w++)
+        {
+            size_t nd;
+            CollDeviceSplit *D = Coll_deviceSplit(t, R, win[w][0], win[w][1], INT32_MIN, &nd);
+            int64_t a = win[w][0] < 0 ? 0 : win[w][0], b = win[w][1] > 4300 ? 4300 : win[w][1];
+            size_t k = 0;
+            int64_t waits = 0;
+            for (uint32_t g = 0; g < t->n_groups; g++) {
+                bool busy;
+                CollDeviceSplit E = split_by_ns(t, R, g, a, b, &busy);
+                if (!busy) continue; /* no event in the window: no figures */
+                assert_true(k < nd);
+                assert_int_equal(D[k].group, g);
+                assert_int_equal(D[k].comm, E.comm);
+                assert_int_equal(D[k].wait, E.wait);
+                assert_int_equal(D[k].transfer, E.transfer);
+                assert_int_equal(D[k].exposed_wait, E.exposed_wait);
+                assert_int_equal(D[k].exposed_transfer, E.exposed_transfer);
+                assert_int_equal(D[k].exposed, E.exposed);
+                waits += D[k].wait;
+                k++;
+            }
+            assert_int_equal(k, nd);
+            if (w < 3) assert_true(waits > 0); /* the figures have waits to split */
+            free(D);
+        }
+    CollReport_free(R);
+    Trace_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_waits),      cmocka_unit_test(test_device_split),
@@ -594,6 +681,7 @@ int main(void) {
         cmocka_unit_test(test_clock_offset),     cmocka_unit_test(test_multi_row_lane),
         cmocka_unit_test(test_args_groups_seq),  cmocka_unit_test(test_args_callback),
         cmocka_unit_test(test_args_beyond_probe), cmocka_unit_test(test_member_cursor),
+        cmocka_unit_test(test_device_split_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

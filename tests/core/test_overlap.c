@@ -172,12 +172,65 @@ static void band_states(void **state) {
     Trace_free(t);
 }
 
+/* Each ns of [t0, t1) in the band's column floor((x - t0) * ncols / (t1 - t0)), under
+ * its state: the band equals that count exactly, for spans the columns do not divide
+ * and for more columns than ns; with a few rows (walked side by side) and with more
+ * rows than the sweep takes (the edges). */
+static void band_columns_per_ns(void **state) {
+    (void)state;
+    enum { N = 60, NESTED = 20 };
+    Iv iv[N + NESTED];
+    uint64_t x = 99;
+    for (size_t i = 0; i < N; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int64_t s = (int64_t)(x >> 33) % 900, len = 1 + (int64_t)(x >> 20) % 80;
+        int k = (int)(x >> 60) % 3;
+        iv[i] = (Iv){s, s + len, k == 0 ? 7 : k == 1 ? 27 : 9, k == 0 ? "gemm" : k == 1 ? COMM : "memcpy"};
+    }
+    for (size_t i = 0; i < NESTED; i++) iv[N + i] = (Iv){300 + (int64_t)i, 700 - (int64_t)i, 5, "gemm"};
+    const struct {
+        int64_t t0, t1;
+        int ncols;
+    } cases[] = {{0, 1000, 7}, {13, 977, 160}, {100, 103, 11}, {-50, 950, 333}, {400, 401, 3}};
+    for (size_t n_iv = N; n_iv <= N + NESTED; n_iv += NESTED) {
+        Trace *t = build(iv, n_iv);
+        assert_true(n_iv == N ? t->n_rows <= 16 : t->n_rows > 16); /* the sweep, then the edges */
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            int64_t t0 = cases[c].t0, t1 = cases[c].t1;
+            int n = cases[c].ncols;
+            int64_t *got = calloc((size_t)n * BAND__COUNT, sizeof *got);
+            int64_t *want = calloc((size_t)n * BAND__COUNT, sizeof *want);
+            Overlap_band(t, 0, t0, t1, n, got);
+            for (int64_t ns = t0; ns < t1; ns++) {
+                bool cm = false, k = false, m = false;
+                for (size_t i = 0; i < n_iv; i++) {
+                    if (ns < iv[i].s || ns >= iv[i].e) continue;
+                    if (!strcmp(iv[i].name, COMM)) cm = true;
+                    else if (!strcmp(iv[i].name, "memcpy")) m = true;
+                    else k = true;
+                }
+                int st = cm ? (k ? BAND_HIDDEN : BAND_EXPOSED) : k ? BAND_COMPUTE : m ? BAND_MEMORY : BAND_IDLE;
+                int col = (int)((ns - t0) * n / (t1 - t0));
+                want[col * BAND__COUNT + st]++;
+            }
+            for (int i = 0; i < n * BAND__COUNT; i++)
+                if (got[i] != want[i])
+                    fail_msg("%zu intervals, case %zu column %d state %d: %lld, want %lld", n_iv, c, i / BAND__COUNT,
+                             i % BAND__COUNT, (long long)got[i], (long long)want[i]);
+            free(got);
+            free(want);
+        }
+        Trace_free(t);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nested_touching_disjoint),
         cmocka_unit_test(randomized_against_brute_force),
         cmocka_unit_test(no_comm_is_not_nan),
         cmocka_unit_test(band_states),
+        cmocka_unit_test(band_columns_per_ns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

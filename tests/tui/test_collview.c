@@ -322,6 +322,185 @@ static void test_legend_names_wait_glyph(void **s) {
     check_legend(1000, (Caps){true, 256}, false); /* matched, both arrive together: no wait */
 }
 
+/* Overview_waitColumnsAll's rows equal Overview_waitColumns group by group, for windows
+ * cutting the trace, the whole trace and beyond it, and its slots (every other GPU
+ * group, the rest left out). */
+static void check_wait_all(const Trace *t, const CollReport *R) {
+    int64_t span = t->t_max - t->t_min;
+    const struct {
+        int64_t t0, t1;
+        int n;
+    } cases[] = {{t->t_min, t->t_max, 97}, {t->t_min + span / 3, t->t_min + span / 3 + span / 7, 13},
+                 {t->t_min - 5, t->t_max + 1000, 160}, {t->t_min + 7, t->t_min + 11, 9}};
+    uint32_t *slot = calloc(t->n_groups + 1, sizeof *slot);
+    size_t n_slots = 0, gpu = 0;
+    for (uint32_t g = 0; g < t->n_groups; g++)
+        slot[g] = t->groups[g].gpu && gpu++ % 2 == 0 ? (uint32_t)n_slots++ : UINT32_MAX;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int n = cases[c].n;
+        int64_t *all = calloc(n_slots * (size_t)n + 1, sizeof *all), *one = calloc((size_t)n, sizeof *one);
+        Overview_waitColumnsAll(t, R, slot, n_slots, cases[c].t0, cases[c].t1, n, all);
+        for (uint32_t g = 0; g < t->n_groups; g++) {
+            if (slot[g] == UINT32_MAX) continue;
+            Overview_waitColumns(t, R, g, cases[c].t0, cases[c].t1, n, one);
+            assert_memory_equal(all + (size_t)slot[g] * (size_t)n, one, (size_t)n * sizeof *one);
+        }
+        free(all);
+        free(one);
+    }
+    free(slot);
+}
+
+/* The overview's wait columns: each ns of a rank's wait in column floor((x - t0) *
+ * ncols / (t1 - t0)), for windows the columns do not divide, cutting the waits, wider
+ * than the trace and with more columns than ns. */
+static void test_wait_columns_per_ns(void **s) {
+    (void)s;
+    Trace *t = n_ranks(8);
+    CollReport *R = Coll_analyze(t, NULL);
+    const struct {
+        int64_t t0, t1;
+        int n;
+    } cases[] = {{0, 3000, 7}, {1050, 1690, 13}, {1234, 1238, 9}, {-10, 5000, 97}};
+    for (uint32_t g = 0; g < t->n_groups; g++) {
+        if (!t->groups[g].gpu) continue;
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            int64_t t0 = cases[c].t0, t1 = cases[c].t1, want[97] = {0}, got[97];
+            int n = cases[c].n;
+            Overview_waitColumns(t, R, g, t0, t1, n, got);
+            for (int64_t x = t0; x < t1; x++)
+                for (size_t i = 0; i < t->n_events; i++) {
+                    int64_t ws, we;
+                    if (t->lanes[t->events[i].lane].group != g || !Coll_waitPart(R, i, &ws, &we)) continue;
+                    if (x >= ws && x < we) want[(x - t0) * n / (t1 - t0)]++;
+                }
+            int64_t sum = 0;
+            for (int k = 0; k < n; k++) {
+                assert_int_equal(got[k], want[k]);
+                sum += got[k];
+            }
+            if (c == 0) assert_int_equal(sum, 700 - 100 * (int64_t)t->groups[g].rank); /* rank r waits from 1000 + 100 r */
+        }
+    }
+    check_wait_all(t, R);
+    CollReport_free(R);
+    Trace_free(t);
+}
+
+/* App_newMatching starts the matching with the caller's options before the App exists:
+ * the first frame draws what App_new's does, from a report made with those options. */
+static void test_new_matching(void **s) {
+    (void)s;
+    Trace *t = n_ranks(8);
+    CollOptions opt = CollOptions_default();
+    opt.threads = 3; /* kept in the report: it was matched with these options */
+    App *a = App_newMatching(t, (Caps){true, 0}, "ov", &opt);
+    assert_ptr_equal(CollView_options(a), &opt);
+    a->v.t0 = 0;
+    a->v.t1 = 3000;
+    Grid g;
+    Grid_init(&g, 130, 30);
+    render(a, &g);
+    assert_true(screen_has(&g, " r0 2us L0"));
+    assert_true(screen_has(&g, " r7 1us L1"));
+    const CollReport *R = CollView_report(a);
+    assert_non_null(R);
+    assert_int_equal(R->threads, 3);
+    CollReport *D = Coll_analyze(t, NULL);
+    assert_int_equal(R->n_inst, D->n_inst);
+    assert_int_equal(R->n_members, D->n_members);
+    for (size_t i = 0; i < R->n_members; i++) {
+        assert_int_equal(R->members[i].event, D->members[i].event);
+        assert_int_equal(R->members[i].wait, D->members[i].wait);
+        assert_int_equal(R->members[i].transfer, D->members[i].transfer);
+    }
+    CollReport_free(D);
+    Grid_free(&g);
+    App_free(a);
+    /* one rank: nothing to match, no report */
+    size_t e0, e1;
+    Trace *one = two_ranks(&e0, &e1);
+    one->sources[1].rank = 0;
+    a = App_newMatching(one, (Caps){true, 0}, "one", &opt);
+    assert_false(CollView_matched(a));
+    assert_null(CollView_report(a));
+    App_free(a);
+    Trace_free(one);
+    Trace_free(t);
+}
+
+/* The labels' exposed comm from the view index's band sums equals the device split's,
+ * to the ns: devices with enough events for the index's buckets, overlapping kernels
+ * (several rows), and a device with no GPU work (-1: the label says '-'). The wait
+ * columns of all groups at once match the group-by-group walk on two channels. */
+static void test_overview_exposed(void **s) {
+    (void)s;
+    enum { RANKS = 8, PER = 1400 };
+    Trace *t = Trace_new();
+    uint64_t x = 4242;
+    for (int r = 0; r < RANKS; r++) {
+        char p[16];
+        snprintf(p, sizeof p, "r%d", r);
+        uint32_t src = Trace_addSource(t, p);
+        t->sources[src].rank = r;
+        for (int k = 0; k < (r == RANKS - 1 ? 0 : PER); k++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            TraceEvent e = {0};
+            e.src = TRACE_NO_SRC;
+            e.kind = KIND_KERNEL;
+            e.name = StrTab_intern(t->strings, "gemm", 4);
+            e.ts = (int64_t)k * 1000 + (int64_t)(x >> 40) % 500;
+            e.dur = 100 + (int64_t)(x >> 20) % 1500; /* overlaps the next: several rows */
+            e.lane = Trace_gpuLane(t, src, r, 7, r, 7);
+            Trace_append(t, &e);
+            e.name = StrTab_intern(t->strings, COMBINE, strlen(COMBINE));
+            e.ts = (int64_t)k * 1000 + 300 + (int64_t)(x >> 50) % 200;
+            e.dur = 200 + (int64_t)(x >> 30) % 300;
+            e.lane = Trace_gpuLane(t, src, r, 20, r, 20);
+            Trace_append(t, &e);
+            if (r < 4 && k % 5 == 0) { /* a second channel on four ranks */
+                e.ts = (int64_t)k * 1000 + 600 + (int64_t)(x >> 45) % 100 * r;
+                e.dur = 150;
+                e.lane = Trace_gpuLane(t, src, r, 21, r, 21);
+                Trace_append(t, &e);
+            }
+        }
+        if (r == RANKS - 1) { /* a counter only: a GPU group without GPU work */
+            TraceEvent e = {0};
+            e.src = TRACE_NO_SRC;
+            e.kind = KIND_COUNTER;
+            e.name = StrTab_intern(t->strings, "util", 4);
+            e.ts = 5000;
+            e.lane = Trace_gpuLane(t, src, r, 9, r, 9);
+            Trace_append(t, &e);
+        }
+    }
+    Trace_finish(t);
+    CommRules *rules = CommRules_default();
+    Classify_trace(t, rules);
+    CommRules_free(rules);
+    App *a = App_new(t, (Caps){true, 0}, "ov");
+    CollReport *R = Coll_analyze(t, NULL);
+    size_t n;
+    CollDeviceSplit *D = Coll_deviceSplit(t, R, INT64_MIN, INT64_MAX, INT32_MIN, &n);
+    size_t k = 0, checked = 0, none = 0;
+    for (uint32_t g = 0; g < t->n_groups; g++) {
+        if (!t->groups[g].gpu) continue;
+        int64_t want = k < n && D[k].group == g ? D[k++].exposed : -1;
+        assert_int_equal(Overview_exposed(a, g), want);
+        checked++;
+        none += want < 0;
+    }
+    assert_int_equal(k, n);
+    assert_true(checked == RANKS && none == 1);
+    assert_true(R->n_channels == 2 && R->n_inst > PER);
+    check_wait_all(t, R);
+    free(D);
+    CollReport_free(R);
+    App_free(a);
+    Trace_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wait_glyphs_unicode),
@@ -330,6 +509,9 @@ int main(void) {
         cmocka_unit_test(test_details_and_keys),
         cmocka_unit_test(test_one_rank_key_message),
         cmocka_unit_test(test_overview),
+        cmocka_unit_test(test_wait_columns_per_ns),
+        cmocka_unit_test(test_new_matching),
+        cmocka_unit_test(test_overview_exposed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,6 +68,10 @@ bool Keys_parseScript(const char *s, TuiKey **out, size_t *n, char *err, size_t 
 
 /* Coll_analyze's options for the collectives view (kept; NULL: defaults). */
 void CollView_setOptions(App *a, const CollOptions *opt);
+/* App_new with the collectives view's options set (CollView_setOptions), its matching
+ * (two ranks or more) started first on a thread of its own: the view index builds
+ * meanwhile, and the first frame takes the report when it draws it. */
+App *App_newMatching(Trace *t, Caps caps, const char *title, const CollOptions *opt);
 /* The model holds runs to compare (view A B --align): takes run_of_source (malloc'd,
  * one entry per source); names ("A a.json") and offsets (the origin each run was
  * shifted by) per run. The groups' labels name their run (Align_runs). */
@@ -99,6 +103,9 @@ void LazyLoad_setOptions(App *a, const LoadOptions *opt);
 /* Loads paths with the rules and threads of opt behind the loading screen (the thread
  * starts after the first paint). */
 LoadJob *LoadJob_new(const char *const *paths, size_t n, const LoadOptions *opt, Caps caps, const char *title);
+/* The collectives view's options: the loaded model's App comes from App_newMatching
+ * (without: App_new, the options unset). */
+void LoadJob_setCollOptions(LoadJob *j, const CollOptions *opt);
 /* Test hook (view --debug-load-throttle-ms): sleep ms per progress report. */
 void LoadJob_setThrottleMs(LoadJob *j, long ms);
 /* On an initialised terminal (Crt_init), paints the loading screen until the job
