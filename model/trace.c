@@ -915,6 +915,74 @@ static void layout_lane(void *ctx, uint32_t ln, ParScratch *S) {
     L->n_depth[ln] = (uint32_t)n_depth;
 }
 
+/* The lane index over chunks of the events: each chunk renumbers its events' lanes
+ * (lane_renumber) and counts them, then scatters its indices from where the chunks before
+ * it end, so idx is stable (event order within a lane) however many chunks ran. */
+typedef struct {
+    Trace *t;
+    const uint32_t *renumber;
+    size_t chunk, nl;
+    size_t *count; /* per chunk: nl + 2 counters, then its start per lane */
+    uint32_t *idx;
+} LaneIndex;
+
+static void lane_count(void *ctx, uint32_t c, ParScratch *S) {
+    (void)S;
+    LaneIndex *x = ctx;
+    size_t *cnt = x->count + (size_t)c * (x->nl + 2);
+    size_t a = (size_t)c * x->chunk, b = a + x->chunk < x->t->n_events ? a + x->chunk : x->t->n_events;
+    TraceEvent *ev = x->t->events;
+    if (x->renumber) {
+        for (size_t i = a; i < b; i++) {
+            uint32_t ln = x->renumber[ev[i].lane];
+            ev[i].lane = ln;
+            cnt[ln + 2]++;
+        }
+    } else {
+        for (size_t i = a; i < b; i++) cnt[ev[i].lane + 2]++;
+    }
+}
+
+static void lane_scatter(void *ctx, uint32_t c, ParScratch *S) {
+    (void)S;
+    LaneIndex *x = ctx;
+    size_t *at = x->count + (size_t)c * (x->nl + 2) + 1; /* at[lane]: its next slot */
+    size_t a = (size_t)c * x->chunk, b = a + x->chunk < x->t->n_events ? a + x->chunk : x->t->n_events;
+    const TraceEvent *ev = x->t->events;
+    for (size_t i = a; i < b; i++) x->idx[at[ev[i].lane]++] = (uint32_t)i;
+}
+
+/* first[l] and first[l + 1]: lane l's start and end in idx (first zeroed, nl + 2
+ * entries); idx: event indices by lane, stable. Chunks run on fo->threads
+ * threads where the events are many and the lanes few against them (a chunk's counters
+ * are the lanes'). */
+static void lane_index(Trace *t, const FinishOptions *fo, size_t *first, uint32_t *idx) {
+    size_t n = t->n_events, nl = t->n_lanes;
+    size_t min = fo->parallel_min ? (size_t)fo->parallel_min : (1u << 20);
+    size_t nc = fo->threads > 1 && n >= 2 * min && (fo->parallel_min || nl <= n / 16) ? (size_t)fo->threads : 1;
+    if (nc > 8) nc = 8;
+    LaneIndex x = {t, t->build->lane_renumber, (n + nc - 1) / nc, nl, xcalloc(nc * (nl + 2), sizeof(size_t)), idx};
+    uint32_t order[8];
+    for (uint32_t c = 0; c < nc; c++) order[c] = c;
+    ParFor_run(order, nc, (int)nc, lane_count, &x);
+    free(t->build->lane_renumber);
+    t->build->lane_renumber = NULL;
+    /* each chunk's start within each lane (over the count of the lane before, read
+     * already), and each lane's end */
+    size_t at = 0;
+    for (size_t l = 0; l < nl; l++) {
+        for (size_t c = 0; c < nc; c++) {
+            size_t *cnt = x.count + c * (nl + 2);
+            size_t k = cnt[l + 2];
+            cnt[l + 1] = at; /* lane_scatter's at[l] */
+            at += k;
+        }
+        first[l + 1] = at;
+    }
+    ParFor_run(order, nc, (int)nc, lane_scatter, &x);
+    free(x.count);
+}
+
 /* Orders every lane's events (lanes in parallel on up to fo->threads threads), then
  * moves each event once into place: lane by lane, sub-row by sub-row, by time. */
 /* False when cancelled (FinishOptions.cancel) between or during its steps. */
@@ -922,21 +990,8 @@ static bool layout_lanes(Trace *t, const FinishOptions *fo) {
     size_t n = t->n_events, nl = t->n_lanes;
     Clock clk = clock_start(fo);
     size_t *first = xcalloc(nl + 2, sizeof *first);
-    uint32_t *renumber = t->build->lane_renumber; /* lanes sorted: the events learn their numbers here */
-    if (renumber) {
-        for (size_t i = 0; i < n; i++) {
-            uint32_t ln = renumber[t->events[i].lane];
-            t->events[i].lane = ln;
-            first[ln + 2]++;
-        }
-        free(renumber);
-        t->build->lane_renumber = NULL;
-    } else {
-        for (size_t i = 0; i < n; i++) first[t->events[i].lane + 2]++;
-    }
-    for (size_t l = 0; l < nl; l++) first[l + 2] += first[l + 1];
     uint32_t *idx = xmalloc((n ? n : 1) * sizeof *idx);
-    for (size_t i = 0; i < n; i++) idx[first[t->events[i].lane + 1]++] = (uint32_t)i; /* stable */
+    lane_index(t, fo, first, idx);
     uint32_t *order = lanes_by_size(first, nl);
     Layout L = {.t = t, .idx = idx, .first = first, .order = order, .cancel = fo->cancel};
     bool ok = false, rows_done = false;
@@ -1393,21 +1448,60 @@ void Trace_finish(Trace *t) { Trace_finishThreads(t, 1); }
 
 void Trace_finishThreads(Trace *t, int threads) { Trace_finishWith(t, &(FinishOptions){.threads = threads}); }
 
-bool Trace_finishWith(Trace *t, const FinishOptions *fo) {
-    if (!t->build) return true;
-    Clock clk = clock_start(fo);
-    clock_mark(&clk, "start");
-    /* extent */
+/* The events' extent over chunks, on fo->threads threads where they are many. */
+typedef struct {
+    const Trace *t;
+    size_t chunk;
+    struct {
+        int64_t lo, hi;
+        size_t open_b;
+    } part[8];
+} Extent;
+
+static void extent_chunk(void *ctx, uint32_t c, ParScratch *S) {
+    (void)S;
+    Extent *x = ctx;
+    size_t a = (size_t)c * x->chunk, b = a + x->chunk < x->t->n_events ? a + x->chunk : x->t->n_events;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
-    size_t open_b = 0; /* B events without their E */
-    for (size_t i = 0; i < t->n_events; i++) {
-        const TraceEvent *e = &t->events[i];
+    size_t open_b = 0;
+    for (size_t i = a; i < b; i++) {
+        const TraceEvent *e = &x->t->events[i];
         bool no_dur = e->flags & EVF_NO_DUR;
         int64_t end = no_dur ? e->ts : TraceEvent_end(e);
         lo = e->ts < lo ? e->ts : lo;
         hi = end > hi ? end : hi;
         open_b += no_dur;
     }
+    x->part[c].lo = lo, x->part[c].hi = hi, x->part[c].open_b = open_b;
+}
+
+/* Smallest start and largest end (a B without E counting as its start) into *lo, *hi;
+ * returns the B events without their E. */
+static size_t extent(const Trace *t, const FinishOptions *fo, int64_t *lo, int64_t *hi) {
+    size_t n = t->n_events, min = fo->parallel_min ? (size_t)fo->parallel_min : (1u << 20);
+    size_t nc = fo->threads > 1 && n >= 2 * min ? (size_t)fo->threads : 1;
+    if (nc > 8) nc = 8;
+    Extent x = {t, (n + nc - 1) / nc, {{0, 0, 0}}};
+    uint32_t order[8];
+    for (uint32_t c = 0; c < nc; c++) order[c] = c;
+    ParFor_run(order, nc, (int)nc, extent_chunk, &x);
+    size_t open_b = 0;
+    *lo = INT64_MAX, *hi = INT64_MIN;
+    for (size_t c = 0; c < nc; c++) {
+        if (x.part[c].lo < *lo) *lo = x.part[c].lo;
+        if (x.part[c].hi > *hi) *hi = x.part[c].hi;
+        open_b += x.part[c].open_b;
+    }
+    return open_b;
+}
+
+bool Trace_finishWith(Trace *t, const FinishOptions *fo) {
+    if (!t->build) return true;
+    Clock clk = clock_start(fo);
+    clock_mark(&clk, "start");
+    /* extent */
+    int64_t lo, hi;
+    size_t open_b = extent(t, fo, &lo, &hi); /* B events without their E */
     t->t_min = lo;
     t->t_max = hi;
     if (t->n_events == 0) t->t_min = t->t_max = 0;
