@@ -1152,6 +1152,7 @@ static int64_t sweep_next_time(const RowSweep *rs, size_t n) {
 static int split_sweep(const Trace *t, const CollReport *r, const Group *G, int64_t t0, int64_t t1,
                        CollDeviceSplit *D) {
     RowSweep rs[SWEEP_MAX_ROWS];
+    memset(rs, 0, sizeof rs); /* gcc's -O2 with ASan cannot tell the first n are set */
     size_t n = 0, rows = 0;
     bool any = false;
     for (uint32_t li = G->first_lane; li < G->first_lane + G->n_lanes; li++) rows += t->lanes[li].n_rows;
