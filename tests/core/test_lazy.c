@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "testutil.h"
 
 #include "jsonpeek.h"
 #include "ovtrace/read/jsonscan.h"
@@ -409,11 +410,7 @@ static void test_passed_over_span(void **state) {
                                  k % 7, 10 + k / 10, k < 299 ? "," : "");
         o += (size_t)sprintf(b + o, ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":9,\"ts\":0,"
                                     "\"args\":{\"name\":\"x\"}}]}");
-        char path[] = "/tmp/ovtrace-lazy-span-XXXXXX.json";
-        int fd = mkstemps(path, 5);
-        assert_true(fd >= 0);
-        assert_int_equal(write(fd, b, o), (ssize_t)o);
-        close(fd);
+        const char *path = tu_write(b, o, ".json");
         free(b);
         const char *p[] = {path};
         check_files(p, 1, true);
@@ -446,11 +443,7 @@ static void test_skim_rests(void **state) {
         b[o++] = k + 1 < K1 + C + K2 ? ',' : ']';
     }
     b[o++] = '}';
-    char path[] = "/tmp/ovtrace-lazy-rest-XXXXXX.json";
-    int fd = mkstemps(path, 5);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, b, o), (ssize_t)o);
-    close(fd);
+    const char *path = tu_write(b, o, ".json");
     free(b);
     const char *p[] = {path};
     check_files(p, 1, true);

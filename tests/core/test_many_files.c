@@ -114,11 +114,6 @@ static Trace *load(const char *const *paths, size_t n, int threads, bool gpu_onl
     return Load_files(paths, n, &o, err, errlen);
 }
 
-static void str_or_null(const char *a, const char *b) {
-    if (!a || !b) assert_ptr_equal(a, b);
-    else assert_string_equal(a, b);
-}
-
 static void same_as_in_turn(bool gpu_only) {
     char err[1024];
     const char *const *p = (const char *const *)g_paths;
@@ -135,7 +130,7 @@ static void same_as_in_turn(bool gpu_only) {
         if (!b) fail_msg("%s", err);
         assert_int_equal(b->parallel_files, N_FILES);
         assert_same_model(a, b);
-        str_or_null(a->input_warning, b->input_warning);
+        assert_str_or_null(a->input_warning, b->input_warning);
         assert_int_equal(a->deferred, b->deferred);
         assert_int_equal(a->gpu_only, b->gpu_only);
         Trace_free(b);

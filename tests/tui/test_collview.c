@@ -9,6 +9,14 @@
 
 #define COMBINE "void dpsk::ep::internode::combine<1>(int)"
 
+/* Finishes t and classifies its events with the default rules, as loading does. */
+static void finish_classified(Trace *t) {
+    Trace_finish(t);
+    CommRules *r = CommRules_default();
+    Classify_trace(t, r);
+    CommRules_free(r);
+}
+
 /* Two ranks. Combine on rank 0 [1000, 2000), on rank 1 [1600, 2000): rank 1 arrives
  * last, rank 0 waits [1000, 1600) and transfers [1600, 2000). */
 static Trace *two_ranks_from(size_t *ev0, size_t *ev1, int64_t start1) {
@@ -28,10 +36,7 @@ static Trace *two_ranks_from(size_t *ev0, size_t *ev1, int64_t start1) {
     e.dur = 2000 - start1;
     e.lane = Trace_gpuLane(t, s1, 1, 20, 1, 20);
     Trace_append(t, &e);
-    Trace_finish(t);
-    CommRules *r = CommRules_default();
-    Classify_trace(t, r);
-    CommRules_free(r);
+    finish_classified(t);
     *ev0 = *ev1 = SIZE_MAX;
     for (size_t i = 0; i < t->n_events; i++) {
         if (t->lanes[t->events[i].lane].rank == 0) *ev0 = i;
@@ -213,10 +218,7 @@ static Trace *n_ranks(int N) {
         e.lane = Trace_gpuLane(t, s, r, 7, r, 7);
         Trace_append(t, &e);
     }
-    Trace_finish(t);
-    CommRules *r = CommRules_default();
-    Classify_trace(t, r);
-    CommRules_free(r);
+    finish_classified(t);
     return t;
 }
 
@@ -475,10 +477,7 @@ static void test_overview_exposed(void **s) {
             Trace_append(t, &e);
         }
     }
-    Trace_finish(t);
-    CommRules *rules = CommRules_default();
-    Classify_trace(t, rules);
-    CommRules_free(rules);
+    finish_classified(t);
     App *a = App_new(t, (Caps){true, 0}, "ov");
     CollReport *R = Coll_analyze(t, NULL);
     size_t n;
