@@ -44,7 +44,7 @@ bool LoadMany_wanted(const char *const *paths, size_t n, int threads) {
     uint64_t total = 0, largest = 0;
     for (size_t i = 0; i < n; i++) {
         struct stat st;
-        if (!Input_canReopen(paths[i]) || stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode) || Load_isSqlite(paths[i]))
+        if (!Input_canReopen(paths[i]) || stat(paths[i], &st) != 0 || Load_isSqlite(paths[i])) /* regular files */
             return false;
         total += (uint64_t)st.st_size;
         if ((uint64_t)st.st_size > largest) largest = (uint64_t)st.st_size;
