@@ -32,18 +32,24 @@ static Trace *build(const Iv *iv, size_t n) {
 
 #define COMM "dpsk::ep::internode::combine<1>(int)"
 
+/* What runs at nanosecond x: comm, compute (*k) and memory (*m). */
+static void at_ns(const Iv *iv, size_t n, int64_t x, bool *c, bool *k, bool *m) {
+    *c = *k = *m = false;
+    for (size_t i = 0; i < n; i++) {
+        if (x < iv[i].s || x >= iv[i].e) continue;
+        if (!strcmp(iv[i].name, COMM)) *c = true;
+        else if (!strcmp(iv[i].name, "memcpy")) *m = true;
+        else *k = true;
+    }
+}
+
 static void brute(const Iv *iv, size_t n, int64_t t0, int64_t t1, int64_t out[6]) {
     /* comm, compute, overlap, memory, busy, window */
     memset(out, 0, 6 * sizeof *out);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (int64_t x = t0; x < t1; x++) {
-        bool c = false, k = false, m = false;
-        for (size_t i = 0; i < n; i++) {
-            if (x < iv[i].s || x >= iv[i].e) continue;
-            if (!strcmp(iv[i].name, COMM)) c = true;
-            else if (!strcmp(iv[i].name, "memcpy")) m = true;
-            else k = true;
-        }
+        bool c, k, m;
+        at_ns(iv, n, x, &c, &k, &m);
         out[0] += c;
         out[1] += k;
         out[2] += c && k;
@@ -202,13 +208,8 @@ static void band_columns_per_ns(void **state) {
             int64_t *want = calloc((size_t)n * BAND__COUNT, sizeof *want);
             Overlap_band(t, 0, t0, t1, n, got);
             for (int64_t ns = t0; ns < t1; ns++) {
-                bool cm = false, k = false, m = false;
-                for (size_t i = 0; i < n_iv; i++) {
-                    if (ns < iv[i].s || ns >= iv[i].e) continue;
-                    if (!strcmp(iv[i].name, COMM)) cm = true;
-                    else if (!strcmp(iv[i].name, "memcpy")) m = true;
-                    else k = true;
-                }
+                bool cm, k, m;
+                at_ns(iv, n_iv, ns, &cm, &k, &m);
                 int st = cm ? (k ? BAND_HIDDEN : BAND_EXPOSED) : k ? BAND_COMPUTE : m ? BAND_MEMORY : BAND_IDLE;
                 int col = (int)((ns - t0) * n / (t1 - t0));
                 want[col * BAND__COUNT + st]++;
