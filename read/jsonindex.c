@@ -299,31 +299,17 @@ static inline const char *before_blanks(const char *p) {
     return p;
 }
 
-/* Past the digits at p; the byte at the end of the number is no digit, and bytes are
- * read up to wend at most. */
-static inline const char *digits(const char *p, const char *wend) {
-#if Digits_have8
-    while (wend - p >= 8) {
-        unsigned k = Digits_count8(Digits_load8(p));
-        p += k;
-        if (k < 8) return p;
-    }
-#endif
-    while (p < wend && (unsigned char)(*p - '0') < 10) p++;
-    return p;
-}
-
 /* Whether [s, e) is a number without exponent, as Js_number reads it (others go to
  * the reference scanner). The byte at e is a blank or an operator. */
 static inline bool plain_number(const char *s, const char *e, const char *wend) {
     const char *p = s + (*s == '-');
     if (p >= e) return false;
     if (*p == '0') p++;
-    else if ((unsigned char)(*p - '0') < 10) p = digits(p, wend);
+    else if ((unsigned char)(*p - '0') < 10) p = Digits_skip(p, wend);
     else return false;
     if (p < e && *p == '.') {
         const char *d = ++p;
-        p = digits(p, wend);
+        p = Digits_skip(p, wend);
         if (p == d) return false;
     }
     return p == e;

@@ -14,6 +14,7 @@
 
 #include "ovtrace/read/jsonscan.h"
 #include "ovtrace/read/jsonindex.h"
+#include "ovtrace/read/jsonshape.h"
 #include "ovtrace/read/mapguard.h"
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/hash.h"
@@ -124,6 +125,7 @@ typedef struct {
     JsIndex ix;
     const char *ix_buf;
     uint64_t ix_base;
+    JsShape *shape; /* GPU-first load: the event shapes seen so far (jsonshape.h) */
 } Loader;
 
 typedef enum { ST_OK, ST_ERR, ST_TRUNC, ST_STOP } LoopStatus;
@@ -650,6 +652,61 @@ static JsStatus parse_event(Loader *L, const char **pp, RawEvent *ev, bool index
     return Js_members(&L->js, pp, event_member, &x);
 }
 
+/* GPU-first load: the object at q split into its members without stage 2's index
+ * (which would cover the 64 KB ahead, mostly passed over): by a known shape, or else by
+ * the member loop, whose members teach the shape. False: neither applies (the trie is
+ * paused, the object is not plain JSON or reaches the window's end, a top-level key is
+ * escaped); the skim then decides from JsPeek. */
+static bool skim_split(Loader *L, const char *q, JsMember *m, size_t *n, const char **oe) {
+    if (JsShape_disabled()) return false;
+    if (!L->shape) L->shape = JsShape_new("args", 4);
+    if (JsShape_match(L->shape, &L->js, q, m, FAST_MEMBERS, n, oe)) return true;
+    if (!JsShape_active(L->shape)) return false;
+    const char *e = q;
+    if (JsIndex_reference(&L->js, &e, "args", 4, m, FAST_MEMBERS, n) != JS_OK) return false;
+    for (size_t i = 0; i < *n; i++)
+        if (m[i].depth == 0 && m[i].key.esc) return false; /* apply_members compares keys raw */
+    JsShape_learn(L->shape, q, m, *n, e);
+    *oe = e;
+    return true;
+}
+
+static bool scalar_tok(const Tok *t) { return t->type == TOK_NUMBER || t->type >= TOK_TRUE; }
+
+/* What JsPeek_object gives for an object split into members m[0..n) (plain JSON, keys
+ * unescaped): of two equal top-level keys the last counts. */
+static void peek_of_members(const JsMember *m, size_t n, JsPeek *pk) {
+    memset(pk, 0, sizeof *pk);
+    const Tok *ph = NULL, *cat = NULL, *ts = NULL, *dur = NULL, *pid = NULL, *tid = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const Tok *k = &m[i].key, *v = &m[i].val;
+        if (m[i].depth || k->n < 2 || k->n > 3) continue;
+        /* the key's bytes (a two-byte key's third is its closing quote) */
+        uint32_t x = (uint32_t)(unsigned char)k->p[0] | (uint32_t)(unsigned char)k->p[1] << 8 |
+                     (uint32_t)(k->n == 3 ? (unsigned char)k->p[2] : 0) << 16;
+#define KEY3(a, b, c) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16)
+        switch (x) {
+        case KEY3('p', 'h', 0): ph = v, pk->esc |= v->esc; break;
+        case KEY3('c', 'a', 't'): cat = v, pk->esc |= v->esc; break;
+        case KEY3('t', 's', 0): ts = v; break;
+        case KEY3('d', 'u', 'r'): dur = v; break;
+        case KEY3('p', 'i', 'd'): pid = v; break;
+        case KEY3('t', 'i', 'd'): tid = v; break;
+        default: break;
+        }
+#undef KEY3
+    }
+    if (ph && ph->type == TOK_STRING) pk->ph = ph->p, pk->ph_n = ph->n;
+    if (cat && cat->type == TOK_STRING) pk->cat = cat->p, pk->cat_n = cat->n;
+    if (ts && scalar_tok(ts)) pk->ts = ts->p, pk->ts_n = ts->n;
+    if (dur && scalar_tok(dur)) pk->dur = dur->p, pk->dur_n = dur->n;
+    pk->ts_bad = ts && !scalar_tok(ts);
+    pk->dur_bad = dur && !scalar_tok(dur);
+    /* an id is a number or a string */
+    pk->id_bad = (pid && pid->type != TOK_NUMBER && pid->type != TOK_STRING) ||
+                 (tid && tid->type != TOK_NUMBER && tid->type != TOK_STRING);
+}
+
 /* ---------- turning a parsed event into model events ---------- */
 
 static uint64_t thread_key(int64_t pid, int64_t tid) {
@@ -1009,6 +1066,7 @@ static void *worker_main(void *arg) {
     free(W.series_val);
     Js_free(&W.js);
     JsIndex_free(&W.ix);
+    JsShape_free(W.shape);
     sp->end = p;
     if (sp->abort_slab) sp->lines = text_lines(sp->at, (size_t)(p - sp->at), &sp->tail); /* for error positions */
     /* a slice cut inside its first element holds nothing to adopt */
@@ -1194,11 +1252,21 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
         /* the skim kept it: parsed by the member loop, since stage 2 would index the
          * 64 KB ahead, which the skim mostly passes over */
         bool skimmed = false;
+        JsMember sm[FAST_MEMBERS];
+        size_t sn = 0;
+        const char *split_end = NULL; /* the object is split into sm[0..sn) up to here */
         if (*q == '{' && skim_pays(L)) {
             skimmed = true;
             JsPeek pk;
             const char *oe;
-            JsPeekStatus ps = JsPeek_object(q, L->js.end, &pk, &oe);
+            JsPeekStatus ps;
+            if (skim_split(L, q, sm, &sn, &oe)) {
+                peek_of_members(sm, sn, &pk);
+                ps = JSPEEK_OK;
+                split_end = oe;
+            } else {
+                ps = JsPeek_object(q, L->js.end, &pk, &oe);
+            }
             if (ps == JSPEEK_MORE) {
                 if (!window_refill(L, &p, NULL)) goto trunc;
                 continue;
@@ -1218,7 +1286,14 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
         JsStatus st;
         const char *obj = q;
         if (*q == '{') {
-            st = parse_event(L, &q, &ev, !skimmed);
+            if (split_end) { /* kept after all: its members are at hand */
+                memset(&ev, 0, sizeof ev);
+                apply_members(L, &ev, sm, sn);
+                q = split_end;
+                st = JS_OK;
+            } else {
+                st = parse_event(L, &q, &ev, !skimmed);
+            }
             if (st == JS_OK && ev.n_series == -1 && (TOK_IS(&ev.ph, "C") || TOK_IS(&ev.name, MEMORY_EVENT))) {
                 /* args came before ph: parse args again as a counter */
                 const char *a = ev.args.p;
@@ -1577,6 +1652,7 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
     free(L.own);
     Js_free(&L.js);
     JsIndex_free(&L.ix);
+    JsShape_free(L.shape);
     Input_close(in);
     return ok;
 }

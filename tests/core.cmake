@@ -9,6 +9,7 @@ ovtrace_unit_test(core.overlap SOURCES ${core_dir}/test_overlap.c)
 ovtrace_unit_test(core.deepseek SOURCES ${core_dir}/test_deepseek.c)
 ovtrace_unit_test(core.differential SOURCES ${core_dir}/test_differential.c LIBS PkgConfig::CJSON m)
 ovtrace_unit_test(core.jsonindex SOURCES ${core_dir}/test_jsonindex.c LIBS PkgConfig::ZLIB PkgConfig::ZSTD)
+ovtrace_unit_test(core.jsonshape SOURCES ${core_dir}/test_jsonshape.c LIBS PkgConfig::ZLIB PkgConfig::ZSTD)
 add_test(NAME core.cli COMMAND bash ${core_dir}/cli.sh $<TARGET_FILE:ovtrace> ${OVTRACE_DEEPSEEK} ${data_dir})
 # every subcommand's options: --opt value and --opt=value, errors, positional arguments
 add_test(NAME core.options COMMAND bash ${core_dir}/options.sh $<TARGET_FILE:ovtrace> ${PROJECT_SOURCE_DIR})

@@ -44,4 +44,17 @@ static inline uint64_t Digits_value8(uint64_t x, unsigned k) {
     return x;
 }
 
+/* Past the ASCII digits at p, reading no byte at or past end. */
+static inline const char *Digits_skip(const char *p, const char *end) {
+#if Digits_have8
+    while (end - p >= 8) {
+        unsigned k = Digits_count8(Digits_load8(p));
+        p += k;
+        if (k < 8) return p;
+    }
+#endif
+    while (p < end && (unsigned char)(*p - '0') < 10) p++;
+    return p;
+}
+
 #endif
