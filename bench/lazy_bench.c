@@ -1,6 +1,7 @@
 /* The lazy rank overview's first pass, step by step:
- *   lazy_bench [--full] FILE_OR_DIR...
- * times Load_files with LoadOptions.gpu_only (--full: the whole model), then what the
+ *   lazy_bench [--full | --no-shapes] FILE_OR_DIR...
+ * times Load_files with LoadOptions.gpu_only (--full: the whole model; --no-shapes: the
+ * skim without known event shapes, read/jsonshape.c, for a side-by-side run), then what the
  * overview computes before its first frame: Coll_analyze and the whole-trace
  * Coll_deviceSplit behind the labels. Prints events kept/passed over and peak RSS. */
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "ovtrace/analysis/collectives.h"
 #include "ovtrace/read/collargs.h"
+#include "ovtrace/read/jsonshape.h"
 #include "ovtrace/read/load.h"
 
 static double now_s(void) {
@@ -21,9 +23,11 @@ static double now_s(void) {
 
 int main(int argc, char **argv) {
     bool full = argc > 1 && !strcmp(argv[1], "--full");
-    int first = full ? 2 : 1;
+    bool no_shapes = argc > 1 && !strcmp(argv[1], "--no-shapes");
+    int first = full || no_shapes ? 2 : 1;
+    JsShape_setDisabled(no_shapes);
     if (argc <= first) {
-        fprintf(stderr, "usage: lazy_bench [--full] FILE_OR_DIR...\n");
+        fprintf(stderr, "usage: lazy_bench [--full | --no-shapes] FILE_OR_DIR...\n");
         return 2;
     }
     LoadOptions o = {.cache = -1, .gpu_only = !full};
@@ -46,7 +50,7 @@ int main(int argc, char **argv) {
     getrusage(RUSAGE_SELF, &ru);
     printf("%s: %zu events kept, %zu passed over, %zu sources; load %.3f s, Coll_analyze %.3f s, deviceSplit %.3f s, "
            "total %.3f s; peak RSS %ld MB\n",
-           full ? "full" : "gpu_only", t->n_events, t->deferred, t->n_sources, t1 - t0, t2 - t1, t3 - t2, t3 - t0,
+           full ? "full" : no_shapes ? "gpu_only, no shapes" : "gpu_only", t->n_events, t->deferred, t->n_sources, t1 - t0, t2 - t1, t3 - t2, t3 - t0,
            ru.ru_maxrss / 1024);
     free(s);
     CollReport_free(R);

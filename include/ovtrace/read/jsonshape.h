@@ -1,22 +1,23 @@
-/* Known shapes of event objects: the loader's fastest path through an event.
+/* Known shapes of event objects: how the GPU-first load splits the objects it skims.
  *
  * A trace writes its events from a handful of templates, so two events of one kind
  * differ only in their values: the bytes between one value and the next (blanks,
  * commas, colons, the keys, the braces of args) repeat exactly. JsShape keeps those
- * separators in a trie learned from events stage 2 (jsonindex.h) has already split:
- * an edge is the separator before a value, a node the place after that value. An event
- * is then matched by comparing each separator whole and reading only its values: a
- * string up to its closing quote, a number by its digits; no structural index is built
- * and no key is looked at.
+ * separators in a trie learned from objects already split into members: an edge is the
+ * separator before a value, a node the place after that value. An object is then
+ * matched by comparing each separator whole and reading only its values: a string up
+ * to its closing quote, a number by its digits. No key is looked at, and no structural
+ * index is built (stage 2's, jsonindex.h, would cover the 64 KB ahead, most of which
+ * the skim passes over).
  *
- * A match gives exactly the members JsIndex_object would give (same key and value
- * spans, types, depth and end). Anything unusual fails the match and goes to stage 2:
- * a separator not in the trie, an escape or control character in a string, a value
- * reaching the window's end, more members than the caller holds. Literals, numbers
- * with an exponent and nested containers are read by the reference scanner, as stage 2
- * reads them. The trie is bounded; when it fills it starts over, and when most events
- * miss (a trace of ever-new keys) matching pauses, so an odd trace pays a bounded
- * share for it. */
+ * A match gives exactly the members JsIndex_reference (and JsIndex_object) would give:
+ * the same key and value spans, types, depth and end. Anything unusual fails the match
+ * and goes to the caller's slower path: a separator not in the trie, an escape or
+ * control character in a string, a value reaching the window's end, more members than
+ * the caller holds. Literals, numbers with an exponent and nested containers are read
+ * by the reference scanner, as stage 2 reads them. The trie is bounded; when it fills
+ * it starts over, and when most objects miss (a trace of ever-new keys) matching pauses
+ * for a while, so an odd trace pays a bounded share for it. */
 #ifndef OVTRACE_JSONSHAPE_H
 #define OVTRACE_JSONSHAPE_H
 #include <stdbool.h>
