@@ -345,7 +345,7 @@ static bool insert(JsShape *sh, const PendEdge *pe, size_t n_pe, const PendOp *p
 void JsShape_learn(JsShape *sh, const char *q, const JsMember *m, size_t n, const char *after) {
     if (disabled || !sh || sh->pause || n > SH_LEARN_MAX) return;
     PendEdge pe[SH_LEARN_MAX + 1];
-    PendOp po[2 * SH_LEARN_MAX + 2];
+    PendOp po[3 * SH_LEARN_MAX]; /* at most three a member: a nest key, its '{' and '}' */
     size_t n_pe = 0, n_po = 0, op0 = 0;
     const char *seg = q, *close = NULL; /* close: the open nest's '}' */
     for (size_t i = 0; i < n; i++) {
@@ -372,6 +372,7 @@ void JsShape_learn(JsShape *sh, const char *q, const JsMember *m, size_t n, cons
     }
     if (close) po[n_po++] = (PendOp){close, 0, OP_CLOSE};
     pe[n_pe++] = (PendEdge){seg, after, op0, n_po - op0, E_END};
+    size_t bytes = 0;
     for (size_t k = 0; k < n_pe; k++) {
         const PendEdge *p = &pe[k];
         if (p->to < p->from || (size_t)(p->to - p->from) > SH_SEP_MAX || p->n_op > 255 ||
@@ -379,7 +380,9 @@ void JsShape_learn(JsShape *sh, const char *q, const JsMember *m, size_t n, cons
             return;
         for (size_t j = 0; j < p->n_op; j++)
             if (po[p->op + j].at < p->from || po[p->op + j].at >= p->to) return;
+        bytes += (size_t)(p->to - p->from);
     }
+    if (bytes > SH_BYTES) return; /* more than the whole trie holds */
     if (insert(sh, pe, n_pe, po)) return;
     clear(sh); /* full: start over with this shape */
     sh->st.resets++;

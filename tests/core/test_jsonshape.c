@@ -286,6 +286,59 @@ static void new_keys_bound_the_trie(void **state) {
     JsShape_free(sh);
 }
 
+/* Objects at the limits of what is learned: 128 members that are all empty args
+ * objects (three separator marks each, more than one separator may hold), long
+ * separators (more than the trie holds), 129 members, and 64 args objects of one member
+ * each (128 members: learned). ASan sees any write past the learner's arrays. */
+static void learning_at_the_limits(void **state) {
+    (void)state;
+    for (int kind = 0; kind < 4; kind++) {
+        size_t cap = 1u << 20, n = 0;
+        char *b = malloc(cap);
+        int members = kind == 0 ? 128 : kind == 1 ? 120 : kind == 2 ? 129 : 64;
+        b[n++] = '{';
+        for (int i = 0; i < members; i++) {
+            if (i) b[n++] = ',';
+            if (kind == 1) { /* 1000 blanks before each value: 120 KB of separators */
+                n += (size_t)sprintf(b + n, "\"k%d\":", i);
+                memset(b + n, ' ', 1000);
+                n += 1000;
+                n += (size_t)sprintf(b + n, "%d", i);
+            } else if (kind == 2) {
+                n += (size_t)sprintf(b + n, "\"k%d\":%d", i, i);
+            } else if (kind == 0) {
+                n += (size_t)sprintf(b + n, "\"args\":{}");
+            } else {
+                n += (size_t)sprintf(b + n, "\"args\":{\"a\":%d}", i);
+            }
+        }
+        b[n++] = '}';
+        b[n++] = ',';
+        JsShape *sh = JsShape_new("args", 4);
+        JsCtx c = {.end = b + n};
+        JsMember *m = malloc(200 * sizeof *m);
+        size_t nm = 0;
+        const char *e = b;
+        assert_int_equal(JsIndex_reference(&c, &e, "args", 4, m, 200, &nm), JS_OK);
+        JsShape_learn(sh, b, m, nm, e);
+        JsMember got[200];
+        size_t ng = 0;
+        const char *after = NULL;
+        JsCtx c2 = {.end = b + n};
+        bool taken = JsShape_match(sh, &c2, b, got, 200, &ng, &after);
+        assert_int_equal(taken, kind == 3);
+        if (taken) {
+            assert_int_equal(ng, nm);
+            assert_ptr_equal(after, e);
+        }
+        Js_free(&c);
+        Js_free(&c2);
+        free(m);
+        free(b);
+        JsShape_free(sh);
+    }
+}
+
 /* ---------- GPU-first loads, shapes on and off ---------- */
 
 /* Events of a few shapes the GPU-first load passes over or keeps, with the oddities the
@@ -434,6 +487,7 @@ int main(void) {
         cmocka_unit_test(all_cases_in_one_trie),
         cmocka_unit_test(one_shape_random_values),
         cmocka_unit_test(new_keys_bound_the_trie),
+        cmocka_unit_test(learning_at_the_limits),
         cmocka_unit_test(gpu_first_loads_agree_with_shapes_on_and_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
