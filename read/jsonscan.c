@@ -31,25 +31,6 @@ static int hexv(char ch) {
     return -1;
 }
 
-/* First byte at or after p that is '"', '\\' or a control character, or end. Kernel
- * names run to hundreds of bytes, so this is most of the loader's string work: 16
- * bytes per step where SSE2 is there (every x86-64), never reading past end. */
-static inline const char *plain_run(const char *p, const char *end) {
-#ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
-    while (end - p >= 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)),
-                                   _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl)); /* x <= 0x1f */
-        int mask = _mm_movemask_epi8(hit);
-        if (mask) return p + __builtin_ctz((unsigned)mask);
-        p += 16;
-    }
-#endif
-    while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20) p++;
-    return p;
-}
-
 uint64_t Js_countNewlines(const char *p, size_t n) {
     uint64_t lines = 0;
     const char *end = p + n;
@@ -64,7 +45,7 @@ uint64_t Js_countNewlines(const char *p, size_t n) {
 }
 
 #ifdef JS_HAVE_AVX2_PATH
-/* plain_run's loop 32 bytes per step, for the rest of a long string (kernel names run
+/* Js_plainRun's loop 32 bytes per step, for the rest of a long string (kernel names run
  * to hundreds of bytes). */
 __attribute__((target("avx2"))) static const char *plain_run_avx2(const char *p, const char *end) {
     const __m256i quote = _mm256_set1_epi8('"'), bslash = _mm256_set1_epi8('\\'), ctl = _mm256_set1_epi8(0x1f);
@@ -132,7 +113,7 @@ static inline const char *string_stop(const char *p, const char *end) {
         if (lv >= 2) p = plain_run_avx2(p, end);
     }
 #endif
-    return plain_run(p, end);
+    return Js_plainRun(p, end);
 }
 
 JsStatus Js_string(JsCtx *c, const char **pp, Tok *t) {
@@ -170,20 +151,6 @@ JsStatus Js_string(JsCtx *c, const char **pp, Tok *t) {
 
 static inline bool isdig(char ch) { return ch >= '0' && ch <= '9'; }
 
-/* Past the digits at p: eight bytes per step (base/digits.h), so a number's length
- * costs no branch per character. */
-static inline const char *skip_digits(const char *p, const char *end) {
-#if Digits_have8
-    while (end - p >= 8) {
-        unsigned k = Digits_count8(Digits_load8(p));
-        p += k;
-        if (k < 8) return p;
-    }
-#endif
-    while (p < end && isdig(*p)) p++;
-    return p;
-}
-
 /* A number, as Js_string scans a string. */
 static inline __attribute__((always_inline)) JsStatus Js_number(JsCtx *c, const char **pp, Tok *t) {
     const char *s = *pp, *p = s, *end = c->end;
@@ -192,7 +159,7 @@ static inline __attribute__((always_inline)) JsStatus Js_number(JsCtx *c, const 
     if (*p == '0') {
         p++;
     } else if (isdig(*p)) {
-        p = skip_digits(p, end);
+        p = Digits_skip(p, end);
     } else {
         return Js_fail(c, p, "a digit");
     }
@@ -200,7 +167,7 @@ static inline __attribute__((always_inline)) JsStatus Js_number(JsCtx *c, const 
         p++;
         if (p >= end) return JS_MORE;
         if (!isdig(*p)) return Js_fail(c, p, "a digit after '.'");
-        p = skip_digits(p, end);
+        p = Digits_skip(p, end);
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;

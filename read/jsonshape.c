@@ -125,26 +125,8 @@ static inline bool sep_eq(const char *p, const char *end, const char *s, size_t 
 /* The closing quote of the string whose bytes start at p, or NULL when a backslash or
  * a control character comes first or the window ends (stage 2 gives those up too). */
 static inline const char *string_end(const char *p, const char *end) {
-#ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
-    while (end - p >= 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)),
-                                   _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl));
-        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
-        if (mask) {
-            p += __builtin_ctz(mask);
-            return *p == '"' ? p : NULL;
-        }
-        p += 16;
-    }
-#endif
-    for (; p < end; p++) {
-        unsigned char ch = (unsigned char)*p;
-        if (ch == '"') return p;
-        if (ch == '\\' || ch < 0x20) return NULL;
-    }
-    return NULL;
+    p = Js_plainRun(p, end);
+    return p < end && *p == '"' ? p : NULL;
 }
 
 static inline bool number_byte(char ch) {

@@ -11,6 +11,7 @@
  *    the GPU-first skim): the same events, lanes, warnings and errors. */
 #include "testutil.h"
 #include "ovtrace/read/jsonindex.h"
+#include "../lib/toggled.h"
 
 /* ---------- stage 1 against a model ---------- */
 
@@ -236,36 +237,8 @@ static char *mixed_trace(size_t *len, bool broken) {
     return b;
 }
 
-static Trace *load_with(const char *path, int threads, bool gpu_only, bool stage2, char *err, size_t errlen) {
-    JsIndex_setDisabled(!stage2);
-    const char *paths[] = {path};
-    LoadOptions o = {.cache = -1, .threads = threads, .gpu_only = gpu_only};
-    Trace *t = Load_files(paths, 1, &o, err, errlen);
-    JsIndex_setDisabled(false);
-    return t;
-}
-
 static void same_load(const char *path, int threads, bool gpu_only) {
-    char e1[512] = "", e2[512] = "";
-    Trace *a = load_with(path, threads, gpu_only, true, e1, sizeof e1);
-    Trace *b = load_with(path, threads, gpu_only, false, e2, sizeof e2);
-    if (!a || !b) {
-        if (a || b || strcmp(e1, e2)) fail_msg("%s: errors differ: '%s' / '%s'", path, e1, e2);
-        Trace_free(a);
-        Trace_free(b);
-        return;
-    }
-    assert_int_equal(a->n_events, b->n_events);
-    assert_true(a->n_events > 1000);
-    assert_int_equal(a->n_lanes, b->n_lanes);
-    assert_int_equal(a->diag.skipped, b->diag.skipped);
-    for (size_t i = 0; i < a->n_events; i++) {
-        const TraceEvent *x = &a->events[i], *y = &b->events[i];
-        if (memcmp(x, y, sizeof *x) || strcmp(Trace_name(a, x), Trace_name(b, y)))
-            fail_msg("%s: event %zu differs (%s / %s)", path, i, Trace_name(a, x), Trace_name(b, y));
-    }
-    Trace_free(a);
-    Trace_free(b);
+    assert_same_load_toggled(path, threads, gpu_only, JsIndex_setDisabled);
 }
 
 static void loads_agree_with_stage2_on_and_off(void **state) {

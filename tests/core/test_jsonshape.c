@@ -12,7 +12,7 @@
  *    passed-over events, span, warnings and errors. */
 #include "testutil.h"
 #include "ovtrace/read/jsonshape.h"
-#include "../lib/samemodel.h"
+#include "../lib/toggled.h"
 
 #define LONG_NAME \
     "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<at::native::BinaryFunctor<float>>>(int)"
@@ -435,32 +435,6 @@ static char *skim_trace(size_t *len, int variant) {
     return b;
 }
 
-static Trace *load_gpu_first(const char *path, int threads, bool shapes, bool gpu_only, char *err, size_t errlen) {
-    JsShape_setDisabled(!shapes);
-    const char *paths[] = {path};
-    LoadOptions o = {.cache = -1, .threads = threads, .gpu_only = gpu_only};
-    Trace *t = Load_files(paths, 1, &o, err, errlen);
-    JsShape_setDisabled(false);
-    return t;
-}
-
-static void same_gpu_first(const char *path, int threads, bool gpu_only) {
-    char e1[512] = "", e2[512] = "";
-    Trace *a = load_gpu_first(path, threads, true, gpu_only, e1, sizeof e1);
-    Trace *b = load_gpu_first(path, threads, false, gpu_only, e2, sizeof e2);
-    if (!a || !b) {
-        if (a || b || strcmp(e1, e2)) fail_msg("%s: errors differ: '%s' / '%s'", path, e1, e2);
-        Trace_free(a);
-        Trace_free(b);
-        return;
-    }
-    assert_true(a->n_events > 1000);
-    assert_int_equal(a->deferred, b->deferred);
-    assert_same_model(a, b);
-    Trace_free(a);
-    Trace_free(b);
-}
-
 static void gpu_first_loads_agree_with_shapes_on_and_off(void **state) {
     (void)state;
     for (int variant = 0; variant < 3; variant++) {
@@ -470,10 +444,10 @@ static void gpu_first_loads_agree_with_shapes_on_and_off(void **state) {
         size_t zn;
         char *z = tu_compress(json, n, true, 3, &zn);
         char *zpath = tu_write(z, zn, ".json.zst");
-        same_gpu_first(plain, 1, true);
-        same_gpu_first(plain, 2, true);
-        same_gpu_first(zpath, 2, true);
-        same_gpu_first(plain, 2, false);
+        assert_same_load_toggled(plain, 1, true, JsShape_setDisabled);
+        assert_same_load_toggled(plain, 2, true, JsShape_setDisabled);
+        assert_same_load_toggled(zpath, 2, true, JsShape_setDisabled);
+        assert_same_load_toggled(plain, 2, false, JsShape_setDisabled);
         unlink(plain);
         unlink(zpath);
         free(z);
