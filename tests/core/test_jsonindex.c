@@ -11,6 +11,8 @@
  *    the GPU-first skim): the same events, lanes, warnings and errors. */
 #include "testutil.h"
 #include "ovtrace/read/jsonindex.h"
+#include "../lib/jsoncases.h"
+#include "../lib/samemembers.h"
 #include "../lib/toggled.h"
 
 /* ---------- stage 1 against a model ---------- */
@@ -72,59 +74,6 @@ static void stage1_matches_the_model(void **state) {
 
 /* ---------- stage 2 against the member loop ---------- */
 
-typedef struct {
-    const char *json;
-    bool taken; /* stage 2 must take it (plain), or must leave it */
-} Case;
-
-#define LONG_NAME \
-    "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<at::native::BinaryFunctor<float>>>(int)"
-
-static const Case cases[] = {
-    {"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" LONG_NAME "\", \"pid\": 0, \"tid\": 7,\n"
-     "    \"ts\": 1740461679471346.000, \"dur\": 52,\n    \"args\": {\n      \"External id\": 44479,\n"
-     "      \"device\": 0, \"stream\": 7, \"correlation\": 44479, \"blocks per SM\": 31.030304,\n"
-     "      \"grid\": [132, 1, 1], \"est. achieved occupancy %\": 0\n    }\n  }",
-     true},
-    {"{}", true},
-    {"{\"args\":{}}", true},
-    {"{\"args\":5,\"x\":null}", true},
-    {"{\"ts\":1,\"ts\":2,\"args\":{\"a\":1,\"a\":\"b\"},\"args\":{\"device\":3}}", true},
-    {"{\"a\":true,\"b\":false,\"c\":null,\"d\":-0,\"e\":0.5,\"f\":-12.25,\"g\":1e5,\"h\":1.5E-3,\"i\":-2e+9}", true},
-    {"{\"args\":{\"Input Dims\":[[1,2,3],[4]],\"Input type\":[\"float\",\"\"],\"deep\":{\"a\":{\"b\":[1,{\"c\":2}]}}}}",
-     true},
-    {"{\"args\":{\"a\":[\"x\\\"y\",\"\\\\\"]},\"meta\":{\"k\":\"\\u00e9\"}}", true},
-    {"{\"args\":{\"args\":{\"name\":\"inner\"}},\"name\":\"outer\"}", true},
-    {"{ \t\n\"name\"\r\n:\n\"spaced\"\t,\n\"ts\" : 7 \n}", true},
-    {"{\"name\":\"\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80\",\"cat\":\"\"}", true},
-    /* what stage 2 leaves to the member loop */
-    {"{\"n\\u0061me\":\"escaped key\"}", false},
-    {"{\"name\":\"a\\\"b\"}", false},
-    {"{\"name\":\"a\\\\\\\\\"}", false},
-    {"{\"args\":{\"name\":\"x\\ny\"}}", false},
-    {"{\"name\":\"raw\ttab\"}", false},
-    {"{\"name\":\"raw\x01\"}", false},
-    {"{\"ts\":01}", false},
-    {"{\"ts\":1.}", false},
-    {"{\"ts\":.5}", false},
-    {"{\"ts\":1x}", false},
-    {"{\"ts\":1 2}", false},
-    {"{\"a\":tru}", false},
-    {"{\"a\" x:1}", false},
-    {"{\"a\":1,}", false},
-    {"{\"a\":1 \"b\":2}", false},
-    {"{\"a\"1}", false},
-    {"{,}", false},
-    {"{\"a\":[1,]}", false},
-    {"{\"a\":\"unterminated}", false},
-    {"{\"a\":1\x0c}", false},
-    {"{\"a\":\x1a}", false},
-};
-
-static bool same_tok(const Tok *a, const Tok *b) {
-    return a->p == b->p && a->n == b->n && a->type == b->type && a->esc == b->esc;
-}
-
 /* Stage 2 on the object at q in a window ending at end, against the member loop.
  * Returns whether stage 2 took it. */
 static bool check_object(const char *q, const char *end, size_t cap, const char *what) {
@@ -135,15 +84,7 @@ static bool check_object(const char *q, const char *end, size_t cap, const char 
     const char *after = NULL, *wend = q;
     bool taken = JsIndex_object(&ix, &c1, q, "args", 4, got, cap, &ng, &after);
     JsStatus st = JsIndex_reference(&c2, &wend, "args", 4, want, cap, &nw);
-    if (taken) {
-        if (st != JS_OK) fail_msg("%s: stage 2 took what the member loop refuses (%d)", what, st);
-        if (after != wend) fail_msg("%s: ends at %td, the member loop at %td", what, after - q, wend - q);
-        if (ng != nw) fail_msg("%s: %zu members, the member loop %zu", what, ng, nw);
-        for (size_t i = 0; i < ng; i++)
-            if (!same_tok(&got[i].key, &want[i].key) || !same_tok(&got[i].val, &want[i].val) ||
-                got[i].depth != want[i].depth)
-                fail_msg("%s: member %zu differs", what, i);
-    }
+    if (taken) assert_members_as_loop(what, "stage 2", q, got, ng, after, st, want, nw, wend);
     Js_free(&c1);
     Js_free(&c2);
     JsIndex_free(&ix);
@@ -155,19 +96,19 @@ static void stage2_agrees_with_the_member_loop(void **state) {
     int best = Js_setSimd(0);
     for (int level = 1; level <= best; level++) {
         Js_setSimd(level);
-        for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-            size_t len = strlen(cases[k].json);
+        for (size_t k = 0; k < N_JSON_CASES; k++) {
+            size_t len = strlen(json_cases[k].json);
             for (size_t shift = 0; shift < 64; shift++) {
                 /* the object after shift blanks, followed by ",": as in an event array */
                 size_t n = shift + len + 1;
                 char *b = malloc(n);
                 memset(b, ' ', shift);
-                memcpy(b + shift, cases[k].json, len);
+                memcpy(b + shift, json_cases[k].json, len);
                 b[n - 1] = ',';
                 char what[64];
                 snprintf(what, sizeof what, "case %zu shift %zu simd %d", k, shift, level);
                 bool taken = check_object(b + shift, b + n, 64, what);
-                if (taken != cases[k].taken)
+                if (taken != json_cases[k].plain)
                     fail_msg("%s: stage 2 %s it", what, taken ? "took" : "left");
                 /* every cut: the window ends inside the object (a number at the end
                  * may go on in the next chunk) */

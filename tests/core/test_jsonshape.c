@@ -12,74 +12,10 @@
  *    passed-over events, span, warnings and errors. */
 #include "testutil.h"
 #include "ovtrace/read/jsonshape.h"
+#include "../lib/jsoncases.h"
+#include "../lib/samemembers.h"
 #include "../lib/toggled.h"
 
-#define LONG_NAME \
-    "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<at::native::BinaryFunctor<float>>>(int)"
-
-typedef struct {
-    const char *json;
-    bool own; /* its own shape must take it: valid, no escape or control character in a string read here */
-} Case;
-
-static const Case cases[] = {
-    {"{\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" LONG_NAME "\", \"pid\": 0, \"tid\": 7,\n"
-    "    \"ts\": 1740461679471346.000, \"dur\": 52,\n    \"args\": {\n      \"External id\": 44479,\n"
-    "      \"device\": 0, \"stream\": 7, \"correlation\": 44479, \"blocks per SM\": 31.030304,\n"
-    "      \"grid\": [132, 1, 1], \"est. achieved occupancy %\": 0\n    }\n  }", true},
-    {"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"moe::gate\", \"pid\": 0, \"tid\": 7, \"ts\": 3869.113, "
-    "\"dur\": 36.748, \"args\": {\"device\": 0, \"stream\": 7, \"step\": 0, \"layer\": 0, \"mb\": 0}}", true},
-    {"{}", true},
-    {"{\"args\":{}}", true},
-    {"{\"args\": {}, \"ts\": 5}", true},
-    {"{\"args\":5,\"x\":null}", true},
-    {"{\"ts\":1,\"ts\":2,\"args\":{\"a\":1,\"a\":\"b\"},\"args\":{\"device\":3}}", true},
-    {"{\"a\":true,\"b\":false,\"c\":null,\"d\":-0,\"e\":0.5,\"f\":-12.25,\"g\":1e5,\"h\":1.5E-3,\"i\":-2e+9}", true},
-    {"{\"args\":{\"Input Dims\":[[1,2,3],[4]],\"Input type\":[\"float\",\"\"],\"deep\":{\"a\":{\"b\":[1,{\"c\":2}]}}}}", true},
-    {"{\"args\":{\"a\":[\"x\\\"y\",\"\\\\\"]},\"meta\":{\"k\":\"\\u00e9\"}}", true},
-    {"{\"args\":{\"args\":{\"name\":\"inner\"}},\"name\":\"outer\"}", true},
-    {"{\"args\":{\"args\":5},\"name\":\"outer\"}", true},
-    {"{ \t\n\"name\"\r\n:\n\"spaced\"\t,\n\"ts\" : 7 \n}", true},
-    {"{\"name\":\"\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80\",\"cat\":\"\"}", true},
-    {"{\"n\\u0061me\":\"escaped key\"}", false},
-    {"{\"name\":\"a\\\"b\"}", false},
-    {"{\"name\":\"a\\\\\\\\\"}", false},
-    {"{\"args\":{\"name\":\"x\\ny\"}}", false},
-    {"{\"name\":\"raw\ttab\"}", false},
-    {"{\"name\":\"raw\x01\"}", false},
-    {"{\"ts\":5}", true},
-    {"{\"ts\":-5.25}", true},
-    {"{\"ts\":01}", false},
-    {"{\"ts\":1.}", false},
-    {"{\"ts\":.5}", false},
-    {"{\"ts\":1x}", false},
-    {"{\"ts\":1 2}", false},
-    {"{\"ts\":1.5.5}", false},
-    {"{\"ts\":-}", false},
-    {"{\"a\":tru}", false},
-    {"{\"a\" x:1}", false},
-    {"{\"a\":1,}", false},
-    {"{\"a\":1 \"b\":2}", false},
-    {"{\"a\"1}", false},
-    {"{,}", false},
-    {"{\"a\":[1,]}", false},
-    {"{\"a\":\"unterminated}", false},
-    {"{\"a\":1\x0c}", false},
-    {"{\"a\":\x1a}", false},
-    {"{\"name\":\"x\",\"ts\":1}", true},
-    {"{\"name\":\"x\",\"ts\":\"1\"}", true},
-    {"{\"name\":\"x\",\"ts\":{\"a\":1}}", true},
-    {"{\"name\":\"x\",\"ts\":[1]}", true},
-    {"{\"name\":\"x\",\"ts\":true}", true},
-    {"{\"name\":\"x\",\"args\":{\"a\":1}}", true},
-    {"{\"name\":\"x\",\"args\":[1]}", true},
-    {"{\"name\":\"x\",\"args\":\"s\"}", true},
-};
-enum { N_CASES = sizeof cases / sizeof *cases };
-
-static bool same_tok(const Tok *a, const Tok *b) {
-    return a->p == b->p && a->n == b->n && a->type == b->type && a->esc == b->esc;
-}
 
 /* The case's text after `shift` blanks and before a ',' (as in an event array), in a
  * buffer of exactly that size: ASan sees any read past it. */
@@ -102,15 +38,7 @@ static bool check_match(JsShape *sh, const char *q, const char *end, size_t cap,
     const char *after = NULL, *wend = q;
     bool taken = JsShape_match(sh, &c1, q, got, cap, &ng, &after);
     JsStatus st = JsIndex_reference(&c2, &wend, "args", 4, want, cap, &nw);
-    if (taken) {
-        if (st != JS_OK) fail_msg("%s: a shape took what the member loop refuses (%d)", what, st);
-        if (after != wend) fail_msg("%s: ends at %td, the member loop at %td", what, after - q, wend - q);
-        if (ng != nw) fail_msg("%s: %zu members, the member loop %zu", what, ng, nw);
-        for (size_t i = 0; i < ng; i++)
-            if (!same_tok(&got[i].key, &want[i].key) || !same_tok(&got[i].val, &want[i].val) ||
-                got[i].depth != want[i].depth)
-                fail_msg("%s: member %zu differs", what, i);
-    }
+    if (taken) assert_members_as_loop(what, "a shape", q, got, ng, after, st, want, nw, wend);
     Js_free(&c1);
     Js_free(&c2);
     return taken;
@@ -132,25 +60,25 @@ static bool learn(JsShape *sh, const char *q, const char *end) {
 
 static void each_case_against_every_learned_shape(void **state) {
     (void)state;
-    for (size_t k = 0; k < N_CASES; k++) {
+    for (size_t k = 0; k < N_JSON_CASES; k++) {
         JsShape *sh = JsShape_new("args", 4);
         size_t n;
-        char *b = placed(cases[k].json, 0, &n);
+        char *b = placed(json_cases[k].json, 0, &n);
         bool learned = learn(sh, b, b + n);
         char what[96];
         snprintf(what, sizeof what, "case %zu against itself", k);
         bool taken = check_match(sh, b, b + n, 64, what);
-        if (cases[k].own && !(learned && taken)) fail_msg("case %zu: its own shape does not take it", k);
-        if (!cases[k].own && taken) fail_msg("case %zu: taken by its own shape", k);
+        if (json_cases[k].plain && !(learned && taken)) fail_msg("case %zu: its own shape does not take it", k);
+        if (!json_cases[k].plain && taken) fail_msg("case %zu: taken by its own shape", k);
         /* every cut: the window ends inside the object */
         for (size_t cut = 1; cut < n; cut++) check_match(sh, b, b + cut, 64, what);
         /* fewer members than it has */
         check_match(sh, b, b + n, 3, what);
         free(b);
         /* every other case, at shifts that move it across 16-byte steps */
-        for (size_t j = 0; j < N_CASES; j++)
+        for (size_t j = 0; j < N_JSON_CASES; j++)
             for (size_t shift = 0; shift < 20; shift += 7) {
-                char *o = placed(cases[j].json, shift, &n);
+                char *o = placed(json_cases[j].json, shift, &n);
                 snprintf(what, sizeof what, "case %zu against the shape of case %zu, shift %zu", j, k, shift);
                 check_match(sh, o + shift, o + n, 64, what);
                 for (size_t cut = shift + 1; cut < n; cut += 3) check_match(sh, o + shift, o + cut, 64, what);
@@ -164,17 +92,17 @@ static void each_case_against_every_learned_shape(void **state) {
 static void all_cases_in_one_trie(void **state) {
     (void)state;
     JsShape *sh = JsShape_new("args", 4);
-    char *b[N_CASES];
-    size_t n[N_CASES];
-    for (size_t k = 0; k < N_CASES; k++) {
-        b[k] = placed(cases[k].json, k % 5, &n[k]);
+    char *b[N_JSON_CASES];
+    size_t n[N_JSON_CASES];
+    for (size_t k = 0; k < N_JSON_CASES; k++) {
+        b[k] = placed(json_cases[k].json, k % 5, &n[k]);
         learn(sh, b[k] + k % 5, b[k] + n[k]);
     }
-    for (size_t k = 0; k < N_CASES; k++) {
+    for (size_t k = 0; k < N_JSON_CASES; k++) {
         char what[64];
         snprintf(what, sizeof what, "case %zu in one trie", k);
         bool taken = check_match(sh, b[k] + k % 5, b[k] + n[k], 64, what);
-        if (cases[k].own != taken) fail_msg("case %zu: %s in one trie", k, taken ? "taken" : "not taken");
+        if (json_cases[k].plain != taken) fail_msg("case %zu: %s in one trie", k, taken ? "taken" : "not taken");
         free(b[k]);
     }
     JsShapeStats st = JsShape_stats(sh);
