@@ -8,7 +8,7 @@
  *    every offset of a block and cut at every length: what stage 2 takes is exactly
  *    what the member loop gives, and it takes every plain event;
  *  - whole loads with stage 2 on and off (plain, gzip and zstd windows, two threads,
- *    the GPU-first skim): the same events, lanes, warnings and errors. */
+ *    the GPU-first skim): the same model field by field, or the same error. */
 #include "testutil.h"
 #include "ovtrace/read/jsonindex.h"
 #include "../lib/jsoncases.h"
