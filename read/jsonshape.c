@@ -153,7 +153,8 @@ static inline const char *plain_end(const char *v, const char *end) {
 }
 
 /* The value at v, as stage 2 takes it: strings and plain numbers here, everything else
- * by the reference scanner. False: no value this path may give (stage 2 decides). */
+ * by the reference scanner. False: no value this edge may give (the caller's slower
+ * path decides). */
 static inline bool value(JsCtx *c, const char *v, bool nest_key, Tok *t, const char **ve) {
     const char *end = c->end;
     if (v >= end) return false;
@@ -173,7 +174,8 @@ static inline bool value(JsCtx *c, const char *v, bool nest_key, Tok *t, const c
             return true;
         }
     } else if ((unsigned char)ch <= ' ' || (ch == '{' && nest_key)) {
-        return false; /* blanks belong to separators; a nested args object to stage 2 */
+        return false; /* blanks belong to separators; an object under the nest key nests
+                       * (an edge whose separator holds its '{' takes it) */
     }
     const char *pp = v;
     if (Js_value(c, &pp, t) != JS_OK) return false;
