@@ -193,6 +193,14 @@ size_t TraceIndex_bytes(const TraceIndex *x) {
     return b;
 }
 
+int64_t TraceIndex_rowBucket(const TraceIndex *x, uint32_t row, uint32_t k, int64_t *a, int64_t *b) {
+    if (row >= x->n_rows || k >= x->rows[row].n) return -1;
+    const Buckets *B = &x->rows[row];
+    *a = B->start + (int64_t)k * B->width;
+    *b = *a + B->width;
+    return B->cum[k + 1] - B->cum[k];
+}
+
 EventClass TraceIndex_rowClass(const TraceIndex *x, uint32_t row) {
     return row < x->n_rows ? (EventClass)x->row_class[row] : CLASS_OTHER;
 }

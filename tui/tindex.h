@@ -42,6 +42,10 @@ static inline int TraceIndex_colOf(int64_t t0, int64_t t1, int ncols, int64_t ts
     return c < -1 ? -1 : c > ncols ? ncols : (int)c;
 }
 
+/* Row `row`'s summary bucket k: its busy ns, and its span in *a, *b; -1 when the row has
+ * no bucket k (rows of fewer than 4096 events have none). For tests. */
+int64_t TraceIndex_rowBucket(const TraceIndex *x, uint32_t row, uint32_t k, int64_t *a, int64_t *b);
+
 /* The most frequent class of a row (colours columns whose events are not read). */
 EventClass TraceIndex_rowClass(const TraceIndex *x, uint32_t row);
 /* Row r (index into t->rows): first event whose end > ts (Row_lowerBound) and first

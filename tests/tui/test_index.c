@@ -1,4 +1,5 @@
-/* The per-row index against brute force, and the band summary against Overlap_band. */
+/* The per-row index against brute force (each summary bucket exactly, columns within
+ * two buckets), and the band summary against Overlap_band. */
 #include "tui_fixture.h"
 
 #include "ovtrace/analysis/overlap.h"
@@ -86,6 +87,40 @@ static void test_row_columns_exact(void **state) {
     Trace_free(t);
 }
 
+/* Every summary bucket of a long row holds exactly the busy time of its span, for rows
+ * with gaps, with events across many buckets, and with starts on bucket edges. */
+static void test_row_buckets_exact(void **state) {
+    (void)state;
+    for (int shape = 0; shape < 3; shape++) {
+        Fix f = Fix_new();
+        uint32_t l = Fix_gpu(&f, 0, 7);
+        int64_t ts = 1000;
+        for (size_t i = 0; i < 9000; i++) {
+            int64_t gap = shape == 1 && i % 500 == 0 ? 100000 : (int64_t)(rnd() % 50);
+            int64_t d = shape == 2 && i % 300 == 0 ? 5000 : 1 + (int64_t)(rnd() % 100);
+            ts += gap;
+            Fix_add(&f, l, ts, d, "k", KIND_KERNEL, CLASS_COMPUTE);
+            ts += d;
+        }
+        Trace_finish(f.t);
+        const Trace *t = f.t;
+        TraceIndex *x = TraceIndex_build(t);
+        int buckets = 0;
+        for (uint32_t row = 0; row < t->n_rows; row++) {
+            int64_t a, b, busy;
+            for (uint32_t k = 0; (busy = TraceIndex_rowBucket(x, row, k, &a, &b)) >= 0; k++, buckets++) {
+                uint32_t n;
+                int64_t want = brute(t, &t->rows[row], a, b, &n);
+                if (busy != want) fail_msg("shape %d row %u bucket %u [%lld, %lld): %lld ns, brute force %lld", shape,
+                                           row, k, (long long)a, (long long)b, (long long)busy, (long long)want);
+            }
+        }
+        assert_true(buckets >= 1000); /* 9000 events: a bucket per 8 */
+        TraceIndex_free(x);
+        Trace_free(f.t);
+    }
+}
+
 static void test_band_summary(void **state) {
     (void)state;
     Trace *t = random_trace(30000);
@@ -131,6 +166,7 @@ static void test_band_summary(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_row_columns_exact),
+        cmocka_unit_test(test_row_buckets_exact),
         cmocka_unit_test(test_band_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
