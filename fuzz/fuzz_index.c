@@ -1,13 +1,14 @@
-/* Fuzz target: the loader's two-stage parse (read/jsonindex.c) and its known event shapes
- * (read/jsonshape.c) against the member loop they stand in for (JsIndex_reference). The first byte picks the vector unit (SSE2,
- * AVX2 or AVX-512), how many members the caller holds and where the window ends; the
- * rest is the text. Stage 2 runs at every '{' of it (up to 256, one index kept across
- * them, as the loader keeps it across events), each time with the object's window;
- * whenever it takes an object, the member loop must accept it too, end at the same byte
- * and give the same members (key and value spans, types, escapes, depth). Each object the
- * member loop accepts is learned as a shape, and each object is first matched against the
- * shapes learned before it: what a shape takes is held to the same standard. The text
- * sits in a buffer of exactly its size, so ASan sees any read past the window. */
+/* Fuzz target: the loader's two-stage parse (read/jsonindex.c) and its known event
+ * shapes (read/jsonshape.c) against the member loop they stand in for
+ * (JsIndex_reference). The first byte picks the vector unit (SSE2, AVX2 or AVX-512),
+ * how many members the caller holds and where the window ends; the rest is the text.
+ * Stage 2 runs at every '{' of it (up to 256, one index kept across them, as the loader
+ * keeps it across events), each time with the object's window; whenever it takes an
+ * object, the member loop must accept it too, end at the same byte and give the same
+ * members (key and value spans, types, escapes, depth). Each object the member loop
+ * accepts is learned as a shape, and each object is first matched against the shapes
+ * learned before it: what a shape takes is held to the same standard. The text sits in
+ * a buffer of exactly its size, so ASan sees any read past the window. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

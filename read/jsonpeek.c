@@ -192,6 +192,27 @@ static void resolve(const Slot *slot, JsPeek *out) {
     out->id_bad = id_bad(&slot[M_PID]) || id_bad(&slot[M_TID]);
 }
 
+void JsPeek_members(const JsMember *m, size_t n, JsPeek *out) {
+    memset(out, 0, sizeof *out);
+    Slot slot[M__COUNT];
+    memset(slot, 0, sizeof slot);
+    for (size_t i = 0; i < n; i++) {
+        if (m[i].depth) continue; /* args' members: inside a nested value */
+        const Tok *k = &m[i].key, *v = &m[i].val;
+        out->esc |= k->esc;
+        Member mb = k->esc ? M_OTHER : member_of(k->p, k->n);
+        if (v->type == TOK_STRING) {
+            slot[mb] = (Slot){v->p, v->p + v->n, V_STRING};
+            out->esc |= v->esc & (mb == M_PH || mb == M_CAT); /* an escaped ph or cat: parse it properly */
+        } else if (v->type == TOK_OBJECT || v->type == TOK_ARRAY) {
+            slot[mb] = (Slot){NULL, NULL, V_CONTAINER};
+        } else {
+            slot[mb] = (Slot){v->p, v->p + v->n, V_SCALAR};
+        }
+    }
+    resolve(slot, out);
+}
+
 /* Where the walk is: the block, the events of it not yet visited (quotes, and brackets
  * and commas outside strings), and whether a later block failed to load. */
 typedef struct {

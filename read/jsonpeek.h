@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ovtrace/read/jsonindex.h"
+
 typedef struct {
     const char *ph, *cat; /* string contents (no quotes), NULL when absent or not a plain string */
     size_t ph_n, cat_n;
@@ -29,6 +31,12 @@ typedef enum { JSPEEK_OK, JSPEEK_MORE, JSPEEK_BAD } JsPeekStatus;
  * JSPEEK_MORE: the object does not end before `end`; JSPEEK_BAD: something the caller
  * should hand to the validating parser (it reports the error with its offset). */
 JsPeekStatus JsPeek_object(const char *p, const char *end, JsPeek *out, const char **obj_end);
+
+/* What JsPeek_object gives for an object already split into members m[0..n) (as
+ * JsIndex_reference or a known shape splits it: raw keys in the text, so a two-byte
+ * key is followed by its closing quote), read through the same member slots. A key
+ * with an escape counts as no member of interest, as JsPeek_object takes it. */
+void JsPeek_members(const JsMember *m, size_t n, JsPeek *out);
 
 /* The block scan's instruction set: 0 or 1 SSE2 (the default), 2 AVX2 (lowered to SSE2
  * where the CPU lacks it). Returns the level in use. Tests run every level. */

@@ -671,42 +671,6 @@ static bool skim_split(Loader *L, const char *q, JsMember *m, size_t *n, const c
     return true;
 }
 
-static bool scalar_tok(const Tok *t) { return t->type == TOK_NUMBER || t->type >= TOK_TRUE; }
-
-/* What JsPeek_object gives for an object split into members m[0..n) (plain JSON, keys
- * unescaped): of two equal top-level keys the last counts. */
-static void peek_of_members(const JsMember *m, size_t n, JsPeek *pk) {
-    memset(pk, 0, sizeof *pk);
-    const Tok *ph = NULL, *cat = NULL, *ts = NULL, *dur = NULL, *pid = NULL, *tid = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const Tok *k = &m[i].key, *v = &m[i].val;
-        if (m[i].depth || k->n < 2 || k->n > 3) continue;
-        /* the key's bytes (a two-byte key's third is its closing quote) */
-        uint32_t x = (uint32_t)(unsigned char)k->p[0] | (uint32_t)(unsigned char)k->p[1] << 8 |
-                     (uint32_t)(k->n == 3 ? (unsigned char)k->p[2] : 0) << 16;
-#define KEY3(a, b, c) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16)
-        switch (x) {
-        case KEY3('p', 'h', 0): ph = v, pk->esc |= v->esc; break;
-        case KEY3('c', 'a', 't'): cat = v, pk->esc |= v->esc; break;
-        case KEY3('t', 's', 0): ts = v; break;
-        case KEY3('d', 'u', 'r'): dur = v; break;
-        case KEY3('p', 'i', 'd'): pid = v; break;
-        case KEY3('t', 'i', 'd'): tid = v; break;
-        default: break;
-        }
-#undef KEY3
-    }
-    if (ph && ph->type == TOK_STRING) pk->ph = ph->p, pk->ph_n = ph->n;
-    if (cat && cat->type == TOK_STRING) pk->cat = cat->p, pk->cat_n = cat->n;
-    if (ts && scalar_tok(ts)) pk->ts = ts->p, pk->ts_n = ts->n;
-    if (dur && scalar_tok(dur)) pk->dur = dur->p, pk->dur_n = dur->n;
-    pk->ts_bad = ts && !scalar_tok(ts);
-    pk->dur_bad = dur && !scalar_tok(dur);
-    /* an id is a number or a string */
-    pk->id_bad = (pid && pid->type != TOK_NUMBER && pid->type != TOK_STRING) ||
-                 (tid && tid->type != TOK_NUMBER && tid->type != TOK_STRING);
-}
-
 /* ---------- turning a parsed event into model events ---------- */
 
 static uint64_t thread_key(int64_t pid, int64_t tid) {
@@ -1249,8 +1213,9 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             if (L->feed && !progress(L, p)) goto cancelled;
             continue;
         }
-        /* the skim kept it: parsed by the member loop, since stage 2 would index the
-         * 64 KB ahead, which the skim mostly passes over */
+        /* an object the skim keeps is built from the members it was split into, or
+         * else parsed by the member loop: stage 2 would index the 64 KB ahead, which
+         * the skim mostly passes over */
         bool skimmed = false;
         JsMember sm[FAST_MEMBERS];
         size_t sn = 0;
@@ -1261,7 +1226,7 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             const char *oe;
             JsPeekStatus ps;
             if (skim_split(L, q, sm, &sn, &oe)) {
-                peek_of_members(sm, sn, &pk);
+                JsPeek_members(sm, sn, &pk);
                 ps = JSPEEK_OK;
                 split_end = oe;
             } else {
