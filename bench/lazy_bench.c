@@ -1,9 +1,10 @@
 /* The lazy rank overview's first pass, step by step:
- *   lazy_bench [--full | --no-shapes] FILE_OR_DIR...
+ *   lazy_bench [--full | --no-shapes] [--timing] FILE_OR_DIR...
  * times Load_files with LoadOptions.gpu_only (--full: the whole model; --no-shapes: the
  * skim without known event shapes, read/jsonshape.c, for a side-by-side run), then what the
  * overview computes before its first frame: Coll_analyze and the whole-trace
- * Coll_deviceSplit behind the labels. Prints events kept/passed over and peak RSS. */
+ * Coll_deviceSplit behind the labels. Prints events kept/passed over and peak RSS;
+ * --timing also the CPU time of each of Coll_analyze's phases (CollOptions.timing). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +23,17 @@ static double now_s(void) {
 }
 
 int main(int argc, char **argv) {
-    bool full = argc > 1 && !strcmp(argv[1], "--full");
-    bool no_shapes = argc > 1 && !strcmp(argv[1], "--no-shapes");
-    int first = full || no_shapes ? 2 : 1;
+    bool full = false, no_shapes = false, timing = false;
+    int first = 1;
+    for (; first < argc && argv[first][0] == '-'; first++) {
+        if (!strcmp(argv[first], "--full")) full = true;
+        else if (!strcmp(argv[first], "--no-shapes")) no_shapes = true;
+        else if (!strcmp(argv[first], "--timing")) timing = true;
+        else break;
+    }
     JsShape_setDisabled(no_shapes);
-    if (argc <= first) {
-        fprintf(stderr, "usage: lazy_bench [--full | --no-shapes] FILE_OR_DIR...\n");
+    if (argc <= first || (full && no_shapes)) {
+        fprintf(stderr, "usage: lazy_bench [--full | --no-shapes] [--timing] FILE_OR_DIR...\n");
         return 2;
     }
     LoadOptions o = {.cache = -1, .gpu_only = !full};
@@ -41,6 +47,7 @@ int main(int argc, char **argv) {
     double t1 = now_s();
     CollOptions co = CollOptions_default();
     co.args = CollArgs_fetch; /* as the viewer runs it */
+    if (timing) co.timing = stderr;
     CollReport *R = Coll_analyze(t, &co);
     double t2 = now_s();
     size_t n = 0;

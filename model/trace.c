@@ -867,6 +867,11 @@ static uint32_t *lanes_by_size(const size_t *first, size_t nl) {
 
 /* More threads pay off only when a second lane has much to do too (32k items; tests
  * lower that with FinishOptions.parallel_min to run small traces in parallel). */
+/* Events per chunk at least for the passes over all events that run in chunks on
+ * several threads (lane_index, extent): a quarter of a million events take a
+ * millisecond or more, against tens of microseconds to start a thread. */
+#define CHUNK_MIN (1u << 18)
+
 /* FinishOptions.cancel became non-zero: the steps left are not run. */
 static bool finish_cancelled(const FinishOptions *fo) { return fo->cancel && *fo->cancel; }
 
@@ -958,7 +963,7 @@ static void lane_scatter(void *ctx, uint32_t c, ParScratch *S) {
  * are the lanes'). */
 static void lane_index(Trace *t, const FinishOptions *fo, size_t *first, uint32_t *idx) {
     size_t n = t->n_events, nl = t->n_lanes;
-    size_t min = fo->parallel_min ? (size_t)fo->parallel_min : (1u << 20);
+    size_t min = fo->parallel_min ? (size_t)fo->parallel_min : CHUNK_MIN;
     size_t nc = fo->threads > 1 && n >= 2 * min && (fo->parallel_min || nl <= n / 16) ? (size_t)fo->threads : 1;
     if (nc > 8) nc = 8;
     LaneIndex x = {t, t->build->lane_renumber, (n + nc - 1) / nc, nl, xcalloc(nc * (nl + 2), sizeof(size_t)), idx};
@@ -1203,9 +1208,15 @@ static uint64_t chain_hash(uint32_t source, uint32_t cat, uint64_t id) {
     return Hash_fold(Hash_mix(Hash_mix(Hash_mix(0x9e3779b97f4a7c15ull, source), cat), id));
 }
 
-static void add_flow(Trace *t, size_t *cap, uint64_t id, uint32_t cat, size_t from, size_t to) {
-    GROW(t->flows, *cap, t->n_flows + 1);
-    t->flows[t->n_flows++] = (Flow){(uint32_t)from, (uint32_t)to, cat, (uint32_t)id};
+/* Flows found by one part of a grouping (group_flows). */
+typedef struct {
+    Flow *f;
+    size_t n, cap;
+} FlowList;
+
+static void add_flow(FlowList *o, uint64_t id, uint32_t cat, size_t from, size_t to) {
+    GROW(o->f, o->cap, o->n + 1);
+    o->f[o->n++] = (Flow){(uint32_t)from, (uint32_t)to, cat, (uint32_t)id};
 }
 
 /* Groups items 0..n-1 by key with an open-addressing table: returns, per item, the
@@ -1242,21 +1253,192 @@ static uint32_t *group_by_hash(size_t n, uint64_t (*hash)(const void *, uint32_t
     return next;
 }
 
+/* The grouping of flow points into chains and of correlated events by id: items
+ * 0..n-1 (hash, same: group_by_hash's) are split by the top bits of their hash into
+ * one part per thread, and each part is grouped on its own thread: equal keys hash
+ * alike, so no group spans two parts. `each` gets every group's items in ascending
+ * order and adds what it finds to its part's flows, which are appended to t->flows in
+ * part order (index_flows then sorts them by a total order: which thread found a flow
+ * leaves no trace). */
+typedef struct {
+    uint64_t (*hash)(const void *ctx, uint32_t i);
+    bool (*same)(const void *ctx, uint32_t a, uint32_t b);
+    void (*each)(const void *ctx, const uint32_t *items, size_t k, FlowList *out);
+    const void *ctx;
+} GroupSpec;
+
+typedef struct {
+    const GroupSpec *g;
+    const uint64_t *h;    /* per item; NULL: one part, g->hash asked directly */
+    const uint32_t *item; /* the items by part; NULL: one part of every item */
+    const size_t *first;  /* part p holds item[first[p] .. first[p + 1]) */
+    FlowList *out;        /* per part */
+} GroupParts;
+
+typedef struct {
+    const GroupParts *P;
+    const uint32_t *item; /* the part's items */
+} PartView;
+
+static uint64_t part_hash(const void *ctx, uint32_t i) {
+    const PartView *v = ctx;
+    return v->P->h ? v->P->h[v->item[i]] : v->P->g->hash(v->P->g->ctx, i);
+}
+
+static bool part_same(const void *ctx, uint32_t a, uint32_t b) {
+    const PartView *v = ctx;
+    return v->item ? v->P->g->same(v->P->g->ctx, v->item[a], v->item[b]) : v->P->g->same(v->P->g->ctx, a, b);
+}
+
+static void group_part(void *ctx, uint32_t p, ParScratch *S) {
+    GroupParts *P = ctx;
+    PartView v = {P, P->item ? P->item + P->first[p] : NULL};
+    size_t n = P->first[p + 1] - P->first[p], n_groups;
+    uint32_t *heads, *next = group_by_hash(n, part_hash, part_same, &v, &heads, &n_groups);
+    uint32_t *items = S->a;
+    for (size_t c = 0; c < n_groups; c++) {
+        size_t k = 0;
+        for (uint32_t i = heads[c]; i != UINT32_MAX; i = next[i]) {
+            GROW(items, S->cap_a, k + 1);
+            items[k++] = v.item ? v.item[i] : i;
+        }
+        P->g->each(P->g->ctx, items, k, &P->out[p]);
+    }
+    S->a = items;
+    free(heads);
+    free(next);
+}
+
+/* Hashing items and sorting them into parts, by chunks of items on parts threads. */
+typedef struct {
+    const GroupSpec *g;
+    size_t n, chunk, parts;
+    uint64_t *h;
+    uint32_t *item;
+    size_t count[8][8]; /* per chunk, per part: its items, then where they go */
+} HashChunks;
+
+static size_t part_of(uint64_t h, size_t parts) { return (size_t)((h >> 32) * parts >> 32); }
+
+static void hash_chunk(void *ctx, uint32_t c, ParScratch *S) {
+    (void)S;
+    HashChunks *x = ctx;
+    size_t a = c * x->chunk, b = a + x->chunk < x->n ? a + x->chunk : x->n;
+    for (size_t i = a; i < b; i++) {
+        x->h[i] = x->g->hash(x->g->ctx, (uint32_t)i);
+        x->count[c][part_of(x->h[i], x->parts)]++;
+    }
+}
+
+static void scatter_chunk(void *ctx, uint32_t c, ParScratch *S) {
+    (void)S;
+    HashChunks *x = ctx;
+    size_t a = c * x->chunk, b = a + x->chunk < x->n ? a + x->chunk : x->n;
+    size_t *at = x->count[c];
+    for (size_t i = a; i < b; i++) x->item[at[part_of(x->h[i], x->parts)]++] = (uint32_t)i;
+}
+
+/* Items per part at least (FinishOptions.parallel_min in tests): below, one thread
+ * groups them all (and no hash or part array is made). */
+#define GROUP_PART_MIN (1u << 16)
+
+static void group_flows(Trace *t, size_t n, const GroupSpec *g, const FinishOptions *fo, size_t *cap) {
+    size_t parts = fo->threads > 1 ? (size_t)fo->threads : 1;
+    size_t min = fo->parallel_min ? (size_t)fo->parallel_min : GROUP_PART_MIN;
+    if (parts > 8) parts = 8;
+    while (parts > 1 && n / parts < min) parts--;
+    size_t first[9] = {0};
+    uint64_t *h = NULL;
+    uint32_t *item = NULL;
+    if (parts > 1) {
+        h = xmalloc(n * sizeof *h);
+        item = xmalloc(n * sizeof *item);
+        /* hashed and counted by chunks, then each chunk's items scattered after those
+         * of the chunks before it: every part keeps its items in ascending order */
+        HashChunks x = {g, n, (n + parts - 1) / parts, parts, h, item, {{0}}};
+        uint32_t order[8];
+        for (uint32_t c = 0; c < parts; c++) order[c] = c;
+        ParFor_run(order, parts, (int)parts, hash_chunk, &x);
+        for (size_t p = 0, at = 0; p < parts; p++) {
+            first[p] = at;
+            for (size_t c = 0; c < parts; c++) {
+                size_t k = x.count[c][p];
+                x.count[c][p] = at;
+                at += k;
+            }
+        }
+        first[parts] = n;
+        ParFor_run(order, parts, (int)parts, scatter_chunk, &x);
+    } else {
+        first[1] = n;
+    }
+    FlowList out[8] = {{0}};
+    GroupParts P = {g, h, item, first, out};
+    uint32_t order[8];
+    for (uint32_t p = 0; p < parts; p++) order[p] = p;
+    ParFor_run(order, parts, (int)parts, group_part, &P);
+    free(h);
+    free(item);
+    for (size_t p = 0; p < parts; p++) {
+        GROW(t->flows, *cap, t->n_flows + out[p].n);
+        if (out[p].n) memcpy(t->flows + t->n_flows, out[p].f, out[p].n * sizeof *out[p].f);
+        t->n_flows += out[p].n;
+        free(out[p].f);
+    }
+}
+
+/* Flow points: a chain is the points of one (source, cat, id). */
+typedef struct {
+    const TraceBuild *B;
+    const uint32_t *ev_of; /* per point: its event, UINT32_MAX for none */
+} ChainCtx;
+
 static uint64_t fp_key_hash(const void *ctx, uint32_t i) {
-    const TraceBuild *B = ctx;
+    const TraceBuild *B = ((const ChainCtx *)ctx)->B;
     const FlowPoint *f = &B->fp[i];
     return chain_hash(B->thr[f->thread].source, f->cat, f->id);
 }
 
 static bool fp_same(const void *ctx, uint32_t a, uint32_t b) {
-    const TraceBuild *B = ctx;
+    const TraceBuild *B = ((const ChainCtx *)ctx)->B;
     const FlowPoint *x = &B->fp[a], *y = &B->fp[b];
     return x->cat == y->cat && x->id == y->id && B->thr[x->thread].source == B->thr[y->thread].source;
 }
 
+/* One chain's points put in flow order; a flow from each bound point's event to the
+ * next one's. */
+static void chain_flows(const void *ctx, const uint32_t *items, size_t k, FlowList *out) {
+    const ChainCtx *c = ctx;
+    const FlowPoint *fp = c->B->fp;
+    uint32_t small[16], *chain = k <= 16 ? small : xmalloc(k * sizeof *chain);
+    memcpy(chain, items, k * sizeof *chain);
+    if (k > 16) {
+        sort_r(chain, k, sizeof *chain, cmp_chain, (void *)fp);
+    } else {
+        for (size_t a = 1; a < k; a++) /* insertion: chains are s + f, a few t */
+            for (size_t b = a; b > 0 && fp_before(fp, chain[b], chain[b - 1]); b--) {
+                uint32_t x = chain[b];
+                chain[b] = chain[b - 1];
+                chain[b - 1] = x;
+            }
+    }
+    uint32_t prev = UINT32_MAX;
+    for (size_t j = 0; j < k; j++) {
+        uint32_t ev = c->ev_of[chain[j]];
+        if (ev == UINT32_MAX) continue;
+        const FlowPoint *f = &fp[chain[j]];
+        if (prev != UINT32_MAX && ev != prev) add_flow(out, f->id, f->cat, prev, ev);
+        prev = ev;
+    }
+    if (chain != small) free(chain);
+}
+
+/* Correlated events without an ac2g flow: a group is the candidates of one (source,
+ * correlation id). */
 typedef struct {
     const Trace *t;
     const uint32_t *ev; /* candidate events */
+    uint32_t ac2g;      /* the flows' category */
 } CorrCtx;
 
 static uint64_t corr_hash(const void *ctx, uint32_t i) {
@@ -1269,6 +1451,19 @@ static bool corr_same(const void *ctx, uint32_t a, uint32_t b) {
     const CorrCtx *c = ctx;
     const TraceEvent *x = &c->t->events[c->ev[a]], *y = &c->t->events[c->ev[b]];
     return x->corr == y->corr && c->t->lanes[x->lane].source == c->t->lanes[y->lane].source;
+}
+
+/* The group's first launch to each of its GPU ops. */
+static void corr_flows(const void *ctx, const uint32_t *items, size_t k, FlowList *out) {
+    const CorrCtx *c = ctx;
+    const TraceEvent *ev = c->t->events;
+    uint32_t launch = UINT32_MAX;
+    for (size_t j = 0; j < k && launch == UINT32_MAX; j++)
+        if (EventKind_isLaunch((EventKind)ev[c->ev[items[j]]].kind)) launch = c->ev[items[j]];
+    if (launch == UINT32_MAX) return;
+    for (size_t j = 0; j < k; j++)
+        if (EventKind_isGpuWork((EventKind)ev[c->ev[items[j]]].kind))
+            add_flow(out, ev[launch].corr, c->ac2g, launch, c->ev[items[j]]);
 }
 
 static void bind_flows(Trace *t, const FinishOptions *fo) {
@@ -1290,39 +1485,8 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     B->fps_len = B->fps_cap = 0;
     uint32_t *ev_of = bind_points(t, fo);
     clock_mark(&clk, "  points");
-    uint32_t *heads;
-    size_t n_chains;
-    uint32_t *next = group_by_hash(B->n_fp, fp_key_hash, fp_same, B, &heads, &n_chains);
-    uint32_t *chain = NULL;
-    size_t chain_cap = 0;
-    for (size_t c = 0; c < n_chains; c++) {
-        size_t k = 0;
-        for (uint32_t i = heads[c]; i != UINT32_MAX; i = next[i]) {
-            GROW(chain, chain_cap, k + 1);
-            chain[k++] = i;
-        }
-        if (k > 16) {
-            sort_r(chain, k, sizeof *chain, cmp_chain, B->fp);
-        } else {
-            for (size_t a = 1; a < k; a++) /* insertion: chains are s + f, a few t */
-                for (size_t b = a; b > 0 && fp_before(B->fp, chain[b], chain[b - 1]); b--) {
-                    uint32_t x = chain[b];
-                    chain[b] = chain[b - 1];
-                    chain[b - 1] = x;
-                }
-        }
-        uint32_t prev = UINT32_MAX;
-        for (size_t j = 0; j < k; j++) {
-            uint32_t ev = ev_of[chain[j]];
-            if (ev == UINT32_MAX) continue;
-            const FlowPoint *f = &B->fp[chain[j]];
-            if (prev != UINT32_MAX && ev != prev) add_flow(t, &cap, f->id, f->cat, prev, ev);
-            prev = ev;
-        }
-    }
-    free(chain);
-    free(heads);
-    free(next);
+    ChainCtx chains = {B, ev_of};
+    group_flows(t, B->n_fp, &(GroupSpec){fp_key_hash, fp_same, chain_flows, &chains}, fo, &cap);
     free(ev_of);
     free(B->fp); /* the largest build array: give it back before the next step's */
     B->fp = NULL;
@@ -1343,18 +1507,8 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
         cand[n_cand++] = (uint32_t)i;
     }
     free(bound);
-    CorrCtx cc = {t, cand};
-    next = group_by_hash(n_cand, corr_hash, corr_same, &cc, &heads, &n_chains);
-    for (size_t c = 0; c < n_chains; c++) {
-        uint32_t launch = UINT32_MAX;
-        for (uint32_t i = heads[c]; i != UINT32_MAX && launch == UINT32_MAX; i = next[i])
-            if (EventKind_isLaunch((EventKind)t->events[cand[i]].kind)) launch = cand[i];
-        if (launch == UINT32_MAX) continue;
-        for (uint32_t i = heads[c]; i != UINT32_MAX; i = next[i])
-            if (EventKind_isGpuWork((EventKind)t->events[cand[i]].kind)) add_flow(t, &cap, t->events[launch].corr, ac2g, launch, cand[i]);
-    }
-    free(heads);
-    free(next);
+    CorrCtx cc = {t, cand, ac2g};
+    group_flows(t, n_cand, &(GroupSpec){corr_hash, corr_same, corr_flows, &cc}, fo, &cap);
     free(cand);
     clock_mark(&clk, "  corr");
     /* index by destination for Trace_partner (sorted in Trace_finish) */
@@ -1478,7 +1632,7 @@ static void extent_chunk(void *ctx, uint32_t c, ParScratch *S) {
 /* Smallest start and largest end (a B without E counting as its start) into *lo, *hi;
  * returns the B events without their E. */
 static size_t extent(const Trace *t, const FinishOptions *fo, int64_t *lo, int64_t *hi) {
-    size_t n = t->n_events, min = fo->parallel_min ? (size_t)fo->parallel_min : (1u << 20);
+    size_t n = t->n_events, min = fo->parallel_min ? (size_t)fo->parallel_min : CHUNK_MIN;
     size_t nc = fo->threads > 1 && n >= 2 * min ? (size_t)fo->threads : 1;
     if (nc > 8) nc = 8;
     Extent x = {t, (n + nc - 1) / nc, {{0, 0, 0}}};

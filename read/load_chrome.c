@@ -113,6 +113,7 @@ typedef struct {
     bool be_unsafe;       /* worker saw B/E pairs that may cross its slice */
     const char *stop_at;  /* worker: stop at this element start */
     struct Split *splits; /* main: speculative slices being parsed by workers */
+    struct SplitPool *pool; /* main, mapped file: the slices and their threads */
     SlabFeed *feed;       /* main, compressed input: slabs parsed by workers */
     bool peek;            /* main: the next refill reads a little (see slab_adopt) */
     size_t n_splits, next_split;
@@ -135,8 +136,7 @@ typedef enum { ST_OK, ST_ERR, ST_TRUNC, ST_STOP } LoopStatus;
  * real element boundary, and only then are the worker's events adopted. */
 typedef struct Split {
     const char *at, *stop;
-    pthread_t th;
-    bool started;
+    atomic_int state; /* SPLIT_*: who parses it (mapped files' slices) */
     Trace *t;
     const char *end; /* where the worker stopped */
     bool usable;
@@ -151,6 +151,18 @@ typedef struct Split {
     atomic_int abort;
     atomic_int *abort_slab; /* slab slices: set when the main parser passed it */
 } Split;
+
+/* A mapped file's slices and the threads that take them in turn (parallel_start). */
+typedef struct SplitPool {
+    Split *s;
+    size_t n;
+    atomic_size_t cursor; /* the next slice a thread looks at */
+    pthread_mutex_t mu;   /* with cv: a slice became SPLIT_DONE */
+    pthread_cond_t cv;
+    pthread_t *th;
+    struct PoolThread *arg; /* per thread */
+    int n_th;
+} SplitPool;
 
 /* ---------- window management ---------- */
 
@@ -1039,48 +1051,123 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
-/* Called when the main loader enters the event array of a mapped file. */
+/* Who parses a mapped file's slice: nobody yet, a pool thread (or the main parser
+ * helping, parallel_adopt), done, or the main parser in place (or nobody: a bad guess
+ * the main parser went past). */
+enum { SPLIT_FREE, SPLIT_TAKEN, SPLIT_DONE, SPLIT_MAIN };
+
+/* Slices per parser thread at most (a huge file's are larger than the slab size): the
+ * threads take them in turn, so a thread that runs slower than the others (a busy
+ * core, a denser stretch of the file) holds the load up by one slice, not by its share
+ * of the file. */
+#define SLICES_PER_THREAD 16
+
+static bool split_claim(Split *sp, int who) {
+    int expected = SPLIT_FREE;
+    return atomic_compare_exchange_strong(&sp->state, &expected, who);
+}
+
+/* The next free slice from the pool's cursor on, claimed for this thread; NULL when
+ * none is left. */
+static Split *split_next(SplitPool *P) {
+    for (;;) {
+        size_t k = atomic_fetch_add(&P->cursor, 1);
+        if (k >= P->n) return NULL;
+        if (split_claim(&P->s[k], SPLIT_TAKEN)) return &P->s[k];
+    }
+}
+
+/* Parses a slice this thread claimed, then says it is done. */
+static void split_run(SplitPool *P, Split *sp) {
+    worker_main(sp);
+    pthread_mutex_lock(&P->mu);
+    atomic_store(&sp->state, SPLIT_DONE);
+    pthread_cond_broadcast(&P->cv);
+    pthread_mutex_unlock(&P->mu);
+}
+
+/* A pool thread: its own slice first (claimed for it before it started, so the main
+ * parser, reaching that slice, adopts it rather than parse it again), then the free
+ * ones in order. */
+typedef struct PoolThread {
+    SplitPool *P;
+    Split *first;
+} PoolThread;
+
+static void *pool_main(void *arg) {
+    PoolThread *pt = arg;
+    split_run(pt->P, pt->first);
+    for (Split *sp; (sp = split_next(pt->P));) split_run(pt->P, sp);
+    return NULL;
+}
+
+/* Called when the main loader enters the event array of a mapped file: cuts the rest
+ * into slices (the first stays the main parser's) and starts threads - 1 threads that
+ * take them in order. */
 static void parallel_start(Loader *L, const char *array_start) {
     L->parallel_ok = false;
     int n = L->threads;
     const char *end = L->buf + L->len;
     size_t span = (size_t)(end - array_start);
     if (n < 2 || span < (size_t)n * 1024) return;
-    L->splits = xcalloc((size_t)n - 1, sizeof *L->splits);
+    size_t slice = L->opt && L->opt->slab_bytes ? L->opt->slab_bytes : (4u << 20);
+    if (slice < span / ((size_t)n * SLICES_PER_THREAD)) slice = span / ((size_t)n * SLICES_PER_THREAD);
+    size_t k = span / slice;
+    if (k < (size_t)n) k = (size_t)n;
+    SplitPool *P = xcalloc(1, sizeof *P);
+    P->s = xcalloc(k - 1, sizeof *P->s);
     const char *prev = array_start;
-    for (int k = 1; k < n; k++) {
-        const char *g = Js_guessElement(array_start + span * (size_t)k / (size_t)n, end);
-        if (!g || g <= prev) break;
-        Split *sp = &L->splits[L->n_splits++];
-        sp->at = prev = g;
+    for (size_t i = 1; i < k; i++) {
+        const char *g = Js_guessElement(array_start + span / k * i, end);
+        if (!g) break;           /* no element starts after it: none after the later ones */
+        if (g <= prev) continue; /* inside one long element: a later guess may land past it */
+        P->s[P->n++].at = prev = g;
     }
-    for (size_t k = 0; k < L->n_splits; k++) {
-        Split *sp = &L->splits[k];
-        sp->stop = k + 1 < L->n_splits ? L->splits[k + 1].at : NULL;
+    for (size_t i = 0; i < P->n; i++) {
+        Split *sp = &P->s[i];
+        sp->stop = i + 1 < P->n ? P->s[i + 1].at : NULL;
         sp->path = L->path;
         sp->opt = L->opt;
         sp->map = L->buf;
         sp->map_len = L->len;
-        sp->started = pthread_create(&sp->th, NULL, worker_main, sp) == 0;
-        if (!sp->started) sp->usable = false;
+        atomic_init(&sp->state, SPLIT_FREE);
     }
+    pthread_mutex_init(&P->mu, NULL);
+    pthread_cond_init(&P->cv, NULL);
+    P->th = xmalloc((size_t)(n - 1) * sizeof *P->th);
+    P->arg = xmalloc((size_t)(n - 1) * sizeof *P->arg);
+    atomic_store(&P->cursor, (size_t)(n - 1) < P->n ? (size_t)(n - 1) : P->n); /* past the threads' first slices */
+    for (int i = 0; i < n - 1 && (size_t)i < P->n; i++) {
+        /* thread i's first slice is the i-th: taken before the thread runs (and given
+         * back should it not start) */
+        Split *sp = &P->s[i];
+        atomic_store(&sp->state, SPLIT_TAKEN);
+        P->arg[P->n_th] = (PoolThread){P, sp};
+        if (pthread_create(&P->th[P->n_th], NULL, pool_main, &P->arg[P->n_th]) == 0) P->n_th++;
+        else atomic_store(&sp->state, SPLIT_FREE);
+    }
+    /* without a thread the main parser takes every slice in place, in order */
+    L->pool = P;
+    L->splits = P->s;
+    L->n_splits = P->n;
 }
 
-static void split_join(Split *sp) {
-    if (sp->started) {
-        pthread_join(sp->th, NULL);
-        sp->started = false;
-    }
-}
-
-/* Joins and frees every worker (on any exit path of the main loader). */
+/* Stops and joins the pool's threads, frees what no one adopted (on any exit path of
+ * the main loader). */
 static void parallel_finish(Loader *L) {
-    for (size_t k = 0; k < L->n_splits; k++) {
-        atomic_store(&L->splits[k].abort, 1);
-        split_join(&L->splits[k]);
-        Trace_free(L->splits[k].t);
-    }
-    free(L->splits);
+    SplitPool *P = L->pool;
+    if (!P) return;
+    atomic_store(&P->cursor, P->n); /* no more claims */
+    for (size_t k = 0; k < P->n; k++) atomic_store(&P->s[k].abort, 1);
+    for (int i = 0; i < P->n_th; i++) pthread_join(P->th[i], NULL);
+    for (size_t k = 0; k < P->n; k++) Trace_free(P->s[k].t);
+    pthread_mutex_destroy(&P->mu);
+    pthread_cond_destroy(&P->cv);
+    free(P->th);
+    free(P->arg);
+    free(P->s);
+    free(P);
+    L->pool = NULL;
     L->splits = NULL;
     L->n_splits = 0;
 }
@@ -1096,17 +1183,30 @@ static void adopt_events(Loader *L, Split *sp) {
     if (L->opt && L->opt->observe) L->opt->observe(L->opt->observe_ctx, L->t);
 }
 
-/* The main parser is at element start q. If a worker slice starts exactly here, adopt
- * its events and return where it stopped; slices the parser has passed were bad
- * guesses and are dropped. Returns NULL when there is nothing to adopt at q. */
+/* The main parser is at element start q. If a slice starts exactly here: one nobody
+ * took yet is the main parser's to parse in place (NULL), one a thread parsed is
+ * adopted (its end returned), and while a thread is still at it the main parser
+ * parses the free slices ahead itself, then waits. Slices the parser has passed were
+ * bad guesses and are dropped. Returns NULL when there is nothing to adopt at q. */
 static const char *parallel_adopt(Loader *L, const char *q) {
     while (L->next_split < L->n_splits && L->splits[L->next_split].at < q) {
         Split *sp = &L->splits[L->next_split++];
-        atomic_store(&sp->abort, 1); /* a bad guess: stop it early */
+        if (!split_claim(sp, SPLIT_MAIN)) atomic_store(&sp->abort, 1); /* a bad guess: stop it early */
     }
     if (L->next_split >= L->n_splits || L->splits[L->next_split].at != q) return NULL;
     Split *sp = &L->splits[L->next_split++];
-    split_join(sp);
+    if (split_claim(sp, SPLIT_MAIN)) return NULL; /* parse it in place: nothing to adopt */
+    SplitPool *P = L->pool;
+    while (atomic_load(&sp->state) != SPLIT_DONE) {
+        Split *ahead = split_next(P);
+        if (ahead) {
+            split_run(P, ahead);
+            continue;
+        }
+        pthread_mutex_lock(&P->mu);
+        while (atomic_load(&sp->state) != SPLIT_DONE) pthread_cond_wait(&P->cv, &P->mu);
+        pthread_mutex_unlock(&P->mu);
+    }
     if (!sp->usable) return NULL; /* parse this slice ourselves */
     adopt_events(L, sp);
     Trace_free(sp->t);

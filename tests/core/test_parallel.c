@@ -5,7 +5,8 @@
 #include "testutil.h"
 #include "ovtrace/analysis/overlap.h"
 
-static size_t g_slab; /* compressed input: slab size of the parallel loads (0: default) */
+static size_t g_slab; /* slab size (compressed input) or least slice size (a mapped file) of
+                        * the parallel loads (0: default) */
 
 static Trace *load_with(const char *path, int threads, char *err, size_t errlen) {
     LoadOptions o = {.threads = threads, .min_parallel_bytes = 1, .slab_bytes = g_slab, .cache = -1};
@@ -173,6 +174,40 @@ static void large_slices_keep_their_flows(void **state) {
     free(s);
 }
 
+/* A mapped file cut into many more slices than threads (small slab_bytes): the threads
+ * take them in turn and the main parser parses a free one in place, adopts a finished
+ * one, or parses the free ones ahead while a thread is still at the one it reached. Every
+ * way the slices fall gives the model of one thread: plain events, flows that cross
+ * slices, text built to mislead the guesses, B/E pairs across slices and a cut file. */
+static void many_slices_per_thread(void **state) {
+    (void)state;
+    static const size_t slices[] = {4096, 65536};
+    size_t n;
+    char *s = plain_events(false, &n);
+    char *p = tu_write(s, n, ".json");
+    char *f = launch_flows(20000, &n);
+    char *pf = tu_write(f, n, ".json");
+    for (size_t i = 0; i < sizeof slices / sizeof slices[0]; i++) {
+        g_slab = slices[i];
+        for (int th = 2; th <= 5; th++) {
+            check_file(p, th, true);
+            check_file(pf, th, true);
+        }
+        for (int cut = 0; cut < 2; cut++) {
+            char *json = tricky(20000, cut);
+            char *pt = tu_write(json, strlen(json), ".json");
+            for (int th = 2; th <= 4; th++) check_file(pt, th, false);
+            unlink(pt);
+            free(json);
+        }
+    }
+    g_slab = 0;
+    unlink(p);
+    unlink(pf);
+    free(s);
+    free(f);
+}
+
 /* Negative keys encode string pids/tids, so a numeric "pid": -166 must not be read as
  * string number 165 (a heap overflow in Trace_absorb, input found by fuzz_load_parallel).
  * It is keyed by its text, stays apart from pid 166 and from a string pid "x", and the
@@ -314,6 +349,7 @@ int main(void) {
         cmocka_unit_test(misleading_text_and_crossing_pairs),
         cmocka_unit_test(slices_adopted_on_plain_events),
         cmocka_unit_test(large_slices_keep_their_flows),
+        cmocka_unit_test(many_slices_per_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,8 +55,10 @@ typedef struct {
     int threads;                /* parser threads: 0 = one per core, 1 = single */
     uint64_t min_parallel_bytes; /* files smaller than this parse single-threaded (0: 16 MB;
                                     compressed files count 8x their size) */
-    size_t slab_bytes; /* compressed input: decompressed bytes per parallel slab (0: 4 MB;
-                          tests: --debug-slab-bytes) */
+    size_t slab_bytes; /* bytes per unit of parallel work (0: 4 MB; tests:
+                          --debug-slab-bytes): compressed input, decompressed bytes per
+                          slab; a mapped file, the least bytes per slice of its event
+                          array (a huge file's slices are larger, 16 per thread) */
     /* Called right after each progress report, on the loading thread, with the trace
      * being built: lanes and events [0, partial->n_events) are readable for the duration
      * of the call (unsorted, unclassified, not finished). Also called after each parallel
