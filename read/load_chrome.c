@@ -27,6 +27,8 @@
 
 #define WINDOW_MIN (4u << 20)
 #define PROGRESS_EVERY (8u << 20)
+/* A worker publishes its progress and looks for an abort every this many bytes. */
+#define WORKER_PUBLISH_EVERY (64u << 10)
 #define MEMORY_EVENT "[memory]"
 #define MAX_TOKEN_DEFAULT (256ull << 20)
 
@@ -969,6 +971,9 @@ static bool progress(Loader *L, const char *p) {
     }
     if (L->worker) { /* workers publish bytes done; the main loader reports */
         Split *sp = L->slice;
+        uint64_t at = (uint64_t)(p - sp->at);
+        if (at < L->next_progress) return true; /* not per event: the line is the pool's */
+        L->next_progress = at + WORKER_PUBLISH_EVERY;
         if (atomic_load_explicit(&sp->abort, memory_order_relaxed) ||
             (sp->abort_slab && atomic_load_explicit(sp->abort_slab, memory_order_relaxed)))
             return false;
