@@ -3,9 +3,11 @@
  * give exactly what the single-threaded parser gives: the same success or the same
  * error message, the same events (time, duration, source offset, name, kind, class,
  * flags, depth, lane identity), lanes, flows and diagnostics. Slicing is forced on
- * small inputs (min_parallel_bytes = 1); byte 0 picks 2..5 threads. The same input,
- * zstd-compressed, must load the same single-threaded and in slabs parsed by workers
- * (read/slabfeed.c; byte 0 also picks slabs of 64 B to 1 kB, so they are many). */
+ * small inputs (min_parallel_bytes = 1); byte 0 picks 2..5 threads, and slices of the
+ * default size (one per thread on a small input) or of 64 B to 1 kB (many per thread,
+ * taken in turn). The same input, zstd-compressed, must load the same single-threaded
+ * and in slabs parsed by workers (read/slabfeed.c; slabs of 64 B to 1 kB, so they are
+ * many). */
 #include <zstd.h>
 
 #include "fuzz_common.h"
@@ -82,7 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char path[64];
     int fd = fz_memfd(data + 1, size - 1);
     fz_fdpath(fd, path, sizeof path);
-    differential(path, threads, 0);
+    size_t small = 64u << (data[0] / 4 % 5);
+    differential(path, threads, data[0] & 0x80 ? small : 0);
     close(fd);
     size_t cap = ZSTD_compressBound(size - 1);
     void *z = malloc(cap);
@@ -90,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (ZSTD_isError(zn)) abort();
     fd = fz_memfd(z, zn);
     fz_fdpath(fd, path, sizeof path);
-    differential(path, threads, 64u << (data[0] / 4 % 5));
+    differential(path, threads, small);
     close(fd);
     free(z);
     return 0;

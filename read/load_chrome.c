@@ -1061,11 +1061,13 @@ static void *worker_main(void *arg) {
  * the main parser went past). */
 enum { SPLIT_FREE, SPLIT_TAKEN, SPLIT_DONE, SPLIT_MAIN };
 
-/* Slices per parser thread at most (a huge file's are larger than the slab size): the
- * threads take them in turn, so a thread that runs slower than the others (a busy
- * core, a denser stretch of the file) holds the load up by one slice, not by its share
- * of the file. */
-#define SLICES_PER_THREAD 16
+/* Slices shrink as the file goes (guided scheduling): each is 1 / (2 x threads) of what
+ * is left after it, down to LoadOptions.slab_bytes (4 MB; on a smaller file, down to
+ * 1 / (2 x threads) of the file), so there are few of them
+ * (about 2 x threads x ln(file / 4 MB)), and a thread that runs slower than the others
+ * (a busy core, a denser stretch of the file) holds the load up at the end by a small
+ * slice, not by its share of the file. */
+#define SLICE_MIN_DEFAULT (4u << 20)
 
 static bool split_claim(Split *sp, int who) {
     int expected = SPLIT_FREE;
@@ -1115,17 +1117,21 @@ static void parallel_start(Loader *L, const char *array_start) {
     const char *end = L->buf + L->len;
     size_t span = (size_t)(end - array_start);
     if (n < 2 || span < (size_t)n * 1024) return;
-    size_t slice = L->opt && L->opt->slab_bytes ? L->opt->slab_bytes : (4u << 20);
-    if (slice < span / ((size_t)n * SLICES_PER_THREAD)) slice = span / ((size_t)n * SLICES_PER_THREAD);
-    size_t k = span / slice;
-    if (k < (size_t)n) k = (size_t)n;
+    size_t min = L->opt && L->opt->slab_bytes ? L->opt->slab_bytes : SLICE_MIN_DEFAULT, cap = 0;
+    if (min > span / ((size_t)n * 2)) min = span / ((size_t)n * 2); /* a small file: still a slice per thread */
     SplitPool *P = xcalloc(1, sizeof *P);
-    P->s = xcalloc(k - 1, sizeof *P->s);
-    const char *prev = array_start;
-    for (size_t i = 1; i < k; i++) {
-        const char *g = Js_guessElement(array_start + span / k * i, end);
+    const char *prev = array_start, *at = array_start;
+    for (size_t left = span;;) {
+        size_t step = left / ((size_t)n * 2);
+        if (step < min) step = min;
+        if (step >= left) break;
+        at += step;
+        left -= step;
+        const char *g = Js_guessElement(at, end);
         if (!g) break;           /* no element starts after it: none after the later ones */
         if (g <= prev) continue; /* inside one long element: a later guess may land past it */
+        GROW(P->s, cap, P->n + 1);
+        memset(&P->s[P->n], 0, sizeof *P->s);
         P->s[P->n++].at = prev = g;
     }
     for (size_t i = 0; i < P->n; i++) {

@@ -58,7 +58,8 @@ typedef struct {
     size_t slab_bytes; /* bytes per unit of parallel work (0: 4 MB; tests:
                           --debug-slab-bytes): compressed input, decompressed bytes per
                           slab; a mapped file, the least bytes per slice of its event
-                          array (a huge file's slices are larger, 16 per thread) */
+                          array (slices shrink from 1 / (2 x threads) of the array
+                          down to this) */
     /* Called right after each progress report, on the loading thread, with the trace
      * being built: lanes and events [0, partial->n_events) are readable for the duration
      * of the call (unsorted, unclassified, not finished). Also called after each parallel
