@@ -1269,7 +1269,6 @@ typedef struct {
 
 typedef struct {
     const GroupSpec *g;
-    const uint64_t *h;    /* per item; NULL: one part, g->hash asked directly */
     const uint32_t *item; /* the items by part; NULL: one part of every item */
     const size_t *first;  /* part p holds item[first[p] .. first[p + 1]) */
     FlowList *out;        /* per part */
@@ -1282,7 +1281,7 @@ typedef struct {
 
 static uint64_t part_hash(const void *ctx, uint32_t i) {
     const PartView *v = ctx;
-    return v->P->h ? v->P->h[v->item[i]] : v->P->g->hash(v->P->g->ctx, i);
+    return v->P->g->hash(v->P->g->ctx, v->item ? v->item[i] : i);
 }
 
 static bool part_same(const void *ctx, uint32_t a, uint32_t b) {
@@ -1309,11 +1308,13 @@ static void group_part(void *ctx, uint32_t p, ParScratch *S) {
     free(next);
 }
 
-/* Hashing items and sorting them into parts, by chunks of items on parts threads. */
+/* Hashing items and sorting them into parts, by chunks of items on parts threads. A
+ * part number is kept per item (1 B, not the 8-B hash: group_part hashes again), so
+ * the split costs 5 B per item beside the tables. */
 typedef struct {
     const GroupSpec *g;
     size_t n, chunk, parts;
-    uint64_t *h;
+    uint8_t *part;
     uint32_t *item;
     size_t count[8][8]; /* per chunk, per part: its items, then where they go */
 } HashChunks;
@@ -1325,8 +1326,8 @@ static void hash_chunk(void *ctx, uint32_t c, ParScratch *S) {
     HashChunks *x = ctx;
     size_t a = c * x->chunk, b = a + x->chunk < x->n ? a + x->chunk : x->n;
     for (size_t i = a; i < b; i++) {
-        x->h[i] = x->g->hash(x->g->ctx, (uint32_t)i);
-        x->count[c][part_of(x->h[i], x->parts)]++;
+        x->part[i] = (uint8_t)part_of(x->g->hash(x->g->ctx, (uint32_t)i), x->parts);
+        x->count[c][x->part[i]]++;
     }
 }
 
@@ -1335,7 +1336,7 @@ static void scatter_chunk(void *ctx, uint32_t c, ParScratch *S) {
     HashChunks *x = ctx;
     size_t a = c * x->chunk, b = a + x->chunk < x->n ? a + x->chunk : x->n;
     size_t *at = x->count[c];
-    for (size_t i = a; i < b; i++) x->item[at[part_of(x->h[i], x->parts)]++] = (uint32_t)i;
+    for (size_t i = a; i < b; i++) x->item[at[x->part[i]]++] = (uint32_t)i;
 }
 
 /* Items per part at least (FinishOptions.parallel_min in tests): below, one thread
@@ -1348,14 +1349,14 @@ static void group_flows(Trace *t, size_t n, const GroupSpec *g, const FinishOpti
     if (parts > 8) parts = 8;
     while (parts > 1 && n / parts < min) parts--;
     size_t first[9] = {0};
-    uint64_t *h = NULL;
+    uint8_t *part = NULL;
     uint32_t *item = NULL;
     if (parts > 1) {
-        h = xmalloc(n * sizeof *h);
+        part = xmalloc(n * sizeof *part);
         item = xmalloc(n * sizeof *item);
         /* hashed and counted by chunks, then each chunk's items scattered after those
          * of the chunks before it: every part keeps its items in ascending order */
-        HashChunks x = {g, n, (n + parts - 1) / parts, parts, h, item, {{0}}};
+        HashChunks x = {g, n, (n + parts - 1) / parts, parts, part, item, {{0}}};
         uint32_t order[8];
         for (uint32_t c = 0; c < parts; c++) order[c] = c;
         ParFor_run(order, parts, (int)parts, hash_chunk, &x);
@@ -1373,11 +1374,11 @@ static void group_flows(Trace *t, size_t n, const GroupSpec *g, const FinishOpti
         first[1] = n;
     }
     FlowList out[8] = {{0}};
-    GroupParts P = {g, h, item, first, out};
+    GroupParts P = {g, item, first, out};
     uint32_t order[8];
     for (uint32_t p = 0; p < parts; p++) order[p] = p;
     ParFor_run(order, parts, (int)parts, group_part, &P);
-    free(h);
+    free(part);
     free(item);
     for (size_t p = 0; p < parts; p++) {
         GROW(t->flows, *cap, t->n_flows + out[p].n);
