@@ -34,6 +34,9 @@ FILE *xopen_memstream(char **buf, size_t *len);
 
 /* Grow *arr (element size sz) so that it holds at least need elements. */
 void grow_array(void **arr, size_t *cap, size_t need, size_t sz);
-#define GROW(arr, cap, need) grow_array((void **)&(arr), &(cap), (need), sizeof *(arr))
+/* The same, the call made only when the array is full: appends in the parser's per-event
+ * loop cost a compare, not a call. arr, cap and need are evaluated more than once. */
+#define GROW(arr, cap, need) \
+    ((size_t)(need) > (cap) ? grow_array((void **)&(arr), &(cap), (need), sizeof *(arr)) : (void)0)
 
 #endif
