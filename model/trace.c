@@ -865,8 +865,6 @@ static uint32_t *lanes_by_size(const size_t *first, size_t nl) {
     return order;
 }
 
-/* More threads pay off only when a second lane has much to do too (32k items; tests
- * lower that with FinishOptions.parallel_min to run small traces in parallel). */
 /* Events per chunk at least for the passes over all events that run in chunks on
  * several threads (lane_index, extent): a quarter of a million events take a
  * millisecond or more, against tens of microseconds to start a thread. */
@@ -875,6 +873,8 @@ static uint32_t *lanes_by_size(const size_t *first, size_t nl) {
 /* FinishOptions.cancel became non-zero: the steps left are not run. */
 static bool finish_cancelled(const FinishOptions *fo) { return fo->cancel && *fo->cancel; }
 
+/* More threads pay off only when a second lane has much to do too (32k items; tests
+ * lower that with FinishOptions.parallel_min to run small traces in parallel). */
 static int threads_for(const size_t *first, const uint32_t *order, size_t nl, const FinishOptions *fo) {
     size_t min = fo->parallel_min ? (size_t)fo->parallel_min : (1u << 15);
     return nl > 1 && first[order[1] + 1] - first[order[1]] >= min ? fo->threads : 1;
