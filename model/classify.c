@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <regex.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/regex.h"
+#include "ovtrace/model/parfor.h"
 
 typedef enum { RULE_COMM, RULE_NOT_COMM, RULE_STREAM } RuleKind;
 
@@ -218,22 +220,53 @@ EventClass Classify_event(const CommRules *r, EventKind k, unsigned flags, const
     return c;
 }
 
-void Classify_trace(Trace *t, const CommRules *r) {
-    size_t n_names = StrTab_count(t->strings);
-    /* per-name cache: 0 unknown, 1 compute, 2 comm */
-    uint8_t *name_cls = xcalloc(n_names ? n_names : 1, 1);
+/* Classes over chunks of the events; a kernel name is matched against the rules the
+ * first time a chunk meets it (two chunks may both match it: the same answer). */
+typedef struct {
+    Trace *t;
+    const CommRules *r;
+    _Atomic uint8_t *name_cls; /* per name: 0 not matched yet, 1 compute, 2 comm */
+    const uint8_t *lane_comm;  /* per lane: a comm stream by the rules */
+    size_t chunk;
+} ClassifyChunks;
+
+static void classify_chunk(void *ctx, uint32_t c, ParScratch *S) {
+    (void)S;
+    ClassifyChunks *x = ctx;
+    Trace *t = x->t;
+    size_t a = (size_t)c * x->chunk, b = a + x->chunk < t->n_events ? a + x->chunk : t->n_events;
+    for (size_t i = a; i < b; i++) {
+        TraceEvent *e = &t->events[i];
+        EventClass cls = static_class(e->kind, e->flags);
+        if (e->kind == KIND_KERNEL && x->r) {
+            uint8_t k = atomic_load_explicit(&x->name_cls[e->name], memory_order_relaxed);
+            if (!k) {
+                k = CommRules_nameIsComm(x->r, StrTab_get(t->strings, e->name)) ? 2 : 1;
+                atomic_store_explicit(&x->name_cls[e->name], k, memory_order_relaxed);
+            }
+            if (k == 2 || x->lane_comm[e->lane]) cls = CLASS_COMM;
+        }
+        e->cls = cls;
+    }
+}
+
+/* Events per chunk at least before a second thread classifies. */
+#define CLASSIFY_CHUNK_MIN (1u << 18)
+
+void Classify_traceThreads(Trace *t, const CommRules *r, int threads) {
+    size_t n_names = StrTab_count(t->strings), n = t->n_events;
+    _Atomic uint8_t *name_cls = xcalloc(n_names ? n_names : 1, sizeof *name_cls);
     uint8_t *lane_comm = xcalloc(t->n_lanes ? t->n_lanes : 1, 1);
     for (size_t i = 0; i < t->n_lanes; i++)
         lane_comm[i] = r && t->lanes[i].gpu && CommRules_streamIsComm(r, t->lanes[i].stream);
-    for (size_t i = 0; i < t->n_events; i++) {
-        TraceEvent *e = &t->events[i];
-        EventClass c = static_class(e->kind, e->flags);
-        if (e->kind == KIND_KERNEL && r) {
-            if (!name_cls[e->name]) name_cls[e->name] = CommRules_nameIsComm(r, StrTab_get(t->strings, e->name)) ? 2 : 1;
-            if (name_cls[e->name] == 2 || lane_comm[e->lane]) c = CLASS_COMM;
-        }
-        e->cls = c;
-    }
+    size_t nc = threads > 1 && n >= 2 * CLASSIFY_CHUNK_MIN ? (size_t)threads : 1;
+    if (nc > 8) nc = 8;
+    ClassifyChunks x = {t, r, name_cls, lane_comm, (n + nc - 1) / nc};
+    uint32_t order[8];
+    for (uint32_t c = 0; c < nc; c++) order[c] = c;
+    ParFor_run(order, nc, (int)nc, classify_chunk, &x);
     free(name_cls);
     free(lane_comm);
 }
+
+void Classify_trace(Trace *t, const CommRules *r) { Classify_traceThreads(t, r, 1); }

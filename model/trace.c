@@ -1467,6 +1467,57 @@ static void corr_flows(const void *ctx, const uint32_t *items, size_t k, FlowLis
             add_flow(out, ev[launch].corr, c->ac2g, launch, c->ev[items[j]]);
 }
 
+/* The correlation candidates, in event order: launches and GPU work with a correlation
+ * id that no ac2g flow touches (bound). Scanned over chunks of the events, each on a
+ * thread of its own where the events are many, the chunks' lists joined in order. */
+typedef struct {
+    const Trace *t;
+    const bool *bound;
+    size_t chunk;
+    uint32_t *item[8];
+    size_t n[8];
+} CandScan;
+
+static void cand_chunk(void *ctx, uint32_t c, ParScratch *S) {
+    (void)S;
+    CandScan *x = ctx;
+    size_t a = c * x->chunk, b = a + x->chunk < x->t->n_events ? a + x->chunk : x->t->n_events;
+    uint32_t *item = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = a; i < b; i++) {
+        const TraceEvent *e = &x->t->events[i];
+        if (!e->corr || x->bound[i] || (!EventKind_isGpuWork((EventKind)e->kind) && !EventKind_isLaunch((EventKind)e->kind)))
+            continue;
+        GROW(item, cap, n + 1);
+        item[n++] = (uint32_t)i;
+    }
+    x->item[c] = item; /* once, at the end: the chunks' counts share a line */
+    x->n[c] = n;
+}
+
+static uint32_t *corr_candidates(const Trace *t, const bool *bound, const FinishOptions *fo, size_t *n_out) {
+    size_t n = t->n_events, min = fo->parallel_min ? (size_t)fo->parallel_min : CHUNK_MIN;
+    size_t nc = fo->threads > 1 && n >= 2 * min ? (size_t)fo->threads : 1;
+    if (nc > 8) nc = 8;
+    CandScan x = {t, bound, (n + nc - 1) / nc, {NULL}, {0}};
+    uint32_t order[8];
+    for (uint32_t c = 0; c < nc; c++) order[c] = c;
+    ParFor_run(order, nc, (int)nc, cand_chunk, &x);
+    if (nc == 1) {
+        *n_out = x.n[0];
+        return x.item[0];
+    }
+    size_t total = 0;
+    for (size_t c = 0; c < nc; c++) total += x.n[c];
+    uint32_t *cand = xmalloc((total ? total : 1) * sizeof *cand);
+    for (size_t c = 0, at = 0; c < nc; at += x.n[c], c++) {
+        if (x.n[c]) memcpy(cand + at, x.item[c], x.n[c] * sizeof *cand);
+        free(x.item[c]);
+    }
+    *n_out = total;
+    return cand;
+}
+
 static void bind_flows(Trace *t, const FinishOptions *fo) {
     TraceBuild *B = t->build;
     size_t cap = 0;
@@ -1499,14 +1550,8 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     bool *bound = xcalloc(t->n_events ? t->n_events : 1, sizeof *bound);
     for (size_t i = 0; i < t->n_flows; i++)
         if (t->flows[i].cat == ac2g) bound[t->flows[i].from] = bound[t->flows[i].to] = true;
-    uint32_t *cand = NULL;
-    size_t n_cand = 0, cap_cand = 0;
-    for (size_t i = 0; i < t->n_events; i++) {
-        const TraceEvent *e = &t->events[i];
-        if (!e->corr || bound[i] || (!EventKind_isGpuWork((EventKind)e->kind) && !EventKind_isLaunch((EventKind)e->kind))) continue;
-        GROW(cand, cap_cand, n_cand + 1);
-        cand[n_cand++] = (uint32_t)i;
-    }
+    size_t n_cand;
+    uint32_t *cand = corr_candidates(t, bound, fo, &n_cand);
     free(bound);
     CorrCtx cc = {t, cand, ac2g};
     group_flows(t, n_cand, &(GroupSpec){corr_hash, corr_same, corr_flows, &cc}, fo, &cap);

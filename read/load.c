@@ -284,7 +284,7 @@ Trace *Load_files(const char *const *paths, size_t n, const LoadOptions *opt, ch
     if (ok) {
         if (opt && opt->stage) opt->stage(opt->stage_ctx, LOAD_STAGE_CLASSIFY, t->n_events, t->n_lanes, t->n_flows);
         CommRules *def = opt && opt->rules ? NULL : CommRules_default();
-        Classify_trace(t, opt && opt->rules ? opt->rules : def);
+        Classify_traceThreads(t, opt && opt->rules ? opt->rules : def, threads);
         CommRules_free(def);
         /* parser scratch and worker-thread arenas: give the memory back */
         malloc_trim(0);

@@ -4,7 +4,7 @@ set(core_dir ${CMAKE_CURRENT_SOURCE_DIR}/core)
 set(data_dir ${CMAKE_CURRENT_SOURCE_DIR}/data)
 ovtrace_unit_test(core.timeunits SOURCES ${core_dir}/test_timeunits.c)
 ovtrace_unit_test(core.loader SOURCES ${core_dir}/test_loader.c LIBS PkgConfig::ZLIB PkgConfig::ZSTD)
-ovtrace_unit_test(core.classify SOURCES ${core_dir}/test_classify.c)
+ovtrace_unit_test(core.classify SOURCES ${core_dir}/test_classify.c LABELS threads)
 ovtrace_unit_test(core.overlap SOURCES ${core_dir}/test_overlap.c)
 ovtrace_unit_test(core.deepseek SOURCES ${core_dir}/test_deepseek.c)
 ovtrace_unit_test(core.differential SOURCES ${core_dir}/test_differential.c LIBS PkgConfig::CJSON m)
@@ -21,7 +21,7 @@ add_test(NAME core.no_getenv COMMAND sh ${core_dir}/no_getenv.sh ${PROJECT_SOURC
 add_test(NAME core.one_oom_policy COMMAND sh ${core_dir}/one_oom_policy.sh ${PROJECT_SOURCE_DIR})
 ovtrace_unit_test(core.parallel SOURCES ${core_dir}/test_parallel.c LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS threads)
 ovtrace_unit_test(core.many_files SOURCES ${core_dir}/test_many_files.c LIBS PkgConfig::ZLIB PkgConfig::ZSTD LABELS threads)
-ovtrace_unit_test(core.finish SOURCES ${core_dir}/test_finish.c)
+ovtrace_unit_test(core.finish SOURCES ${core_dir}/test_finish.c LABELS threads)
 # stats --json byte-identical with 1, 2 and 3 parser threads on every test trace.
 add_test(NAME core.stats_threads
   COMMAND sh ${core_dir}/stats_threads.sh $<TARGET_FILE:ovtrace> ${PROJECT_SOURCE_DIR} ${OVTRACE_DEEPSEEK})

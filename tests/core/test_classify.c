@@ -122,6 +122,61 @@ static void rules_file_and_trace(void **state) {
     CommRules_free(r);
 }
 
+/* Classify_traceThreads on chunks of a large trace (over the half million events where
+ * threads start): every event gets Classify_event's class, on 1, 2 and 3 threads alike.
+ * Kernels with comm and compute names, kernels on a comm stream, peer-to-peer and plain
+ * copies, CPU ops, spread over all chunks so each chunk matches names of its own. */
+static void threads_agree(void **state) {
+    (void)state;
+    const char *rules = "comm-stream ^9$\nnot-comm get_dispatch\n";
+    char *p = tu_write(rules, strlen(rules), ".rules");
+    CommRules *r = CommRules_default();
+    char err[256];
+    assert_true(CommRules_loadFile(r, p, err, sizeof err));
+    unlink(p);
+    static const char *names[] = {"gemm", "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)",
+                                  "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+                                  "get_dispatch_layout", "flash_fwd", "aten::mm"};
+    const size_t n_ev = 700000, n_names = sizeof names / sizeof names[0];
+    Trace *tr[3];
+    for (int k = 0; k < 3; k++) {
+        Trace *t = Trace_new();
+        uint32_t src = Trace_addSource(t, "threads_agree");
+        uint32_t lanes[4] = {Trace_gpuLane(t, src, 0, 7, 0, 7), Trace_gpuLane(t, src, 0, 9, 0, 9),
+                             Trace_gpuLane(t, src, 0, 27, 0, 27), Trace_cpuLane(t, src, 100, 1)};
+        for (size_t i = 0; i < n_ev; i++) {
+            /* the name's index changes every 7 events, the lane every 3: every pair meets */
+            const char *nm = names[(i / 7) % n_names];
+            uint32_t l = lanes[(i / 3) % 4];
+            TraceEvent e = {0};
+            e.ts = (int64_t)i * 10;
+            e.dur = 5;
+            e.lane = l;
+            e.name = StrTab_intern(t->strings, nm, strlen(nm));
+            e.kind = l == lanes[3] ? KIND_CPU_OP : i % 11 == 0 ? KIND_MEMCPY : KIND_KERNEL;
+            if (e.kind == KIND_MEMCPY && i % 2) e.flags |= EVF_MEMCPY_P2P;
+            Trace_append(t, &e);
+        }
+        Trace_finish(t);
+        Classify_traceThreads(t, r, k + 1);
+        tr[k] = t;
+    }
+    size_t comm = 0;
+    for (size_t i = 0; i < n_ev; i++) {
+        const TraceEvent *e = &tr[0]->events[i];
+        EventClass want = Classify_event(r, (EventKind)e->kind, e->flags, Trace_name(tr[0], e),
+                                         tr[0]->lanes[e->lane].stream);
+        if (e->cls != want) fail_msg("event %zu (%s): class %d, want %d", i, Trace_name(tr[0], e), e->cls, want);
+        for (int k = 1; k < 3; k++)
+            if (tr[k]->events[i].cls != e->cls) fail_msg("event %zu: %d threads give class %d, one %d", i, k + 1,
+                                                         tr[k]->events[i].cls, e->cls);
+        comm += e->cls == CLASS_COMM;
+    }
+    assert_true(comm > n_ev / 4 && comm < n_ev * 3 / 4); /* both classes, plenty of each */
+    for (int k = 0; k < 3; k++) Trace_free(tr[k]);
+    CommRules_free(r);
+}
+
 /* A rules file that is not a regular text file is an error that says so, at once:
  * a directory (read as nothing before), /dev/zero (never ends), a FIFO (an open that
  * waits for a writer hung every command), also as the user's config file; a line over
@@ -170,6 +225,7 @@ int main(void) {
         cmocka_unit_test(default_rules),
         cmocka_unit_test(user_rules),
         cmocka_unit_test(rules_file_and_trace),
+        cmocka_unit_test(threads_agree),
         cmocka_unit_test(rules_file_special),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

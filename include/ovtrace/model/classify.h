@@ -32,5 +32,8 @@ bool CommRules_streamIsComm(const CommRules *r, int64_t stream);
 EventClass Classify_event(const CommRules *r, EventKind k, unsigned flags, const char *name, int64_t stream);
 /* (Re)classify every event of a finished trace; each name and lane is matched once. */
 void Classify_trace(Trace *t, const CommRules *r);
+/* The same over chunks of the events on up to `threads` threads (at most 8; from half a
+ * million events): a name may then be matched once per thread, with the same answer. */
+void Classify_traceThreads(Trace *t, const CommRules *r, int threads);
 
 #endif
