@@ -227,14 +227,12 @@ typedef struct {
     const CommRules *r;
     _Atomic uint8_t *name_cls; /* per name: 0 not matched yet, 1 compute, 2 comm */
     const uint8_t *lane_comm;  /* per lane: a comm stream by the rules */
-    size_t chunk;
 } ClassifyChunks;
 
-static void classify_chunk(void *ctx, uint32_t c, ParScratch *S) {
-    (void)S;
+static void classify_chunk(void *ctx, uint32_t c, size_t a, size_t b) {
+    (void)c;
     ClassifyChunks *x = ctx;
     Trace *t = x->t;
-    size_t a = (size_t)c * x->chunk, b = a + x->chunk < t->n_events ? a + x->chunk : t->n_events;
     for (size_t i = a; i < b; i++) {
         TraceEvent *e = &t->events[i];
         EventClass cls = static_class(e->kind, e->flags);
@@ -250,21 +248,14 @@ static void classify_chunk(void *ctx, uint32_t c, ParScratch *S) {
     }
 }
 
-/* Events per chunk at least before a second thread classifies. */
-#define CLASSIFY_CHUNK_MIN (1u << 18)
-
 void Classify_traceThreads(Trace *t, const CommRules *r, int threads) {
     size_t n_names = StrTab_count(t->strings), n = t->n_events;
     _Atomic uint8_t *name_cls = xcalloc(n_names ? n_names : 1, sizeof *name_cls);
     uint8_t *lane_comm = xcalloc(t->n_lanes ? t->n_lanes : 1, 1);
     for (size_t i = 0; i < t->n_lanes; i++)
         lane_comm[i] = r && t->lanes[i].gpu && CommRules_streamIsComm(r, t->lanes[i].stream);
-    size_t nc = threads > 1 && n >= 2 * CLASSIFY_CHUNK_MIN ? (size_t)threads : 1;
-    if (nc > 8) nc = 8;
-    ClassifyChunks x = {t, r, name_cls, lane_comm, (n + nc - 1) / nc};
-    uint32_t order[8];
-    for (uint32_t c = 0; c < nc; c++) order[c] = c;
-    ParFor_run(order, nc, (int)nc, classify_chunk, &x);
+    ClassifyChunks x = {t, r, name_cls, lane_comm};
+    ParFor_chunks(n, ParFor_chunkCount(n, 0, threads), classify_chunk, &x);
     free(name_cls);
     free(lane_comm);
 }

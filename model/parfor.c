@@ -40,6 +40,35 @@ void ParFor_run(const uint32_t *order, size_t n, int threads, ParForFn fn, void 
     for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
 }
 
+size_t ParFor_chunkCount(size_t n, size_t min, int threads) {
+    if (!min) min = PARFOR_CHUNK_MIN;
+    if (threads < 2 || n < 2 * min) return 1;
+    return threads > 8 ? 8 : (size_t)threads;
+}
+
+typedef struct {
+    ParChunkFn fn;
+    void *ctx;
+    size_t n, chunk;
+} Chunks;
+
+static void chunk_item(void *ctx, uint32_t c, ParScratch *S) {
+    (void)S;
+    const Chunks *x = ctx;
+    size_t a = (size_t)c * x->chunk < x->n ? (size_t)c * x->chunk : x->n;
+    size_t b = x->n - a > x->chunk ? a + x->chunk : x->n;
+    x->fn(x->ctx, c, a, b);
+}
+
+void ParFor_chunks(size_t n, size_t nc, ParChunkFn fn, void *ctx) {
+    if (nc < 1) nc = 1;
+    if (nc > 8) nc = 8;
+    Chunks x = {fn, ctx, n, (n + nc - 1) / nc};
+    uint32_t order[8];
+    for (uint32_t c = 0; c < nc; c++) order[c] = c;
+    ParFor_run(order, nc, (int)nc, chunk_item, &x);
+}
+
 static int cmp_larger(const void *a, const void *b, void *ctx) {
     const size_t *size = ctx;
     uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;

@@ -865,11 +865,6 @@ static uint32_t *lanes_by_size(const size_t *first, size_t nl) {
     return order;
 }
 
-/* Events per chunk at least for the passes over all events that run in chunks on
- * several threads (lane_index, extent): a quarter of a million events take a
- * millisecond or more, against tens of microseconds to start a thread. */
-#define CHUNK_MIN (1u << 18)
-
 /* FinishOptions.cancel became non-zero: the steps left are not run. */
 static bool finish_cancelled(const FinishOptions *fo) { return fo->cancel && *fo->cancel; }
 
@@ -926,16 +921,14 @@ static void layout_lane(void *ctx, uint32_t ln, ParScratch *S) {
 typedef struct {
     Trace *t;
     const uint32_t *renumber;
-    size_t chunk, nl;
+    size_t nl;
     size_t *count; /* per chunk: nl + 2 counters, then its start per lane */
     uint32_t *idx;
 } LaneIndex;
 
-static void lane_count(void *ctx, uint32_t c, ParScratch *S) {
-    (void)S;
+static void lane_count(void *ctx, uint32_t c, size_t a, size_t b) {
     LaneIndex *x = ctx;
     size_t *cnt = x->count + (size_t)c * (x->nl + 2);
-    size_t a = (size_t)c * x->chunk, b = a + x->chunk < x->t->n_events ? a + x->chunk : x->t->n_events;
     TraceEvent *ev = x->t->events;
     if (x->renumber) {
         for (size_t i = a; i < b; i++) {
@@ -948,11 +941,9 @@ static void lane_count(void *ctx, uint32_t c, ParScratch *S) {
     }
 }
 
-static void lane_scatter(void *ctx, uint32_t c, ParScratch *S) {
-    (void)S;
+static void lane_scatter(void *ctx, uint32_t c, size_t a, size_t b) {
     LaneIndex *x = ctx;
     size_t *at = x->count + (size_t)c * (x->nl + 2) + 1; /* at[lane]: its next slot */
-    size_t a = (size_t)c * x->chunk, b = a + x->chunk < x->t->n_events ? a + x->chunk : x->t->n_events;
     const TraceEvent *ev = x->t->events;
     for (size_t i = a; i < b; i++) x->idx[at[ev[i].lane]++] = (uint32_t)i;
 }
@@ -963,13 +954,9 @@ static void lane_scatter(void *ctx, uint32_t c, ParScratch *S) {
  * are the lanes'). */
 static void lane_index(Trace *t, const FinishOptions *fo, size_t *first, uint32_t *idx) {
     size_t n = t->n_events, nl = t->n_lanes;
-    size_t min = fo->parallel_min ? (size_t)fo->parallel_min : CHUNK_MIN;
-    size_t nc = fo->threads > 1 && n >= 2 * min && (fo->parallel_min || nl <= n / 16) ? (size_t)fo->threads : 1;
-    if (nc > 8) nc = 8;
-    LaneIndex x = {t, t->build->lane_renumber, (n + nc - 1) / nc, nl, xcalloc(nc * (nl + 2), sizeof(size_t)), idx};
-    uint32_t order[8];
-    for (uint32_t c = 0; c < nc; c++) order[c] = c;
-    ParFor_run(order, nc, (int)nc, lane_count, &x);
+    size_t nc = fo->parallel_min || nl <= n / 16 ? ParFor_chunkCount(n, fo->parallel_min, fo->threads) : 1;
+    LaneIndex x = {t, t->build->lane_renumber, nl, xcalloc(nc * (nl + 2), sizeof(size_t)), idx};
+    ParFor_chunks(n, nc, lane_count, &x);
     free(t->build->lane_renumber);
     t->build->lane_renumber = NULL;
     /* each chunk's start within each lane (over the count of the lane before, read
@@ -984,7 +971,7 @@ static void lane_index(Trace *t, const FinishOptions *fo, size_t *first, uint32_
         }
         first[l + 1] = at;
     }
-    ParFor_run(order, nc, (int)nc, lane_scatter, &x);
+    ParFor_chunks(n, nc, lane_scatter, &x);
     free(x.count);
 }
 
@@ -1313,7 +1300,7 @@ static void group_part(void *ctx, uint32_t p, ParScratch *S) {
  * the split costs 5 B per item beside the tables. */
 typedef struct {
     const GroupSpec *g;
-    size_t n, chunk, parts;
+    size_t parts;
     uint8_t *part;
     uint32_t *item;
     size_t count[8][8]; /* per chunk, per part: its items, then where they go */
@@ -1321,20 +1308,16 @@ typedef struct {
 
 static size_t part_of(uint64_t h, size_t parts) { return (size_t)((h >> 32) * parts >> 32); }
 
-static void hash_chunk(void *ctx, uint32_t c, ParScratch *S) {
-    (void)S;
+static void hash_chunk(void *ctx, uint32_t c, size_t a, size_t b) {
     HashChunks *x = ctx;
-    size_t a = c * x->chunk, b = a + x->chunk < x->n ? a + x->chunk : x->n;
     for (size_t i = a; i < b; i++) {
         x->part[i] = (uint8_t)part_of(x->g->hash(x->g->ctx, (uint32_t)i), x->parts);
         x->count[c][x->part[i]]++;
     }
 }
 
-static void scatter_chunk(void *ctx, uint32_t c, ParScratch *S) {
-    (void)S;
+static void scatter_chunk(void *ctx, uint32_t c, size_t a, size_t b) {
     HashChunks *x = ctx;
-    size_t a = c * x->chunk, b = a + x->chunk < x->n ? a + x->chunk : x->n;
     size_t *at = x->count[c];
     for (size_t i = a; i < b; i++) x->item[at[x->part[i]]++] = (uint32_t)i;
 }
@@ -1356,10 +1339,8 @@ static void group_flows(Trace *t, size_t n, const GroupSpec *g, const FinishOpti
         item = xmalloc(n * sizeof *item);
         /* hashed and counted by chunks, then each chunk's items scattered after those
          * of the chunks before it: every part keeps its items in ascending order */
-        HashChunks x = {g, n, (n + parts - 1) / parts, parts, part, item, {{0}}};
-        uint32_t order[8];
-        for (uint32_t c = 0; c < parts; c++) order[c] = c;
-        ParFor_run(order, parts, (int)parts, hash_chunk, &x);
+        HashChunks x = {g, parts, part, item, {{0}}};
+        ParFor_chunks(n, parts, hash_chunk, &x);
         for (size_t p = 0, at = 0; p < parts; p++) {
             first[p] = at;
             for (size_t c = 0; c < parts; c++) {
@@ -1369,7 +1350,7 @@ static void group_flows(Trace *t, size_t n, const GroupSpec *g, const FinishOpti
             }
         }
         first[parts] = n;
-        ParFor_run(order, parts, (int)parts, scatter_chunk, &x);
+        ParFor_chunks(n, parts, scatter_chunk, &x);
     } else {
         first[1] = n;
     }
@@ -1473,15 +1454,12 @@ static void corr_flows(const void *ctx, const uint32_t *items, size_t k, FlowLis
 typedef struct {
     const Trace *t;
     const bool *bound;
-    size_t chunk;
     uint32_t *item[8];
     size_t n[8];
 } CandScan;
 
-static void cand_chunk(void *ctx, uint32_t c, ParScratch *S) {
-    (void)S;
+static void cand_chunk(void *ctx, uint32_t c, size_t a, size_t b) {
     CandScan *x = ctx;
-    size_t a = c * x->chunk, b = a + x->chunk < x->t->n_events ? a + x->chunk : x->t->n_events;
     uint32_t *item = NULL;
     size_t n = 0, cap = 0;
     for (size_t i = a; i < b; i++) {
@@ -1496,13 +1474,9 @@ static void cand_chunk(void *ctx, uint32_t c, ParScratch *S) {
 }
 
 static uint32_t *corr_candidates(const Trace *t, const bool *bound, const FinishOptions *fo, size_t *n_out) {
-    size_t n = t->n_events, min = fo->parallel_min ? (size_t)fo->parallel_min : CHUNK_MIN;
-    size_t nc = fo->threads > 1 && n >= 2 * min ? (size_t)fo->threads : 1;
-    if (nc > 8) nc = 8;
-    CandScan x = {t, bound, (n + nc - 1) / nc, {NULL}, {0}};
-    uint32_t order[8];
-    for (uint32_t c = 0; c < nc; c++) order[c] = c;
-    ParFor_run(order, nc, (int)nc, cand_chunk, &x);
+    size_t nc = ParFor_chunkCount(t->n_events, fo->parallel_min, fo->threads);
+    CandScan x = {t, bound, {NULL}, {0}};
+    ParFor_chunks(t->n_events, nc, cand_chunk, &x);
     if (nc == 1) {
         *n_out = x.n[0];
         return x.item[0];
@@ -1651,17 +1625,14 @@ void Trace_finishThreads(Trace *t, int threads) { Trace_finishWith(t, &(FinishOp
 /* The events' extent over chunks, on fo->threads threads where they are many. */
 typedef struct {
     const Trace *t;
-    size_t chunk;
     struct {
         int64_t lo, hi;
         size_t open_b;
     } part[8];
 } Extent;
 
-static void extent_chunk(void *ctx, uint32_t c, ParScratch *S) {
-    (void)S;
+static void extent_chunk(void *ctx, uint32_t c, size_t a, size_t b) {
     Extent *x = ctx;
-    size_t a = (size_t)c * x->chunk, b = a + x->chunk < x->t->n_events ? a + x->chunk : x->t->n_events;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     size_t open_b = 0;
     for (size_t i = a; i < b; i++) {
@@ -1678,13 +1649,9 @@ static void extent_chunk(void *ctx, uint32_t c, ParScratch *S) {
 /* Smallest start and largest end (a B without E counting as its start) into *lo, *hi;
  * returns the B events without their E. */
 static size_t extent(const Trace *t, const FinishOptions *fo, int64_t *lo, int64_t *hi) {
-    size_t n = t->n_events, min = fo->parallel_min ? (size_t)fo->parallel_min : CHUNK_MIN;
-    size_t nc = fo->threads > 1 && n >= 2 * min ? (size_t)fo->threads : 1;
-    if (nc > 8) nc = 8;
-    Extent x = {t, (n + nc - 1) / nc, {{0, 0, 0}}};
-    uint32_t order[8];
-    for (uint32_t c = 0; c < nc; c++) order[c] = c;
-    ParFor_run(order, nc, (int)nc, extent_chunk, &x);
+    size_t nc = ParFor_chunkCount(t->n_events, fo->parallel_min, fo->threads);
+    Extent x = {t, {{0, 0, 0}}};
+    ParFor_chunks(t->n_events, nc, extent_chunk, &x);
     size_t open_b = 0;
     *lo = INT64_MAX, *hi = INT64_MIN;
     for (size_t c = 0; c < nc; c++) {

@@ -114,11 +114,10 @@ typedef struct {
     struct Split *slice;  /* worker: the slice it parses (progress, abort) */
     bool be_unsafe;       /* worker saw B/E pairs that may cross its slice */
     const char *stop_at;  /* worker: stop at this element start */
-    struct Split *splits; /* main: speculative slices being parsed by workers */
-    struct SplitPool *pool; /* main, mapped file: the slices and their threads */
+    struct SplitPool *pool; /* main, mapped file: speculative slices and their threads */
     SlabFeed *feed;       /* main, compressed input: slabs parsed by workers */
     bool peek;            /* main: the next refill reads a little (see slab_adopt) */
-    size_t n_splits, next_split;
+    size_t next_split;    /* main: the first slice of the pool it has not reached */
     bool parallel_ok;     /* main: may start workers when it reaches the event array */
     int threads;
     uint64_t max_token;   /* largest single value the window may hold (--max-token) */
@@ -988,9 +987,9 @@ static bool progress(Loader *L, const char *p) {
     if (done < L->next_progress) return true;
     L->next_progress = done + PROGRESS_EVERY;
     uint64_t events = L->t->n_events;
-    for (size_t i = L->next_split; i < L->n_splits; i++) { /* slices parsed ahead */
-        done += atomic_load_explicit(&L->splits[i].done, memory_order_relaxed);
-        events += atomic_load_explicit(&L->splits[i].events, memory_order_relaxed);
+    for (size_t i = L->next_split; L->pool && i < L->pool->n; i++) { /* slices parsed ahead */
+        done += atomic_load_explicit(&L->pool->s[i].done, memory_order_relaxed);
+        events += atomic_load_explicit(&L->pool->s[i].events, memory_order_relaxed);
     }
     if (L->opt->progress)
         L->opt->progress(L->opt->progress_ctx, L->path, done, Input_fileSize(L->in), (size_t)events);
@@ -1159,8 +1158,6 @@ static void parallel_start(Loader *L, const char *array_start) {
     }
     /* without a thread the main parser takes every slice in place, in order */
     L->pool = P;
-    L->splits = P->s;
-    L->n_splits = P->n;
 }
 
 /* Stops and joins the pool's threads, frees what no one adopted (on any exit path of
@@ -1179,8 +1176,6 @@ static void parallel_finish(Loader *L) {
     free(P->s);
     free(P);
     L->pool = NULL;
-    L->splits = NULL;
-    L->n_splits = 0;
 }
 
 /* Moves a usable worker slice's events into the main trace and shows them to the
@@ -1200,14 +1195,14 @@ static void adopt_events(Loader *L, Split *sp) {
  * parses the free slices ahead itself, then waits. Slices the parser has passed were
  * bad guesses and are dropped. Returns NULL when there is nothing to adopt at q. */
 static const char *parallel_adopt(Loader *L, const char *q) {
-    while (L->next_split < L->n_splits && L->splits[L->next_split].at < q) {
-        Split *sp = &L->splits[L->next_split++];
+    SplitPool *P = L->pool;
+    while (L->next_split < P->n && P->s[L->next_split].at < q) {
+        Split *sp = &P->s[L->next_split++];
         if (!split_claim(sp, SPLIT_MAIN)) atomic_store(&sp->abort, 1); /* a bad guess: stop it early */
     }
-    if (L->next_split >= L->n_splits || L->splits[L->next_split].at != q) return NULL;
-    Split *sp = &L->splits[L->next_split++];
+    if (L->next_split >= P->n || P->s[L->next_split].at != q) return NULL;
+    Split *sp = &P->s[L->next_split++];
     if (split_claim(sp, SPLIT_MAIN)) return NULL; /* parse it in place: nothing to adopt */
-    SplitPool *P = L->pool;
     while (atomic_load(&sp->state) != SPLIT_DONE) {
         Split *ahead = split_next(P);
         if (ahead) {
@@ -1313,7 +1308,7 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
             *pp = L->buf + (elem_off - L->base);
             return ST_STOP;
         }
-        const char *to = L->feed ? slab_adopt(L, q) : L->n_splits ? parallel_adopt(L, q) : NULL;
+        const char *to = L->feed ? slab_adopt(L, q) : L->pool && L->pool->n ? parallel_adopt(L, q) : NULL;
         if (to) {
             /* a slice ends after its last element: before the comma that leads to the
              * next slice, at ']', or where the file was cut */

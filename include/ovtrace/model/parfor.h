@@ -21,4 +21,19 @@ void ParFor_run(const uint32_t *order, size_t n, int threads, ParForFn fn, void 
  * balances best. malloc'd (x* policy), never NULL. */
 uint32_t *ParFor_largestFirst(const size_t *size, size_t n);
 
+/* Passes over all n items of an array cut into equal chunks, one per thread. A chunk
+ * holds PARFOR_CHUNK_MIN items at least: a quarter of a million items take a
+ * millisecond or more, against tens of microseconds to start a thread. */
+#define PARFOR_CHUNK_MIN (1u << 18)
+
+/* How many chunks n items take on `threads` threads, each of min items at least (0:
+ * PARFOR_CHUNK_MIN): threads (at most 8) from 2 x min items on, else 1. */
+size_t ParFor_chunkCount(size_t n, size_t min, int threads);
+
+/* fn(ctx, c, a, b) on each chunk c = [a, b) of items 0..n-1 cut into nc (1 to 8) chunks
+ * of equal size, the last smaller, each on a thread of its own (the calling thread
+ * included). */
+typedef void (*ParChunkFn)(void *ctx, uint32_t c, size_t a, size_t b);
+void ParFor_chunks(size_t n, size_t nc, ParChunkFn fn, void *ctx);
+
 #endif
