@@ -1423,10 +1423,13 @@ typedef struct {
     uint32_t ac2g;      /* the flows' category */
 } CorrCtx;
 
+static uint64_t corr_key_hash(const Trace *t, const TraceEvent *e) {
+    return chain_hash(t->lanes[e->lane].source, 0, e->corr);
+}
+
 static uint64_t corr_hash(const void *ctx, uint32_t i) {
     const CorrCtx *c = ctx;
-    const TraceEvent *e = &c->t->events[c->ev[i]];
-    return chain_hash(c->t->lanes[e->lane].source, 0, e->corr);
+    return corr_key_hash(c->t, &c->t->events[c->ev[i]]);
 }
 
 static bool corr_same(const void *ctx, uint32_t a, uint32_t b) {
@@ -1448,47 +1451,127 @@ static void corr_flows(const void *ctx, const uint32_t *items, size_t k, FlowLis
             add_flow(out, ev[launch].corr, c->ac2g, launch, c->ev[items[j]]);
 }
 
+/* Hash slots counted up to two, 2 bits a slot in one array (a slot's bits share a
+ * word, so counting and testing touch one line), 4 slots per key counted: 1 B a key.
+ * A slot is its hash's low bits. */
+typedef struct {
+    uint64_t *w;
+    size_t mask;
+} SlotCount;
+
+static SlotCount slots_new(size_t keys) {
+    size_t n = 32;
+    while (n < 4 * keys) n <<= 1;
+    return (SlotCount){xcalloc(n / 32, sizeof(uint64_t)), n - 1};
+}
+
+static inline void slot_add(SlotCount *s, uint64_t h) {
+    h &= s->mask;
+    uint64_t *w = &s->w[h >> 5], one = 1ull << ((h & 31) * 2);
+    *w |= one | ((*w & one) << 1);
+}
+
+/* Whether the slot was counted (twice: more than once). */
+static inline bool slot_has(const SlotCount *s, uint64_t h, bool twice) {
+    h &= s->mask;
+    return (s->w[h >> 5] >> ((h & 31) * 2 + twice)) & 1;
+}
+
+static uint64_t fp_chain_hash(const TraceBuild *B, const FlowPoint *f) {
+    return chain_hash(B->thr[f->thread].source, f->cat, f->id);
+}
+
+/* A chain of one point makes no flow, and most points are alone: Kineto writes an "f"
+ * for every kernel and an "s" for few. Before binding and grouping, the points whose
+ * chain key's slot (counted as they were decoded) was hit once are dropped: a key with
+ * two or more points keeps them all, and a lone point that shares its slot merely
+ * stays. The rest keep their order (chains break ties by point number): each chunk
+ * packs its own to its front, on a thread of its own where the points are many, and
+ * the chunks' are then moved together. */
+typedef struct {
+    TraceBuild *B;
+    const SlotCount *s;
+    size_t from[8], kept[8]; /* per chunk: its first point, the points it kept */
+} DropChunks;
+
+static void drop_chunk(void *ctx, uint32_t c, size_t a, size_t b) {
+    DropChunks *x = ctx;
+    FlowPoint *fp = x->B->fp;
+    size_t k = a;
+    for (size_t i = a; i < b; i++)
+        if (slot_has(x->s, fp_chain_hash(x->B, &fp[i]), true)) fp[k++] = fp[i];
+    x->from[c] = a;
+    x->kept[c] = k - a;
+}
+
+static void fp_drop_alone(TraceBuild *B, const SlotCount *s, const FinishOptions *fo) {
+    size_t n = B->n_fp, nc = ParFor_chunkCount(n, fo->parallel_min, fo->threads), k = 0;
+    DropChunks x = {B, s, {0}, {0}};
+    ParFor_chunks(n, nc, drop_chunk, &x);
+    for (size_t c = 0; c < nc; k += x.kept[c], c++)
+        if (x.kept[c] && x.from[c] != k) memmove(B->fp + k, B->fp + x.from[c], x.kept[c] * sizeof *B->fp);
+    B->n_fp = B->cap_fp = k;
+    B->fp = xrealloc(B->fp, (k ? k : 1) * sizeof *B->fp);
+}
+
 /* The correlation candidates, in event order: launches and GPU work with a correlation
- * id that no ac2g flow touches (bound). Scanned over chunks of the events, each on a
- * thread of its own where the events are many, the chunks' lists joined in order. */
+ * id that no ac2g flow touches (bound), found over chunks of the events, each on a
+ * thread of its own where the events are many. Only a group with GPU work makes flows,
+ * and where ac2g flows bound the kernels most candidates are launches alone (runtime
+ * calls that carry a correlation id): a launch is kept only where its key's slot was
+ * counted for a GPU-work candidate (the chunks keep each candidate's key hash, its top
+ * bit saying GPU work, so the filter reads no event). */
+#define CORR_GPU (1ull << 63)
+
 typedef struct {
     const Trace *t;
     const bool *bound;
     uint32_t *item[8];
-    size_t n[8];
+    uint64_t *key[8];
+    size_t n[8], gpu[8];
 } CandScan;
 
 static void cand_chunk(void *ctx, uint32_t c, size_t a, size_t b) {
     CandScan *x = ctx;
     uint32_t *item = NULL;
-    size_t n = 0, cap = 0;
+    uint64_t *key = NULL;
+    size_t n = 0, cap = 0, cap_key = 0, gpu = 0;
     for (size_t i = a; i < b; i++) {
         const TraceEvent *e = &x->t->events[i];
-        if (!e->corr || x->bound[i] || (!EventKind_isGpuWork((EventKind)e->kind) && !EventKind_isLaunch((EventKind)e->kind)))
-            continue;
+        bool work = EventKind_isGpuWork((EventKind)e->kind);
+        if (!e->corr || x->bound[i] || (!work && !EventKind_isLaunch((EventKind)e->kind))) continue;
         GROW(item, cap, n + 1);
-        item[n++] = (uint32_t)i;
+        GROW(key, cap_key, n + 1);
+        item[n] = (uint32_t)i;
+        key[n++] = (corr_key_hash(x->t, e) & ~CORR_GPU) | (work ? CORR_GPU : 0);
+        gpu += work;
     }
     x->item[c] = item; /* once, at the end: the chunks' counts share a line */
+    x->key[c] = key;
     x->n[c] = n;
+    x->gpu[c] = gpu;
 }
 
 static uint32_t *corr_candidates(const Trace *t, const bool *bound, const FinishOptions *fo, size_t *n_out) {
     size_t nc = ParFor_chunkCount(t->n_events, fo->parallel_min, fo->threads);
-    CandScan x = {t, bound, {NULL}, {0}};
+    CandScan x = {t, bound, {NULL}, {NULL}, {0}, {0}};
     ParFor_chunks(t->n_events, nc, cand_chunk, &x);
-    if (nc == 1) {
-        *n_out = x.n[0];
-        return x.item[0];
-    }
-    size_t total = 0;
-    for (size_t c = 0; c < nc; c++) total += x.n[c];
+    size_t total = 0, gpu = 0;
+    for (size_t c = 0; c < nc; c++) total += x.n[c], gpu += x.gpu[c];
+    SlotCount s = slots_new(gpu);
+    for (size_t c = 0; c < nc; c++)
+        for (size_t i = 0; i < x.n[c]; i++)
+            if (x.key[c][i] & CORR_GPU) slot_add(&s, x.key[c][i]);
     uint32_t *cand = xmalloc((total ? total : 1) * sizeof *cand);
-    for (size_t c = 0, at = 0; c < nc; at += x.n[c], c++) {
-        if (x.n[c]) memcpy(cand + at, x.item[c], x.n[c] * sizeof *cand);
+    size_t k = 0;
+    for (size_t c = 0; c < nc; c++) {
+        for (size_t i = 0; i < x.n[c]; i++)
+            if ((x.key[c][i] & CORR_GPU) || slot_has(&s, x.key[c][i], false)) cand[k++] = x.item[c][i];
         free(x.item[c]);
+        free(x.key[c]);
     }
-    *n_out = total;
+    free(s.w);
+    *n_out = k;
     return cand;
 }
 
@@ -1499,16 +1582,20 @@ static void bind_flows(Trace *t, const FinishOptions *fo) {
     Clock clk = clock_start(fo);
     B->fp = xmalloc((B->n_fp ? B->n_fp : 1) * sizeof *B->fp);
     FpReader r = fp_reader(B->n_thr);
+    SlotCount keys = slots_new(B->n_fp);
     const uint8_t *p = B->fps;
     for (size_t i = 0; i < B->n_fp; i++) {
         p = fp_get(&r, p, &B->fp[i]);
         /* unsigned: a hostile point far out of range binds to nothing, it does not overflow */
         B->fp[i].ts = (int64_t)((uint64_t)B->fp[i].ts + (uint64_t)B->thr[B->fp[i].thread].shift);
+        slot_add(&keys, fp_chain_hash(B, &B->fp[i]));
     }
     free(r.last);
     free(B->fps); /* the file is closed by now: the records may take their room */
     B->fps = NULL;
     B->fps_len = B->fps_cap = 0;
+    fp_drop_alone(B, &keys, fo);
+    free(keys.w);
     uint32_t *ev_of = bind_points(t, fo);
     clock_mark(&clk, "  points");
     ChainCtx chains = {B, ev_of};
