@@ -82,3 +82,21 @@ uint32_t *ParFor_largestFirst(const size_t *size, size_t n) {
     if (n > 1) qsort_r(order, n, sizeof *order, cmp_larger, (void *)size);
     return order;
 }
+
+static void *task_main(void *arg) {
+    ParTask *task = arg;
+    task->fn(task->ctx);
+    return NULL;
+}
+
+void ParTask_start(ParTask *task, bool beside, void (*fn)(void *ctx), void *ctx) {
+    *task = (ParTask){.fn = fn, .ctx = ctx};
+    task->started = beside && pthread_create(&task->th, NULL, task_main, task) == 0;
+}
+
+void ParTask_join(ParTask *task) {
+    if (task->started) pthread_join(task->th, NULL);
+    else if (task->fn) task->fn(task->ctx);
+    task->fn = NULL;
+    task->started = false;
+}

@@ -1575,27 +1575,40 @@ static uint32_t *corr_candidates(const Trace *t, const bool *bound, const Finish
     return cand;
 }
 
-static void bind_flows(Trace *t, const FinishOptions *fo) {
-    TraceBuild *B = t->build;
-    size_t cap = 0;
-    /* flow points: each to its event, then chains (source, cat, id) in flow order */
-    Clock clk = clock_start(fo);
+/* The flow points decoded from their stream into B->fp, each chain key counted in
+ * `keys` (fp_drop_alone). It needs nothing the layout does, so it runs beside it. */
+typedef struct {
+    TraceBuild *B;
+    SlotCount keys;
+} PointDecode;
+
+static void decode_points(void *ctx) {
+    PointDecode *d = ctx;
+    TraceBuild *B = d->B;
     B->fp = xmalloc((B->n_fp ? B->n_fp : 1) * sizeof *B->fp);
     FpReader r = fp_reader(B->n_thr);
-    SlotCount keys = slots_new(B->n_fp);
+    d->keys = slots_new(B->n_fp);
     const uint8_t *p = B->fps;
     for (size_t i = 0; i < B->n_fp; i++) {
         p = fp_get(&r, p, &B->fp[i]);
         /* unsigned: a hostile point far out of range binds to nothing, it does not overflow */
         B->fp[i].ts = (int64_t)((uint64_t)B->fp[i].ts + (uint64_t)B->thr[B->fp[i].thread].shift);
-        slot_add(&keys, fp_chain_hash(B, &B->fp[i]));
+        slot_add(&d->keys, fp_chain_hash(B, &B->fp[i]));
     }
     free(r.last);
     free(B->fps); /* the file is closed by now: the records may take their room */
     B->fps = NULL;
     B->fps_len = B->fps_cap = 0;
-    fp_drop_alone(B, &keys, fo);
-    free(keys.w);
+}
+
+static void bind_flows(Trace *t, const FinishOptions *fo, PointDecode *dec) {
+    TraceBuild *B = t->build;
+    size_t cap = 0;
+    /* flow points: each to its event, then chains (source, cat, id) in flow order */
+    Clock clk = clock_start(fo);
+    fp_drop_alone(B, &dec->keys, fo);
+    free(dec->keys.w);
+    dec->keys.w = NULL;
     uint32_t *ev_of = bind_points(t, fo);
     clock_mark(&clk, "  points");
     ChainCtx chains = {B, ev_of};
@@ -1774,11 +1787,28 @@ bool Trace_finishWith(Trace *t, const FinishOptions *fo) {
     order_groups_and_lanes(t);
     clock_mark(&clk, "groups");
     if (fo->step) fo->step(fo->step_ctx, FINISH_SORT, t->n_events, t->n_lanes, n_fp);
-    if (finish_cancelled(fo) || !layout_lanes(t, fo)) return false;
+    if (finish_cancelled(fo)) return false;
+    /* the flow points are decoded beside the layout, on a thread of their own where
+     * threads are several and the points many (else after it: their records are not
+     * held through the layout's peak) */
+    PointDecode dec = {t->build, {NULL, 0}};
+    ParTask decoding;
+    size_t min = fo->parallel_min ? (size_t)fo->parallel_min : GROUP_PART_MIN;
+    ParTask_start(&decoding, fo->threads > 1 && n_fp >= min, decode_points, &dec);
+    bool laid = layout_lanes(t, fo);
+    if (!laid && !decoding.started) return false; /* nothing decoded */
+    ParTask_join(&decoding);
+    if (!laid) {
+        free(dec.keys.w);
+        return false;
+    }
     clock_mark(&clk, "layout");
     if (fo->step) fo->step(fo->step_ctx, FINISH_FLOWS, t->n_events, t->n_lanes, n_fp);
-    if (finish_cancelled(fo)) return false;
-    bind_flows(t, fo);
+    if (finish_cancelled(fo)) {
+        free(dec.keys.w);
+        return false;
+    }
+    bind_flows(t, fo, &dec);
     clock_mark(&clk, "flows");
     if (finish_cancelled(fo)) return false;
     index_flows(t);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -118,6 +119,8 @@ typedef struct {
     SlabFeed *feed;       /* main, compressed input: slabs parsed by workers */
     bool peek;            /* main: the next refill reads a little (see slab_adopt) */
     size_t next_split;    /* main: the first slice of the pool it has not reached */
+    bool mapped;          /* main: buf is the input file's mapping */
+    const char *released; /* main, mapped: the pages before it were given back (release_parsed) */
     bool parallel_ok;     /* main: may start workers when it reaches the event array */
     int threads;
     uint64_t max_token;   /* largest single value the window may hold (--max-token) */
@@ -962,6 +965,26 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
 /* ---------- top level ---------- */
 
 /* Reports progress; returns false when the caller asked to cancel. */
+/* Gives back the pages of a mapped file wholly inside [a, b), parsed and not read
+ * again by this load (an error's line count would read them back in): the thread that
+ * parsed them drops their page-table entries now, where the main parser's munmap at the
+ * end would drop them all, alone, while the other threads wait. */
+static void release_parsed(const char *a, const char *b) {
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0) page = 4096;
+    uintptr_t lo = ((uintptr_t)a + (uintptr_t)page - 1) & ~((uintptr_t)page - 1), hi = (uintptr_t)b & ~((uintptr_t)page - 1);
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+/* The main parser gives back what it has parsed of a mapped file every 8 MB. */
+#define RELEASE_EVERY (8u << 20)
+
+static void release_behind(Loader *L, const char *p) {
+    if (!L->mapped || p - L->released < (ptrdiff_t)RELEASE_EVERY) return;
+    release_parsed(L->released, p);
+    L->released = p;
+}
+
 static bool progress(Loader *L, const char *p) {
     if (!L->opt) return true;
     if (L->opt->cancel && *L->opt->cancel) {
@@ -1083,9 +1106,11 @@ static Split *split_next(SplitPool *P) {
     }
 }
 
-/* Parses a slice this thread claimed, then says it is done. */
+/* Parses a slice this thread claimed, then says it is done (a usable slice's pages
+ * given back first: the main parser adopts its events and never reads it). */
 static void split_run(SplitPool *P, Split *sp) {
     worker_main(sp);
+    if (sp->usable) release_parsed(sp->at, sp->end);
     pthread_mutex_lock(&P->mu);
     atomic_store(&sp->state, SPLIT_DONE);
     pthread_cond_broadcast(&P->cv);
@@ -1201,6 +1226,10 @@ static const char *parallel_adopt(Loader *L, const char *q) {
         if (!split_claim(sp, SPLIT_MAIN)) atomic_store(&sp->abort, 1); /* a bad guess: stop it early */
     }
     if (L->next_split >= P->n || P->s[L->next_split].at != q) return NULL;
+    if (L->mapped) { /* all before q is parsed, by one thread or another */
+        release_parsed(L->released, q);
+        L->released = q;
+    }
     Split *sp = &P->s[L->next_split++];
     if (split_claim(sp, SPLIT_MAIN)) return NULL; /* parse it in place: nothing to adopt */
     while (atomic_load(&sp->state) != SPLIT_DONE) {
@@ -1350,6 +1379,7 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
                 first = comma = false;
                 p = oe;
                 elem_off = L->base + (uint64_t)(p - L->buf);
+                release_behind(L, p);
                 if (!progress(L, p)) goto cancelled;
                 continue;
             }
@@ -1395,6 +1425,7 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
         first = comma = false;
         p = q;
         elem_off = L->base + (uint64_t)(p - L->buf);
+        release_behind(L, p);
         if (!progress(L, p)) goto cancelled;
     }
 cancelled:
@@ -1642,6 +1673,8 @@ bool Load_chromeFile(Trace *t, const char *path, const LoadOptions *opt, char *e
         L.buf = map ? map : "";
         L.len = map ? map_len : 0;
         L.eof = true;
+        L.mapped = map != NULL;
+        L.released = L.buf;
     } else {
         L.cap = WINDOW_MIN;
         L.own = xmalloc(L.cap);

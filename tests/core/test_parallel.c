@@ -208,6 +208,54 @@ static void many_slices_per_thread(void **state) {
     free(f);
 }
 
+/* Resident file-backed memory of this process (RssFile, kB), or -1. */
+static long rss_file_kb(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return -1;
+    char line[256];
+    long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "RssFile:", 8)) kb = strtol(line + 8, NULL, 10);
+    fclose(f);
+    return kb;
+}
+
+static void note_rss_file(void *ctx, const char *path, uint64_t done, uint64_t total, size_t events) {
+    (void)path, (void)done, (void)total, (void)events;
+    long *most = ctx, kb = rss_file_kb();
+    if (kb > *most) *most = kb;
+}
+
+/* The mapped file's pages are given back as they are parsed (by the main parser every
+ * 8 MB, by a thread at the end of each slice it parsed), not all at the end: at every
+ * progress report, the last one after the whole array included, the resident file
+ * pages stay well below the file (a thread's slice, a quarter of it at first, is given
+ * back when done), where they would reach all of it. */
+static void parsed_pages_given_back(void **state) {
+    (void)state;
+    size_t n;
+    char *s = launch_flows(130000, &n); /* about 48 MB */
+    char *p = tu_write(s, n, ".json");
+    long base = rss_file_kb();
+    if (base < 0) skip();
+    for (int th = 1; th <= 2; th++) {
+        long most = 0;
+        LoadOptions o = {.threads = th, .cache = -1, .progress = note_rss_file, .progress_ctx = &most};
+        const char *paths[] = {p};
+        char err[512];
+        Trace *t = Load_files(paths, 1, &o, err, sizeof err);
+        if (!t) fail_msg("%s", err);
+        assert_int_equal(t->n_flows, 130000);
+        if (th == 2 && t->diag.parallel_slices == 0) fail_msg("no slice was adopted");
+        long file_kb = (long)(n >> 10);
+        if (most - base > file_kb * 3 / 4)
+            fail_msg("%d thread(s): %ld kB of file pages resident during the load, of a %ld kB file", th, most - base, file_kb);
+        Trace_free(t);
+    }
+    unlink(p);
+    free(s);
+}
+
 /* Negative keys encode string pids/tids, so a numeric "pid": -166 must not be read as
  * string number 165 (a heap overflow in Trace_absorb, input found by fuzz_load_parallel).
  * It is keyed by its text, stays apart from pid 166 and from a string pid "x", and the
@@ -350,6 +398,7 @@ int main(void) {
         cmocka_unit_test(slices_adopted_on_plain_events),
         cmocka_unit_test(large_slices_keep_their_flows),
         cmocka_unit_test(many_slices_per_thread),
+        cmocka_unit_test(parsed_pages_given_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,8 @@
  * (largest first balances best) from a shared counter. */
 #ifndef OVTRACE_PARFOR_H
 #define OVTRACE_PARFOR_H
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,5 +37,18 @@ size_t ParFor_chunkCount(size_t n, size_t min, int threads);
  * included). */
 typedef void (*ParChunkFn)(void *ctx, uint32_t c, size_t a, size_t b);
 void ParFor_chunks(size_t n, size_t nc, ParChunkFn fn, void *ctx);
+
+/* One task beside the caller's own work: ParTask_start runs fn(ctx) on a thread of its
+ * own when `beside`; ParTask_join returns once it has run, running it there and then on
+ * the calling thread when it was not beside (or no thread could be made). */
+typedef struct {
+    void (*fn)(void *ctx);
+    void *ctx;
+    pthread_t th;
+    bool started;
+} ParTask;
+
+void ParTask_start(ParTask *task, bool beside, void (*fn)(void *ctx), void *ctx);
+void ParTask_join(ParTask *task);
 
 #endif
