@@ -2,8 +2,9 @@
 # The scale-up targets side by side in one run, interleaved round by round (a busy spell
 # of the machine hits every build alike), best of ROUNDS:
 #   1. the big Kineto trace: node's JSON.parse, then load_bench of BASE and of BUILD on
-#      one and two threads (bench/run_versus.sh), and the peak RSS of `stats --no-cache`
-#      beyond the file, per event;
+#      one and two threads (bench/run_versus.sh), and the peak RSS of `stats --no-cache`,
+#      per event in all and beyond the file (below zero where the load gives the file's
+#      pages back as it parses and so never holds all of it);
 #   2. time to the rank overview of each 64-rank directory given (bench/lazy_overview.sh),
 #      BASE then BUILD.
 # usage: bench/scale_up.sh BUILD BASE_BUILD BIG.json ROUNDS [RANK_DIR...]
@@ -25,7 +26,7 @@ for b in "$base" "$build"; do
             [ -z "$best" ] || [ "$kb" -lt "$best" ] && best=$kb
         done
         awk -v b="$b" -v th="$th" -v kb="$best" -v mb="$mb" -v n="$events" \
-            'BEGIN { printf "%s --threads %s: peak %.1f MB, beyond the file %.1f MB, %.1f B/event\n", b, th, kb / 1024, (kb * 1024 - mb) / 1e6, (kb * 1024 - mb) / n }'
+            'BEGIN { printf "%s --threads %s: peak %.1f MB (%.1f B/event in all), beyond the file %.1f MB, %.1f B/event\n", b, th, kb / 1024, kb * 1024 / n, (kb * 1024 - mb) / 1e6, (kb * 1024 - mb) / n }'
     done
 done
 for dir in "$@"; do
