@@ -208,14 +208,16 @@ static void many_slices_per_thread(void **state) {
     free(f);
 }
 
-/* Resident file-backed memory of this process (RssFile, kB), or -1. */
+/* Resident memory of this process that maps files (RssFile, and RssShmem for a /tmp
+ * on tmpfs), kB; -1 when /proc says neither. */
 static long rss_file_kb(void) {
     FILE *f = fopen("/proc/self/status", "r");
     if (!f) return -1;
     char line[256];
     long kb = -1;
     while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "RssFile:", 8)) kb = strtol(line + 8, NULL, 10);
+        if (!strncmp(line, "RssFile:", 8) || !strncmp(line, "RssShmem:", 9))
+            kb = (kb < 0 ? 0 : kb) + strtol(strchr(line, ':') + 1, NULL, 10);
     fclose(f);
     return kb;
 }
