@@ -1168,7 +1168,15 @@ static uint32_t *bind_points(const Trace *t, const FinishOptions *fo) {
         if (l != UINT32_MAX) by_lane[first[l + 1]++] = (uint32_t)i;
     }
     PointBind P = {t, B->fp, by_lane, first, ev_of};
-    uint32_t *order = lanes_by_size(first, nl);
+    /* a lane's sweep walks its events as well as its points (a launch thread's points
+     * are few against its CPU ops): the lanes go largest first by both */
+    size_t *cost = xmalloc((nl ? nl : 1) * sizeof *cost);
+    for (size_t l = 0; l < nl; l++) {
+        size_t pts = first[l + 1] - first[l];
+        cost[l] = pts ? pts * (t->lanes[l].n_rows ? t->lanes[l].n_rows : 1) + t->lanes[l].count : 0;
+    }
+    uint32_t *order = ParFor_largestFirst(cost, nl);
+    free(cost);
     ParFor_run(order, nl, threads_for(first, order, nl, fo), bind_lane, &P);
     free(order);
     free(by_lane);
