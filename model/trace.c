@@ -1020,8 +1020,9 @@ static bool layout_lanes(Trace *t, const FinishOptions *fo) {
      * (fo->parallel_min: the tests' small chunks) */
     size_t min_chunk = fo->parallel_min ? (size_t)fo->parallel_min : (1u << 16);
     if (n && (uint64_t)n * sizeof *t->events <= t->build->mapped_max) {
-        /* a second event array fits in what the input's mapping held at the load's peak
-         * (it is unmapped by now): gather into it, reads independent and on all threads */
+        /* a second event array is smaller than the input's mapping (unmapped by now, its
+         * pages given back as they were parsed): gather into it, reads independent and
+         * on all threads. It sets the load's resident peak, for a moment. */
         TraceEvent *moved = xmalloc(n * sizeof *moved);
         EventSort_gather(moved, t->events, idx, n, n >= min_chunk ? fo->threads : 1);
         free(t->events);
