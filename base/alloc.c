@@ -1,7 +1,10 @@
 #include "ovtrace/base/alloc.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 _Noreturn void xalloc_fail(size_t n) {
     fprintf(stderr, "ovtrace: out of memory allocating %zu bytes\n", n);
@@ -29,4 +32,11 @@ void grow_array(void **arr, size_t *cap, size_t need, size_t sz) {
     while (c < need) c += c / 2 + 16; /* 1.5x: bounds slack for 10M-event arrays */
     *arr = xrealloc(*arr, c * sz);
     *cap = c;
+}
+
+void release_pages(const void *from, const void *to) {
+    long p = sysconf(_SC_PAGESIZE);
+    uintptr_t page = p > 0 ? (uintptr_t)p : 4096;
+    uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1), b = (uintptr_t)to & ~(page - 1);
+    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
 }

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -393,15 +392,6 @@ void Trace_deferExtent(Trace *t, int64_t ts, int64_t end) {
 }
 
 /* ---------- merging a parallel slice ---------- */
-
-/* Gives the whole pages inside [from, to) of a heap array back to the kernel (they
- * would read as zeros): the part already copied elsewhere, before the array is freed. */
-static void release_pages(const void *from, const void *to) {
-    long p = sysconf(_SC_PAGESIZE);
-    uintptr_t page = p > 0 ? (uintptr_t)p : 4096;
-    uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1), b = (uintptr_t)to & ~(page - 1);
-    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
-}
 
 /* Events per block of an absorb copy, and 8 times as many bytes of flow-point stream:
  * the events are copied from the end of src's array block by block, the stream read

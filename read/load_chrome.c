@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -120,7 +119,7 @@ typedef struct {
     bool peek;            /* main: the next refill reads a little (see slab_adopt) */
     size_t next_split;    /* main: the first slice of the pool it has not reached */
     bool mapped;          /* main: buf is the input file's mapping */
-    const char *released; /* main, mapped: the pages before it were given back (release_parsed) */
+    const char *released; /* main, mapped: the pages before it were given back (release_behind) */
     bool parallel_ok;     /* main: may start workers when it reaches the event array */
     int threads;
     uint64_t max_token;   /* largest single value the window may hold (--max-token) */
@@ -964,27 +963,21 @@ static void add_event(Loader *L, const RawEvent *ev, uint64_t off) {
 
 /* ---------- top level ---------- */
 
-/* Reports progress; returns false when the caller asked to cancel. */
-/* Gives back the pages of a mapped file wholly inside [a, b), parsed and not read
- * again by this load (an error's line count would read them back in): the thread that
- * parsed them drops their page-table entries now, where the main parser's munmap at the
- * end would drop them all, alone, while the other threads wait. */
-static void release_parsed(const char *a, const char *b) {
-    long page = sysconf(_SC_PAGESIZE);
-    if (page <= 0) page = 4096;
-    uintptr_t lo = ((uintptr_t)a + (uintptr_t)page - 1) & ~((uintptr_t)page - 1), hi = (uintptr_t)b & ~((uintptr_t)page - 1);
-    if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
-}
-
-/* The main parser gives back what it has parsed of a mapped file every 8 MB. */
+/* The parsed pages of a mapped file are given back (release_pages), not read again by
+ * this load (an error's line count would read them back in): the thread that parsed
+ * them drops their page-table entries as it goes, where the main parser's munmap at the
+ * end would drop them all, alone, while the other threads wait. The main parser gives
+ * back what lies before p once it is `every` bytes or more; a thread, the slice it
+ * parsed (split_run). */
 #define RELEASE_EVERY (8u << 20)
 
-static void release_behind(Loader *L, const char *p) {
-    if (!L->mapped || p - L->released < (ptrdiff_t)RELEASE_EVERY) return;
-    release_parsed(L->released, p);
+static void release_behind(Loader *L, const char *p, size_t every) {
+    if (!L->mapped || p < L->released || (size_t)(p - L->released) < every) return;
+    release_pages(L->released, p);
     L->released = p;
 }
 
+/* Reports progress; returns false when the caller asked to cancel. */
 static bool progress(Loader *L, const char *p) {
     if (!L->opt) return true;
     if (L->opt->cancel && *L->opt->cancel) {
@@ -1110,7 +1103,7 @@ static Split *split_next(SplitPool *P) {
  * given back first: the main parser adopts its events and never reads it). */
 static void split_run(SplitPool *P, Split *sp) {
     worker_main(sp);
-    if (sp->usable) release_parsed(sp->at, sp->end);
+    if (sp->usable) release_pages(sp->at, sp->end);
     pthread_mutex_lock(&P->mu);
     atomic_store(&sp->state, SPLIT_DONE);
     pthread_cond_broadcast(&P->cv);
@@ -1226,10 +1219,7 @@ static const char *parallel_adopt(Loader *L, const char *q) {
         if (!split_claim(sp, SPLIT_MAIN)) atomic_store(&sp->abort, 1); /* a bad guess: stop it early */
     }
     if (L->next_split >= P->n || P->s[L->next_split].at != q) return NULL;
-    if (L->mapped) { /* all before q is parsed, by one thread or another */
-        release_parsed(L->released, q);
-        L->released = q;
-    }
+    release_behind(L, q, 0); /* all before q is parsed, by one thread or another */
     Split *sp = &P->s[L->next_split++];
     if (split_claim(sp, SPLIT_MAIN)) return NULL; /* parse it in place: nothing to adopt */
     while (atomic_load(&sp->state) != SPLIT_DONE) {
@@ -1379,7 +1369,7 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
                 first = comma = false;
                 p = oe;
                 elem_off = L->base + (uint64_t)(p - L->buf);
-                release_behind(L, p);
+                release_behind(L, p, RELEASE_EVERY);
                 if (!progress(L, p)) goto cancelled;
                 continue;
             }
@@ -1425,7 +1415,7 @@ static LoopStatus event_array(Loader *L, const char **pp, char *err, size_t errl
         first = comma = false;
         p = q;
         elem_off = L->base + (uint64_t)(p - L->buf);
-        release_behind(L, p);
+        release_behind(L, p, RELEASE_EVERY);
         if (!progress(L, p)) goto cancelled;
     }
 cancelled:

@@ -32,6 +32,11 @@ char *xstrndup(const char *s, size_t n);
 /* open_memstream(3); fails only when memory runs out */
 FILE *xopen_memstream(char **buf, size_t *len);
 
+/* Gives the pages wholly inside [from, to) back to the kernel (MADV_DONTNEED), for
+ * memory that will not be read again: in a heap array they would read as zeros, in a
+ * read-only file mapping they come back from the page cache. */
+void release_pages(const void *from, const void *to);
+
 /* Grow *arr (element size sz) so that it holds at least need elements. */
 void grow_array(void **arr, size_t *cap, size_t need, size_t sz);
 /* The same, the call made only when the array is full: appends in the parser's per-event
