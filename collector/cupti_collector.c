@@ -24,10 +24,14 @@ typedef struct {
     pthread_mutex_t tr_mu; /* translator: buffers may complete on several threads */
     CUpti_SubscriberHandle sub;
     bool subscribed;
-    /* buffer pool: one allocation cut into n_buffers, a free stack under a mutex */
+    /* buffer pool: one allocation cut into n_buffers, a free stack under a mutex, and up
+     * to max_buffers - n_buffers more allocated one by one when CUPTI holds them all */
     uint8_t *pool;
-    uint8_t **free_stack;
+    uint8_t **free_stack; /* max_buffers slots */
     int n_free;
+    uint8_t **extra; /* the buffers allocated beyond the pool */
+    int n_extra;
+    CuptiConfig pool_cfg; /* the sizes the pool was made with: it outlives Cupti_stop */
     pthread_mutex_t pool_mu;
     atomic_uint_fast64_t pool_misses;
     /* flusher */
@@ -65,6 +69,7 @@ void CuptiConfig_default(CuptiConfig *c) {
     c->flush_ms = env_int("OVTRACE_CUPTI_FLUSH_MS", 100, 1, 60000);
     c->buffer_bytes = (size_t)env_int("OVTRACE_CUPTI_BUFFER_KB", 2048, 64, 1 << 20) * 1024;
     c->n_buffers = env_int("OVTRACE_CUPTI_BUFFERS", 32, 2, 4096);
+    c->max_buffers = env_int("OVTRACE_CUPTI_MAX_BUFFERS", 512, 2, 65536);
     c->driver = env_int("OVTRACE_CUPTI_DRIVER", 1, 0, 1) != 0;
     c->all_driver_calls = false;
     c->demangle = true;
@@ -106,10 +111,18 @@ static bool owner(void) { return getpid() == C.pid; }
 
 /* ---- buffer pool ------------------------------------------------------------------------ */
 
+/* CUPTI keeps a buffer until every record in it is complete: a program that queues
+ * seconds of GPU work ahead holds one buffer per flush interval of that backlog. So the
+ * pool grows, one buffer at a time, up to max_buffers (only the pages CUPTI writes become
+ * resident); past that CUPTI drops records and counts them. */
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
     uint8_t *b = NULL;
     pthread_mutex_lock(&C.pool_mu);
     if (C.n_free > 0) b = C.free_stack[--C.n_free];
+    else if (C.extra && C.cfg.n_buffers + C.n_extra < C.cfg.max_buffers) {
+        if (posix_memalign((void **)&b, 4096, C.cfg.buffer_bytes) != 0) b = NULL;
+        if (b) C.extra[C.n_extra++] = b;
+    }
     pthread_mutex_unlock(&C.pool_mu);
     if (!b) atomic_fetch_add_explicit(&C.pool_misses, 1, memory_order_relaxed); /* CUPTI counts the drops */
     *buffer = b;
@@ -117,11 +130,17 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
     *max_records = 0;
 }
 
+static bool pool_owns(const uint8_t *b) {
+    if (b >= C.pool && b < C.pool + (size_t)C.cfg.n_buffers * C.cfg.buffer_bytes) return true;
+    for (int i = 0; i < C.n_extra; i++)
+        if (C.extra[i] == b) return true;
+    return false;
+}
+
 static void pool_put(uint8_t *b) {
     if (!b) return;
     pthread_mutex_lock(&C.pool_mu);
-    if (b >= C.pool && b < C.pool + (size_t)C.cfg.n_buffers * C.cfg.buffer_bytes && C.n_free < C.cfg.n_buffers)
-        C.free_stack[C.n_free++] = b;
+    if (C.n_free < C.cfg.max_buffers && pool_owns(b)) C.free_stack[C.n_free++] = b;
     pthread_mutex_unlock(&C.pool_mu);
 }
 
@@ -271,6 +290,7 @@ bool Cupti_start(const CuptiConfig *cfg, RingSet *set, char *err, size_t errlen)
     else CuptiConfig_default(&C.cfg);
     if (C.cfg.flush_ms <= 0) C.cfg.flush_ms = 100;
     if (C.cfg.n_buffers < 2) C.cfg.n_buffers = 2;
+    if (C.cfg.max_buffers < C.cfg.n_buffers) C.cfg.max_buffers = C.cfg.n_buffers;
     C.cfg.buffer_bytes = (C.cfg.buffer_bytes + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
     if (C.cfg.buffer_bytes < 64 * 1024) C.cfg.buffer_bytes = 64 * 1024;
     char m[512];
@@ -298,21 +318,29 @@ bool Cupti_start(const CuptiConfig *cfg, RingSet *set, char *err, size_t errlen)
     cuptiEnableCallback(1, C.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     cuptiEnableCallback(1, C.sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
 
-    /* 2. buffer pool, allocated once */
-    if (!C.pool) {
+    /* 2. buffer pool, allocated once; a later start keeps its sizes */
+    if (C.pool) {
+        C.cfg.n_buffers = C.pool_cfg.n_buffers;
+        C.cfg.max_buffers = C.pool_cfg.max_buffers;
+        C.cfg.buffer_bytes = C.pool_cfg.buffer_bytes;
+    } else {
         size_t total = (size_t)C.cfg.n_buffers * C.cfg.buffer_bytes;
         if (posix_memalign((void **)&C.pool, 4096, total) != 0) C.pool = NULL;
-        C.free_stack = calloc((size_t)C.cfg.n_buffers, sizeof *C.free_stack);
-        if (!C.pool || !C.free_stack) {
+        C.free_stack = calloc((size_t)C.cfg.max_buffers, sizeof *C.free_stack);
+        C.extra = calloc((size_t)(C.cfg.max_buffers - C.cfg.n_buffers) + 1, sizeof *C.extra);
+        if (!C.pool || !C.free_stack || !C.extra) {
             snprintf(err, errlen, "cannot allocate %zu bytes of CUPTI buffers", total);
             free(C.pool);
             free(C.free_stack);
+            free(C.extra);
             C.pool = NULL;
             C.free_stack = NULL;
+            C.extra = NULL;
             teardown();
             return false;
         }
         for (int i = C.cfg.n_buffers - 1; i >= 0; i--) C.free_stack[C.n_free++] = C.pool + (size_t)i * C.cfg.buffer_bytes;
+        C.pool_cfg = C.cfg;
     }
 
     /* 3. translator with the clock offset */
@@ -434,6 +462,13 @@ CuptiTrStats Cupti_stats(void) {
 }
 
 uint64_t Cupti_poolMisses(void) { return atomic_load(&C.pool_misses); }
+
+int Cupti_buffersAllocated(void) {
+    pthread_mutex_lock(&C.pool_mu);
+    int n = C.pool ? C.cfg.n_buffers + C.n_extra : 0;
+    pthread_mutex_unlock(&C.pool_mu);
+    return n;
+}
 
 const char *Cupti_libraryPath(bool set_env) {
     static char path[4096];

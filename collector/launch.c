@@ -116,12 +116,29 @@ static char *env_entry(const char *name, const char *value) {
     return e;
 }
 
-const char *Launch_cuptiLibrary(void) {
+bool Launch_cuptiOf(const char *lib, char *out, size_t n) {
+    if (!lib || !n) return false;
+    out[0] = 0;
+    /* the dynamic loader's own search (RUNPATH, LD_LIBRARY_PATH, its cache), as in the
+     * program; the injection library has no constructor, so loading it runs nothing */
+    void *h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+    if (!h) return false;
+    Dl_info info;
+    void *sym = dlsym(h, "cuptiGetVersion");
+    if (sym && dladdr(sym, &info) && info.dli_fname && info.dli_fname[0] == '/' && is_file(info.dli_fname))
+        snprintf(out, n, "%s", info.dli_fname);
+    dlclose(h);
+    return out[0] != 0;
+}
+
+const char *Launch_cuptiLibrary(const char *inject_lib, char *out, size_t n) {
 #ifdef OVTRACE_CUPTI_LIBRARY
-    return is_file(OVTRACE_CUPTI_LIBRARY) ? OVTRACE_CUPTI_LIBRARY : NULL;
-#else
-    return NULL;
+    if (is_file(OVTRACE_CUPTI_LIBRARY)) {
+        snprintf(out, n, "%s", OVTRACE_CUPTI_LIBRARY);
+        return out;
+    }
 #endif
+    return Launch_cuptiOf(inject_lib, out, n) ? out : NULL;
 }
 
 /* environ without our variables, plus OVTRACE_SHM (and CUDA_INJECTION64_PATH, and
@@ -208,7 +225,10 @@ Launch *Launch_start(const LaunchConfig *cfg, RingSet *set, char *err, size_t er
     }
     /* The environment is built before fork: only async-signal-safe calls may run in the
      * child of a multi-threaded parent. */
-    char **envp = build_env(shm, cfg->inject ? lib : NULL, cfg->nvtx_lib ? cfg->nvtx_lib : Launch_cuptiLibrary());
+    char cupti[PATH_MAX];
+    const char *nvtx = cfg->nvtx_lib;
+    if (!nvtx && cfg->inject) nvtx = Launch_cuptiLibrary(lib, cupti, sizeof cupti);
+    char **envp = build_env(shm, cfg->inject ? lib : NULL, nvtx);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {

@@ -66,6 +66,7 @@ struct CuptiTr {
     size_t nvtx_cap, nvtx_n;
     DemangleSlot *dm;
     size_t dm_cap, dm_n;
+    char *dm_buf; /* NAME_MAX_LEN + 1: a demangled name, as long as a name can be */
     uint32_t dropped_name;
 };
 
@@ -145,6 +146,7 @@ void CuptiTr_free(CuptiTr *tr) {
     if (!tr) return;
     for (size_t i = 0; i < tr->dm_cap; i++) free(tr->dm[i].key);
     free(tr->dm);
+    free(tr->dm_buf);
     free(tr->nvtx);
     free(tr->api_ids[0]);
     free(tr->api_ids[1]);
@@ -305,8 +307,10 @@ static uint32_t kernel_name(CuptiTr *tr, const char *name) {
     size_t mask = tr->dm_cap - 1, j = str_hash(name) & mask;
     for (; tr->dm[j].key; j = (j + 1) & mask)
         if (!strcmp(tr->dm[j].key, name)) return tr->dm[j].id;
-    char buf[1024];
-    const char *d = tr->cfg.demangle(name, buf, sizeof buf);
+    /* C++ template kernels demangle to kilobytes (PyTorch's reach 5 KB): the whole name,
+     * up to the name table's limit, as Kineto keeps it */
+    if (!tr->dm_buf && !(tr->dm_buf = malloc(NAME_MAX_LEN + 1))) return intern(tr, name);
+    const char *d = tr->cfg.demangle(name, tr->dm_buf, NAME_MAX_LEN + 1);
     uint32_t id = intern(tr, d && *d ? d : name);
     char *key = strdup(name);
     if (!key) return id;

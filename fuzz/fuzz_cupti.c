@@ -116,7 +116,7 @@ static const char *const NAMES[] = {
 };
 #define N_NAMES (sizeof NAMES / sizeof NAMES[0])
 
-static char long_mangled[1200]; /* demangles past translate.c's 1 KB buffer */
+static char long_mangled[NAME_MAX_LEN + 200]; /* demangles past the longest name kept */
 static char long_name[NAME_MAX_LEN + 900]; /* interned truncated to NAME_MAX_LEN */
 
 static void init_names(void) {
@@ -388,7 +388,7 @@ static char *m_strdup(Model *m, const char *s) {
 
 static const char *m_kernel_name(Model *m, const char *name) {
     if (!name || !m->demangle) return name;
-    char buf[1024]; /* translate.c demangles into 1 KB: longer results are cut there */
+    static char buf[NAME_MAX_LEN + 1]; /* translate.c demangles into as much: longer results are cut */
     const char *d = fake_demangle(name, buf, sizeof buf);
     return d && *d ? m_strdup(m, d) : name;
 }

@@ -480,6 +480,8 @@ struct Gpu {
     cudaDeviceProp prop{};
     cudaStream_t stream[SCHED_MAX_STREAMS] = {};
     cudaEvent_t *ev[2] = {}; // by step parity
+    int n_streams = 0;
+    cudaEvent_t done[2][SCHED_MAX_STREAMS] = {}; // each stream's end of a step, by step parity
     float *a = nullptr, *b = nullptr, *c = nullptr;
     int4 *comm_src = nullptr, *comm_dst = nullptr; // comm kernels; NCCL send / receive buffers
     char *host = nullptr;                          // pinned, decode copies
@@ -556,10 +558,20 @@ static void nccl_action(const WlAction &a, cudaStream_t s, const Gpu &g) {
 #endif
 }
 
+// The host stays at most two steps ahead of the GPU, as a framework that reads each step's
+// results does. Unbounded, it queues thousands of launches (seconds of GPU work): a live
+// timeline would lag by that much, a stop signal would wait for all of it, and CUPTI holds
+// every activity buffer with a record of a kernel not yet run, so its buffers run out.
+static void wait_step_before_last(const Gpu &g, long step) {
+    if (step < 2) return;
+    for (int i = 0; i < g.n_streams; i++) CK(cudaEventSynchronize(g.done[step & 1][i]));
+}
+
 static void run_step(Gpu &g, const Schedule *sch, long step) {
     const WlPlan *pl = g.plan;
     bool ib = sch->p.link == SCHED_LINK_IB;
     int par = (int)(step & 1);
+    wait_step_before_last(g, step);
     for (size_t i = 0; i < pl->n_acts; i++) {
         const WlAction &a = pl->acts[i];
         const SchedOp *op = &sch->ops[a.op];
@@ -586,6 +598,7 @@ static void run_step(Gpu &g, const Schedule *sch, long step) {
         }
     }
     CK(cudaGetLastError());
+    for (int i = 0; i < g.n_streams; i++) CK(cudaEventRecord(g.done[par][i], g.stream[i]));
 }
 
 static void calibrate(Gpu &g) {
@@ -668,7 +681,9 @@ static void setup_gpu(Gpu &g, const Schedule *sch, const Options &o) {
     for (int p = 0; p < 2; p++) {
         g.ev[p] = new cudaEvent_t[plan->n_events ? plan->n_events : 1];
         for (uint32_t i = 0; i < plan->n_events; i++) CK(cudaEventCreateWithFlags(&g.ev[p][i], cudaEventDisableTiming));
+        for (int i = 0; i < sch->n_streams; i++) CK(cudaEventCreateWithFlags(&g.done[p][i], cudaEventDisableTiming));
     }
+    g.n_streams = sch->n_streams;
     size_t mat = (size_t)GEMM_M * (1 << 16) > (size_t)(1 << 16) * GEMM_N ? (size_t)GEMM_M * (1 << 16)
                                                                          : (size_t)(1 << 16) * GEMM_N;
     // Initialised on a work stream, then waited for: the legacy default stream does not
@@ -1111,8 +1126,11 @@ int main(int argc, char **argv) {
         Cupti_stop();
         CuptiTrStats st = Cupti_stats();
         if (!o.quiet && (st.cupti_dropped || RingSet_drops(set)))
-            fprintf(stderr, "ovtrace-workload: dropped %llu events in CUPTI, %llu in the ring\n",
-                    (unsigned long long)st.cupti_dropped, (unsigned long long)RingSet_drops(set));
+            fprintf(stderr,
+                    "ovtrace-workload: dropped %llu events in CUPTI (%d activity buffers, %llu requests found none), "
+                    "%llu in the ring\n",
+                    (unsigned long long)st.cupti_dropped, Cupti_buffersAllocated(),
+                    (unsigned long long)Cupti_poolMisses(), (unsigned long long)RingSet_drops(set));
     }
     for (int r = 0; r < n; r++) WlPlan_free(gpus[r].plan);
     delete[] workers;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "live_internal.h"
+#include "ovtrace/collector/gpu_info.h"
 #include "ovtrace/write/jsonout.h"
 
 /* events in the quick first checkpoint (~1 ms to write) */
@@ -150,6 +151,29 @@ static void describe_program(LiveStore *store, const LaunchConfig *lc) {
     free(buf);
 }
 
+/* "gpus" metadata: the hardware a real program ran on, so a recording names it. */
+static void describe_gpus(LiveStore *store, const char *libcuda, const char *libnvml) {
+    GpuInfo gi;
+    if (!GpuInfo_query(&gi, libcuda, libnvml)) return;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = xopen_memstream(&buf, &len);
+    fputs("{\"driver\": ", f);
+    JsonOut_string(f, gi.driver);
+    fprintf(f, ", \"cuda_driver\": \"%d.%d\", \"devices\": [", gi.cuda_driver / 1000, gi.cuda_driver % 1000 / 10);
+    for (int i = 0; i < gi.n_devices; i++) {
+        const GpuInfoDevice *d = &gi.dev[i];
+        fprintf(f, "%s{\"device\": %d, \"name\": ", i ? ", " : "", i);
+        JsonOut_string(f, d->name);
+        fprintf(f, ", \"sms\": %d, \"compute_capability\": \"%d.%d\", \"memory_mib\": %llu}", d->sms, d->cc_major,
+                d->cc_minor, (unsigned long long)(d->memory_bytes >> 20));
+    }
+    fputs("]}", f);
+    fclose(f);
+    LiveStore_setMetaJson(store, "gpus", buf);
+    free(buf);
+}
+
 static void note_exit(LiveSession *s) {
     s->prog_exit = Launch_exitCode(s->launch);
     Launch_describe(s->launch, s->prog_desc, sizeof s->prog_desc);
@@ -276,6 +300,9 @@ LiveSession *LiveSession_start(const LiveSessionConfig *cfg, char *err, size_t e
     pthread_create(&s->drain_thread, NULL, drain_main, s);
     pthread_create(&s->bg_thread, NULL, bg_main, s);
     s->threads = true;
+    /* while the program starts: cuInit here takes a moment and creates no context */
+    if (s->launch && (cfg->gpu_libcuda || cfg->launch->check_driver))
+        describe_gpus(s->store, cfg->gpu_libcuda, cfg->gpu_libnvml);
     return s;
 fail:
     LiveRecorder_abort(s->rec);

@@ -8,6 +8,10 @@ target_link_libraries(collector_fake_target PRIVATE ovtrace_collector Threads::T
 ovtrace_unit_test(collector.launch SOURCES ${_cdir}/test_launch.c LIBS ovtrace_collector TIMEOUT 120)
 target_compile_definitions(${test_exe} PRIVATE FAKE_TARGET="$<TARGET_FILE:collector_fake_target>")
 add_dependencies(${test_exe} collector_fake_target)
+if(TARGET ovtrace_inject)
+  target_compile_definitions(${test_exe} PRIVATE INJECT_LIB="$<TARGET_FILE:ovtrace_inject>")
+  add_dependencies(${test_exe} ovtrace_inject)
+endif()
 
 # The workload's host-side plan against the simulator (pure C).
 ovtrace_unit_test(collector.workload_plan SOURCES ${_cdir}/test_workload_plan.c

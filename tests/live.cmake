@@ -28,3 +28,10 @@ set_tests_properties(live.program PROPERTIES TIMEOUT 90)
 # The live TUI in tmux, simulated and program sources.
 add_test(NAME live.tui COMMAND bash ${live_dir}/tui.sh $<TARGET_FILE:ovtrace> $<TARGET_FILE:live_fake_program>)
 set_tests_properties(live.tui PROPERTIES LABELS tmux SKIP_RETURN_CODE 77 TIMEOUT 600)
+
+# The GPUs a recording names ("gpus" metadata), against a stand-in driver library.
+add_library(live_fake_libcuda SHARED ${live_dir}/fake_libcuda.c)
+ovtrace_unit_test(live.gpu_meta SOURCES ${live_dir}/test_gpu_meta.c
+  LIBS ovtrace_live ovtrace_schedule ovtrace_collector PkgConfig::CJSON TIMEOUT 60)
+target_compile_definitions(${test_exe} PRIVATE FAKE_LIBCUDA="$<TARGET_FILE:live_fake_libcuda>")
+add_dependencies(${test_exe} live_fake_libcuda)

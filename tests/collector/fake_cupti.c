@@ -243,6 +243,45 @@ static void deliver(int n) {
     }
 }
 
+#define MAX_HELD 4096
+static uint8_t *held[MAX_HELD];
+static size_t held_size[MAX_HELD];
+static int n_held;
+
+int FakeCupti_holdBuffers(int n) {
+    int got = 0;
+    for (int i = 0; i < n && n_held < MAX_HELD; i++) {
+        uint8_t *buf = NULL;
+        size_t size = 0, max_records = 0;
+        g_req(&buf, &size, &max_records);
+        if (!buf) continue;
+        held[n_held] = buf;
+        held_size[n_held++] = size;
+        got++;
+    }
+    return got;
+}
+
+void FakeCupti_releaseHeld(void) {
+    int n = n_held;
+    n_held = 0;
+    for (int i = 0; i < n; i++) {
+        CUpti_ActivityKernel10 rec;
+        memset(&rec, 0, sizeof rec);
+        rec.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+        rec.name = "fake_kernel";
+        rec.contextId = 1;
+        rec.streamId = 7;
+        rec.correlationId = (uint32_t)(atomic_fetch_add(&S->delivered, 1) + 1);
+        rec.start = atomic_fetch_add(&S->next_start, 2000);
+        rec.end = rec.start + 1000;
+        rec.gridX = rec.gridY = rec.gridZ = 1;
+        rec.blockX = 256;
+        memcpy(held[i], &rec, sizeof rec);
+        g_done(NULL, 0, held[i], held_size[i], REC_SIZE);
+    }
+}
+
 CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag) {
     touch();
     if (!g_req || !g_done) return CUPTI_ERROR_INVALID_OPERATION;

@@ -36,5 +36,10 @@ void FakeCupti_failTimestamp(bool fail);
 void FakeCupti_dropsWithContextCreation(size_t n);
 /* Waits for the context-creating threads started so far. */
 void FakeCupti_quiesce(void);
+/* Asks for n buffers and keeps them, as CUPTI keeps each buffer holding a record of a
+ * kernel not yet run; returns how many it got. */
+int FakeCupti_holdBuffers(int n);
+/* Completes the buffers held (one kernel record each). */
+void FakeCupti_releaseHeld(void);
 
 #endif

@@ -33,6 +33,7 @@ static CuptiConfig fast_config(void) {
     CuptiConfig_default(&cc);
     cc.flush_ms = 5;
     cc.n_buffers = 4;
+    cc.max_buffers = 64;
     cc.buffer_bytes = 64 * 1024;
     return cc;
 }
@@ -182,6 +183,32 @@ static void test_stop_request(void **state) {
     RingSet_free(set);
 }
 
+/* CUPTI keeps every buffer that holds a record of a kernel not yet run: the pool grows
+ * past its start while CUPTI holds them all, up to max_buffers, and grown buffers come back
+ * for reuse; past the cap a request gets no buffer and counts as a miss. */
+static void test_pool_grows_while_held(void **state) {
+    (void)state;
+    FakeCupti_reset();
+    RingSet *set = small_set();
+    start(set);
+    uint64_t misses0 = Cupti_poolMisses();
+    assert_int_equal(FakeCupti_holdBuffers(40), 40); /* 4 at start, 36 grown */
+    assert_int_equal(Cupti_poolMisses(), misses0);
+    FakeCupti_releaseHeld();
+    assert_int_equal(drain_kernels(set), 40);
+    int grown = Cupti_buffersAllocated();
+    assert_int_equal(grown, 40);
+    assert_int_equal(FakeCupti_holdBuffers(40), 40); /* the same buffers again */
+    assert_int_equal(Cupti_buffersAllocated(), grown);
+    assert_int_equal(FakeCupti_holdBuffers(40), 24); /* the cap: 64 */
+    assert_int_equal(Cupti_poolMisses(), misses0 + 16);
+    assert_int_equal(Cupti_buffersAllocated(), 64);
+    FakeCupti_releaseHeld();
+    assert_int_equal(drain_kernels(set), 64);
+    Cupti_stop();
+    RingSet_free(set);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flusher_and_stop),
@@ -189,6 +216,7 @@ int main(void) {
         cmocka_unit_test(test_fork_child_exit),
         cmocka_unit_test(test_clock_failure),
         cmocka_unit_test(test_stop_request),
+        cmocka_unit_test(test_pool_grows_while_held),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,7 +166,8 @@ static void test_nvtx_user_choice(void **state) {
     const char *txt = slurp(out);
     assert_non_null(strstr(txt, "NVTX_INJECTION64_PATH=/user/choice.so\n"));
     assert_null(strstr(txt, "/nvtx/libcupti.so"));
-    const char *cupti = Launch_cuptiLibrary();
+    char cb[PATH_MAX];
+    const char *cupti = Launch_cuptiLibrary(NULL, cb, sizeof cb);
     if (cupti) assert_int_equal(access(cupti, R_OK), 0);
     Launch_free(l);
     unlink(out);
@@ -239,6 +241,29 @@ static void test_helpers(void **state) {
     }
 }
 
+/* The libcupti an injected program's NVTX_INJECTION64_PATH names is found through the
+ * injection library where it runs, as the dynamic loader finds it there: the path fixed
+ * at configure time may not exist on the machine a build is carried to. */
+static void test_cupti_of_injection_library(void **state) {
+    (void)state;
+    char out[PATH_MAX];
+    assert_false(Launch_cuptiOf("/nonexistent/libovtrace_inject.so", out, sizeof out));
+    assert_false(Launch_cuptiOf(FAKE_TARGET, out, sizeof out)); /* not a library */
+    assert_false(Launch_cuptiOf("libc.so.6", out, sizeof out)); /* loads no libcupti */
+#ifdef INJECT_LIB
+    assert_true(Launch_cuptiOf(INJECT_LIB, out, sizeof out));
+    assert_int_equal(out[0], '/');
+    assert_non_null(strstr(out, "/libcupti.so"));
+    assert_int_equal(access(out, R_OK), 0);
+    /* with nothing configured it is also what the launcher picks */
+    char cb[PATH_MAX];
+    assert_non_null(Launch_cuptiLibrary(INJECT_LIB, cb, sizeof cb));
+    assert_int_equal(access(cb, R_OK), 0);
+#else
+    skip();
+#endif
+}
+
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
@@ -247,6 +272,7 @@ int main(void) {
         cmocka_unit_test(test_nvtx_user_choice),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_helpers),
+        cmocka_unit_test(test_cupti_of_injection_library),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

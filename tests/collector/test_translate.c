@@ -754,6 +754,39 @@ static void test_real_demangled_names(void **state) {
     RingSet_free(set);
 }
 
+/* A C++ template kernel demangles to kilobytes (PyTorch's random-number kernels to 5 KB):
+ * the whole name is kept, as Kineto keeps it, not the first kilobyte. The mangled name's
+ * substitutions (S_) repeat a 200-character class in the demangled text. */
+static void test_long_demangled_name(void **state) {
+    (void)state;
+    CuptiTrDemangleFn dm = CuptiTr_cxaDemangler();
+    assert_non_null(dm);
+    char cls[201], mangled[512], want[8192];
+    memset(cls, 'a', 200);
+    cls[200] = 0;
+    int k = snprintf(mangled, sizeof mangled, "_Z1f200%s", cls);
+    for (int i = 0; i < 24; i++) k += snprintf(mangled + k, sizeof mangled - (size_t)k, "S_");
+    k = snprintf(want, sizeof want, "f(%s", cls);
+    for (int i = 0; i < 24; i++) k += snprintf(want + k, sizeof want - (size_t)k, ", %s", cls);
+    snprintf(want + k, sizeof want - (size_t)k, ")");
+    assert_true(strlen(want) > 5000);
+    RingSet *set = RingSet_new(NULL);
+    CuptiTrConfig c = test_cfg();
+    c.demangle = dm;
+    CuptiTr *tr = CuptiTr_new(&c, set);
+    LiveStore *store = LiveStore_new(set, NULL);
+    CUpti_ActivityKernel10 kr = kernel(mangled, 0, 1, 20, 300, 1000, 2000);
+    assert_int_equal(CuptiTr_record(tr, &kr), 1);
+    LiveStore_drain(store, 0);
+    Trace *t = LiveStore_snapshot(store, SIZE_MAX, INT64_MIN);
+    assert_int_equal(t->n_events, 1);
+    if (find(t, want, KIND_KERNEL) == SIZE_MAX) fail_msg("the %zu-character name was not kept whole", strlen(want));
+    Trace_free(t);
+    LiveStore_free(store);
+    CuptiTr_free(tr);
+    RingSet_free(set);
+}
+
 /* Decode mode's emulated all-to-all: DtoH then HtoD through pinned memory on the comm
  * stream. CUPTI calls them plain copies (memory); marked comm streams make them
  * communication, per device (each GPU has its own comm stream ids). */
@@ -835,6 +868,7 @@ int main(void) {
         cmocka_unit_test(test_clock_offset),
         cmocka_unit_test(test_trace_classes_and_flows),
         cmocka_unit_test(test_real_demangled_names),
+        cmocka_unit_test(test_long_demangled_name),
         cmocka_unit_test(test_decode_copies_are_comm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -132,6 +132,11 @@ for m in prefill decode serial serve; do
     s=$(gcline "$LOG" | grep -o '"newest_end_before_now_s": [0-9.-]*' | sed 's/.*: //')
     [ -n "$s" ] && awk -v s="$s" 'BEGIN { exit !(s < -1 || s > 60) }' && note "clock: $m's newest event ends ${s}s before now"
 done
+# a longer recording (20 s): CUPTI must drop nothing, and the host must not run seconds ahead
+if [ -n "$OV" ]; then
+    step record-long 90 "'$OV' record -o '$OUT/traces/long.json.zst' --workload moe --mode prefill --steps 200"
+    LONG=$(grep -h -o 'ring drops [0-9]*, CUPTI dropped records [0-9]*' "$LOG")
+fi
 # the SM split: expert GEMMs on SMs - comm SMs in prefill, all SMs in serial
 EP=$(kmean "$OUT/gpucheck-prefill.log" expert_gemm) ES=$(kmean "$OUT/gpucheck-serial.log" expert_gemm)
 SPLIT=$(awk -v p="$EP" -v s="$ES" -v n="${SMS:-0}" 'BEGIN { if (p > 0 && s > 0 && n > 20) printf "%.3f (expected %d/%d = %.3f)", p / s, n, n - 20, n / (n - 20) }')
@@ -208,7 +213,7 @@ step build-prog 90 "'$NVCC' -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -
 step prog-plain 30 "'$PROG' plain 5"
 step inject-prog 60 "'$GC' -i '$INJ' -- '$PROG' plain 20"
 XRATIO[inject-prog]=$(gcline "$LOG" | grep -o '"overlap_ratio": [0-9.]*' | head -1 | sed 's/.*: //')
-gcline "$LOG" | grep -q '"compute_spin", "count": 20,' || note "inject-prog: not 20 compute_spin kernels: $(gcline "$LOG" | cut -c1-300)"
+gcline "$LOG" | grep -q '"compute_spin[^"]*", "count": 20,' || note "inject-prog: not 20 compute_spin kernels: $(gcline "$LOG" | cut -c1-300)"
 if [ -n "$OV" ]; then
     step record-inject-prog 60 "'$OV' record -o '$OUT/traces/inject-prog.json.zst' -- '$PROG' plain 20 && '$OV' stats --json '$OUT/traces/inject-prog.json.zst' >'$OUT/stats-inject-prog.json'"
     RATIO[inject-prog]=$(grep -o '"total": {[^}]*}' "$OUT/stats-inject-prog.json" 2>/dev/null | grep -o '"overlap_ratio": [0-9.]*' | sed 's/.*: //')
@@ -218,7 +223,7 @@ fi
 step inject-no-shm 30 "env -u OVTRACE_SHM CUDA_INJECTION64_PATH='$INJ' '$PROG' plain 3"
 step fork-injected 60 "'$GC' -i '$INJ' -- '$PROG' fork 2"
 FORK=$(grep -h -o 'fork child exited after [0-9]* ms\|FORK CHILD HUNG' "$LOG" | head -1)
-gcline "$LOG" | grep -q '"compute_spin", "count": 2,' || note "fork: not exactly 2 compute_spin kernels (duplicates from the child?): $(gcline "$LOG" | cut -c1-300)"
+gcline "$LOG" | grep -q '"compute_spin[^"]*", "count": 2,' || note "fork: not exactly 2 compute_spin kernels (duplicates from the child?): $(gcline "$LOG" | cut -c1-300)"
 
 # ---- the stop protocol -----------------------------------------------------------------
 STOPS=""
@@ -246,27 +251,35 @@ fi
 
 # ---- PyTorch against torch.profiler ------------------------------------------------------
 cat >"$OUT/src/prog.py" <<'EOF'
-# run.sh's PyTorch client: matmuls on one stream and an all-to-all on another (NCCL,
-# one rank; a device copy if NCCL cannot start), the same work under torch.profiler
-# (--profile FILE: Kineto JSON) and under ovtrace. All CUDA work is inside the profile.
-import os, sys, torch
+# run.sh's PyTorch client: matmuls on one stream and an all-to-all stand-in on another, a
+# copy kernel on 20 blocks named as NCCL's (so both tools' statistics count it as
+# communication; one GPU cannot run NCCL's all-to-all with a peer), the same work under
+# torch.profiler (--profile FILE: Kineto JSON) and under ovtrace. All CUDA work is inside
+# the profile. Without CuPy the stand-in is a device copy (then no overlap ratio).
+import sys, torch
 prof_out = sys.argv[sys.argv.index("--profile") + 1] if "--profile" in sys.argv else None
+SRC = r"""
+extern "C" __global__ void ncclDevKernel_AllToAll_stand_in(const float4 *src, float4 *dst, long n) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x)
+        dst[i] = src[i];
+}
+"""
 def work():
-    dev = torch.device("cuda")
+    dev = torch.device("cuda", 0)
     comp, comm = torch.cuda.Stream(), torch.cuda.Stream()
-    a = torch.ones(4096, 4096, device=dev)
-    b = torch.ones(4096, 4096, device=dev)
-    src = torch.ones(64 << 20, device=dev)
+    a = torch.randn(4096, 4096, device=dev)
+    b = torch.randn(4096, 4096, device=dev)
+    src = torch.randn(64 << 20, device=dev)
     dst = torch.empty_like(src)
-    a2a = None
     try:
-        import torch.distributed as dist
-        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-        os.environ.setdefault("MASTER_PORT", "29533")
-        dist.init_process_group("nccl", rank=0, world_size=1, device_id=dev)
-        a2a = lambda: dist.all_to_all_single(dst, src)
+        import cupy
+        k = cupy.RawKernel(SRC, "ncclDevKernel_AllToAll_stand_in")
+        n4 = src.numel() // 4
+        def a2a():
+            with cupy.cuda.ExternalStream(comm.cuda_stream):
+                k((20,), (512,), (src.data_ptr(), dst.data_ptr(), cupy.int64(n4)))
     except Exception as e:
-        print("prog.py: no NCCL all-to-all (%s): a device copy instead" % e, file=sys.stderr)
+        print("prog.py: no CuPy kernel (%s): a device copy instead" % e, file=sys.stderr)
         a2a = lambda: dst.copy_(src)
     torch.cuda.synchronize()
     for _ in range(20):
@@ -274,7 +287,8 @@ def work():
             for _ in range(4):
                 c = a @ b
         with torch.cuda.stream(comm):
-            a2a()
+            for _ in range(16): # about as long as the matmuls: partly hidden
+                a2a()
         torch.cuda.synchronize()
     print("prog.py: 20 steps done")
 if prof_out:
@@ -314,14 +328,19 @@ if [ -n "$OV" ] && python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_av
     step torch-profiler 120 "python3 '$OUT/src/prog.py' --profile '$OUT/traces/torch-profiler.json'"
     step torch-ovtrace 120 "'$OV' record -o '$OUT/traces/torch-ovtrace.json' -- python3 '$OUT/src/prog.py'"
     step torch-compare 60 "python3 '$OUT/src/compare.py' '$OUT/traces/torch-profiler.json' '$OUT/traces/torch-ovtrace.json'
-      for f in torch-profiler torch-ovtrace; do '$OV' stats --json '$OUT/traces/\$f.json' | grep -o '\"total\": {[^}]*}' | sed \"s/^/\$f /\"; done"
+      for f in torch-profiler torch-ovtrace; do '$OV' stats --json '$OUT/traces/'\$f'.json' | grep -o '\"total\": {[^}]*}' | sed \"s/^/\$f /\"; done"
     TORCH="$(grep -h '^COMPARE' "$LOG"); overlap: $(grep -h -o '^torch-[a-z]* .*"overlap_ratio": [0-9.a-z]*' "$LOG" | sed 's/ {.*"overlap_ratio"/ ratio/' | tr '\n' ' ')"
 else
     note "PyTorch with CUDA or the ovtrace CLI not available: no torch.profiler comparison"
 fi
 
 # ---- the project's GPU test --------------------------------------------------------------
-[ -x "$B/tests/test_collector_gpu_collect" ] && step ctest-gpu 150 "cd '$B' && ctest -R collector.gpu_collect --output-on-failure --timeout 140"
+# a build carried from another machine has no CTest file: then the test binary runs alone
+if [ -f "$B/CTestTestfile.cmake" ]; then
+    [ -x "$B/tests/test_collector_gpu_collect" ] && step ctest-gpu 150 "cd '$B' && ctest -R collector.gpu_collect --output-on-failure --timeout 140"
+else
+    [ -x "$B/tests/test_collector_gpu_collect" ] && step ctest-gpu 150 "'$B/tests/test_collector_gpu_collect'"
+fi
 
 # ---- summary -------------------------------------------------------------------------------
 {
@@ -335,9 +354,10 @@ fi
     echo "SM split: expert_gemm prefill/serial ${SPLIT:--} (means $EP / $ES us)"
     echo "overhead (prefill, median step ms): without [$BASE] $MB, with collector [$COLL] $MC: ${OVH:--} (goal <= 3%)"
     echo "fork: ${FORK:--}"
+    echo "long recording (prefill, 200 steps): ${LONG:--}"
     echo "stop:$STOPS"
     echo "torch: ${TORCH:--}"
-    grep -h -E 'attn kernels|tests passed|FAILED|Passed|Skipped|Not Run' "$OUT"/logs/*ctest-gpu.log 2>/dev/null | head -6
+    grep -h -E 'attn kernels|tests passed|FAILED|PASSED|Passed|Skipped|Not Run' "$OUT"/logs/*ctest-gpu.log 2>/dev/null | head -6
     echo "--- steps (name rc seconds; 124/137 timeout, 99/SKIP skipped) ---"
     column -t "$SUM" 2>/dev/null || cat "$SUM"
     [ -s "$OUT/notes.txt" ] && { echo "--- notes ---"; cat "$OUT/notes.txt"; }

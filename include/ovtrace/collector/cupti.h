@@ -26,7 +26,9 @@ extern "C" {
 typedef struct {
     int flush_ms;           /* periodic flush (default 100; env OVTRACE_CUPTI_FLUSH_MS) */
     size_t buffer_bytes;    /* one activity buffer (default 2 MiB; env OVTRACE_CUPTI_BUFFER_KB) */
-    int n_buffers;          /* pool size (default 32; env OVTRACE_CUPTI_BUFFERS) */
+    int n_buffers;          /* buffers allocated at start (default 32; env OVTRACE_CUPTI_BUFFERS) */
+    int max_buffers;        /* the pool grows to this many while CUPTI holds them all
+                               (default 512; env OVTRACE_CUPTI_MAX_BUFFERS) */
     bool driver;            /* enable DRIVER records (default true; env OVTRACE_CUPTI_DRIVER=0) */
     bool all_driver_calls;  /* keep every driver call, not only launches */
     bool demangle;          /* demangle kernel names with __cxa_demangle if present (default) */
@@ -52,6 +54,8 @@ bool Cupti_markCommStream(void *stream);
 CuptiTrStats Cupti_stats(void);
 /* Buffer requests answered with no buffer because the pool was empty. */
 uint64_t Cupti_poolMisses(void);
+/* Buffers allocated so far (the pool's start, plus those it grew by). */
+int Cupti_buffersAllocated(void);
 
 /* Path of the loaded libcupti (for NVTX_INJECTION64_PATH: NVTX ranges reach CUPTI's
  * MARKER records only through it), NULL if unknown. Sets the variable when unset and

@@ -38,7 +38,7 @@ typedef struct {
                                 a full-screen TUI wants a file) */
     bool own_pgrp;           /* run in a new process group (Ctrl-C in a raw-mode TUI is a key) */
     const char *nvtx_lib;    /* with inject: NVTX_INJECTION64_PATH for the program unless its
-                                environment has one (NULL: Launch_cuptiLibrary()) */
+                                environment has one (NULL: Launch_cuptiLibrary) */
 } LaunchConfig;
 
 void LaunchConfig_default(LaunchConfig *c);
@@ -67,11 +67,15 @@ void Launch_free(Launch *l);
  * directory of /proc/self/exe (the build tree), then the install's lib/ovtrace and
  * libexec/ovtrace relative to it (GNUInstallDirs, as configured). */
 bool Launch_findHelper(const char *name, char *out, size_t n);
-/* The libcupti the injection library was built against (the CUDA toolkit's, a path fixed
- * at configure time) if that file exists, else NULL (no NVTX_INJECTION64_PATH is set). The
- * injection library must not set it itself: it runs inside cuInit, where a setenv can
- * race with the program's other threads reading the environment. */
-const char *Launch_cuptiLibrary(void);
+/* The libcupti for an injected program's NVTX_INJECTION64_PATH, in out: the one the
+ * injection library was built against (a path fixed at configure time) if that file
+ * exists, else the one inject_lib loads where it runs (a build carried to another machine
+ * finds its CUPTI elsewhere). NULL if neither: no NVTX ranges then. The injection library
+ * must not set the variable itself: it runs inside cuInit, where a setenv can race with the
+ * program's other threads reading the environment. */
+const char *Launch_cuptiLibrary(const char *inject_lib, char *out, size_t n);
+/* Whether the shared library lib loads a libcupti; its path in out if so. */
+bool Launch_cuptiOf(const char *lib, char *out, size_t n);
 /* Whether libcuda.so.1 loads. If not, msg gets the user-facing error:
  * "no CUDA driver found (libcuda.so.1: ...): this needs an NVIDIA GPU and its driver;
  *  try --simulate". */

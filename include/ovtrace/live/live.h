@@ -178,6 +178,10 @@ typedef struct {
      * ("simulated": false) and the recording names the collector (CUPTI in-process for
      * the workload, injected for `-- CMD`) and the command. NULL: no program. */
     const LaunchConfig *launch;
+    /* With a program whose launch checks the driver (or with gpu_libcuda set), the
+     * recording's "gpus" metadata names the GPUs, the driver and the CUDA version
+     * (GpuInfo_query; these name the libraries, NULL: the system's). */
+    const char *gpu_libcuda, *gpu_libnvml;
     bool shared_rings;        /* RingSet_create_shared without a program (tests); implied by launch */
 } LiveSessionConfig;
 

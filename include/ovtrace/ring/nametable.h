@@ -19,7 +19,7 @@ typedef struct NameTable NameTable;
 
 /* Any thread, any process attached to the table. Same bytes -> same id. Never blocks;
  * strings longer than NAME_MAX_LEN are truncated. */
-#define NAME_MAX_LEN 4096u
+#define NAME_MAX_LEN 16384u
 uint32_t NameTable_intern(NameTable *nt, const char *s, size_t len);
 uint32_t NameTable_intern_cstr(NameTable *nt, const char *s);
 
