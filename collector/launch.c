@@ -120,8 +120,9 @@ bool Launch_cuptiOf(const char *lib, char *out, size_t n) {
     if (!lib || !n) return false;
     out[0] = 0;
     /* the dynamic loader's own search (RUNPATH, LD_LIBRARY_PATH, its cache), as in the
-     * program; the injection library has no constructor, so loading it runs nothing */
-    void *h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+     * program; the injection library has no constructor, so loading it runs nothing.
+     * NODELETE: libcupti allocates as it loads, and unmapping it would orphan that. */
+    void *h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE);
     if (!h) return false;
     Dl_info info;
     void *sym = dlsym(h, "cuptiGetVersion");
