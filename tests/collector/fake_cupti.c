@@ -216,6 +216,22 @@ CUptiResult CUPTIAPI cuptiActivityGetNumDroppedRecords(CUcontext context, uint32
     return CUPTI_SUCCESS;
 }
 
+/* One kernel record, 1 us long, 1 us after the previous one. */
+static void put_kernel(uint8_t *dst, uint32_t correlation) {
+    CUpti_ActivityKernel10 rec;
+    memset(&rec, 0, sizeof rec);
+    rec.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    rec.name = "fake_kernel";
+    rec.contextId = 1;
+    rec.streamId = 7;
+    rec.correlationId = correlation;
+    rec.start = atomic_fetch_add(&S->next_start, 2000);
+    rec.end = rec.start + 1000;
+    rec.gridX = rec.gridY = rec.gridZ = 1;
+    rec.blockX = 256;
+    memcpy(dst, &rec, sizeof rec);
+}
+
 static void deliver(int n) {
     while (n > 0) {
         uint8_t *buf = NULL;
@@ -223,20 +239,8 @@ static void deliver(int n) {
         g_req(&buf, &size, &max_records);
         if (!buf) return; /* CUPTI would count these as dropped */
         size_t fit = size / REC_SIZE, k = (size_t)n < fit ? (size_t)n : fit;
-        for (size_t i = 0; i < k; i++) {
-            CUpti_ActivityKernel10 rec;
-            memset(&rec, 0, sizeof rec);
-            rec.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-            rec.name = "fake_kernel";
-            rec.contextId = 1;
-            rec.streamId = 7;
-            rec.correlationId = (uint32_t)(atomic_load(&S->delivered) + (int)i + 1);
-            rec.start = atomic_fetch_add(&S->next_start, 2000);
-            rec.end = rec.start + 1000;
-            rec.gridX = rec.gridY = rec.gridZ = 1;
-            rec.blockX = 256;
-            memcpy(buf + i * REC_SIZE, &rec, sizeof rec);
-        }
+        for (size_t i = 0; i < k; i++)
+            put_kernel(buf + i * REC_SIZE, (uint32_t)(atomic_load(&S->delivered) + (int)i + 1));
         atomic_fetch_add(&S->delivered, (int)k);
         n -= (int)k;
         g_done(NULL, 0, buf, size, k * REC_SIZE);
@@ -266,18 +270,7 @@ void FakeCupti_releaseHeld(void) {
     int n = n_held;
     n_held = 0;
     for (int i = 0; i < n; i++) {
-        CUpti_ActivityKernel10 rec;
-        memset(&rec, 0, sizeof rec);
-        rec.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-        rec.name = "fake_kernel";
-        rec.contextId = 1;
-        rec.streamId = 7;
-        rec.correlationId = (uint32_t)(atomic_fetch_add(&S->delivered, 1) + 1);
-        rec.start = atomic_fetch_add(&S->next_start, 2000);
-        rec.end = rec.start + 1000;
-        rec.gridX = rec.gridY = rec.gridZ = 1;
-        rec.blockX = 256;
-        memcpy(held[i], &rec, sizeof rec);
+        put_kernel(held[i], (uint32_t)(atomic_fetch_add(&S->delivered, 1) + 1));
         g_done(NULL, 0, held[i], held_size[i], REC_SIZE);
     }
 }
