@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "ovtrace/base/alloc.h"
 #include "ovtrace/base/parse.h"
+#include "ovtrace/read/hardware.h"
 #include "ovtrace/read/input.h"
 #include "stats_coll.h"
 #include "ovtrace/write/jsonout.h"
@@ -128,6 +129,9 @@ static void print_table(FILE *out, const Trace *t, const StatsHead *h, const Ove
                 : s->compression == COMP_ZSTD ? "zstd"
                 : s->compression == COMP_SQLITE ? "Nsight Systems SQLite export"
                                                 : "plain JSON");
+        char hw[512];
+        if (Hardware_describe(s->meta_json, hw, sizeof hw))
+            fprintf(out, "  recorded on %s\n", TermSafe_str(hw, safe, sizeof safe));
     }
     char a[32], b[32], span[32];
     Time_format(span, sizeof span, h->t_max - h->t_min);
@@ -201,11 +205,17 @@ static void print_json_head(FILE *out, const Trace *t, const StatsHead *h, const
         const TraceSource *s = &t->sources[i];
         fprintf(out, "%s\n    {\"path\": ", i ? "," : "");
         JsonOut_string(out, s->path);
-        fprintf(out, ", \"rank\": %d, \"world_size\": %d, \"compression\": \"%s\"}", s->rank, s->world_size,
+        fprintf(out, ", \"rank\": %d, \"world_size\": %d, \"compression\": \"%s\"", s->rank, s->world_size,
                 s->compression == COMP_GZIP     ? "gzip"
                 : s->compression == COMP_ZSTD   ? "zstd"
                 : s->compression == COMP_SQLITE ? "nsys-sqlite"
                                                 : "none");
+        char hw[512];
+        if (Hardware_describe(s->meta_json, hw, sizeof hw)) {
+            fputs(", \"hardware\": ", out);
+            JsonOut_string(out, hw);
+        }
+        fputc('}', out);
     }
     fprintf(out,
             "\n  ],\n  \"events\": %zu,\n  \"trace_start_ns\": %" PRId64 ",\n  \"trace_end_ns\": %" PRId64

@@ -215,6 +215,7 @@ void Share_write(Buf *b, const Trace *t, const ScaleStatsIn *in, const OverlapFi
         Buf_i32(b, t->sources[i].rank);
         Buf_i32(b, t->sources[i].world_size);
         Buf_i32(b, t->sources[i].compression);
+        Buf_str(b, t->sources[i].meta_json); /* the hardware it names, among others */
     }
     size_t n_ev;
     uint32_t *ev = Share_commEvents(t, &n_ev);
@@ -379,6 +380,11 @@ bool Share_read(Share *s, const char *p, size_t n) {
         s->src[i].rank = Rd_i32(&r);
         s->src[i].world_size = Rd_i32(&r);
         s->src[i].compression = Rd_i32(&r);
+        s->src[i].meta_json = Rd_str(&r, NULL);
+        if (s->src[i].meta_json && !s->src[i].meta_json[0]) {
+            free(s->src[i].meta_json);
+            s->src[i].meta_json = NULL;
+        }
     }
     s->n_kn = read_count(&r, 4);
     s->kn = xcalloc(s->n_kn + 1, sizeof *s->kn);
@@ -422,7 +428,10 @@ bool Share_read(Share *s, const char *p, size_t n) {
 }
 
 void Share_free(Share *s) {
-    for (size_t i = 0; i < s->n_src; i++) free(s->src[i].path);
+    for (size_t i = 0; i < s->n_src; i++) {
+        free(s->src[i].path);
+        free(s->src[i].meta_json);
+    }
     free(s->src);
     for (size_t i = 0; i < s->n_kn; i++) free(s->kn[i].s);
     free(s->kn);

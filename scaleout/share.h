@@ -59,7 +59,7 @@ typedef struct {
     uint64_t events, n_model_lanes, skipped; /* the model's counts */
     bool truncated;
     size_t n_src;
-    TraceSource *src; /* path, rank, world_size, compression */
+    TraceSource *src; /* path, rank, world_size, compression, meta_json */
     size_t n_kn;
     ShareStr *kn; /* kernel names the lanes' items and the kernels name */
     size_t n_lanes;

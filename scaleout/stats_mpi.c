@@ -211,6 +211,7 @@ static void build_skeleton(Merge *M, Trace *sk, U64Map *lane_of) {
             TraceSource *s = &sk->sources[sk->n_sources++];
             *s = M->sh[p].src[i];
             s->path = xstrdup(M->sh[p].src[i].path);
+            s->meta_json = M->sh[p].src[i].meta_json ? xstrdup(M->sh[p].src[i].meta_json) : NULL;
         }
     Key *K = xmalloc((n_lanes + 1) * sizeof *K);
     size_t k = 0;

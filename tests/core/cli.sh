@@ -195,5 +195,14 @@ check "simulated recordings say so in the viewer" bash -c "head -1 '$tmp/sim' | 
 check "recorded traces are not marked simulated" bash -c "! head -1 '$tmp/demo' | grep -q SIMULATED"
 "$BIN" view x.json 2>"$tmp/err"; rc=$?
 if grep -q "not implemented" "$tmp/err"; then check "pending view says so" test $rc -eq 3; fi
+# a recording on a GPU says which: the hardware line, its text escaped (ESC, bidi)
+printf '%s' '{"ovtrace": {"simulated": false, "gpus": {"driver": "580.159.04", "cuda_driver": "13.0", "devices": [{"name": "evil\u001b[2J\u202egpu", "sms": 4}, {"name": "NVIDIA H200", "sms": 132, "compute_capability": "9.0", "memory_mib": 143155}]}}, "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"device": 0, "stream": 7}}]}' >"$tmp/hw.json"
+"$BIN" stats "$tmp/hw.json" >"$tmp/hw.out" 2>&1
+check "stats names the GPUs a recording ran on" \
+    grep -qF 'recorded on evil\x1b[2J\u202egpu (4 SMs); NVIDIA H200 (132 SMs, compute 9.0, 139.8 GiB), driver 580.159.04, CUDA 13.0' "$tmp/hw.out"
+check "the hardware line prints no raw ESC" bash -c "! grep -q \$'\\x1b' '$tmp/hw.out'"
+"$BIN" stats --json "$tmp/hw.json" >"$tmp/hw.jout" 2>&1
+check "stats --json gives the hardware per file" grep -qF '"hardware": "evil\u001b[2J\u202egpu (4 SMs); NVIDIA H200' "$tmp/hw.jout"
+check "a trace without GPUs in its metadata has no hardware line" bash -c "! '$BIN' stats '$DATA/moe-ep/rank0.json' | grep -q 'recorded on'"
 echo "$fails failure(s)"
 exit $((fails > 0))

@@ -1,7 +1,7 @@
 #!/bin/bash
 # `mpirun -np P ovtrace stats` prints byte for byte what one process prints, for P = 1..4
 # (more processes than files included), text and JSON, on the two-rank MoE pair, an
-# 8-rank simulated run, two serving recordings, a mixed set (counters, NCCL args with Seq and groups, legacy,
+# 8-rank simulated run, two serving recordings, two recordings on a GPU, a mixed set (counters, NCCL args with Seq and groups, legacy,
 # gzip and zstd), with --range, --rank, --device and --top; and a rank file that does not
 # parse fails the run with the file named (no hang). Skips (77) without an MPI build.
 # usage: stats.sh OVTRACE MPIEXEC TESTDATA SAMPLES [DEEPSEEK]
@@ -61,6 +61,12 @@ mkdir "$T/serve"
     { echo "FAIL: record --mode serve"; fail=1; }
 same "$T/serve"
 same --json --range 20ms: "$T/serve"
+# recordings on a real GPU: the hardware each file names travels with its figures
+HW=("$SAMPLES/h200-prefill.json.zst" "$SAMPLES/h200-decode.json.zst")
+same "${HW[@]}"
+grep -q "recorded on NVIDIA H200 (132 SMs" "$T/one.out" || { echo "FAIL: no hardware line"; fail=1; }
+same --json "${HW[@]}"
+[ "$(grep -c '"hardware": "NVIDIA H200' "$T/one.out")" = 2 ] || { echo "FAIL: no hardware in the JSON"; fail=1; }
 
 # a rank file that does not parse: status 1, its name in the error, well before the timeout
 mkdir "$T/bad"
