@@ -176,6 +176,9 @@ static void print_table(FILE *out, const Trace *t, const StatsHead *h, const Ove
         const DeviceFigures *d = &R->devices[i];
         for (size_t k = 0; k < d->n_streams; k++) {
             const StreamFigures *s = &d->streams[k];
+            /* a lane of CUPTI's syncs alone (stream -1: event and context syncs) holds no
+             * GPU work; the host's waits show as its runtime calls */
+            if (!s->n_events && !s->busy) continue;
             us(c[0], 32, s->busy);
             char safe[256];
             fprintf(out, "%4d %4" PRId64 " %8" PRId64 " %-20.20s %8zu %10s\n", d->rank, d->device, s->stream,

@@ -204,5 +204,10 @@ check "the hardware line prints no raw ESC" bash -c "! grep -q \$'\\x1b' '$tmp/h
 "$BIN" stats --json "$tmp/hw.json" >"$tmp/hw.jout" 2>&1
 check "stats --json gives the hardware per file" grep -qF '"hardware": "evil\u001b[2J\u202egpu (4 SMs); NVIDIA H200' "$tmp/hw.jout"
 check "a trace without GPUs in its metadata has no hardware line" bash -c "! '$BIN' stats '$DATA/moe-ep/rank0.json' | grep -q 'recorded on'"
+# CUPTI's event and context syncs (stream -1) hold no GPU work: no row of their own
+printf '%s' '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"device": 0, "stream": 7}}, {"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "pid": 0, "tid": -1, "ts": 1, "dur": 5, "args": {"device": 0, "stream": -1}}]}' >"$tmp/sync.json"
+"$BIN" stats "$tmp/sync.json" >"$tmp/sync.out" 2>&1
+check "stats: the kernel's stream has its row" grep -qE '^ +0 +0 +7 stream 7 +1 +2$' "$tmp/sync.out"
+check "stats: no row for a lane of syncs alone" bash -c "! grep -qE '^ +0 +0 +-1 ' '$tmp/sync.out'"
 echo "$fails failure(s)"
 exit $((fails > 0))
