@@ -37,9 +37,10 @@ static bool same(const cJSON *a, const cJSON *b) {
            num(a, "memory_mib") == num(b, "memory_mib");
 }
 
-static void device(char *out, size_t n, size_t *k, const cJSON *d) {
+static void device(char *out, size_t n, size_t *k, const cJSON *d, bool full) {
     const char *name = str(d, "name");
     put(out, n, k, "%s", name ? name : "unnamed GPU");
+    if (!full) return;
     double sms = num(d, "sms"), mib = num(d, "memory_mib");
     const char *cc = str(d, "compute_capability");
     const char *sep = " (";
@@ -58,7 +59,7 @@ static void device(char *out, size_t n, size_t *k, const cJSON *d) {
     if (sep[0] == ',') put(out, n, k, ")");
 }
 
-bool Hardware_describe(const char *meta_json, char *out, size_t n) {
+static bool describe(const char *meta_json, char *out, size_t n, bool full) {
     if (!n) return false;
     out[0] = 0;
     if (!meta_json) return false;
@@ -73,10 +74,10 @@ bool Hardware_describe(const char *meta_json, char *out, size_t n) {
         for (; e && same(d, e); e = e->next) run++;
         if (k) put(out, n, &k, "; ");
         if (run > 1) put(out, n, &k, "%ld x ", run);
-        device(out, n, &k, d);
+        device(out, n, &k, d, full);
         d = e;
     }
-    if (k) {
+    if (k && full) {
         const char *drv = str(g, "driver"), *cuda = str(g, "cuda_driver");
         if (drv) put(out, n, &k, ", driver %.64s", drv);
         if (cuda) put(out, n, &k, ", CUDA %.16s", cuda);
@@ -84,3 +85,7 @@ bool Hardware_describe(const char *meta_json, char *out, size_t n) {
     cJSON_Delete(m);
     return k > 0;
 }
+
+bool Hardware_describe(const char *meta_json, char *out, size_t n) { return describe(meta_json, out, n, true); }
+
+bool Hardware_names(const char *meta_json, char *out, size_t n) { return describe(meta_json, out, n, false); }

@@ -7,7 +7,21 @@
 #include <string.h>
 
 #include "ovtrace/base/alloc.h"
+#include "ovtrace/base/termsafe.h"
+#include "ovtrace/read/hardware.h"
 #include "feature.h"
+
+/* The GPUs the first source that names any was recorded on ("gpus" metadata), escaped
+ * once here: the title shows them on every frame, and a live model can gain them. */
+static void describe_hardware(App *a) {
+    a->hw[0] = 0;
+    char raw[256];
+    for (size_t i = 0; i < a->t->n_sources; i++)
+        if (Hardware_names(a->t->sources[i].meta_json, raw, sizeof raw)) {
+            TermSafe_str(raw, a->hw, sizeof a->hw);
+            return;
+        }
+}
 
 App *App_new(Trace *t, Caps caps, const char *title) {
     App *a = xcalloc(1, sizeof *a);
@@ -23,6 +37,7 @@ App *App_new(Trace *t, Caps caps, const char *title) {
     App_rebuildLines(a);
     View_init(&a->v, t->t_min, t->t_max);
     snprintf(a->title, sizeof a->title, "%s", title ? title : "");
+    describe_hardware(a);
     /* start on the first lane row of the first group (the first rank in the overview) */
     for (size_t i = 0; i < a->lines.n; i++)
         if (a->lines.v[i].kind == LINE_ROW) {
@@ -67,6 +82,7 @@ void App_setTrace(App *a, Trace *t) {
     a->n_hidden = Lines_clutter(t, a->hidden);
     a->v.sel = SIZE_MAX; /* indexes change when a model is rebuilt */
     View_setExtent(&a->v, t->t_min, t->t_max);
+    describe_hardware(a);
     Features_retrace(a, old_t); /* event indexes changed */
     App_rebuildLines(a);
     View_scrollToLine(&a->v, a->lines.n);

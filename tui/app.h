@@ -35,6 +35,7 @@ struct App {
     Caps caps;
     const Glyphs *gl;
     char title[128];
+    char hw[128]; /* the GPUs the trace was recorded on, escaped for the title ("" if none) */
     ViewState v;
     Layout layout;   /* of the last frame (mouse, page sizes) */
     bool *collapsed; /* per group */

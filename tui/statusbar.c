@@ -40,7 +40,10 @@ void Statusbar_title(const App *a, Grid *g, Rect r) {
     Ruler_format(sp, sizeof sp, span, res);
     Ruler_format(cur, sizeof cur, v->cursor - v->min_t, res);
     const char *sep = a->gl->unicode ? " \xe2\x94\x82 " : " | ";
-    char buf[512];
+    char buf[1024];
+    /* the file and, for a recording on a GPU, which one */
+    char title[300];
+    snprintf(title, sizeof title, "%s%s%s", a->title, a->hw[0] ? " on " : "", a->hw);
     if (a->src) { /* live: the meter and its state first, so that 80 columns show them */
         char view[160], zoom[48], curs[64];
         snprintf(view, sizeof view, "view %s..%s (%s)", t0, t1, sp);
@@ -49,7 +52,7 @@ void Statusbar_title(const App *a, Grid *g, Rect r) {
         const char *d = a->src->describe ? a->src->describe(a->src->ctx) : "LIVE";
         char meter[320];
         snprintf(meter, sizeof meter, "%s%s%s", d ? d : "LIVE", v->frozen ? " FROZEN" : "", v->follow && !v->frozen ? " follow" : "");
-        Statusbar_compose(buf, sizeof buf, r.w, sep, meter, a->title, view, curs, zoom);
+        Statusbar_compose(buf, sizeof buf, r.w, sep, meter, title, view, curs, zoom);
         Grid_textAscii(g, r.x, r.y, r.w, buf, ROLE_TITLE, ATTR_BOLD, !a->gl->unicode);
         return;
     }
@@ -57,11 +60,11 @@ void Statusbar_title(const App *a, Grid *g, Rect r) {
     char lz[256];
     const char *lazy = Features_title(a, lz, sizeof lz);
     const char *sim = a->t && a->t->simulated && !a->src ? " SIMULATED" : "";
-    snprintf(buf, sizeof buf, " ovtrace  %s%s%s%s%sview %s..%s (%s)%szoom %.1fx%scursor %s", a->title, sim,
+    snprintf(buf, sizeof buf, " ovtrace  %s%s%s%s%sview %s..%s (%s)%szoom %.1fx%scursor %s", title, sim,
              lazy ? sep : "", lazy ? lazy : "", sep, t0, t1, sp, sep, View_zoomLevel(v), sep, cur);
     if (Utf8_columns(buf) > (size_t)r.w) { /* narrow: whole parts, the cursor before view and zoom (never "cursor 31m") */
-        char head[320], view[160], zoom[48], curs[64];
-        snprintf(head, sizeof head, "ovtrace  %s%s", a->title, sim);
+        char head[512], view[160], zoom[48], curs[64];
+        snprintf(head, sizeof head, "ovtrace  %s%s", title, sim);
         snprintf(view, sizeof view, "view %s..%s (%s)", t0, t1, sp);
         snprintf(zoom, sizeof zoom, "zoom %.1fx", View_zoomLevel(v));
         snprintf(curs, sizeof curs, "cursor %s", cur);

@@ -203,6 +203,9 @@ check "stats names the GPUs a recording ran on" \
 check "the hardware line prints no raw ESC" bash -c "! grep -q \$'\\x1b' '$tmp/hw.out'"
 "$BIN" stats --json "$tmp/hw.json" >"$tmp/hw.jout" 2>&1
 check "stats --json gives the hardware per file" grep -qF '"hardware": "evil\u001b[2J\u202egpu (4 SMs); NVIDIA H200' "$tmp/hw.jout"
+"$BIN" view --dump "$tmp/hw.json" >"$tmp/hw.dump" 2>&1
+check "the viewer's title names the GPUs, escaped" bash -c "head -1 '$tmp/hw.dump' | grep -qF 'hw.json on evil\x1b[2J\u202egpu; NVIDIA H200 '"
+check "the viewer's screen has no raw ESC from the trace" bash -c "! grep -q \$'\\x1b' '$tmp/hw.dump'"
 check "a trace without GPUs in its metadata has no hardware line" bash -c "! '$BIN' stats '$DATA/moe-ep/rank0.json' | grep -q 'recorded on'"
 # CUPTI's event and context syncs (stream -1) hold no GPU work: no row of their own
 printf '%s' '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"device": 0, "stream": 7}}, {"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "pid": 0, "tid": -1, "ts": 1, "dur": 5, "args": {"device": 0, "stream": -1}}]}' >"$tmp/sync.json"

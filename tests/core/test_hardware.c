@@ -41,6 +41,10 @@ static void test_several(void **st) {
              0, 1, 2);
     assert_string_equal(describe(meta), "3 x NVIDIA H200 (132 SMs, compute 9.0, 139.8 GiB); NVIDIA H100 80GB HBM3 "
                                         "(132 SMs), driver 580.159.04");
+    /* the names alone, for the viewer's title */
+    assert_true(Hardware_names(meta, out, sizeof out));
+    assert_string_equal(out, "3 x NVIDIA H200; NVIDIA H100 80GB HBM3");
+    assert_false(Hardware_names("{\"ovtrace\": {}}", out, sizeof out));
 }
 
 static void test_none(void **st) {

@@ -11,5 +11,7 @@
  * different ones joined by "; ". The text is the trace's: escape it before printing.
  * False (out empty) when the metadata names no GPU. */
 bool Hardware_describe(const char *meta_json, char *out, size_t n);
+/* The GPUs' names alone, for a title: "NVIDIA H200", "8 x NVIDIA H100 80GB HBM3". */
+bool Hardware_names(const char *meta_json, char *out, size_t n);
 
 #endif
