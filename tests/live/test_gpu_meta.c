@@ -17,6 +17,7 @@
 #include "ovtrace/collector/gpu_info.h"
 #include "ovtrace/collector/launch.h"
 #include "ovtrace/live/live.h"
+#include "ovtrace/read/hardware.h"
 
 #ifndef FAKE_LIBCUDA
 #error FAKE_LIBCUDA must name the stand-in driver library
@@ -44,6 +45,8 @@ static void test_query(void **st) {
     assert_int_equal(gi.n_devices, 2);
 }
 
+static char live_names[256]; /* the GPUs' names as the live model's title would show them */
+
 /* Records a short program's session and returns the recording's "gpus" object (or NULL). */
 static cJSON *recorded_gpus(const char *libcuda, cJSON **root, char **raw) {
     LiveSessionConfig cfg;
@@ -64,6 +67,12 @@ static cJSON *recorded_gpus(const char *libcuda, cJSON **root, char **raw) {
     if (!s) fail_msg("%s", err);
     while (!LiveSession_sourceDone(s)) usleep(1000);
     assert_true(LiveSession_stop(s, err, sizeof err));
+    /* the live model carries the same metadata: the viewer's title reads it there */
+    Trace *t = LiveStore_snapshot(LiveSession_store(s), SIZE_MAX, INT64_MIN);
+    assert_non_null(t);
+    if (!Hardware_names(t->n_sources ? t->sources[0].meta_json : NULL, live_names, sizeof live_names))
+        live_names[0] = 0;
+    Trace_free(t);
     LiveSession_free(s);
     FILE *f = fopen(p, "rb");
     assert_non_null(f);
@@ -97,9 +106,11 @@ static void test_recording_names_gpus(void **st) {
     /* the hostile name round-trips through JSON escapes, never as a raw ESC */
     assert_string_equal(cJSON_GetObjectItem(d1, "name")->valuestring, "evil\x1b[2J\"gpu");
     assert_null(strchr(raw, 0x1b));
+    assert_string_equal(live_names, "NVIDIA H200; evil\x1b[2J\"gpu");
     cJSON_Delete(root);
     /* no driver: no "gpus" */
     assert_null(recorded_gpus("/nonexistent/libcuda.so.1", &root, &raw));
+    assert_string_equal(live_names, "");
     cJSON_Delete(root);
 }
 
