@@ -19,17 +19,15 @@ typedef int (*NvmlShutdown)(void);
 
 enum { CU_ATTR_SM_COUNT = 16, CU_ATTR_CC_MAJOR = 75, CU_ATTR_CC_MINOR = 76 };
 
-static void *sym(void *h, const char *name) { return h ? dlsym(h, name) : NULL; }
-
 static void nvml_driver(GpuInfo *gi, const char *libnvml) {
     void *h = dlopen(libnvml ? libnvml : "libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) return;
     NvmlInit init;
     NvmlSystemGetDriverVersion ver;
     NvmlShutdown shut;
-    *(void **)&init = sym(h, "nvmlInit_v2");
-    *(void **)&ver = sym(h, "nvmlSystemGetDriverVersion");
-    *(void **)&shut = sym(h, "nvmlShutdown");
+    *(void **)&init = dlsym(h, "nvmlInit_v2");
+    *(void **)&ver = dlsym(h, "nvmlSystemGetDriverVersion");
+    *(void **)&shut = dlsym(h, "nvmlShutdown");
     if (init && ver && init() == 0) {
         char v[sizeof gi->driver] = "";
         if (ver(v, sizeof v) == 0) {
@@ -52,13 +50,13 @@ bool GpuInfo_query(GpuInfo *gi, const char *libcuda, const char *libnvml) {
     CuDeviceGetName name;
     CuDeviceGetAttribute attr;
     CuDeviceTotalMem mem;
-    *(void **)&init = sym(h, "cuInit");
-    *(void **)&version = sym(h, "cuDriverGetVersion");
-    *(void **)&count = sym(h, "cuDeviceGetCount");
-    *(void **)&get = sym(h, "cuDeviceGet");
-    *(void **)&name = sym(h, "cuDeviceGetName");
-    *(void **)&attr = sym(h, "cuDeviceGetAttribute");
-    *(void **)&mem = sym(h, "cuDeviceTotalMem_v2");
+    *(void **)&init = dlsym(h, "cuInit");
+    *(void **)&version = dlsym(h, "cuDriverGetVersion");
+    *(void **)&count = dlsym(h, "cuDeviceGetCount");
+    *(void **)&get = dlsym(h, "cuDeviceGet");
+    *(void **)&name = dlsym(h, "cuDeviceGetName");
+    *(void **)&attr = dlsym(h, "cuDeviceGetAttribute");
+    *(void **)&mem = dlsym(h, "cuDeviceTotalMem_v2");
     if (!init || !count || !get) {
         dlclose(h);
         return false;

@@ -336,11 +336,9 @@ fi
 
 # ---- the project's GPU test --------------------------------------------------------------
 # a build carried from another machine has no CTest file: then the test binary runs alone
-if [ -f "$B/CTestTestfile.cmake" ]; then
-    [ -x "$B/tests/test_collector_gpu_collect" ] && step ctest-gpu 150 "cd '$B' && ctest -R collector.gpu_collect --output-on-failure --timeout 140"
-else
-    [ -x "$B/tests/test_collector_gpu_collect" ] && step ctest-gpu 150 "'$B/tests/test_collector_gpu_collect'"
-fi
+GPUTEST="'$B/tests/test_collector_gpu_collect'"
+[ -f "$B/CTestTestfile.cmake" ] && GPUTEST="cd '$B' && ctest -R collector.gpu_collect --output-on-failure --timeout 140"
+[ -x "$B/tests/test_collector_gpu_collect" ] && step ctest-gpu 150 "$GPUTEST"
 
 # ---- summary -------------------------------------------------------------------------------
 {
