@@ -24,4 +24,18 @@ char *LiveStore_nameDup(LiveStore *s, uint32_t id);
 char *LiveStore_metaJson(LiveStore *s, const char *extra);
 bool LiveStore_isSimulated(const LiveStore *s);
 
+/* A GPU lane without a stream holds CUPTI's event and context synchronizations (stream
+ * -1): long bars that repeat the host's cudaEventSynchronize / cudaDeviceSynchronize.
+ * It is labelled for what it holds and sorted after the device's streams (past any
+ * 32-bit stream id), so the work is what the group shows first. */
+#define LIVE_NOSTREAM_LABEL "syncs (no stream)"
+#define LIVE_NOSTREAM_SORT ((int64_t)1 << 32)
+static inline bool LiveLane_noStream(const LiveLane *l) { return l->gpu && l->stream < 0; }
+
+/* The thread_name of lane l into buf: "stream 7 mb0 compute" for a named stream, a
+ * thread's own name, LIVE_NOSTREAM_LABEL (with its name, if any) for a lane without a
+ * stream. False: the lane keeps the model's default label ("stream 7", "thread 9").
+ * name: the lane's name in the store, or NULL. */
+bool LiveLane_label(const LiveLane *l, const char *name, char *buf, size_t n);
+
 #endif

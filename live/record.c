@@ -184,11 +184,8 @@ static void new_lanes(LiveRecorder *r, LiveStore *s) {
             meta_event(r, "process_name", l.pid, 0, "name", buf, 0);
             meta_event(r, "process_sort_index", l.pid, 0, "sort_index", NULL, l.gpu ? l.device : 1000000 + l.pid);
         }
-        if (nm) {
-            if (l.gpu) snprintf(buf, sizeof buf, "stream %" PRId64 " %s", l.stream, nm);
-            else snprintf(buf, sizeof buf, "%s", nm);
-            meta_event(r, "thread_name", l.pid, l.tid, "name", buf, 0);
-        }
+        if (LiveLane_label(&l, nm, buf, sizeof buf)) meta_event(r, "thread_name", l.pid, l.tid, "name", buf, 0);
+        if (LiveLane_noStream(&l)) meta_event(r, "thread_sort_index", l.pid, l.tid, "sort_index", NULL, LIVE_NOSTREAM_SORT);
         free(nm);
     }
 }

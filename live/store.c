@@ -443,6 +443,15 @@ size_t LiveStore_read(LiveStore *s, uint64_t *cursor, TraceEvent *out, size_t ma
     return n;
 }
 
+bool LiveLane_label(const LiveLane *l, const char *name, char *buf, size_t n) {
+    if (LiveLane_noStream(l) && name) snprintf(buf, n, "%s %s", LIVE_NOSTREAM_LABEL, name);
+    else if (LiveLane_noStream(l)) snprintf(buf, n, "%s", LIVE_NOSTREAM_LABEL);
+    else if (!name) return false;
+    else if (l->gpu) snprintf(buf, n, "stream %lld %s", (long long)l->stream, name);
+    else snprintf(buf, n, "%s", name);
+    return true;
+}
+
 size_t LiveStore_laneCount(LiveStore *s) {
     pthread_mutex_lock(&s->mu);
     size_t n = s->n_lanes;
@@ -547,12 +556,9 @@ Trace *LiveStore_snapshot(LiveStore *s, size_t max_events, int64_t t_from) {
         if (l->gpu) snprintf(buf, sizeof buf, "GPU %lld%s", (long long)l->device, mark);
         else snprintf(buf, sizeof buf, "host %lld%s", (long long)l->pid, mark);
         Trace_setMeta(t, src, META_PROCESS_NAME, l->pid, 0, buf, strlen(buf), 0);
-        if (l->name) {
-            const char *nm = StrTab_get(t->strings, l->name);
-            if (l->gpu) snprintf(buf, sizeof buf, "stream %lld %s", (long long)l->stream, nm);
-            else snprintf(buf, sizeof buf, "%s", nm);
+        if (LiveLane_label(l, l->name ? StrTab_get(t->strings, l->name) : NULL, buf, sizeof buf))
             Trace_setMeta(t, src, META_THREAD_NAME, l->pid, l->tid, buf, strlen(buf), 0);
-        }
+        if (LiveLane_noStream(l)) Trace_setMeta(t, src, META_THREAD_SORT, l->pid, l->tid, NULL, 0, LIVE_NOSTREAM_SORT);
     }
     free(lanes);
     free(t->events);

@@ -129,6 +129,52 @@ static void test_drops_exact_in_recording(void **st) {
     RingSet_free(set);
 }
 
+/* The lanes of GPU group 0 in t, by label, top to bottom; "|"-joined into out. */
+static void gpu_lane_labels(const Trace *t, char *out, size_t n) {
+    out[0] = '\0';
+    for (size_t i = 0; i < t->n_lanes; i++) {
+        const Lane *l = &t->lanes[i];
+        if (!l->gpu) continue;
+        size_t k = strlen(out);
+        snprintf(out + k, n - k, "%s%s", k ? "|" : "", StrTab_get(t->strings, l->name));
+    }
+}
+
+/* CUPTI's event and context syncs come without a stream (-1): in the live model and in
+ * the recording that lane is labelled for what it holds and sits below the streams; the
+ * streams keep their labels. */
+static void test_no_stream_lane_below_streams(void **st) {
+    (void)st;
+    LiveStoreConfig c;
+    LiveStoreConfig_default(&c);
+    LiveStore *s = LiveStore_new(NULL, &c);
+    RingRecord sync = kernel(1000, 90000, -1);
+    sync.kind = RING_KIND_SYNC;
+    LiveStore_add(s, &sync, "Context Sync");
+    for (int i = 0; i < 4; i++) {
+        RingRecord k = kernel(2000 + i * 10000, 5000, i % 2 ? 13 : 7);
+        LiveStore_add(s, &k, "moe::gate");
+    }
+    LiveStore_setStreamName(s, 0, 13, "comm");
+    const char *want = "stream 7|stream 13 comm|syncs (no stream)";
+    char got[256];
+    Trace *t = LiveStore_snapshot(s, SIZE_MAX, INT64_MIN);
+    gpu_lane_labels(t, got, sizeof got);
+    assert_string_equal(got, want);
+    Trace_free(t);
+    t = roundtrip(s, ".json");
+    gpu_lane_labels(t, got, sizeof got);
+    assert_string_equal(got, want);
+    Trace_free(t);
+    /* a name given to that lane stays, after what it holds */
+    LiveStore_setStreamName(s, 0, -1, "device 0");
+    t = roundtrip(s, ".json");
+    gpu_lane_labels(t, got, sizeof got);
+    assert_string_equal(got, "stream 7|stream 13 comm|syncs (no stream) device 0");
+    Trace_free(t);
+    LiveStore_free(s);
+}
+
 /* After every checkpoint the file on disk is complete; a later checkpoint appends. */
 static void check_checkpoints(const char *suffix) {
     LiveStoreConfig c;
@@ -253,7 +299,7 @@ int main(void) {
         cmocka_unit_test(test_retention_bounds_memory), cmocka_unit_test(test_max_events_cap),
         cmocka_unit_test(test_drops_exact_in_recording), cmocka_unit_test(test_checkpoints_plain),
         cmocka_unit_test(test_checkpoints_gz),          cmocka_unit_test(test_checkpoints_zst),
-        cmocka_unit_test(test_session),
+        cmocka_unit_test(test_session),                cmocka_unit_test(test_no_stream_lane_below_streams),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
